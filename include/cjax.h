@@ -1,0 +1,400 @@
+/* cjax.h — the public interface of cjax: JAX's model of array programming, in C.
+ *
+ * A worked example (the README's):
+ *
+ *     #include <cjax.h>
+ *
+ *     // A user function: outputs from inputs, written with cj_* operations.
+ *     static void f(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+ *         (void)user;
+ *         cj_val x = in[0];
+ *         out[0] = cj_add(cj_mul(cj_sin(x), cj_cos(x)), cj_mul(x, x));
+ *         (void)ctx;
+ *     }
+ *
+ *     int main(void) {
+ *         cj_ctx *ctx = cj_ctx_new(NULL);                  // default allocator
+ *         cj_val x = cj_linspace(ctx, 0.0, 1.0, 5, CJ_F32); // eager array
+ *         cj_func *fn = cj_func_new(ctx, "f", f, 1, 1, NULL);
+ *         cj_func *jf = cj_jit(fn, NULL);                  // traced on first call
+ *         cj_val y;
+ *         cj_call(jf, &x, &y);                             // traces, caches, runs
+ *         cj_print_ir(jf, 1, &x, stdout);                  // shows the IR
+ *         float buf[5];
+ *         cj_read(y, buf, sizeof buf);                     // copy out
+ *         if (cj_error(ctx)) fprintf(stderr, "%s\n", cj_error_message(ctx));
+ *         cj_ctx_free(ctx);                                // frees everything
+ *     }
+ *
+ * Model.
+ * - A context (cj_ctx) owns everything: arrays, functions, caches, scopes and
+ *   the sticky error. A context is used by one thread at a time; separate
+ *   contexts share nothing mutable.
+ * - A value (cj_val) is a small handle, passed by value. It names either a
+ *   concrete array or a tracer (a stand-in while a function is traced).
+ *   Values are immutable. Every value belongs to the innermost scope open
+ *   when it was made; cj_scope_end frees a scope's values except those kept.
+ *   Values of the outermost scope live until cj_ctx_free. User code never
+ *   frees an intermediate.
+ * - Operations (cj_add, cj_sum, ...) follow NumPy/jax.numpy conventions:
+ *   broadcasting and JAX's type promotion with weak types (a C double
+ *   constant made by cj_scalar is weakly typed, so x_f32 * 2.0 stays f32).
+ * - Errors are sticky: a failing operation records a message naming the
+ *   operation and the shapes, returns an error value, and every later
+ *   operation returns an error value without work. Check cj_error(ctx) once
+ *   at the end; cj_error_clear makes the context usable again.
+ *
+ * Where C forces a difference from JAX, the docs (docs/API.md) say so. */
+#ifndef CJAX_H
+#define CJAX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CJ_MAX_RANK 8
+
+/* ---- Status codes ----------------------------------------------------- */
+typedef enum cj_status {
+    CJ_OK = 0,
+    CJ_ERR_SHAPE,          /* shapes do not match, broadcast or reshape */
+    CJ_ERR_DTYPE,          /* a dtype the operation does not accept */
+    CJ_ERR_AXIS,           /* axis out of range or repeated */
+    CJ_ERR_ARG,            /* any other invalid argument */
+    CJ_ERR_CONCRETIZATION, /* a traced value read as a C value */
+    CJ_ERR_LEAKED,         /* a value used after its scope or trace ended */
+    CJ_ERR_OOM,            /* out of memory */
+    CJ_ERR_IO,             /* a file could not be read or written */
+    CJ_ERR_FORMAT,         /* a file's contents are malformed */
+    CJ_ERR_UNSUPPORTED,    /* valid but not implemented (says what) */
+    CJ_ERR_INTERNAL        /* a bug in cjax: please report it */
+} cj_status;
+
+/* ---- Dtypes ----------------------------------------------------------- */
+typedef enum cj_dtype {
+    CJ_BOOL = 0,
+    CJ_I32,
+    CJ_I64,
+    CJ_F32,
+    CJ_F64,
+    CJ_NUM_DTYPES
+} cj_dtype;
+
+/* Short name as JAX prints it: "bool", "i32", "i64", "f32", "f64". */
+const char *cj_dtype_name(cj_dtype dt);
+/* Bytes per element. */
+size_t cj_dtype_size(cj_dtype dt);
+
+/* ---- Contexts, memory, errors ----------------------------------------- */
+typedef struct cj_ctx cj_ctx;
+
+/* The one hook all of a context's memory goes through. alloc returns memory
+ * aligned to `align` (a power of two, at most 64) or NULL; free receives the
+ * same size. A NULL hook in cj_ctx_new means the C library's allocator. */
+typedef struct cj_allocator {
+    void *(*alloc)(void *user, size_t size, size_t align);
+    void (*free)(void *user, void *ptr, size_t size);
+    void *user;
+} cj_allocator;
+
+typedef struct cj_mem_stats {
+    size_t bytes_live;      /* bytes held from the allocator now (incl. pool) */
+    size_t bytes_peak;      /* the most bytes_live ever was */
+    size_t bytes_in_arrays; /* array data in use (excl. pooled free buffers) */
+    size_t bytes_pooled;    /* freed data buffers kept for reuse */
+    uint64_t n_allocs;      /* calls made to the allocator hook */
+    uint64_t n_frees;       /* calls made to the free hook */
+    uint64_t n_pool_hits;   /* data buffers served from the pool */
+} cj_mem_stats;
+
+/* Creates a context; NULL when the allocator fails. The allocator struct is
+ * copied. */
+cj_ctx *cj_ctx_new(const cj_allocator *alloc);
+/* Frees the context and everything it owns. NULL is a no-op. */
+void cj_ctx_free(cj_ctx *ctx);
+void cj_mem_stats_get(cj_ctx *ctx, cj_mem_stats *out);
+/* Returns pooled (unused) data buffers to the allocator. */
+void cj_mem_trim(cj_ctx *ctx);
+
+/* The sticky error: CJ_OK while none is recorded. */
+cj_status cj_error(cj_ctx *ctx);
+/* The recorded message ("" when none). Owned by the context; valid until
+ * the next error or cj_error_clear. */
+const char *cj_error_message(cj_ctx *ctx);
+void cj_error_clear(cj_ctx *ctx);
+/* Name of a status code ("CJ_ERR_SHAPE"). */
+const char *cj_status_name(cj_status s);
+
+/* ---- Values and scopes ------------------------------------------------ */
+typedef struct cj_val {
+    cj_ctx *ctx;   /* owning context (NULL only for a value made without one) */
+    uint32_t slot; /* 0 for an error value */
+    uint32_t gen;
+} cj_val;
+
+/* Scopes nest. cj_scope_end frees every value made since the matching
+ * cj_scope_begin except the n_keep values in keep[], which move to the
+ * enclosing scope (their handles stay valid). Returns the scope's depth. */
+int cj_scope_begin(cj_ctx *ctx);
+void cj_scope_end(cj_ctx *ctx, int n_keep, const cj_val *keep);
+/* Frees one value now (rarely needed: scopes do this). Using it afterwards
+ * is a CJ_ERR_LEAKED error, never a crash. */
+void cj_val_free(cj_val v);
+
+/* Queries (work on tracers too: shapes are known while tracing). An error
+ * value has dtype CJ_F32 and rank -1. */
+int cj_is_error(cj_val v);
+cj_dtype cj_val_dtype(cj_val v);
+int cj_val_rank(cj_val v);
+int64_t cj_val_dim(cj_val v, int axis); /* negative axes count from the end */
+int64_t cj_val_size(cj_val v);          /* number of elements */
+int cj_val_weak(cj_val v);              /* weakly typed? */
+int cj_val_is_traced(cj_val v);
+/* Writes the shape into dims (CJ_MAX_RANK entries); returns the rank. */
+int cj_val_shape(cj_val v, int64_t *dims);
+/* "f32[3,4]" into buf (always NUL-terminated); returns buf. */
+char *cj_val_type_str(cj_val v, char *buf, size_t size);
+
+/* ---- Creating arrays -------------------------------------------------- */
+/* From a C buffer (copied; row-major, `dtype` elements). */
+cj_val cj_array(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims,
+                const void *data);
+/* Weakly typed scalar constants (JAX: Python scalars): float → f32, int → i32. */
+cj_val cj_scalar(cj_ctx *ctx, double x);
+cj_val cj_scalar_int(cj_ctx *ctx, int64_t x);
+/* A strongly typed rank-0 array. */
+cj_val cj_scalar_typed(cj_ctx *ctx, double x, cj_dtype dtype);
+cj_val cj_zeros(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims);
+cj_val cj_ones(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims);
+cj_val cj_full(cj_ctx *ctx, double x, cj_dtype dtype, int rank,
+               const int64_t *dims);
+/* [start, stop) step step, like numpy.arange. */
+cj_val cj_arange(cj_ctx *ctx, double start, double stop, double step,
+                 cj_dtype dtype);
+/* num evenly spaced points over [start, stop] (endpoint included). */
+cj_val cj_linspace(cj_ctx *ctx, double start, double stop, int64_t num,
+                   cj_dtype dtype);
+/* n×m identity-like matrix with ones on diagonal k. */
+cj_val cj_eye(cj_ctx *ctx, int64_t n, int64_t m, int64_t k, cj_dtype dtype);
+/* Same shape and dtype as v. */
+cj_val cj_zeros_like(cj_val v);
+cj_val cj_ones_like(cj_val v);
+
+/* ---- Reading arrays back ---------------------------------------------- */
+/* Copies the array into buf (size bytes, must be >= size*dtype size) in its
+ * own dtype. CJ_ERR_CONCRETIZATION on a tracer. */
+cj_status cj_read(cj_val v, void *buf, size_t size);
+/* Converts while copying: element type of buf is `as`. */
+cj_status cj_read_as(cj_val v, cj_dtype as, void *buf, size_t size);
+/* The single element of a size-1 array, converted to double / int64. */
+cj_status cj_item(cj_val v, double *out);
+cj_status cj_item_int(cj_val v, int64_t *out);
+/* Convenience: cj_item or NaN (and the sticky error) on failure. */
+double cj_item_or_nan(cj_val v);
+/* Prints "f32[2,2] [[1, 2], [3, 4]]" (tracers print their type only). */
+void cj_print(cj_val v, FILE *out);
+
+/* .npy files (NumPy's format, version 1.0-3.0; C order; bool, <i4, <i8,
+ * <f4, <f8; big-endian and Fortran order are read too). */
+cj_status cj_save_npy(cj_val v, const char *path);
+cj_val cj_load_npy(cj_ctx *ctx, const char *path);
+
+/* ---- Elementwise operations (broadcasting, type promotion) ------------ */
+cj_val cj_neg(cj_val x);
+cj_val cj_abs(cj_val x);
+cj_val cj_sign(cj_val x);
+cj_val cj_floor(cj_val x);
+cj_val cj_ceil(cj_val x);
+cj_val cj_round(cj_val x); /* half to even, as jnp.round */
+cj_val cj_exp(cj_val x);
+cj_val cj_exp2(cj_val x);
+cj_val cj_log(cj_val x);
+cj_val cj_log1p(cj_val x);
+cj_val cj_expm1(cj_val x);
+cj_val cj_sqrt(cj_val x);
+cj_val cj_rsqrt(cj_val x);
+cj_val cj_cbrt(cj_val x);
+cj_val cj_sin(cj_val x);
+cj_val cj_cos(cj_val x);
+cj_val cj_tan(cj_val x);
+cj_val cj_asin(cj_val x);
+cj_val cj_acos(cj_val x);
+cj_val cj_atan(cj_val x);
+cj_val cj_sinh(cj_val x);
+cj_val cj_cosh(cj_val x);
+cj_val cj_tanh(cj_val x);
+cj_val cj_logistic(cj_val x);
+cj_val cj_erf(cj_val x);
+cj_val cj_not(cj_val x); /* logical not for bool, bitwise for ints */
+cj_val cj_is_finite(cj_val x);
+
+cj_val cj_add(cj_val a, cj_val b);
+cj_val cj_sub(cj_val a, cj_val b);
+cj_val cj_mul(cj_val a, cj_val b);
+cj_val cj_div(cj_val a, cj_val b); /* true division: ints promote to float */
+cj_val cj_rem(cj_val a, cj_val b); /* C fmod semantics, as lax.rem */
+cj_val cj_pow(cj_val a, cj_val b);
+cj_val cj_max(cj_val a, cj_val b); /* NaN-propagating, as jnp.maximum */
+cj_val cj_min(cj_val a, cj_val b);
+cj_val cj_atan2(cj_val a, cj_val b);
+cj_val cj_eq(cj_val a, cj_val b);
+cj_val cj_ne(cj_val a, cj_val b);
+cj_val cj_lt(cj_val a, cj_val b);
+cj_val cj_le(cj_val a, cj_val b);
+cj_val cj_gt(cj_val a, cj_val b);
+cj_val cj_ge(cj_val a, cj_val b);
+cj_val cj_and(cj_val a, cj_val b);
+cj_val cj_or(cj_val a, cj_val b);
+cj_val cj_xor(cj_val a, cj_val b);
+/* where(cond, a, b): cond is bool (others are compared with 0). */
+cj_val cj_where(cj_val cond, cj_val a, cj_val b);
+cj_val cj_clamp(cj_val lo, cj_val x, cj_val hi);
+cj_val cj_astype(cj_val x, cj_dtype dtype);
+
+/* ---- Shape operations ------------------------------------------------- */
+/* Explicit broadcasting: dims[i] is the output axis of x's axis i. */
+cj_val cj_broadcast_in_dim(cj_val x, int rank, const int64_t *shape,
+                           const int64_t *dims);
+/* NumPy-style broadcast to a shape. */
+cj_val cj_broadcast_to(cj_val x, int rank, const int64_t *shape);
+/* One dimension may be -1 (inferred). */
+cj_val cj_reshape(cj_val x, int rank, const int64_t *shape);
+/* perm NULL reverses the axes. */
+cj_val cj_transpose(cj_val x, const int64_t *perm);
+cj_val cj_squeeze(cj_val x, int n_axes, const int64_t *axes);
+cj_val cj_expand_dims(cj_val x, int64_t axis);
+/* strides NULL means 1. */
+cj_val cj_slice(cj_val x, const int64_t *start, const int64_t *limit,
+                const int64_t *strides);
+/* Start indices are values (rank-0 ints), clamped so the slice fits, as in
+ * lax.dynamic_slice. */
+cj_val cj_dynamic_slice(cj_val x, const cj_val *start, const int64_t *sizes);
+cj_val cj_dynamic_update_slice(cj_val x, cj_val update, const cj_val *start);
+cj_val cj_concatenate(int n, const cj_val *xs, int64_t axis);
+/* Pads with pad_value (a rank-0 value): lo/hi may be negative (crop);
+ * interior inserts that many values between elements. interior NULL = 0. */
+cj_val cj_pad(cj_val x, cj_val pad_value, const int64_t *lo, const int64_t *hi,
+              const int64_t *interior);
+cj_val cj_rev(cj_val x, int n_axes, const int64_t *axes);
+/* Array whose values count along `axis`. */
+cj_val cj_iota(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *shape,
+               int64_t axis);
+
+/* ---- Reductions ------------------------------------------------------- */
+/* axes NULL with n_axes < 0 reduces every axis. keepdims as in NumPy. */
+cj_val cj_sum(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_prod(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_reduce_max(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_reduce_min(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_argmax(cj_val x, int64_t axis, int keepdims); /* i32 indices */
+cj_val cj_argmin(cj_val x, int64_t axis, int keepdims);
+cj_val cj_cumsum(cj_val x, int64_t axis, int reverse);
+cj_val cj_cumprod(cj_val x, int64_t axis, int reverse);
+cj_val cj_cummax(cj_val x, int64_t axis, int reverse);
+cj_val cj_mean(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_var(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+
+/* ---- Linear algebra ---------------------------------------------------- */
+/* lax.dot_general: contracting and batch dimension lists for each side.
+ * Output axes: batch, then lhs free, then rhs free. */
+cj_val cj_dot_general(cj_val a, cj_val b, int n_contract,
+                      const int64_t *a_contract, const int64_t *b_contract,
+                      int n_batch, const int64_t *a_batch,
+                      const int64_t *b_batch);
+/* numpy.matmul: 1-D promotion and broadcast batch dimensions. */
+cj_val cj_matmul(cj_val a, cj_val b);
+
+/* ---- Indexing ---------------------------------------------------------- */
+/* numpy.take(x, idx, axis): out-of-range indices are clamped (JAX's
+ * default for gathers). Negative indices count from the end. */
+cj_val cj_take(cj_val x, cj_val indices, int64_t axis);
+/* numpy.take_along_axis. */
+cj_val cj_take_along_axis(cj_val x, cj_val indices, int64_t axis);
+/* x.at[idx].add(updates) along axis (updates shaped like take's result);
+ * out-of-range indices are dropped, as in JAX. */
+cj_val cj_index_add(cj_val x, int64_t axis, cj_val indices, cj_val updates);
+cj_val cj_one_hot(cj_val indices, int64_t num_classes, cj_dtype dtype);
+
+/* ---- Composites (all made of the operations above) ------------------- */
+cj_val cj_relu(cj_val x);
+cj_val cj_gelu(cj_val x); /* tanh approximation, as jax.nn.gelu's default */
+cj_val cj_sigmoid(cj_val x);
+cj_val cj_softmax(cj_val x, int64_t axis);
+cj_val cj_log_softmax(cj_val x, int64_t axis);
+cj_val cj_logsumexp(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_clip(cj_val x, double lo, double hi);
+cj_val cj_square(cj_val x);
+
+/* ---- Functions and jit ------------------------------------------------ */
+typedef struct cj_func cj_func;
+
+/* A function over values: reads in[0..n_in), writes out[0..n_out). It must
+ * be pure in its array inputs: under jit it runs once per cache entry. */
+typedef void (*cj_fn)(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user);
+
+/* Wraps a C function. `user` is passed through (closed-over data; it is
+ * part of the function's identity, not of the cache key). Owned by ctx. */
+cj_func *cj_func_new(cj_ctx *ctx, const char *name, cj_fn fn, int n_in,
+                     int n_out, void *user);
+int cj_func_n_in(const cj_func *f);
+int cj_func_n_out(const cj_func *f);
+const char *cj_func_name(const cj_func *f);
+
+/* Calls any function object (plain, jitted, transformed). Inputs may be
+ * concrete or traced (so functions compose under other traces). */
+cj_status cj_call(cj_func *f, const cj_val *in, cj_val *out);
+
+typedef struct cj_jit_opts {
+    int n_static;            /* static_argnums: their values are part of the */
+    const int *static_argnums; /* cache key and may be read with cj_item   */
+    int n_donate;            /* donate_argnums: accepted; the compiler may  */
+    const int *donate_argnums; /* reuse these inputs' buffers for outputs  */
+} cj_jit_opts;
+
+/* jax.jit: the first call with new input types (shape, dtype, weak type)
+ * or new static values traces `f` into IR and prepares a program; later
+ * calls reuse it. opts may be NULL. Owned by f's context. */
+cj_func *cj_jit(cj_func *f, const cj_jit_opts *opts);
+
+typedef struct cj_jit_stats {
+    uint64_t traces;   /* times the C function was traced */
+    uint64_t hits;     /* calls served from the cache */
+    uint64_t misses;   /* calls that had to trace */
+    uint64_t entries;  /* programs in the cache now */
+} cj_jit_stats;
+void cj_jit_stats_get(const cj_func *jitted, cj_jit_stats *out);
+/* Why the last miss missed ("argument 1 shape f32[8] → f32[16]"), "" when
+ * there was none. Also printed to stderr when CJAX_EXPLAIN_CACHE_MISSES=1. */
+const char *cj_jit_last_miss(const cj_func *jitted);
+/* Drops one jitted function's cache, or every cache in the context. */
+void cj_jit_clear(cj_func *jitted);
+void cj_clear_caches(cj_ctx *ctx);
+
+/* ---- The IR ------------------------------------------------------------ */
+/* Abstract input: dtype and shape (JAX: ShapeDtypeStruct). */
+typedef struct cj_spec {
+    cj_dtype dtype;
+    int rank;
+    int64_t dims[CJ_MAX_RANK];
+    int weak;
+} cj_spec;
+cj_spec cj_spec_of(cj_val v);
+cj_spec cj_spec_make(cj_dtype dtype, int rank, const int64_t *dims);
+
+/* jax.make_jaxpr: traces f for these input types and returns the IR text,
+ * allocated with the context's allocator; release with cj_string_free.
+ * NULL on error (see cj_error). */
+char *cj_make_jaxpr(cj_func *f, int n_in, const cj_spec *in);
+void cj_string_free(cj_ctx *ctx, char *s);
+/* Prints the IR of f traced for the types of the example values. */
+cj_status cj_print_ir(cj_func *f, int n_in, const cj_val *example,
+                      FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

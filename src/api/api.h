@@ -1,0 +1,46 @@
+/* api.h — helpers shared by the public operations (api layer).
+ *
+ * The public cj_* operations follow jax.numpy: they promote dtypes by JAX's
+ * lattice (with weak types), broadcast NumPy-style, then bind strict
+ * lax-style primitives (equal dtypes; equal shapes, except that rank-0
+ * operands of elementwise primitives broadcast for free). */
+#ifndef CJ_API_H
+#define CJ_API_H
+
+#include "../core/core.h"
+
+/* The context of the first operand that has one; NULL if none. */
+cj_ctx *api_ctx_of(int n, const cj_val *v);
+/* An error value for the context of v (also when v is itself an error). */
+static inline cj_val api_err(cj_ctx *ctx) { return core_err_val(ctx); }
+
+/* JAX's type promotion over the operands' dtypes and weak types. */
+void api_result_type(int n, const rt_aval *avals, cj_dtype *dtype, int *weak);
+/* Joins two (dtype, weak) pairs by the lattice. */
+void api_join_types(cj_dtype a, int a_weak, cj_dtype b, int b_weak, cj_dtype *dt, int *weak);
+/* x converted to dtype (and weak flag); x itself when already so. */
+cj_val api_convert(cj_val x, cj_dtype dtype, int weak);
+/* NumPy broadcasting of shapes; error names `op`. 0 or -1. */
+int api_broadcast_shapes(cj_ctx *ctx, const char *op, int n, const rt_aval *avals, int *rank,
+                         int64_t *dims);
+/* x broadcast to (rank, dims) NumPy-style (a no-op when already so). */
+cj_val api_broadcast_to(cj_val x, int rank, const int64_t *dims);
+/* The aval of a live value, or NULL after recording why. */
+const rt_aval *api_aval(cj_val v, const char *op);
+
+/* Elementwise n-ary primitive NumPy-style: promote the operands together
+ * (when promote is set), broadcast to a common shape (rank-0 operands are
+ * left as scalars), bind. */
+cj_val api_elementwise(prim_id prim, int n, const cj_val *in, int promote);
+/* Unary primitive on floats only: ints and bools promote to the default
+ * float (f32), as jnp.sin(int_array) does. */
+cj_val api_float_unary(prim_id prim, cj_val x);
+
+/* Normalises an axis against rank (negative counts from the end); -1 with
+ * an error naming op when out of range. */
+int api_axis(cj_ctx *ctx, const char *op, int64_t axis, int rank, int64_t *out);
+/* Normalises a list of axes (n < 0 with axes NULL: all); rejects repeats.
+ * Writes a sorted list and returns its length, or -1. */
+int api_axes(cj_ctx *ctx, const char *op, int n, const int64_t *axes, int rank, int64_t *out);
+
+#endif

@@ -1,0 +1,235 @@
+/* promote.c — type promotion and broadcasting for the public operations
+ * (api layer).
+ *
+ * Promotion follows JAX's lattice with weak types:
+ *     bool → i* → i32 → i64 → f* → f32 → f64,   i* → f*
+ * where i* and f* are the weak (C-constant) int and float types. The join
+ * of two types is their least upper bound; a weak result takes the default
+ * dtype of its kind (i32, f32), as jax with x64 disabled. So f32 ⊔ f* = f32
+ * (x_f32 * 2.0 stays f32), i32 ⊔ f32 = f32, i64 ⊔ f32 = f32, i32 ⊔ f* = f*. */
+#include <string.h>
+
+#include "api.h"
+
+/* Lattice nodes, in an order where every edge goes up. */
+enum { L_BOOL, L_IWEAK, L_I32, L_I64, L_FWEAK, L_F32, L_F64, L_COUNT };
+
+/* upper[n]: bitmask of nodes >= n. */
+static const unsigned upper[L_COUNT] = {
+    [L_BOOL] = 0x7F,                                  /* everything */
+    [L_IWEAK] = (1u << L_IWEAK) | (1u << L_I32) | (1u << L_I64) | (1u << L_FWEAK) | (1u << L_F32) | (1u << L_F64),
+    [L_I32] = (1u << L_I32) | (1u << L_I64) | (1u << L_FWEAK) | (1u << L_F32) | (1u << L_F64),
+    [L_I64] = (1u << L_I64) | (1u << L_FWEAK) | (1u << L_F32) | (1u << L_F64),
+    [L_FWEAK] = (1u << L_FWEAK) | (1u << L_F32) | (1u << L_F64),
+    [L_F32] = (1u << L_F32) | (1u << L_F64),
+    [L_F64] = (1u << L_F64),
+};
+
+static int node_of(cj_dtype dt, int weak) {
+    switch (dt) {
+    case CJ_BOOL: return L_BOOL;
+    case CJ_I32: return weak ? L_IWEAK : L_I32;
+    case CJ_I64: return weak ? L_IWEAK : L_I64;
+    case CJ_F32: return weak ? L_FWEAK : L_F32;
+    case CJ_F64: return weak ? L_FWEAK : L_F64;
+    default: return L_F64;
+    }
+}
+
+void api_join_types(cj_dtype a, int a_weak, cj_dtype b, int b_weak, cj_dtype *dt, int *weak) {
+    int na = node_of(a, a_weak), nb = node_of(b, b_weak);
+    unsigned common = upper[na] & upper[nb];
+    int least = __builtin_ctz(common); /* nodes are topologically ordered */
+    /* Two weak values of the same kind keep the wider of their dtypes. */
+    switch (least) {
+    case L_BOOL: *dt = CJ_BOOL; *weak = 0; return;
+    case L_IWEAK:
+        *dt = (a == CJ_I64 && a_weak) || (b == CJ_I64 && b_weak) ? CJ_I64 : CJ_I32;
+        *weak = 1;
+        return;
+    case L_I32: *dt = CJ_I32; *weak = 0; return;
+    case L_I64: *dt = CJ_I64; *weak = 0; return;
+    case L_FWEAK:
+        *dt = (a == CJ_F64 && a_weak) || (b == CJ_F64 && b_weak) ? CJ_F64 : CJ_F32;
+        *weak = 1;
+        return;
+    case L_F32: *dt = CJ_F32; *weak = 0; return;
+    default: *dt = CJ_F64; *weak = 0; return;
+    }
+}
+
+void api_result_type(int n, const rt_aval *avals, cj_dtype *dtype, int *weak) {
+    cj_dtype dt = avals[0].dtype;
+    int w = avals[0].weak;
+    for (int i = 1; i < n; i++) api_join_types(dt, w, avals[i].dtype, avals[i].weak, &dt, &w);
+    *dtype = dt;
+    *weak = w;
+}
+
+cj_ctx *api_ctx_of(int n, const cj_val *v) {
+    for (int i = 0; i < n; i++)
+        if (v[i].ctx) return v[i].ctx;
+    return NULL;
+}
+
+const rt_aval *api_aval(cj_val v, const char *op) {
+    core_value *cv = core_get(v, op);
+    return cv ? &cv->aval : NULL;
+}
+
+cj_val api_convert(cj_val x, cj_dtype dtype, int weak) {
+    const rt_aval *a = api_aval(x, "convert_element_type");
+    if (!a) return api_err(x.ctx);
+    if (a->dtype == dtype && !a->weak == !weak) return x;
+    prim_params p = prim_params_zero();
+    p.dtype = dtype;
+    p.weak = weak;
+    return core_bind(x.ctx, PRIM_CONVERT, &p, 1, &x);
+}
+
+int api_broadcast_shapes(cj_ctx *ctx, const char *op, int n, const rt_aval *avals, int *rank,
+                         int64_t *dims) {
+    int r = 0;
+    for (int i = 0; i < n; i++)
+        if (avals[i].rank > r) r = avals[i].rank;
+    for (int d = 0; d < r; d++) dims[d] = 1;
+    for (int i = 0; i < n; i++) {
+        int off = r - avals[i].rank;
+        for (int d = 0; d < avals[i].rank; d++) {
+            int64_t s = avals[i].dims[d];
+            int64_t *t = &dims[off + d];
+            if (s == *t || s == 1) continue;
+            if (*t == 1) {
+                *t = s;
+                continue;
+            }
+            char buf[512];
+            size_t len = 0;
+            for (int j = 0; j < n && len < sizeof buf; j++) {
+                if (j) len += (size_t)snprintf(buf + len, sizeof buf - len, " and ");
+                if (len < sizeof buf) len += (size_t)rt_aval_str(&avals[j], buf + len, sizeof buf - len);
+            }
+            return core_error(ctx, CJ_ERR_SHAPE, "%s: shapes %s do not broadcast", op, buf);
+        }
+    }
+    *rank = r;
+    return 0;
+}
+
+cj_val api_broadcast_to(cj_val x, int rank, const int64_t *dims) {
+    const rt_aval *a = api_aval(x, "broadcast_to");
+    if (!a) return api_err(x.ctx);
+    if (a->rank == rank) {
+        int same = 1;
+        for (int i = 0; i < rank; i++) same &= a->dims[i] == dims[i];
+        if (same) return x;
+    }
+    if (a->rank > rank) {
+        char t[96];
+        rt_aval_str(a, t, sizeof t);
+        core_error(x.ctx, CJ_ERR_SHAPE, "broadcast_to: cannot broadcast %s to rank %d", t, rank);
+        return api_err(x.ctx);
+    }
+    prim_params p = prim_params_zero();
+    p.shape.n = rank;
+    memcpy(p.shape.v, dims, sizeof(int64_t) * (size_t)rank);
+    /* NumPy aligns trailing axes; size-1 axes of x that meet a larger output
+     * size are squeezed away first so broadcast_in_dim maps only real axes. */
+    int off = rank - a->rank;
+    int keep = 0;
+    int64_t sq[CJ_MAX_RANK];
+    int n_sq = 0;
+    for (int i = 0; i < a->rank; i++) {
+        if (a->dims[i] == dims[off + i]) p.axes.v[keep++] = off + i;
+        else if (a->dims[i] == 1) sq[n_sq++] = i;
+        else {
+            char t[96], u[160];
+            rt_aval_str(a, t, sizeof t);
+            rt_dims_str(rank, dims, u, sizeof u);
+            core_error(x.ctx, CJ_ERR_SHAPE, "broadcast_to: cannot broadcast %s to shape %s", t, u);
+            return api_err(x.ctx);
+        }
+    }
+    p.axes.n = keep;
+    cj_val src = x;
+    if (n_sq) {
+        prim_params q = prim_params_zero();
+        q.axes.n = n_sq;
+        memcpy(q.axes.v, sq, sizeof(int64_t) * (size_t)n_sq);
+        src = core_bind(x.ctx, PRIM_SQUEEZE, &q, 1, &x);
+    }
+    return core_bind(x.ctx, PRIM_BROADCAST_IN_DIM, &p, 1, &src);
+}
+
+cj_val api_elementwise(prim_id prim, int n, const cj_val *in, int promote) {
+    cj_ctx *ctx = api_ctx_of(n, in);
+    if (!ctx) return api_err(NULL);
+    if (ctx->err) return api_err(ctx);
+    rt_aval avals[4];
+    for (int i = 0; i < n; i++) {
+        const rt_aval *a = api_aval(in[i], prim_names[prim]);
+        if (!a) return api_err(ctx);
+        avals[i] = *a;
+    }
+    cj_val args[4];
+    for (int i = 0; i < n; i++) args[i] = in[i];
+    if (promote) {
+        /* select_n's predicate (operand 0) does not take part in promotion */
+        int first = prim == PRIM_SELECT ? 1 : 0;
+        cj_dtype dt;
+        int weak;
+        api_result_type(n - first, avals + first, &dt, &weak);
+        for (int i = first; i < n; i++) {
+            args[i] = api_convert(in[i], dt, weak);
+            avals[i].dtype = dt;
+            avals[i].weak = weak;
+        }
+    }
+    int rank;
+    int64_t dims[CJ_MAX_RANK];
+    if (api_broadcast_shapes(ctx, prim_names[prim], n, avals, &rank, dims) != 0) return api_err(ctx);
+    for (int i = 0; i < n; i++)
+        if (avals[i].rank != 0) args[i] = api_broadcast_to(args[i], rank, dims);
+    /* all rank 0 but the result is not: impossible (result rank is max) */
+    return core_bind(ctx, prim, &(prim_params){0}, n, args);
+}
+
+cj_val api_float_unary(prim_id prim, cj_val x) {
+    const rt_aval *a = api_aval(x, prim_names[prim]);
+    if (!a) return api_err(x.ctx);
+    if (!rt_is_float(a->dtype)) x = api_convert(x, CJ_F32, a->weak);
+    return core_bind(x.ctx, prim, &(prim_params){0}, 1, &x);
+}
+
+int api_axis(cj_ctx *ctx, const char *op, int64_t axis, int rank, int64_t *out) {
+    if (axis < -rank || axis >= rank || (rank == 0 && axis != 0 && axis != -1) || rank == 0) {
+        if (rank == 0)
+            return core_error(ctx, CJ_ERR_AXIS, "%s: axis %lld is out of range for a rank-0 array", op,
+                              (long long)axis);
+        return core_error(ctx, CJ_ERR_AXIS, "%s: axis %lld is out of range for rank %d", op,
+                          (long long)axis, rank);
+    }
+    *out = axis < 0 ? axis + rank : axis;
+    return 0;
+}
+
+int api_axes(cj_ctx *ctx, const char *op, int n, const int64_t *axes, int rank, int64_t *out) {
+    if (n < 0 || !axes) {
+        for (int i = 0; i < rank; i++) out[i] = i;
+        return rank;
+    }
+    if (n > rank)
+        return core_error(ctx, CJ_ERR_AXIS, "%s: %d axes given for rank %d", op, n, rank);
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t a;
+        if (api_axis(ctx, op, axes[i], rank, &a) != 0) return -1;
+        if (seen & (1 << a))
+            return core_error(ctx, CJ_ERR_AXIS, "%s: axis %lld is repeated", op, (long long)axes[i]);
+        seen |= 1 << a;
+    }
+    int k = 0;
+    for (int i = 0; i < rank; i++)
+        if (seen & (1 << i)) out[k++] = i;
+    return k;
+}

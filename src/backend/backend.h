@@ -1,0 +1,20 @@
+/* backend.h — what jit runs: a prepared program (backend layer).
+ *
+ * jit hands each newly traced IR to backend_prepare and runs the result
+ * with program_run. The compiler issue plugs its pipeline (fusion, buffer
+ * planning, generated C) in here without changing jit. The program borrows
+ * the IR, which the jit cache entry owns and outlives it. */
+#ifndef CJ_BACKEND_H
+#define CJ_BACKEND_H
+
+#include "../core/ir.h"
+
+typedef struct program program;
+
+/* NULL with the error recorded in ctx. */
+program *backend_prepare(cj_ctx *ctx, const ir_func *ir);
+/* Inputs borrowed; outputs are new references. 0 or -1. */
+int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out);
+void program_free(cj_ctx *ctx, program *p);
+
+#endif

@@ -1,0 +1,146 @@
+/* core.h — the core layer's internal interface: the context, values and
+ * scopes, the sticky error, the trace stack and primitive binding, the IR,
+ * and function objects.
+ *
+ * Values are slots in per-context pages addressed by (slot, generation), so
+ * a stale handle — a value freed by its scope, or a tracer that outlived its
+ * trace — is detected and reported, never dereferenced. */
+#ifndef CJ_CORE_H
+#define CJ_CORE_H
+
+#include <stdarg.h>
+
+#include "../prim/prim.h"
+#include "../runtime/runtime.h"
+
+/* ---- values ---- */
+typedef enum value_kind { VALUE_FREE = 0, VALUE_ARRAY, VALUE_TRACER } value_kind;
+
+typedef struct core_value {
+    uint32_t gen;
+    uint8_t kind;       /* value_kind */
+    uint8_t was_tracer; /* for the message when a freed slot is used */
+    int scope;          /* depth of the owning scope */
+    uint32_t prev, next; /* the owning scope's list; the free list */
+    rt_aval aval;
+    rt_array *arr;      /* VALUE_ARRAY */
+    int level;          /* VALUE_TRACER: its trace's level */
+    uint64_t trace_id;  /* ...and that trace's unique id */
+    int var;            /* staging traces: the IR variable */
+    cj_val sub[2];      /* other traces' payload (primal/tangent, batched value) */
+    int64_t tag;        /* other traces' payload (batch axis, ...) */
+} core_value;
+
+#define VALUE_PAGE_BITS 10
+#define VALUE_PAGE_SIZE (1u << VALUE_PAGE_BITS)
+#define MAX_TRACES 64
+
+/* ---- traces ---- */
+typedef struct core_trace core_trace;
+typedef struct trace_ops {
+    const char *name; /* "eval", "jit", ... (used in messages) */
+    /* Applies prim to inputs, some of which may belong to lower levels and
+     * must be lifted. Writes the single output value. Returns 0 or -1 with
+     * the error recorded. */
+    int (*process)(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
+                   const cj_val *in, cj_val *out);
+} trace_ops;
+
+struct core_trace {
+    int level;
+    uint64_t id;
+    const trace_ops *ops;
+    void *state;
+    const char *what; /* what is being traced, for messages ("jit of 'f'") */
+};
+
+typedef struct scope_rec {
+    uint32_t head; /* first value slot of this scope's list (0: none) */
+} scope_rec;
+
+typedef struct cj_func cj_func;
+
+struct cj_ctx {
+    rt_mem *mem;
+    cj_status err;
+    char msg[1024]; /* preallocated: recording an error never allocates */
+
+    core_value **pages;
+    uint32_t n_pages, n_slots, free_head;
+
+    scope_rec *scopes;
+    int n_scopes, cap_scopes;
+    int scope_floor; /* scopes at or below this depth belong to a trace */
+
+    core_trace *traces[MAX_TRACES];
+    int n_traces;      /* traces[0] is the eval trace */
+    int dynamic_level; /* innermost staging trace (0: none) */
+    uint64_t next_trace_id;
+
+    cj_func *funcs; /* every function object, freed with the context */
+};
+
+/* ---- errors ---- */
+/* Records the first error (later ones are dropped: the first is the cause).
+ * Returns -1 so callers can `return core_error(...)`. */
+int core_error(cj_ctx *ctx, cj_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int core_verror(cj_ctx *ctx, cj_status code, const char *fmt, va_list ap);
+int core_oom(cj_ctx *ctx, const char *where);
+static inline cj_val core_err_val(cj_ctx *ctx) {
+    cj_val v = {ctx, 0, 0};
+    return v;
+}
+
+/* ---- values and scopes ---- */
+static inline core_value *core_slot(cj_ctx *ctx, uint32_t slot) {
+    return &ctx->pages[slot >> VALUE_PAGE_BITS][slot & (VALUE_PAGE_SIZE - 1)];
+}
+/* The live value behind a handle, or NULL after recording why (error value,
+ * stale handle, foreign context). `op` names the operation for messages. */
+core_value *core_get(cj_val v, const char *op);
+/* Looks up without recording anything. */
+core_value *core_peek(cj_val v);
+/* New value in the current scope (kind still VALUE_FREE for the caller to
+ * fill); returns the handle or an error value on out of memory. */
+cj_val core_new_value(cj_ctx *ctx, core_value **out);
+/* Wraps an array (takes the reference). On failure unrefs it. */
+cj_val core_wrap_array(cj_ctx *ctx, rt_array *arr);
+void core_release(cj_ctx *ctx, uint32_t slot);
+/* Ends the innermost scope regardless of the trace floor (tracing uses it). */
+void core_scope_end(cj_ctx *ctx, int n_keep, const cj_val *keep);
+int core_values_init(cj_ctx *ctx);
+void core_values_fini(cj_ctx *ctx);
+int core_traces_init(cj_ctx *ctx);
+void core_traces_fini(cj_ctx *ctx);
+
+/* ---- the trace stack and binding ---- */
+/* Applies a primitive through the current traces: the innermost trace among
+ * the inputs' and the dynamic (staging) one processes it. */
+cj_val core_bind(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in);
+/* Pushes a trace at the next level; returns it or NULL (error recorded). */
+core_trace *core_push_trace(cj_ctx *ctx, const trace_ops *ops, void *state, const char *what);
+void core_pop_trace(cj_ctx *ctx, core_trace *t);
+/* The trace owning a value (traces[0] for arrays). */
+core_trace *core_value_trace(cj_ctx *ctx, const core_value *v);
+/* Validates inputs for the eval trace and checks dtypes/shapes. */
+int core_eval_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
+                      const cj_val *in, cj_val *out);
+/* Runs abstract_eval for a primitive (checks arity first). */
+int core_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
+                       rt_aval *out);
+/* Runs a primitive eagerly on arrays: allocates the output and calls impl. */
+rt_array *core_apply_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                          rt_array *const *in, const rt_aval *out_aval);
+
+/* ---- growable text ---- */
+typedef struct strbuf {
+    rt_mem *mem;
+    char *data;
+    size_t len, cap;
+    int failed; /* an allocation failed: the text is truncated */
+} strbuf;
+void sb_init(strbuf *sb, rt_mem *mem);
+void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_free(strbuf *sb);
+
+#endif

@@ -1,0 +1,138 @@
+/* ctx.c — contexts, the sticky error and growable text (core layer).
+ *
+ * The error message buffer lives inside the context, so recording an error
+ * (out of memory included) never allocates. The first error wins: later
+ * failures are consequences and are not recorded over it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core.h"
+#include "func.h"
+
+cj_ctx *cj_ctx_new(const cj_allocator *alloc) {
+    prim_init();
+    rt_mem *mem = rt_mem_new(alloc);
+    if (!mem) return NULL;
+    cj_ctx *ctx = rt_calloc(mem, sizeof *ctx);
+    if (!ctx) {
+        rt_mem_delete(mem);
+        return NULL;
+    }
+    ctx->mem = mem;
+    ctx->next_trace_id = 1;
+    if (core_values_init(ctx) != 0 || core_traces_init(ctx) != 0) {
+        cj_ctx_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+void cj_ctx_free(cj_ctx *ctx) {
+    if (!ctx) return;
+    rt_mem *mem = ctx->mem;
+    func_free_all(ctx);
+    core_values_fini(ctx);
+    core_traces_fini(ctx);
+    rt_free(mem, ctx, sizeof *ctx);
+    rt_mem_delete(mem);
+}
+
+void cj_mem_stats_get(cj_ctx *ctx, cj_mem_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (ctx) rt_mem_stats(ctx->mem, out);
+}
+
+void cj_mem_trim(cj_ctx *ctx) {
+    if (ctx) rt_mem_trim(ctx->mem);
+}
+
+cj_status cj_error(cj_ctx *ctx) { return ctx ? ctx->err : CJ_ERR_ARG; }
+
+const char *cj_error_message(cj_ctx *ctx) {
+    if (!ctx) return "no context (NULL)";
+    return ctx->err ? ctx->msg : "";
+}
+
+void cj_error_clear(cj_ctx *ctx) {
+    if (!ctx) return;
+    ctx->err = CJ_OK;
+    ctx->msg[0] = 0;
+}
+
+const char *cj_status_name(cj_status s) {
+    switch (s) {
+    case CJ_OK: return "CJ_OK";
+    case CJ_ERR_SHAPE: return "CJ_ERR_SHAPE";
+    case CJ_ERR_DTYPE: return "CJ_ERR_DTYPE";
+    case CJ_ERR_AXIS: return "CJ_ERR_AXIS";
+    case CJ_ERR_ARG: return "CJ_ERR_ARG";
+    case CJ_ERR_CONCRETIZATION: return "CJ_ERR_CONCRETIZATION";
+    case CJ_ERR_LEAKED: return "CJ_ERR_LEAKED";
+    case CJ_ERR_OOM: return "CJ_ERR_OOM";
+    case CJ_ERR_IO: return "CJ_ERR_IO";
+    case CJ_ERR_FORMAT: return "CJ_ERR_FORMAT";
+    case CJ_ERR_UNSUPPORTED: return "CJ_ERR_UNSUPPORTED";
+    case CJ_ERR_INTERNAL: return "CJ_ERR_INTERNAL";
+    }
+    return "CJ_ERR_?";
+}
+
+int core_verror(cj_ctx *ctx, cj_status code, const char *fmt, va_list ap) {
+    if (!ctx || ctx->err) return -1;
+    ctx->err = code;
+    vsnprintf(ctx->msg, sizeof ctx->msg, fmt, ap);
+    return -1;
+}
+
+int core_error(cj_ctx *ctx, cj_status code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    core_verror(ctx, code, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int core_oom(cj_ctx *ctx, const char *where) {
+    return core_error(ctx, CJ_ERR_OOM, "%s: out of memory", where);
+}
+
+/* ---- strbuf ---- */
+void sb_init(strbuf *sb, rt_mem *mem) {
+    memset(sb, 0, sizeof *sb);
+    sb->mem = mem;
+}
+
+void sb_printf(strbuf *sb, const char *fmt, ...) {
+    if (sb->failed) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[256];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    size_t need = sb->len + (size_t)n + 1;
+    if (need > sb->cap) {
+        size_t cap = sb->cap ? sb->cap : 256;
+        while (cap < need) cap *= 2;
+        char *d = rt_realloc(sb->mem, sb->data, sb->cap, cap);
+        if (!d) {
+            sb->failed = 1;
+            return;
+        }
+        sb->data = d;
+        sb->cap = cap;
+    }
+    if ((size_t)n < sizeof tmp) {
+        memcpy(sb->data + sb->len, tmp, (size_t)n + 1);
+    } else {
+        va_start(ap, fmt);
+        vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    sb->len += (size_t)n;
+}
+
+void sb_free(strbuf *sb) {
+    if (sb->data) rt_free(sb->mem, sb->data, sb->cap);
+    memset(sb, 0, sizeof *sb);
+}

@@ -1,0 +1,237 @@
+/* func.c — function objects, calling them, and tracing them into IR
+ * (core layer).
+ *
+ * Calling a user function opens a scope around it, so its intermediates are
+ * freed when it returns and only its outputs survive. Tracing pushes a
+ * staging trace whose `process` appends an equation per primitive instead
+ * of computing it; arrays from outside the trace become IR constants. */
+#include <stdio.h>
+#include <string.h>
+
+#include "func.h"
+
+/* ---- function objects ---- */
+static int call_user_fn(cj_func *f, const cj_val *in, cj_val *out);
+static const func_ops fn_ops = {"fn", call_user_fn, NULL};
+
+cj_func *func_new(cj_ctx *ctx, const char *name, const func_ops *ops, int n_in, int n_out) {
+    cj_func *f = rt_calloc(ctx->mem, sizeof *f);
+    if (!f) {
+        core_oom(ctx, "function object");
+        return NULL;
+    }
+    f->name = rt_strdup(ctx->mem, name ? name : "f");
+    if (!f->name) {
+        rt_free(ctx->mem, f, sizeof *f);
+        core_oom(ctx, "function object");
+        return NULL;
+    }
+    f->ctx = ctx;
+    f->ops = ops;
+    f->n_in = n_in;
+    f->n_out = n_out;
+    f->next = ctx->funcs;
+    ctx->funcs = f;
+    return f;
+}
+
+void func_free_all(cj_ctx *ctx) {
+    cj_func *f = ctx->funcs;
+    while (f) {
+        cj_func *next = f->next;
+        if (f->ops->free_state) f->ops->free_state(f);
+        rt_strfree(ctx->mem, f->name);
+        rt_free(ctx->mem, f, sizeof *f);
+        f = next;
+    }
+    ctx->funcs = NULL;
+}
+
+cj_func *cj_func_new(cj_ctx *ctx, const char *name, cj_fn fn, int n_in, int n_out, void *user) {
+    if (!ctx) return NULL;
+    if (!fn || n_in < 0 || n_out < 1 || n_in > 64 || n_out > 64) {
+        core_error(ctx, CJ_ERR_ARG, "cj_func_new: needs a function, 0..64 inputs and 1..64 outputs (got %d, %d)",
+                   n_in, n_out);
+        return NULL;
+    }
+    cj_func *f = func_new(ctx, name, &fn_ops, n_in, n_out);
+    if (f) {
+        f->fn = fn;
+        f->user = user;
+    }
+    return f;
+}
+
+int cj_func_n_in(const cj_func *f) { return f ? f->n_in : -1; }
+int cj_func_n_out(const cj_func *f) { return f ? f->n_out : -1; }
+const char *cj_func_name(const cj_func *f) { return f ? f->name : ""; }
+
+static void set_error_outputs(cj_func *f, cj_val *out) {
+    for (int i = 0; i < f->n_out; i++) out[i] = core_err_val(f->ctx);
+}
+
+cj_status cj_call(cj_func *f, const cj_val *in, cj_val *out) {
+    if (!f) return CJ_ERR_ARG;
+    cj_ctx *ctx = f->ctx;
+    if (!out || (f->n_in && !in)) {
+        core_error(ctx, CJ_ERR_ARG, "cj_call(%s): NULL inputs or outputs", f->name);
+        return ctx->err;
+    }
+    if (ctx->err) {
+        set_error_outputs(f, out);
+        return ctx->err;
+    }
+    for (int i = 0; i < f->n_in; i++) {
+        char what[160];
+        snprintf(what, sizeof what, "%s (input %d)", f->name, i);
+        if (in[i].ctx != ctx && in[i].ctx) {
+            core_error(ctx, CJ_ERR_ARG, "%s: belongs to another context", what);
+            set_error_outputs(f, out);
+            return ctx->err;
+        }
+        if (!core_get(in[i], what)) {
+            set_error_outputs(f, out);
+            return ctx->err;
+        }
+    }
+    if (f->ops->call(f, in, out) != 0 || ctx->err) {
+        set_error_outputs(f, out);
+        if (!ctx->err) core_error(ctx, CJ_ERR_INTERNAL, "%s: failed without a message", f->name);
+        return ctx->err;
+    }
+    return CJ_OK;
+}
+
+static int call_user_fn(cj_func *f, const cj_val *in, cj_val *out) {
+    cj_ctx *ctx = f->ctx;
+    if (cj_scope_begin(ctx) < 0) return -1;
+    for (int i = 0; i < f->n_out; i++) out[i] = core_err_val(ctx);
+    f->fn(ctx, in, out, f->user);
+    if (!ctx->err) {
+        for (int i = 0; i < f->n_out; i++) {
+            if (!core_peek(out[i])) {
+                char what[160];
+                snprintf(what, sizeof what, "%s: output %d", f->name, i);
+                if (out[i].slot == 0)
+                    core_error(ctx, CJ_ERR_ARG, "%s was not set by the function", what);
+                else
+                    core_get(out[i], what);
+                break;
+            }
+        }
+    }
+    core_scope_end(ctx, ctx->err ? 0 : f->n_out, out);
+    return ctx->err ? -1 : 0;
+}
+
+/* ---- the staging trace ---- */
+typedef struct stage_state {
+    ir_func *ir;
+    core_trace *trace;
+    const char *fname;
+} stage_state;
+
+/* The IR variable for an input of an equation being staged: its own tracer,
+ * or a constant for a concrete array (deduplicated by identity). */
+static int stage_var(cj_ctx *ctx, stage_state *st, cj_val h, const char *op) {
+    core_value *v = core_peek(h);
+    if (v->kind == VALUE_TRACER && v->level == st->trace->level) return v->var;
+    if (v->kind == VALUE_ARRAY) {
+        for (int i = 0; i < st->ir->n_consts; i++)
+            if (st->ir->consts[i].val == v->arr) return st->ir->consts[i].var;
+        int var = ir_add_const(st->ir, v->arr);
+        if (var < 0) core_oom(ctx, op);
+        return var;
+    }
+    return core_error(ctx, CJ_ERR_UNSUPPORTED,
+                      "%s: while tracing '%s', an operand is a traced value of an enclosing "
+                      "transformation (%s); closing over it is not supported yet: pass it as an input",
+                      op, st->fname, ctx->traces[v->level]->what);
+}
+
+static cj_val stage_tracer(cj_ctx *ctx, stage_state *st, int var) {
+    core_value *v;
+    cj_val h = core_new_value(ctx, &v);
+    if (!v) return h;
+    v->kind = VALUE_TRACER;
+    v->level = st->trace->level;
+    v->trace_id = st->trace->id;
+    v->var = var;
+    v->aval = st->ir->vars[var];
+    return h;
+}
+
+static int stage_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
+                         const cj_val *in, cj_val *out) {
+    stage_state *st = t->state;
+    int vars[64];
+    rt_aval avals[64], out_aval;
+    for (int i = 0; i < n_in; i++) {
+        vars[i] = stage_var(ctx, st, in[i], prim_names[prim]);
+        if (vars[i] < 0) return -1;
+        avals[i] = st->ir->vars[vars[i]];
+    }
+    if (core_abstract_eval(ctx, prim, p, n_in, avals, &out_aval) != 0) return -1;
+    int var = ir_add_eqn(st->ir, prim, p, n_in, vars, &out_aval);
+    if (var < 0) return core_oom(ctx, prim_names[prim]);
+    *out = stage_tracer(ctx, st, var);
+    return out->slot ? 0 : -1;
+}
+
+static const trace_ops stage_ops = {"jit", stage_process};
+
+ir_func *func_trace_to_ir(cj_func *f, const rt_aval *in_avals, const cj_val *static_vals, const char *what) {
+    cj_ctx *ctx = f->ctx;
+    stage_state st = {ir_new(ctx->mem), NULL, f->name};
+    if (!st.ir) {
+        core_oom(ctx, what);
+        return NULL;
+    }
+    int saved_dynamic = ctx->dynamic_level, saved_floor = ctx->scope_floor;
+    int depth = cj_scope_begin(ctx);
+    st.trace = depth >= 0 ? core_push_trace(ctx, &stage_ops, &st, what) : NULL;
+    if (!st.trace) {
+        if (depth >= 0) core_scope_end(ctx, 0, NULL);
+        ir_free(st.ir);
+        return NULL;
+    }
+    ctx->dynamic_level = st.trace->level;
+    ctx->scope_floor = depth;
+
+    cj_val args[64], outs[64];
+    int ok = 1;
+    for (int i = 0; i < f->n_in && ok; i++) {
+        if (static_vals && static_vals[i].ctx) {
+            args[i] = static_vals[i];
+            continue;
+        }
+        int var = ir_add_input(st.ir, &in_avals[i]);
+        if (var < 0) {
+            core_oom(ctx, what);
+            ok = 0;
+            break;
+        }
+        args[i] = stage_tracer(ctx, &st, var);
+        ok = args[i].slot != 0;
+    }
+    if (ok && cj_call(f, args, outs) == CJ_OK) {
+        for (int i = 0; i < f->n_out && ok; i++) {
+            int var = stage_var(ctx, &st, outs[i], what);
+            ok = var >= 0 && ir_add_output(st.ir, var) == 0;
+            if (var >= 0 && !ok) core_oom(ctx, what);
+        }
+    } else {
+        ok = 0;
+    }
+    ctx->dynamic_level = saved_dynamic;
+    ctx->scope_floor = saved_floor;
+    /* end the tracer's scope while its trace is still on the stack (the
+     * values are tracers of it), then pop the trace */
+    while (ctx->n_scopes > depth) core_scope_end(ctx, 0, NULL);
+    core_pop_trace(ctx, st.trace);
+    if (!ok || ctx->err) {
+        ir_free(st.ir);
+        return NULL;
+    }
+    return st.ir;
+}

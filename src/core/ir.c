@@ -1,0 +1,235 @@
+/* ir.c — building, verifying and printing the IR (core layer). */
+#include <string.h>
+
+#include "ir.h"
+
+ir_func *ir_new(rt_mem *mem) {
+    ir_func *f = rt_calloc(mem, sizeof *f);
+    if (f) f->mem = mem;
+    return f;
+}
+
+void ir_free(ir_func *f) {
+    if (!f) return;
+    rt_mem *m = f->mem;
+    for (int i = 0; i < f->n_consts; i++) rt_array_unref(f->consts[i].val);
+    if (f->vars) rt_free(m, f->vars, sizeof(rt_aval) * (size_t)f->cap_vars);
+    if (f->in) rt_free(m, f->in, sizeof(int) * (size_t)f->cap_in);
+    if (f->consts) rt_free(m, f->consts, sizeof(ir_const) * (size_t)f->cap_consts);
+    if (f->eqns) rt_free(m, f->eqns, sizeof(ir_eqn) * (size_t)f->cap_eqns);
+    if (f->operands) rt_free(m, f->operands, sizeof(int) * (size_t)f->cap_operands);
+    if (f->out) rt_free(m, f->out, sizeof(int) * (size_t)f->cap_out);
+    rt_free(m, f, sizeof *f);
+}
+
+/* Makes room for `extra` more items in an array of `elem` bytes. */
+static int grow(rt_mem *m, void **arr, int *cap, int n, int extra, size_t elem) {
+    if (n + extra <= *cap) return 0;
+    int nc = *cap ? *cap : 8;
+    while (nc < n + extra) nc *= 2;
+    void *d = rt_realloc(m, *arr, elem * (size_t)*cap, elem * (size_t)nc);
+    if (!d) return -1;
+    *arr = d;
+    *cap = nc;
+    return 0;
+}
+
+int ir_add_var(ir_func *f, const rt_aval *aval) {
+    if (grow(f->mem, (void **)&f->vars, &f->cap_vars, f->n_vars, 1, sizeof(rt_aval))) return -1;
+    f->vars[f->n_vars] = *aval;
+    return f->n_vars++;
+}
+
+int ir_add_input(ir_func *f, const rt_aval *aval) {
+    if (grow(f->mem, (void **)&f->in, &f->cap_in, f->n_in, 1, sizeof(int))) return -1;
+    int v = ir_add_var(f, aval);
+    if (v >= 0) f->in[f->n_in++] = v;
+    return v;
+}
+
+int ir_add_const(ir_func *f, rt_array *arr) {
+    if (grow(f->mem, (void **)&f->consts, &f->cap_consts, f->n_consts, 1, sizeof(ir_const))) return -1;
+    int v = ir_add_var(f, &arr->aval);
+    if (v < 0) return -1;
+    f->consts[f->n_consts].var = v;
+    f->consts[f->n_consts].val = rt_array_ref(arr);
+    f->n_consts++;
+    return v;
+}
+
+int ir_add_eqn(ir_func *f, prim_id prim, const prim_params *p, int n_in, const int *in,
+               const rt_aval *out_aval) {
+    if (grow(f->mem, (void **)&f->eqns, &f->cap_eqns, f->n_eqns, 1, sizeof(ir_eqn))) return -1;
+    if (grow(f->mem, (void **)&f->operands, &f->cap_operands, f->n_operands, n_in, sizeof(int)))
+        return -1;
+    int v = ir_add_var(f, out_aval);
+    if (v < 0) return -1;
+    ir_eqn *e = &f->eqns[f->n_eqns++];
+    e->prim = prim;
+    e->params = *p;
+    e->n_in = n_in;
+    e->in_start = f->n_operands;
+    memcpy(f->operands + f->n_operands, in, sizeof(int) * (size_t)n_in);
+    f->n_operands += n_in;
+    e->out = v;
+    return v;
+}
+
+int ir_add_output(ir_func *f, int var) {
+    if (grow(f->mem, (void **)&f->out, &f->cap_out, f->n_out, 1, sizeof(int))) return -1;
+    f->out[f->n_out++] = var;
+    return 0;
+}
+
+/* ---- verifier ---- */
+int ir_verify(cj_ctx *ctx, const ir_func *f) {
+    int ok = 0;
+    char *defined = rt_calloc(ctx->mem, (size_t)f->n_vars + 1);
+    if (!defined) return core_oom(ctx, "ir verify");
+#define FAIL(...)                                     \
+    do {                                              \
+        core_error(ctx, CJ_ERR_INTERNAL, __VA_ARGS__); \
+        goto done;                                    \
+    } while (0)
+    for (int i = 0; i < f->n_in; i++) {
+        int v = f->in[i];
+        if (v < 0 || v >= f->n_vars || defined[v]) FAIL("ir verify: input %d defines variable %d twice or out of range", i, v);
+        defined[v] = 1;
+    }
+    for (int i = 0; i < f->n_consts; i++) {
+        int v = f->consts[i].var;
+        if (v < 0 || v >= f->n_vars || defined[v]) FAIL("ir verify: constant %d defines variable %d twice or out of range", i, v);
+        if (!rt_aval_equal(&f->consts[i].val->aval, &f->vars[v]))
+            FAIL("ir verify: constant %d's array does not match its type", i);
+        defined[v] = 1;
+    }
+    for (int k = 0; k < f->n_eqns; k++) {
+        const ir_eqn *e = &f->eqns[k];
+        const int *in = ir_eqn_inputs(f, e);
+        rt_aval avals[64], out;
+        if (e->n_in > 64) FAIL("ir verify: equation %d (%s) has %d operands", k, prim_names[e->prim], e->n_in);
+        for (int i = 0; i < e->n_in; i++) {
+            if (in[i] < 0 || in[i] >= f->n_vars || !defined[in[i]])
+                FAIL("ir verify: equation %d (%s) uses variable %d before it is defined", k, prim_names[e->prim], in[i]);
+            avals[i] = f->vars[in[i]];
+        }
+        if (core_abstract_eval(ctx, e->prim, &e->params, e->n_in, avals, &out) != 0) {
+            char msg[900];
+            snprintf(msg, sizeof msg, "%.800s", ctx->msg);
+            cj_error_clear(ctx);
+            FAIL("ir verify: equation %d (%s) does not type-check: %.700s", k, prim_names[e->prim], msg);
+        }
+        if (e->out < 0 || e->out >= f->n_vars || defined[e->out])
+            FAIL("ir verify: equation %d (%s) defines variable %d twice or out of range", k, prim_names[e->prim], e->out);
+        if (!rt_aval_equal(&out, &f->vars[e->out])) {
+            char a[96], b[96];
+            rt_aval_str(&out, a, sizeof a);
+            rt_aval_str(&f->vars[e->out], b, sizeof b);
+            FAIL("ir verify: equation %d (%s) computes %s but its variable says %s", k, prim_names[e->prim], a, b);
+        }
+        defined[e->out] = 1;
+    }
+    for (int i = 0; i < f->n_out; i++)
+        if (f->out[i] < 0 || f->out[i] >= f->n_vars || !defined[f->out[i]])
+            FAIL("ir verify: output %d is variable %d, never defined", i, f->out[i]);
+    ok = 1;
+done:
+#undef FAIL
+    rt_free(ctx->mem, defined, (size_t)f->n_vars + 1);
+    return ok ? 0 : -1;
+}
+
+/* ---- printer ---- */
+/* JAX's variable names: a..z, ba..bz, ca.. (base 26 with a leading digit). */
+static void var_name(int id, char *buf) {
+    char tmp[16];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('a' + id % 26);
+        id = id / 26;
+    } while (id > 0);
+    for (int i = 0; i < n; i++) buf[i] = tmp[n - 1 - i];
+    buf[n] = 0;
+}
+
+static void print_var(strbuf *sb, const ir_func *f, int v, const int *names, int typed) {
+    char name[16], t[128];
+    var_name(names[v], name);
+    if (typed) {
+        rt_aval_str(&f->vars[v], t, sizeof t);
+        sb_printf(sb, "%s:%s", name, t);
+    } else {
+        sb_printf(sb, "%s", name);
+    }
+}
+
+static void print_literal(strbuf *sb, const rt_array *a) {
+    double x = rt_get_f64(a->aval.dtype, a->data, 0);
+    if (a->aval.dtype == CJ_BOOL) sb_printf(sb, "%s", x != 0 ? "True" : "False");
+    else if (rt_is_float(a->aval.dtype)) sb_printf(sb, "%.9g", x);
+    else sb_printf(sb, "%lld", (long long)rt_get_i64(a->aval.dtype, a->data, 0));
+    char t[32];
+    rt_aval_str(&a->aval, t, sizeof t);
+    sb_printf(sb, ":%s", t);
+}
+
+void ir_print(const ir_func *f, strbuf *sb) {
+    int *names = rt_alloc(f->mem, sizeof(int) * ((size_t)f->n_vars + 1));
+    const rt_array **literal = rt_calloc(f->mem, sizeof(rt_array *) * ((size_t)f->n_vars + 1));
+    if (!names || !literal) {
+        sb->failed = 1;
+        goto done;
+    }
+    /* Rank-0 constants print inline as literals (as JAX does); others are
+     * constvars named before the inputs. Names follow definition order. */
+    int next = 0;
+    for (int i = 0; i < f->n_consts; i++) {
+        if (f->consts[i].val->aval.rank == 0) literal[f->consts[i].var] = f->consts[i].val;
+        else names[f->consts[i].var] = next++;
+    }
+    for (int i = 0; i < f->n_in; i++) names[f->in[i]] = next++;
+    for (int k = 0; k < f->n_eqns; k++) names[f->eqns[k].out] = next++;
+
+    sb_printf(sb, "{ lambda ");
+    int first = 1;
+    for (int i = 0; i < f->n_consts; i++) {
+        if (literal[f->consts[i].var]) continue;
+        sb_printf(sb, first ? "" : " ");
+        print_var(sb, f, f->consts[i].var, names, 1);
+        first = 0;
+    }
+    sb_printf(sb, "; ");
+    for (int i = 0; i < f->n_in; i++) {
+        if (i) sb_printf(sb, " ");
+        print_var(sb, f, f->in[i], names, 1);
+    }
+    sb_printf(sb, ". let\n");
+    for (int k = 0; k < f->n_eqns; k++) {
+        const ir_eqn *e = &f->eqns[k];
+        sb_printf(sb, "    ");
+        print_var(sb, f, e->out, names, 1);
+        sb_printf(sb, " = %s", prim_names[e->prim]);
+        if (prim_rules[e->prim].print_params) {
+            char p[1024];
+            prim_rules[e->prim].print_params(&e->params, p, sizeof p);
+            if (p[0]) sb_printf(sb, "[%s]", p);
+        }
+        const int *in = ir_eqn_inputs(f, e);
+        for (int i = 0; i < e->n_in; i++) {
+            sb_printf(sb, " ");
+            if (literal[in[i]]) print_literal(sb, literal[in[i]]);
+            else print_var(sb, f, in[i], names, 0);
+        }
+        sb_printf(sb, "\n");
+    }
+    sb_printf(sb, "  in (");
+    for (int i = 0; i < f->n_out; i++) {
+        if (literal[f->out[i]]) print_literal(sb, literal[f->out[i]]);
+        else print_var(sb, f, f->out[i], names, 0);
+        sb_printf(sb, f->n_out == 1 ? "," : (i + 1 < f->n_out ? ", " : ""));
+    }
+    sb_printf(sb, ") }\n");
+done:
+    if (names) rt_free(f->mem, names, sizeof(int) * ((size_t)f->n_vars + 1));
+    if (literal) rt_free(f->mem, literal, sizeof(rt_array *) * ((size_t)f->n_vars + 1));
+}

@@ -1,0 +1,72 @@
+/* ir.h — the IR: a typed SSA function (core layer).
+ *
+ *   { lambda c:f32[64]; a:f32[128,64] b:f32[64]. let
+ *       d:f32[128,64] = broadcast_in_dim[dims=(1,) shape=(128, 64)] b
+ *       e:f32[128,64] = add a d
+ *     in (e,) }
+ *
+ * Variables are integers indexing `vars` (their types). Inputs, constants
+ * (variables bound to arrays the function closed over) and equation
+ * outputs each define a variable once; equations are in a valid order.
+ * The builder, verifier, printer and evaluator live in ir.c and eval.c. */
+#ifndef CJ_IR_H
+#define CJ_IR_H
+
+#include "core.h"
+
+typedef struct ir_eqn {
+    prim_id prim;
+    prim_params params;
+    int n_in;
+    int in_start; /* offset into ir_func.operands */
+    int out;      /* the variable it defines */
+} ir_eqn;
+
+typedef struct ir_const {
+    int var;
+    rt_array *val; /* one reference */
+} ir_const;
+
+typedef struct ir_func {
+    rt_mem *mem;
+    int n_vars, cap_vars;
+    rt_aval *vars;
+    int n_in, cap_in;
+    int *in;
+    int n_consts, cap_consts;
+    ir_const *consts;
+    int n_eqns, cap_eqns;
+    ir_eqn *eqns;
+    int n_operands, cap_operands;
+    int *operands;
+    int n_out, cap_out;
+    int *out;
+} ir_func;
+
+ir_func *ir_new(rt_mem *mem);
+void ir_free(ir_func *f);
+/* Builders return the new variable id, or -1 on out of memory. */
+int ir_add_var(ir_func *f, const rt_aval *aval);
+int ir_add_input(ir_func *f, const rt_aval *aval);
+int ir_add_const(ir_func *f, rt_array *arr); /* takes a reference */
+int ir_add_eqn(ir_func *f, prim_id prim, const prim_params *p, int n_in, const int *in,
+               const rt_aval *out_aval);
+int ir_add_output(ir_func *f, int var); /* 0 or -1 */
+static inline const int *ir_eqn_inputs(const ir_func *f, const ir_eqn *e) {
+    return f->operands + e->in_start;
+}
+
+/* Checks SSA form and re-runs abstract_eval on every equation: returns 0, or
+ * -1 with a message in ctx ("ir verify: equation 3 (add): ..."). */
+int ir_verify(cj_ctx *ctx, const ir_func *f);
+/* Appends the text form to sb. */
+void ir_print(const ir_func *f, strbuf *sb);
+
+/* Evaluates f on concrete arrays (references are borrowed; outputs are new
+ * references). Frees every intermediate after its last use. 0 or -1. */
+int ir_eval_arrays(cj_ctx *ctx, const ir_func *f, rt_array *const *in, rt_array **out);
+/* Re-binds every equation through the current traces (for calls made
+ * under another trace: vmap of a jitted function, jit inside jit). */
+int ir_eval_values(cj_ctx *ctx, const ir_func *f, const cj_val *in, cj_val *out);
+
+#endif

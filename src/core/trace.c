@@ -1,0 +1,134 @@
+/* trace.c — the trace stack and primitive binding (core layer).
+ *
+ * Every operation ends in core_bind: it finds the innermost trace among its
+ * inputs' traces and the dynamic (staging) trace, and hands the primitive
+ * to that trace's `process`. Level 0 is the eval trace, which runs the
+ * primitive's eager kernel. Traces of higher levels (jit staging here; vmap
+ * and jvp later) lift lower-level inputs and apply their own rule, binding
+ * whatever they produce one level down. */
+#include <string.h>
+
+#include "core.h"
+
+static const trace_ops eval_ops = {"eval", core_eval_process};
+
+int core_traces_init(cj_ctx *ctx) {
+    core_trace *t = rt_calloc(ctx->mem, sizeof *t);
+    if (!t) return -1;
+    t->level = 0;
+    t->id = ctx->next_trace_id++;
+    t->ops = &eval_ops;
+    t->what = "eager evaluation";
+    ctx->traces[0] = t;
+    ctx->n_traces = 1;
+    return 0;
+}
+
+void core_traces_fini(cj_ctx *ctx) {
+    for (int i = 0; i < ctx->n_traces; i++) rt_free(ctx->mem, ctx->traces[i], sizeof(core_trace));
+    ctx->n_traces = 0;
+}
+
+core_trace *core_push_trace(cj_ctx *ctx, const trace_ops *ops, void *state, const char *what) {
+    if (ctx->n_traces == MAX_TRACES) {
+        core_error(ctx, CJ_ERR_ARG, "%s: transformations nested more than %d deep", what, MAX_TRACES);
+        return NULL;
+    }
+    core_trace *t = rt_calloc(ctx->mem, sizeof *t);
+    if (!t) {
+        core_oom(ctx, what);
+        return NULL;
+    }
+    t->level = ctx->n_traces;
+    t->id = ctx->next_trace_id++;
+    t->ops = ops;
+    t->state = state;
+    t->what = what;
+    ctx->traces[ctx->n_traces++] = t;
+    return t;
+}
+
+void core_pop_trace(cj_ctx *ctx, core_trace *t) {
+    /* traces end innermost first; anything above t ended with it */
+    while (ctx->n_traces > t->level) {
+        core_trace *top = ctx->traces[--ctx->n_traces];
+        rt_free(ctx->mem, top, sizeof *top);
+    }
+    if (ctx->dynamic_level >= ctx->n_traces) ctx->dynamic_level = 0;
+}
+
+core_trace *core_value_trace(cj_ctx *ctx, const core_value *v) {
+    return v->kind == VALUE_TRACER ? ctx->traces[v->level] : ctx->traces[0];
+}
+
+int core_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
+                       rt_aval *out) {
+    if (prim_arity[prim] >= 0 && n_in != prim_arity[prim])
+        return prim_error(ctx, CJ_ERR_ARG, prim, "takes %d operands, got %d", prim_arity[prim], n_in);
+    if (!prim_rules[prim].abstract_eval)
+        return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "has no shape rule yet");
+    memset(out, 0, sizeof *out);
+    return prim_rules[prim].abstract_eval(ctx, prim, p, n_in, in, out);
+}
+
+rt_array *core_apply_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                          rt_array *const *in, const rt_aval *out_aval) {
+    if (!prim_rules[prim].impl) {
+        prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "has no eager kernel yet");
+        return NULL;
+    }
+    rt_array *out = rt_array_new(ctx->mem, out_aval);
+    if (!out) {
+        char t[96];
+        rt_aval_str(out_aval, t, sizeof t);
+        prim_error(ctx, CJ_ERR_OOM, prim, "out of memory allocating the result %s", t);
+        return NULL;
+    }
+    if (prim_rules[prim].impl(ctx, prim, p, n_in, in, out) != 0) {
+        rt_array_unref(out);
+        return NULL;
+    }
+    return out;
+}
+
+#define MAX_BIND_INPUTS 64
+
+int core_eval_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
+                      const cj_val *in, cj_val *out) {
+    (void)t;
+    rt_aval in_avals[MAX_BIND_INPUTS], out_aval;
+    rt_array *arrays[MAX_BIND_INPUTS];
+    for (int i = 0; i < n_in; i++) {
+        core_value *v = core_peek(in[i]); /* validated by core_bind */
+        arrays[i] = v->arr;
+        in_avals[i] = v->aval;
+    }
+    if (core_abstract_eval(ctx, prim, p, n_in, in_avals, &out_aval) != 0) return -1;
+    rt_array *r = core_apply_impl(ctx, prim, p, n_in, arrays, &out_aval);
+    if (!r) return -1;
+    *out = core_wrap_array(ctx, r);
+    return out->slot ? 0 : -1;
+}
+
+cj_val core_bind(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in) {
+    if (!ctx) return core_err_val(NULL);
+    if (ctx->err) return core_err_val(ctx);
+    if (n_in > MAX_BIND_INPUTS) {
+        prim_error(ctx, CJ_ERR_ARG, prim, "at most %d operands, got %d", MAX_BIND_INPUTS, n_in);
+        return core_err_val(ctx);
+    }
+    int level = ctx->dynamic_level;
+    for (int i = 0; i < n_in; i++) {
+        if (in[i].ctx != ctx) {
+            prim_error(ctx, CJ_ERR_ARG, prim, "operand %d belongs to another context", i);
+            return core_err_val(ctx);
+        }
+        core_value *v = core_get(in[i], prim_names[prim]);
+        if (!v) return core_err_val(ctx);
+        if (v->kind == VALUE_TRACER && v->level > level) level = v->level;
+    }
+    core_trace *t = ctx->traces[level];
+    cj_val out = core_err_val(ctx);
+    if (t->ops->process(ctx, t, prim, p, n_in, in, &out) != 0) return core_err_val(ctx);
+    return out;
+}

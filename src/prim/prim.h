@@ -1,0 +1,103 @@
+/* prim.h — primitives: the unit every layer above works in (prim layer).
+ *
+ * A primitive is a row of prims.def plus a rule record: abstract_eval
+ * (output types from input types; ALL shape/dtype validation and the
+ * user-facing messages live here, so eager, traced and compiled paths say
+ * the same thing), impl (the eager kernel), and slots for the
+ * transformations (jvp, transpose, batch) and the compiler (lower kind)
+ * that later layers fill. Parameters are one flat, zero-initialised struct
+ * so they can be compared and hashed bytewise. */
+#ifndef CJ_PRIM_H
+#define CJ_PRIM_H
+
+#include "../runtime/runtime.h"
+
+typedef enum prim_id {
+#define X(id, name, nin, fam) PRIM_##id,
+#include "prims.def"
+#undef X
+    PRIM_COUNT
+} prim_id;
+
+typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER } prim_family;
+
+/* A list of axes or sizes. */
+typedef struct prim_ivec {
+    int n;
+    int64_t v[CJ_MAX_RANK];
+} prim_ivec;
+
+/* Parameters of every primitive; each uses the fields its comment names.
+ * Always start from prim_params_zero() so unused bytes compare equal. */
+typedef struct prim_params {
+    prim_ivec axes;  /* reduce axes; broadcast_in_dim dims; transpose perm;
+                        squeeze/rev dims; expand_dims/concatenate/cumulative/
+                        arg-reduce/gather axis (n = 1) */
+    prim_ivec shape; /* result shape: broadcast_in_dim, reshape, iota;
+                        dynamic_slice sizes */
+    prim_ivec lo;    /* slice start; pad low */
+    prim_ivec hi;    /* slice limit; pad high */
+    prim_ivec step;  /* slice strides; pad interior */
+    prim_ivec lhs_contract, rhs_contract, lhs_batch, rhs_batch; /* dot_general */
+    cj_dtype dtype;  /* convert, iota, argmax index type */
+    int weak;        /* convert: result weakly typed */
+    int flag;        /* cumulative: reverse; gather/scatter: 0 take, 1 along */
+} prim_params;
+
+prim_params prim_params_zero(void);
+
+struct cj_ctx;
+
+/* Validates inputs and computes output types. Returns 0, or records the
+ * error in ctx (naming the primitive and the shapes) and returns -1. */
+typedef int (*prim_abstract_eval_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p,
+                                     int n_in, const rt_aval *in, rt_aval *out);
+/* Eager kernel: inputs and the (already allocated) output arrays. Returns
+ * 0, or records an error and returns -1 (only for runtime failures such as
+ * out of memory: shapes were validated by abstract_eval). */
+typedef int (*prim_impl_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                            rt_array *const *in, rt_array *out);
+
+/* How the compiler sees a primitive (used by the fusion pass). */
+typedef enum prim_lower_kind {
+    LOWER_ELEMENTWISE,
+    LOWER_DATA_MOVEMENT,
+    LOWER_REDUCTION,
+    LOWER_DOT,
+    LOWER_OPAQUE
+} prim_lower_kind;
+
+typedef struct prim_rule {
+    prim_abstract_eval_fn abstract_eval;
+    prim_impl_fn impl;
+    /* Prints parameters inside the brackets of the IR text, e.g.
+     * "axes=(1,)"; NULL prints none. Returns the length written. */
+    int (*print_params)(const prim_params *p, char *buf, size_t size);
+    prim_lower_kind lower;
+    /* Slots for the transformations (filled by the vmap/autodiff issues). */
+    void *jvp, *transpose, *batch;
+} prim_rule;
+
+extern prim_rule prim_rules[PRIM_COUNT];
+extern const char *const prim_names[PRIM_COUNT];
+extern const int prim_arity[PRIM_COUNT]; /* -1: variadic */
+extern const prim_family prim_families[PRIM_COUNT];
+
+/* Fills prim_rules once (idempotent, thread-safe). */
+void prim_init(void);
+/* Each family file registers its rows. */
+void prim_register_elementwise(void);
+void prim_register_shape(void);
+void prim_register_reduce(void);
+void prim_register_dot(void);
+void prim_register_gather(void);
+
+/* Helpers for print_params. */
+int prim_print_ivec(char *buf, size_t size, const char *name, const prim_ivec *v);
+
+/* Records an error naming the primitive: "add: shapes f32[3] and f32[4]
+ * must be equal". Always returns -1. */
+int prim_error(struct cj_ctx *ctx, cj_status code, prim_id p, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,31 @@
+/* config.c — the one place CJAX_* environment variables are read (runtime
+ * layer). Read once, on first use; the README lists every knob. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+
+static rt_config config;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static const char *env_or(const char *name, const char *fallback) {
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
+static void load(void) {
+    config.num_threads = atoi(env_or("CJAX_NUM_THREADS", "0"));
+    if (config.num_threads < 0) config.num_threads = 0;
+    long pool_mb = atol(env_or("CJAX_POOL_MAX_MB", "1024"));
+    config.pool_max_bytes = pool_mb > 0 ? (size_t)pool_mb << 20 : 0;
+    config.explain_cache_misses = atoi(env_or("CJAX_EXPLAIN_CACHE_MISSES", "0")) != 0;
+    config.dump = env_or("CJAX_DUMP", "");
+    config.cc = env_or("CJAX_CC", "cc");
+    config.cflags = env_or("CJAX_CFLAGS", "");
+    config.cache_dir = env_or("CJAX_CACHE_DIR", "");
+}
+
+const rt_config *rt_config_get(void) {
+    pthread_once(&once, load);
+    return &config;
+}

@@ -1,0 +1,108 @@
+/* runtime.h — the runtime layer's internal interface: dtypes, abstract
+ * values (shape + dtype), the context's allocator with statistics and the
+ * data-buffer pool, and refcounted dense arrays.
+ *
+ * Everything above the runtime (core, prim, transform, compiler, backend)
+ * allocates through rt_alloc/rt_free so one hook sees all memory and tests
+ * can fail the N-th allocation. Arrays are dense, row-major, 64-byte aligned
+ * and immutable once published; they are shared by reference count. */
+#ifndef CJ_RUNTIME_H
+#define CJ_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cjax.h"
+
+/* ---- dtypes ---- */
+typedef struct rt_dtype_info {
+    const char *name, *npy_descr;
+    size_t size;
+    bool is_float, is_int, is_bool;
+} rt_dtype_info;
+extern const rt_dtype_info rt_dtypes[CJ_NUM_DTYPES];
+static inline bool rt_dtype_valid(int dt) { return dt >= 0 && dt < CJ_NUM_DTYPES; }
+static inline bool rt_is_float(cj_dtype dt) { return rt_dtypes[dt].is_float; }
+static inline bool rt_is_int(cj_dtype dt) { return rt_dtypes[dt].is_int; }
+
+/* ---- abstract values ---- */
+typedef struct rt_aval {
+    cj_dtype dtype;
+    int weak; /* weakly typed (a C scalar constant, JAX's weak_type) */
+    int rank;
+    int64_t dims[CJ_MAX_RANK];
+} rt_aval;
+
+int64_t rt_aval_size(const rt_aval *a); /* product of dims (1 for rank 0) */
+size_t rt_aval_nbytes(const rt_aval *a);
+bool rt_aval_same_shape(const rt_aval *a, const rt_aval *b);
+bool rt_aval_equal(const rt_aval *a, const rt_aval *b); /* incl. dtype, weak */
+rt_aval rt_aval_make(cj_dtype dt, int rank, const int64_t *dims);
+/* "f32[3,4]" (JAX's spelling); returns the length written. */
+int rt_aval_str(const rt_aval *a, char *buf, size_t size);
+/* Shape only: "(3, 4)". */
+int rt_dims_str(int rank, const int64_t *dims, char *buf, size_t size);
+/* Row-major strides in elements. */
+void rt_strides(const rt_aval *a, int64_t *strides);
+
+/* Element conversion between dtypes for n elements (NumPy casting:
+ * float→int truncates toward zero; anything→bool is != 0). */
+void rt_convert(cj_dtype from, const void *src, cj_dtype to, void *dst,
+                int64_t n);
+/* Read element i as double / write a double as element i. */
+double rt_get_f64(cj_dtype dt, const void *data, int64_t i);
+void rt_set_f64(cj_dtype dt, void *data, int64_t i, double v);
+int64_t rt_get_i64(cj_dtype dt, const void *data, int64_t i);
+
+/* ---- memory: the context's allocator ---- */
+typedef struct rt_mem rt_mem;
+
+/* Small objects (headers, IR, tables). Returns NULL on failure; the caller
+ * reports CJ_ERR_OOM. rt_free needs the size given at allocation. */
+void *rt_alloc(rt_mem *m, size_t size);
+void *rt_calloc(rt_mem *m, size_t size);
+void rt_free(rt_mem *m, void *p, size_t size);
+/* Grows a block (copying); NULL on failure, the old block still valid. */
+void *rt_realloc(rt_mem *m, void *p, size_t old_size, size_t new_size);
+char *rt_strdup(rt_mem *m, const char *s);
+void rt_strfree(rt_mem *m, char *s);
+
+/* Data buffers, 64-byte aligned, served from a pool of freed buffers by
+ * size class. *cap receives the usable capacity (>= size). */
+void *rt_data_alloc(rt_mem *m, size_t size, size_t *cap);
+void rt_data_free(rt_mem *m, void *p, size_t cap);
+
+rt_mem *rt_mem_new(const cj_allocator *hook);
+void rt_mem_delete(rt_mem *m);
+void rt_mem_stats(rt_mem *m, cj_mem_stats *out);
+void rt_mem_trim(rt_mem *m);
+
+/* ---- arrays ---- */
+typedef struct rt_array {
+    int refcount;
+    rt_aval aval;
+    int64_t size;  /* elements */
+    void *data;    /* 64-byte aligned; never NULL */
+    size_t cap;    /* bytes reserved for data */
+    rt_mem *mem;
+} rt_array;
+
+/* New array with uninitialised data; NULL on out of memory. */
+rt_array *rt_array_new(rt_mem *m, const rt_aval *aval);
+rt_array *rt_array_ref(rt_array *a);
+void rt_array_unref(rt_array *a); /* NULL-safe */
+
+/* ---- configuration: every CJAX_* environment knob, parsed once ---- */
+typedef struct rt_config {
+    int num_threads;            /* CJAX_NUM_THREADS (0: the cores) */
+    size_t pool_max_bytes;      /* CJAX_POOL_MAX_MB: pooled free buffers cap */
+    bool explain_cache_misses;  /* CJAX_EXPLAIN_CACHE_MISSES=1 */
+    const char *dump;           /* CJAX_DUMP: passes whose IR to print */
+    const char *cc;             /* CJAX_CC: C compiler for the cc backend */
+    const char *cflags;         /* CJAX_CFLAGS */
+    const char *cache_dir;      /* CJAX_CACHE_DIR */
+} rt_config;
+const rt_config *rt_config_get(void);
+
+#endif

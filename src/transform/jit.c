@@ -1,0 +1,312 @@
+/* jit.c — jax.jit: staging, the trace cache and running programs
+ * (transform layer).
+ *
+ * A jitted function keeps a list of cache entries keyed by the types of
+ * its inputs (dtype, weak type, shape) and the bytes of its static inputs.
+ * A miss traces the wrapped function into IR (func_trace_to_ir), verifies
+ * it, and has the backend prepare a program; a hit only runs the program.
+ * Called under another trace (a vmap, or an enclosing jit), the cached IR
+ * is re-bound equation by equation, so the wrapped function is not called
+ * again. The most recently used entry moves to the front of the list. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../backend/backend.h"
+#include "../core/func.h"
+
+typedef struct jit_entry {
+    uint64_t hash;
+    rt_aval *avals;        /* one per input (static ones too) */
+    uint8_t *static_bytes; /* the static inputs' type and data, concatenated */
+    size_t static_len;
+    ir_func *ir;
+    program *prog;
+    struct jit_entry *next;
+} jit_entry;
+
+typedef struct jit_state {
+    uint8_t is_static[64], is_donated[64];
+    jit_entry *entries;
+    cj_jit_stats stats;
+    char last_miss[512];
+} jit_state;
+
+static int jit_call(cj_func *f, const cj_val *in, cj_val *out);
+static void jit_free_state(cj_func *f);
+static const func_ops jit_ops = {"jit", jit_call, jit_free_state};
+
+static void entry_free(cj_ctx *ctx, int n_in, jit_entry *e) {
+    program_free(ctx, e->prog);
+    ir_free(e->ir);
+    if (e->avals) rt_free(ctx->mem, e->avals, sizeof(rt_aval) * (size_t)(n_in ? n_in : 1));
+    if (e->static_bytes) rt_free(ctx->mem, e->static_bytes, e->static_len);
+    rt_free(ctx->mem, e, sizeof *e);
+}
+
+static void clear_entries(cj_func *f) {
+    jit_state *st = f->state;
+    while (st->entries) {
+        jit_entry *e = st->entries;
+        st->entries = e->next;
+        entry_free(f->ctx, f->n_in, e);
+    }
+    st->stats.entries = 0;
+}
+
+static void jit_free_state(cj_func *f) {
+    if (!f->state) return;
+    clear_entries(f);
+    rt_free(f->ctx->mem, f->state, sizeof(jit_state));
+    f->state = NULL;
+}
+
+cj_func *cj_jit(cj_func *inner, const cj_jit_opts *opts) {
+    if (!inner) return NULL;
+    cj_ctx *ctx = inner->ctx;
+    jit_state *st = rt_calloc(ctx->mem, sizeof *st);
+    if (!st) {
+        core_oom(ctx, "cj_jit");
+        return NULL;
+    }
+    if (opts) {
+        for (int i = 0; i < opts->n_static; i++) {
+            int a = opts->static_argnums ? opts->static_argnums[i] : -1;
+            if (a < 0) a += inner->n_in;
+            if (a < 0 || a >= inner->n_in) {
+                core_error(ctx, CJ_ERR_ARG, "cj_jit(%s): static_argnums[%d] = %d is out of range for %d inputs",
+                           inner->name, i, opts->static_argnums ? opts->static_argnums[i] : -1, inner->n_in);
+                rt_free(ctx->mem, st, sizeof *st);
+                return NULL;
+            }
+            st->is_static[a] = 1;
+        }
+        for (int i = 0; i < opts->n_donate; i++) {
+            int a = opts->donate_argnums ? opts->donate_argnums[i] : -1;
+            if (a < 0) a += inner->n_in;
+            if (a < 0 || a >= inner->n_in || st->is_static[a]) {
+                core_error(ctx, CJ_ERR_ARG, "cj_jit(%s): donate_argnums[%d] is out of range or static",
+                           inner->name, i);
+                rt_free(ctx->mem, st, sizeof *st);
+                return NULL;
+            }
+            st->is_donated[a] = 1;
+        }
+    }
+    char name[256];
+    snprintf(name, sizeof name, "jit(%s)", inner->name);
+    cj_func *f = func_new(ctx, name, &jit_ops, inner->n_in, inner->n_out);
+    if (!f) {
+        rt_free(ctx->mem, st, sizeof *st);
+        return NULL;
+    }
+    f->inner = inner;
+    f->state = st;
+    return f;
+}
+
+/* ---- keys ---- */
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+    const uint8_t *p = data;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t aval_hash(uint64_t h, const rt_aval *a) {
+    int32_t head[3] = {(int32_t)a->dtype, a->weak ? 1 : 0, a->rank};
+    h = fnv(h, head, sizeof head);
+    return fnv(h, a->dims, sizeof(int64_t) * (size_t)a->rank);
+}
+
+/* The static inputs' bytes: type header then data, for each in order. */
+static size_t static_key_len(cj_func *f, core_value *const *vals) {
+    jit_state *st = f->state;
+    size_t n = 0;
+    for (int i = 0; i < f->n_in; i++)
+        if (st->is_static[i]) n += sizeof(rt_aval) + rt_aval_nbytes(&vals[i]->aval);
+    return n;
+}
+
+static void static_key_write(cj_func *f, core_value *const *vals, uint8_t *dst) {
+    jit_state *st = f->state;
+    for (int i = 0; i < f->n_in; i++) {
+        if (!st->is_static[i]) continue;
+        rt_aval a = rt_aval_make(vals[i]->aval.dtype, vals[i]->aval.rank, vals[i]->aval.dims);
+        a.weak = vals[i]->aval.weak;
+        memcpy(dst, &a, sizeof a);
+        dst += sizeof a;
+        size_t nb = rt_aval_nbytes(&a);
+        memcpy(dst, vals[i]->arr->data, nb);
+        dst += nb;
+    }
+}
+
+static int entry_matches(cj_func *f, const jit_entry *e, uint64_t hash, core_value *const *vals,
+                         const uint8_t *skey, size_t slen) {
+    if (e->hash != hash || e->static_len != slen) return 0;
+    for (int i = 0; i < f->n_in; i++)
+        if (!rt_aval_equal(&e->avals[i], &vals[i]->aval)) return 0;
+    return slen == 0 || memcmp(e->static_bytes, skey, slen) == 0;
+}
+
+/* Describes how the call's key differs from the closest cached entry. */
+static void explain_miss(cj_func *f, core_value *const *vals) {
+    jit_state *st = f->state;
+    const jit_entry *best = NULL;
+    int best_diff = 1 << 30;
+    for (const jit_entry *e = st->entries; e; e = e->next) {
+        int d = 0;
+        for (int i = 0; i < f->n_in; i++) d += !rt_aval_equal(&e->avals[i], &vals[i]->aval);
+        if (d < best_diff) {
+            best_diff = d;
+            best = e;
+        }
+    }
+    char *m = st->last_miss;
+    size_t cap = sizeof st->last_miss, len = 0;
+    if (!best) {
+        snprintf(m, cap, "%s: first call, nothing cached yet", f->name);
+    } else {
+        len = (size_t)snprintf(m, cap, "%s:", f->name);
+        int listed = 0;
+        for (int i = 0; i < f->n_in && len < cap; i++) {
+            const rt_aval *a = &best->avals[i], *b = &vals[i]->aval;
+            if (rt_aval_equal(a, b)) continue;
+            char ta[96], tb[96];
+            rt_aval_str(a, ta, sizeof ta);
+            rt_aval_str(b, tb, sizeof tb);
+            const char *what = !rt_aval_same_shape(a, b) ? "shape" : a->dtype != b->dtype ? "dtype" : "weak type";
+            len += (size_t)snprintf(m + len, cap - len, "%s argument %d %s %s%s → %s%s", listed ? ";" : "", i,
+                                    what, ta, a->weak ? "(weak)" : "", tb, b->weak ? "(weak)" : "");
+            listed++;
+        }
+        if (!listed && len < cap) {
+            /* types equal: a static value differs */
+            for (int i = 0; i < f->n_in; i++) {
+                if (!st->is_static[i]) continue;
+                if (len >= cap) break;
+                double now = rt_get_f64(vals[i]->aval.dtype, vals[i]->arr->data, 0);
+                if (vals[i]->arr->size == 1)
+                    len += (size_t)snprintf(m + len, cap - len, " static argument %d has a new value (%g)", i, now);
+                else
+                    len += (size_t)snprintf(m + len, cap - len, " static argument %d has new contents", i);
+                break;
+            }
+        }
+    }
+    if (rt_config_get()->explain_cache_misses) fprintf(stderr, "cjax: cache miss: %s\n", m);
+}
+
+static jit_entry *make_entry(cj_func *f, uint64_t hash, core_value *const *vals, const cj_val *in,
+                             const uint8_t *skey, size_t slen) {
+    cj_ctx *ctx = f->ctx;
+    jit_state *st = f->state;
+    jit_entry *e = rt_calloc(ctx->mem, sizeof *e);
+    if (!e) {
+        core_oom(ctx, f->name);
+        return NULL;
+    }
+    e->hash = hash;
+    e->avals = rt_alloc(ctx->mem, sizeof(rt_aval) * (size_t)(f->n_in ? f->n_in : 1));
+    e->static_len = slen;
+    e->static_bytes = slen ? rt_alloc(ctx->mem, slen) : NULL;
+    if (!e->avals || (slen && !e->static_bytes)) {
+        core_oom(ctx, f->name);
+        entry_free(ctx, f->n_in, e);
+        return NULL;
+    }
+    for (int i = 0; i < f->n_in; i++) e->avals[i] = vals[i]->aval;
+    if (slen) memcpy(e->static_bytes, skey, slen);
+
+    cj_val statics[64];
+    for (int i = 0; i < f->n_in; i++) statics[i] = st->is_static[i] ? in[i] : core_err_val(NULL);
+    char what[300];
+    snprintf(what, sizeof what, "%s", f->name);
+    e->ir = func_trace_to_ir(f->inner, e->avals, statics, what);
+    st->stats.traces++;
+    if (!e->ir || ir_verify(ctx, e->ir) != 0 || !(e->prog = backend_prepare(ctx, e->ir))) {
+        entry_free(ctx, f->n_in, e);
+        return NULL;
+    }
+    return e;
+}
+
+static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
+    cj_ctx *ctx = f->ctx;
+    jit_state *st = f->state;
+    core_value *vals[64];
+    int all_concrete = ctx->dynamic_level == 0;
+    for (int i = 0; i < f->n_in; i++) {
+        vals[i] = core_peek(in[i]); /* validated by cj_call */
+        if (vals[i]->kind != VALUE_ARRAY) {
+            if (st->is_static[i])
+                return core_error(ctx, CJ_ERR_CONCRETIZATION,
+                                  "%s: static argument %d is a traced value; static arguments must be "
+                                  "concrete arrays known when the function is called",
+                                  f->name, i);
+            all_concrete = 0;
+        }
+    }
+    /* key */
+    uint8_t skey_small[256], *skey = skey_small;
+    size_t slen = static_key_len(f, vals);
+    if (slen > sizeof skey_small && !(skey = rt_alloc(ctx->mem, slen))) return core_oom(ctx, f->name);
+    static_key_write(f, vals, skey);
+    uint64_t hash = 0xcbf29ce484222325ull;
+    for (int i = 0; i < f->n_in; i++) hash = aval_hash(hash, &vals[i]->aval);
+    hash = fnv(hash, skey, slen);
+
+    jit_entry *e = NULL, **link = &st->entries;
+    for (; *link; link = &(*link)->next) {
+        if (entry_matches(f, *link, hash, vals, skey, slen)) {
+            e = *link;
+            *link = e->next; /* unlink; re-linked at the front below */
+            break;
+        }
+    }
+    if (e) {
+        st->stats.hits++;
+    } else {
+        st->stats.misses++;
+        explain_miss(f, vals);
+        e = make_entry(f, hash, vals, in, skey, slen);
+        if (e) st->stats.entries++;
+    }
+    if (skey != skey_small) rt_free(ctx->mem, skey, slen);
+    if (!e) return -1;
+    e->next = st->entries;
+    st->entries = e;
+
+    /* run */
+    int n_dyn = 0;
+    if (all_concrete) {
+        rt_array *args[64], *res[64];
+        for (int i = 0; i < f->n_in; i++)
+            if (!st->is_static[i]) args[n_dyn++] = vals[i]->arr;
+        if (program_run(ctx, e->prog, args, res) != 0) return -1;
+        for (int i = 0; i < f->n_out; i++) out[i] = core_wrap_array(ctx, res[i]);
+        return ctx->err ? -1 : 0;
+    }
+    cj_val args[64];
+    for (int i = 0; i < f->n_in; i++)
+        if (!st->is_static[i]) args[n_dyn++] = in[i];
+    return ir_eval_values(ctx, e->ir, args, out);
+}
+
+void cj_jit_stats_get(const cj_func *f, cj_jit_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (f && f->ops == &jit_ops) *out = ((const jit_state *)f->state)->stats;
+}
+
+const char *cj_jit_last_miss(const cj_func *f) {
+    if (!f || f->ops != &jit_ops) return "";
+    return ((const jit_state *)f->state)->last_miss;
+}
+
+void cj_jit_clear(cj_func *f) {
+    if (f && f->ops == &jit_ops) clear_entries(f);
+}
+
+void cj_clear_caches(cj_ctx *ctx) {
+    if (!ctx) return;
+    for (cj_func *f = ctx->funcs; f; f = f->next) cj_jit_clear(f);
+}
