@@ -1,0 +1,206 @@
+/* bench_main.c — `make bench`: cjax next to NumPy / JAX and next to this
+ * machine's limits, all measured in the same run, as ratios.
+ *
+ * Workloads (10^7 float32 unless stated): eager add, eager sin,
+ * sin(x)*cos(x)+x*x eager and jitted, 1024x1024 matmul. Limits: copy
+ * bandwidth (a STREAM-style copy of the same size) and the GEMM rate of the
+ * dot backend (OpenBLAS when linked, else cjax's built-in). Peers come from
+ * bench/peers.py when python3 can import them; otherwise "missing".
+ * Results are also written to bench/results/latest.json. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjax.h>
+
+#include "runtime/gemm.h"
+
+#define N 10000000
+#define REPS 9
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef void (*work_fn)(void *arg);
+
+/* Median over REPS runs after one warm-up run. */
+static double median_ms(work_fn fn, void *arg) {
+    double t[REPS];
+    fn(arg);
+    for (int i = 0; i < REPS; i++) {
+        double t0 = now_ms();
+        fn(arg);
+        t[i] = now_ms() - t0;
+    }
+    qsort(t, REPS, sizeof t[0], cmp_double);
+    return t[REPS / 2];
+}
+
+/* ---- limits ---- */
+typedef struct copy_arg {
+    float *src, *dst;
+} copy_arg;
+static void do_copy(void *p) {
+    copy_arg *a = p;
+    memcpy(a->dst, a->src, sizeof(float) * N);
+}
+
+typedef struct gemm_arg {
+    float *a, *b, *c;
+} gemm_arg;
+static void do_gemm(void *p) {
+    gemm_arg *g = p;
+    rt_gemm_f32(1024, 1024, 1024, g->a, 1024, 0, g->b, 1024, 0, g->c, 1024, 0);
+}
+
+/* ---- cjax workloads ---- */
+typedef struct cj_arg {
+    cj_ctx *ctx;
+    cj_val x, y, a, b;
+    cj_func *jf;
+} cj_arg;
+
+static void sincos_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_add(cj_mul(cj_sin(in[0]), cj_cos(in[0])), cj_mul(in[0], in[0]));
+}
+
+#define SCOPED(body)               \
+    do {                           \
+        cj_scope_begin(c->ctx);    \
+        body;                      \
+        cj_scope_end(c->ctx, 0, NULL); \
+    } while (0)
+
+static void w_add(void *p) { cj_arg *c = p; SCOPED(cj_add(c->x, c->y)); }
+static void w_sin(void *p) { cj_arg *c = p; SCOPED(cj_sin(c->x)); }
+static void w_sincos_eager(void *p) {
+    cj_arg *c = p;
+    SCOPED(cj_val o; sincos_fn(c->ctx, &c->x, &o, NULL));
+}
+static void w_sincos_jit(void *p) {
+    cj_arg *c = p;
+    SCOPED(cj_val o; cj_call(c->jf, &c->x, &o));
+}
+static void w_matmul(void *p) { cj_arg *c = p; SCOPED(cj_matmul(c->a, c->b)); }
+
+/* ---- peers ---- */
+static int peer_ms(const char *json, const char *peer, const char *key, double *out) {
+    if (!json) return 0;
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": {", peer);
+    const char *p = strstr(json, pat);
+    if (!p) return 0;
+    const char *end = strchr(p, '}');
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *k = strstr(p, pat);
+    if (!k || (end && k > end)) return 0;
+    *out = atof(k + strlen(pat));
+    return 1;
+}
+
+static char *run_peers(void) {
+    FILE *pp = popen("python3 bench/peers.py 2>/dev/null", "r");
+    if (!pp) return NULL;
+    char *buf = calloc(1, 8192);
+    size_t n = buf ? fread(buf, 1, 8191, pp) : 0;
+    pclose(pp);
+    if (!n) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+int main(void) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    float *src = malloc(sizeof(float) * N), *dst = malloc(sizeof(float) * N);
+    float *ga = malloc(sizeof(float) << 20), *gb = malloc(sizeof(float) << 20), *gc = malloc(sizeof(float) << 20);
+    if (!ctx || !src || !dst || !ga || !gb || !gc) return 1;
+    for (int64_t i = 0; i < N; i++) src[i] = (float)i;
+    for (int i = 0; i < 1 << 20; i++) ga[i] = gb[i] = (float)(i % 17) * 0.1f;
+
+    printf("cjax bench — medians of %d runs; limits and peers measured in this same run\n", REPS);
+    copy_arg ca = {src, dst};
+    double t_copy = median_ms(do_copy, &ca);
+    double bw = 2.0 * sizeof(float) * N / (t_copy * 1e6); /* GB/s, read + write */
+    gemm_arg g = {ga, gb, gc};
+    double t_gemm = median_ms(do_gemm, &g);
+    double gflops = 2.0 * 1024 * 1024 * 1024 / (t_gemm * 1e6);
+    printf("limits: copy %.1f GB/s (memcpy of 40 MB), sgemm 1024 %.1f GFLOP/s (%s)\n\n", bw, gflops,
+           rt_gemm_backend());
+
+    cj_arg c = {ctx, {0}, {0}, {0}, {0}, NULL};
+    c.x = cj_linspace(ctx, -3, 3, N, CJ_F32);
+    c.y = cj_linspace(ctx, 0, 1, N, CJ_F32);
+    int64_t d[2] = {1024, 1024};
+    c.a = cj_array(ctx, CJ_F32, 2, d, ga);
+    c.b = cj_array(ctx, CJ_F32, 2, d, gb);
+    c.jf = cj_jit(cj_func_new(ctx, "sincos", sincos_fn, 1, 1, NULL), NULL);
+    if (cj_error(ctx)) {
+        fprintf(stderr, "bench: %s\n", cj_error_message(ctx));
+        return 1;
+    }
+
+    char *peers = run_peers();
+    struct {
+        const char *name, *key;
+        work_fn fn;
+        double bytes;    /* minimum memory traffic, for the bandwidth fraction */
+        double flops;    /* for the GEMM fraction */
+        const char *jax_key;
+    } rows[] = {
+        {"add (eager)", "add", w_add, 3.0 * 4 * N, 0, NULL},
+        {"sin (eager)", "sin", w_sin, 2.0 * 4 * N, 0, NULL},
+        {"sin*cos+x*x (eager)", "sincos_eager", w_sincos_eager, 2.0 * 4 * N, 0, NULL},
+        {"sin*cos+x*x (jit)", "sincos_eager", w_sincos_jit, 2.0 * 4 * N, 0, "sincos_jit"},
+        {"matmul 1024 (eager)", "matmul_1024", w_matmul, 0, 2.0 * 1024 * 1024 * 1024, "matmul_1024"},
+    };
+    printf("%-22s %10s %12s %10s %10s %10s %10s\n", "workload", "cjax ms", "of limit", "numpy ms",
+           "cjax/np", "jax ms", "cjax/jax");
+    FILE *js = fopen("bench/results/latest.json", "w");
+    if (js) fprintf(js, "{\"copy_gbs\": %.2f, \"sgemm_gflops\": %.2f, \"rows\": [\n", bw, gflops);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double t = median_ms(rows[i].fn, &c);
+        char limit[32], np_s[16] = "missing", npr[16] = "-", jx_s[16] = "missing", jxr[16] = "-";
+        if (rows[i].bytes > 0)
+            snprintf(limit, sizeof limit, "%.0f%% bw", 100.0 * rows[i].bytes / (t * 1e6) / bw);
+        else
+            snprintf(limit, sizeof limit, "%.0f%% gemm", 100.0 * rows[i].flops / (t * 1e6) / gflops);
+        double p;
+        if (peer_ms(peers, "numpy", rows[i].key, &p)) {
+            snprintf(np_s, sizeof np_s, "%.2f", p);
+            snprintf(npr, sizeof npr, "%.2fx", t / p);
+        }
+        if (rows[i].jax_key && peer_ms(peers, "jax", rows[i].jax_key, &p)) {
+            snprintf(jx_s, sizeof jx_s, "%.2f", p);
+            snprintf(jxr, sizeof jxr, "%.2fx", t / p);
+        } else if (!rows[i].jax_key) {
+            snprintf(jx_s, sizeof jx_s, "-");
+        }
+        printf("%-22s %10.2f %12s %10s %10s %10s %10s\n", rows[i].name, t, limit, np_s, npr, jx_s, jxr);
+        if (js)
+            fprintf(js, "  {\"workload\": \"%s\", \"cjax_ms\": %.4f}%s\n", rows[i].name, t,
+                    i + 1 < sizeof rows / sizeof rows[0] ? "," : "");
+    }
+    if (js) {
+        fprintf(js, "], \"peers\": %s}\n", peers ? peers : "{}");
+        fclose(js);
+    }
+    if (!peers) printf("\n(peers missing: `pip install numpy jax` to compare)\n");
+    printf("\ncjax/peer < 1 means cjax is faster. Ratios are within this run; the machine is noisy.\n");
+    free(peers);
+    free(src), free(dst), free(ga), free(gb), free(gc);
+    cj_ctx_free(ctx);
+    return 0;
+}

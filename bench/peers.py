@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""peers.py — the NumPy (and, when installed, JAX on CPU) side of `make bench`.
+
+Runs the same workloads as bench_main.c and prints one JSON object:
+{"numpy": {"workload": ms, ...}, "jax": {...}}. Missing peers are left out;
+the C side shows them as missing. Times are medians of several runs.
+"""
+import json
+import sys
+import time
+
+
+def median_ms(fn, reps=7):
+    fn()  # warm-up (page faults, compilation)
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        ts.append((time.perf_counter() - t) * 1e3)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def numpy_side():
+    import numpy as np
+    n = 10_000_000
+    x = np.linspace(-3, 3, n, dtype=np.float32)
+    y = np.linspace(0, 1, n, dtype=np.float32)
+    a = np.random.default_rng(0).standard_normal((1024, 1024), dtype=np.float32)
+    b = np.random.default_rng(1).standard_normal((1024, 1024), dtype=np.float32)
+    return {
+        "add": median_ms(lambda: np.add(x, y)),
+        "sin": median_ms(lambda: np.sin(x)),
+        "sincos_eager": median_ms(lambda: np.sin(x) * np.cos(x) + x * x),
+        "matmul_1024": median_ms(lambda: a @ b),
+    }
+
+
+def jax_side():
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_platform_name", "cpu")
+    n = 10_000_000
+    x = jnp.linspace(-3, 3, n, dtype=jnp.float32)
+    a = jax.random.normal(jax.random.PRNGKey(0), (1024, 1024), jnp.float32)
+    b = jax.random.normal(jax.random.PRNGKey(1), (1024, 1024), jnp.float32)
+    f = jax.jit(lambda x: jnp.sin(x) * jnp.cos(x) + x * x)
+    mm = jax.jit(lambda a, b: a @ b)
+    return {
+        "sincos_jit": median_ms(lambda: f(x).block_until_ready()),
+        "matmul_1024": median_ms(lambda: mm(a, b).block_until_ready()),
+    }
+
+
+def main():
+    out = {}
+    for name, side in (("numpy", numpy_side), ("jax", jax_side)):
+        try:
+            out[name] = side()
+        except ImportError:
+            pass
+        except Exception as e:  # a broken peer is reported, not fatal
+            print(f"peers.py: {name} failed: {e}", file=sys.stderr)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,295 @@
+/* npy.c — NumPy's .npy file format, so arrays move between cjax and Python
+ * (api layer).
+ *
+ * Format (versions 1.0, 2.0, 3.0): the magic "\x93NUMPY", a major and minor
+ * version byte, a little-endian header length (2 bytes in 1.0, 4 in 2.0/3.0),
+ * then an ASCII Python dict literal
+ *     {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
+ * padded with spaces and a final newline so the data starts on a multiple
+ * of 64 bytes, then the raw elements. We write version 1.0 (2.0 when the
+ * header would not fit) in C order with little-endian descriptors; we read
+ * either byte order and either memory order. Every malformed input is a
+ * CJ_ERR_FORMAT naming the file and what is wrong, never a crash. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+
+static const char MAGIC[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
+
+cj_status cj_save_npy(cj_val v, const char *path) {
+    if (!v.ctx) return CJ_ERR_ARG;
+    cj_ctx *ctx = v.ctx;
+    if (ctx->err) return ctx->err;
+    core_value *cv = core_get(v, "cj_save_npy");
+    if (!cv) return ctx->err;
+    if (cv->kind != VALUE_ARRAY) {
+        core_error(ctx, CJ_ERR_CONCRETIZATION, "cj_save_npy: cannot save a traced value (it has no contents while tracing)");
+        return ctx->err;
+    }
+    if (!path) {
+        core_error(ctx, CJ_ERR_ARG, "cj_save_npy: path is NULL");
+        return ctx->err;
+    }
+    rt_array *a = cv->arr;
+    char dict[512];
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (",
+                     rt_dtypes[a->aval.dtype].npy_descr);
+    for (int i = 0; i < a->aval.rank; i++)
+        n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s", (long long)a->aval.dims[i],
+                      i + 1 < a->aval.rank ? " " : "");
+    n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
+    /* 1.0 header: magic 6 + version 2 + length 2 = 10 bytes */
+    size_t pre = 10, total = pre + (size_t)n + 1;
+    size_t padded = (total + 63) / 64 * 64;
+    unsigned char head[640];
+    memcpy(head, MAGIC, 6);
+    head[6] = 1;
+    head[7] = 0;
+    size_t hlen = padded - pre;
+    head[8] = (unsigned char)(hlen & 0xFF);
+    head[9] = (unsigned char)(hlen >> 8);
+    memcpy(head + pre, dict, (size_t)n);
+    memset(head + pre + n, ' ', padded - pre - (size_t)n - 1);
+    head[padded - 1] = '\n';
+
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        core_error(ctx, CJ_ERR_IO, "cj_save_npy: cannot open '%s' for writing: %s", path, strerror(errno));
+        return ctx->err;
+    }
+    size_t nbytes = rt_aval_nbytes(&a->aval);
+    int ok = fwrite(head, 1, padded, f) == padded && (nbytes == 0 || fwrite(a->data, 1, nbytes, f) == nbytes);
+    /* cjax only runs on little-endian hosts; bool is one byte 0/1 */
+    ok = fclose(f) == 0 && ok;
+    if (!ok) {
+        core_error(ctx, CJ_ERR_IO, "cj_save_npy: writing '%s' failed: %s", path, strerror(errno));
+        remove(path);
+        return ctx->err;
+    }
+    return CJ_OK;
+}
+
+/* ---- reading: a tiny parser for the header dict ---- */
+typedef struct npy_header {
+    cj_dtype dtype;
+    int big_endian;
+    int fortran;
+    int rank;
+    int64_t dims[CJ_MAX_RANK];
+} npy_header;
+
+static const char *skip_ws(const char *p) {
+    while (*p && isspace((unsigned char)*p)) p++;
+    return p;
+}
+
+/* Finds the value after 'key': in the dict; NULL if absent. */
+static const char *find_key(const char *dict, const char *key) {
+    char pat[32];
+    snprintf(pat, sizeof pat, "'%s'", key);
+    const char *p = strstr(dict, pat);
+    if (!p) {
+        snprintf(pat, sizeof pat, "\"%s\"", key);
+        p = strstr(dict, pat);
+    }
+    if (!p) return NULL;
+    p = skip_ws(p + strlen(pat));
+    if (*p != ':') return NULL;
+    return skip_ws(p + 1);
+}
+
+static int parse_descr(const char *p, npy_header *h, char *why, size_t whylen) {
+    char q = *p;
+    if (q != '\'' && q != '"') return snprintf(why, whylen, "'descr' is not a string"), -1;
+    const char *end = strchr(p + 1, q);
+    if (!end || end - p - 1 >= 16) return snprintf(why, whylen, "'descr' is malformed"), -1;
+    char d[16];
+    memcpy(d, p + 1, (size_t)(end - p - 1));
+    d[end - p - 1] = 0;
+    char order = d[0];
+    const char *t = d + 1;
+    if (order != '<' && order != '>' && order != '|' && order != '=') {
+        order = '=';
+        t = d;
+    }
+    h->big_endian = order == '>';
+    if (!strcmp(t, "b1") || !strcmp(t, "?")) h->dtype = CJ_BOOL;
+    else if (!strcmp(t, "i4")) h->dtype = CJ_I32;
+    else if (!strcmp(t, "i8")) h->dtype = CJ_I64;
+    else if (!strcmp(t, "f4")) h->dtype = CJ_F32;
+    else if (!strcmp(t, "f8")) h->dtype = CJ_F64;
+    else return snprintf(why, whylen, "dtype '%s' is not supported (bool, <i4, <i8, <f4, <f8 are)", d), -1;
+    return 0;
+}
+
+static int parse_shape(const char *p, npy_header *h, char *why, size_t whylen) {
+    if (*p != '(') return snprintf(why, whylen, "'shape' is not a tuple"), -1;
+    p = skip_ws(p + 1);
+    h->rank = 0;
+    while (*p != ')') {
+        if (!isdigit((unsigned char)*p)) return snprintf(why, whylen, "'shape' has a non-integer entry"), -1;
+        if (h->rank == CJ_MAX_RANK) return snprintf(why, whylen, "rank above %d", CJ_MAX_RANK), -1;
+        char *end;
+        errno = 0;
+        long long d = strtoll(p, &end, 10);
+        if (errno || d < 0 || d > ((int64_t)1 << 48)) return snprintf(why, whylen, "'shape' entry out of range"), -1;
+        h->dims[h->rank++] = d;
+        p = skip_ws(end);
+        if (*p == ',') p = skip_ws(p + 1);
+        else if (*p != ')') return snprintf(why, whylen, "'shape' is malformed"), -1;
+    }
+    return 0;
+}
+
+static int parse_header(const char *dict, npy_header *h, char *why, size_t whylen) {
+    const char *p = find_key(dict, "descr");
+    if (!p) return snprintf(why, whylen, "header has no 'descr'"), -1;
+    if (parse_descr(p, h, why, whylen)) return -1;
+    p = find_key(dict, "fortran_order");
+    if (!p) return snprintf(why, whylen, "header has no 'fortran_order'"), -1;
+    if (!strncmp(p, "True", 4)) h->fortran = 1;
+    else if (!strncmp(p, "False", 5)) h->fortran = 0;
+    else return snprintf(why, whylen, "'fortran_order' is not True or False"), -1;
+    p = find_key(dict, "shape");
+    if (!p) return snprintf(why, whylen, "header has no 'shape'"), -1;
+    return parse_shape(p, h, why, whylen);
+}
+
+static void byteswap(void *data, int64_t n, size_t size) {
+    unsigned char *b = data;
+    for (int64_t i = 0; i < n; i++, b += size)
+        for (size_t j = 0; j < size / 2; j++) {
+            unsigned char t = b[j];
+            b[j] = b[size - 1 - j];
+            b[size - 1 - j] = t;
+        }
+}
+
+/* Fortran (column-major) data → row-major: element (i0..ik) sits at the
+ * column-major offset. */
+static void from_fortran(const void *src, void *dst, const rt_aval *a) {
+    size_t es = rt_dtypes[a->dtype].size;
+    int64_t n = rt_aval_size(a), idx[CJ_MAX_RANK] = {0};
+    int64_t fstride[CJ_MAX_RANK];
+    int64_t s = 1;
+    for (int i = 0; i < a->rank; i++) {
+        fstride[i] = s;
+        s *= a->dims[i];
+    }
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0;
+        for (int i = 0; i < a->rank; i++) off += idx[i] * fstride[i];
+        memcpy((char *)dst + (size_t)k * es, (const char *)src + (size_t)off * es, es);
+        for (int i = a->rank - 1; i >= 0; i--) {
+            if (++idx[i] < a->dims[i]) break;
+            idx[i] = 0;
+        }
+    }
+}
+
+cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
+    if (!ctx) return api_err(NULL);
+    if (ctx->err) return api_err(ctx);
+    if (!path) {
+        core_error(ctx, CJ_ERR_ARG, "cj_load_npy: path is NULL");
+        return api_err(ctx);
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        core_error(ctx, CJ_ERR_IO, "cj_load_npy: cannot open '%s': %s", path, strerror(errno));
+        return api_err(ctx);
+    }
+    char why[200] = "";
+    unsigned char pre[12];
+    char *dict = NULL;
+    size_t hlen = 0;
+    rt_array *arr = NULL, *tmp = NULL;
+    npy_header h;
+    memset(&h, 0, sizeof h);
+    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, MAGIC, 6) != 0) {
+        snprintf(why, sizeof why, "not a .npy file (bad magic)");
+        goto fail;
+    }
+    if (pre[6] == 1) {
+        hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
+    } else if (pre[6] == 2 || pre[6] == 3) {
+        if (fread(pre + 10, 1, 2, f) != 2) {
+            snprintf(why, sizeof why, "truncated header");
+            goto fail;
+        }
+        hlen = (size_t)pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+    } else {
+        snprintf(why, sizeof why, "unknown format version %d.%d", pre[6], pre[7]);
+        goto fail;
+    }
+    if (hlen == 0 || hlen > (1u << 20)) {
+        snprintf(why, sizeof why, "header length %zu is implausible", hlen);
+        goto fail;
+    }
+    dict = rt_alloc(ctx->mem, hlen + 1);
+    if (!dict) {
+        fclose(f);
+        core_oom(ctx, "cj_load_npy");
+        return api_err(ctx);
+    }
+    if (fread(dict, 1, hlen, f) != hlen) {
+        snprintf(why, sizeof why, "truncated header");
+        goto fail;
+    }
+    dict[hlen] = 0;
+    if (parse_header(dict, &h, why, sizeof why) != 0) goto fail;
+    rt_aval a = rt_aval_make(h.dtype, h.rank, h.dims);
+    size_t nbytes = rt_aval_nbytes(&a);
+    arr = rt_array_new(ctx->mem, &a);
+    if (!arr) {
+        rt_free(ctx->mem, dict, hlen + 1);
+        fclose(f);
+        char t[96];
+        rt_aval_str(&a, t, sizeof t);
+        core_error(ctx, CJ_ERR_OOM, "cj_load_npy: out of memory for %s from '%s'", t, path);
+        return api_err(ctx);
+    }
+    void *dst = arr->data;
+    if (h.fortran && h.rank > 1) {
+        tmp = rt_array_new(ctx->mem, &a);
+        if (!tmp) {
+            rt_array_unref(arr);
+            rt_free(ctx->mem, dict, hlen + 1);
+            fclose(f);
+            core_oom(ctx, "cj_load_npy");
+            return api_err(ctx);
+        }
+        dst = tmp->data;
+    }
+    if (nbytes && fread(dst, 1, nbytes, f) != nbytes) {
+        snprintf(why, sizeof why, "data is truncated (expected %zu bytes)", nbytes);
+        goto fail;
+    }
+    if (fgetc(f) != EOF) {
+        snprintf(why, sizeof why, "trailing bytes after the data");
+        goto fail;
+    }
+    if (h.big_endian) byteswap(dst, arr->size, rt_dtypes[h.dtype].size);
+    if (h.dtype == CJ_BOOL) {
+        uint8_t *b = dst;
+        for (int64_t i = 0; i < arr->size; i++) b[i] = b[i] != 0;
+    }
+    if (tmp) {
+        from_fortran(tmp->data, arr->data, &a);
+        rt_array_unref(tmp);
+    }
+    rt_free(ctx->mem, dict, hlen + 1);
+    fclose(f);
+    return core_wrap_array(ctx, arr);
+fail:
+    rt_array_unref(arr);
+    rt_array_unref(tmp);
+    if (dict) rt_free(ctx->mem, dict, hlen + 1);
+    fclose(f);
+    core_error(ctx, CJ_ERR_FORMAT, "cj_load_npy: '%s': %s", path, why);
+    return api_err(ctx);
+}

@@ -1,0 +1,421 @@
+/* test_core.c — contexts, scopes, sticky errors, tracing, the IR text, jit
+ * caching and its explanations, concretization and leaked-tracer errors,
+ * and allocation-failure injection. */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "test_util.h"
+
+/* ---- contexts and scopes ---- */
+TEST(core_ctx_free_releases_everything) {
+    tu_alloc st = {0};
+    cj_allocator a = tu_allocator(&st);
+    cj_ctx *ctx = cj_ctx_new(&a);
+    CHECK(ctx);
+    int64_t d[2] = {3, 4};
+    for (int i = 0; i < 100; i++) cj_zeros(ctx, CJ_F32, 2, d);
+    CHECK(cj_error(ctx) == CJ_OK);
+    cj_ctx_free(ctx);
+    CHECK_EQ_INT(st.live, 0);
+    CHECK_EQ_INT(st.live_bytes, 0);
+}
+
+TEST(core_scope_end_frees_all_but_kept) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_mem_stats before, after;
+    cj_mem_stats_get(ctx, &before);
+    cj_scope_begin(ctx);
+    cj_val a = tu_ramp(ctx, 1000, 1, 0);
+    cj_val b = tu_ramp(ctx, 1000, 2, 0);
+    cj_scope_end(ctx, 1, &b);
+    cj_mem_stats_get(ctx, &after);
+    /* only b's data is still in use */
+    CHECK(after.bytes_in_arrays - before.bytes_in_arrays >= 4000);
+    CHECK(after.bytes_in_arrays - before.bytes_in_arrays < 8000);
+    float buf[1000];
+    CHECK(cj_read(b, buf, sizeof buf) == CJ_OK);
+    CHECK_NEAR(buf[999], 1998.0, 0, 0);
+    /* a is gone: using it is a clear error, not a crash */
+    CHECK(cj_val_rank(a) == -1);
+    CHECK(cj_error(ctx) == CJ_ERR_LEAKED);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "used after it was freed");
+    cj_error_clear(ctx);
+    CHECK(cj_error(ctx) == CJ_OK);
+    cj_ctx_free(ctx);
+}
+
+TEST(core_scope_end_without_begin_is_an_error) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_scope_end(ctx, 0, NULL);
+    CHECK(cj_error(ctx) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_scope_end");
+    cj_ctx_free(ctx);
+}
+
+TEST(core_val_free_then_use_is_leaked_error) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val a = tu_ramp(ctx, 4, 1, 0);
+    cj_val_free(a);
+    cj_val b = cj_add(a, a);
+    CHECK(cj_is_error(b));
+    CHECK(cj_error(ctx) == CJ_ERR_LEAKED);
+    cj_ctx_free(ctx);
+}
+
+TEST(core_pool_reuses_freed_buffers) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val x = tu_ramp(ctx, 4096, 0.001f, 0);
+    cj_mem_stats s1, s2;
+    for (int it = 0; it < 50; it++) {
+        cj_scope_begin(ctx);
+        cj_val y = cj_add(cj_mul(x, x), x);
+        (void)y;
+        cj_scope_end(ctx, 0, NULL);
+        if (it == 4) cj_mem_stats_get(ctx, &s1);
+    }
+    cj_mem_stats_get(ctx, &s2);
+    CHECK(cj_error(ctx) == CJ_OK);
+    /* steady state: no new data buffers from the allocator after warm-up
+     * (value pages are allocated once too) */
+    CHECK_EQ_INT(s2.n_allocs, s1.n_allocs);
+    CHECK(s2.n_pool_hits > s1.n_pool_hits);
+    cj_ctx_free(ctx);
+}
+
+/* ---- sticky errors ---- */
+TEST(core_error_is_sticky_and_names_the_op) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t d3 = 3, d4 = 4;
+    cj_val a = cj_zeros(ctx, CJ_F32, 1, &d3);
+    cj_val b = cj_zeros(ctx, CJ_F32, 1, &d4);
+    cj_val c = cj_add(a, b);
+    CHECK(cj_is_error(c));
+    CHECK(cj_error(ctx) == CJ_ERR_SHAPE);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "add");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "f32[3]");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "f32[4]");
+    /* later operations return errors without replacing the first message */
+    cj_val d = cj_sin(a);
+    CHECK(cj_is_error(d));
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "f32[4]");
+    cj_error_clear(ctx);
+    cj_val e = cj_sin(a);
+    CHECK(!cj_is_error(e));
+    /* an old error value used after clearing is reported as such */
+    cj_val f = cj_neg(c);
+    CHECK(cj_is_error(f));
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "error value");
+    cj_ctx_free(ctx);
+}
+
+TEST(core_values_from_another_context_are_rejected) {
+    cj_ctx *c1 = cj_ctx_new(NULL), *c2 = cj_ctx_new(NULL);
+    cj_val a = tu_ramp(c1, 3, 1, 0), b = tu_ramp(c2, 3, 1, 0);
+    cj_val c = cj_add(a, b);
+    CHECK(cj_is_error(c));
+    CHECK_STR_CONTAINS(cj_error_message(c1), "another context");
+    cj_ctx_free(c1);
+    cj_ctx_free(c2);
+}
+
+/* ---- tracing and jit ---- */
+typedef struct counter {
+    int calls;
+    cj_val leaked;
+} counter;
+
+static void fn_sincos(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    if (user) ((counter *)user)->calls++;
+    cj_val x = in[0];
+    out[0] = cj_add(cj_mul(cj_sin(x), cj_cos(x)), cj_mul(x, x));
+}
+
+TEST(core_make_jaxpr_prints_the_ir) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "f", fn_sincos, 1, 1, NULL);
+    int64_t d = 3;
+    cj_spec s = cj_spec_make(CJ_F32, 1, &d);
+    char *text = cj_make_jaxpr(f, 1, &s);
+    CHECK(text);
+    const char *expect =
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = sin a\n"
+        "    c:f32[3] = cos a\n"
+        "    d:f32[3] = mul b c\n"
+        "    e:f32[3] = mul a a\n"
+        "    f:f32[3] = add d e\n"
+        "  in (f,) }\n";
+    CHECK_MSG(strcmp(text, expect) == 0, "got:\n%s", text);
+    cj_string_free(ctx, text);
+    cj_ctx_free(ctx);
+}
+
+static void fn_scale(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user;
+    out[0] = cj_mul(in[0], cj_scalar(ctx, 2.0));
+}
+
+TEST(core_make_jaxpr_weak_scalar_literal) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "scale", fn_scale, 1, 1, NULL);
+    int64_t d = 4;
+    cj_spec s = cj_spec_make(CJ_F32, 1, &d);
+    char *text = cj_make_jaxpr(f, 1, &s);
+    CHECK(text);
+    /* the weak constant stays f32 and prints inline */
+    CHECK_STR_CONTAINS(text, "b:f32[4] = mul a 2:f32[]");
+    cj_string_free(ctx, text);
+    cj_ctx_free(ctx);
+}
+
+TEST(core_jit_matches_eager_and_caches) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    counter cnt = {0};
+    cj_func *f = cj_func_new(ctx, "f", fn_sincos, 1, 1, &cnt);
+    cj_func *jf = cj_jit(f, NULL);
+    cj_val x = tu_ramp(ctx, 1000, 0.01f, -3);
+    cj_val y_eager, y_jit, y_jit2;
+    CHECK(cj_call(f, &x, &y_eager) == CJ_OK);
+    CHECK(cj_call(jf, &x, &y_jit) == CJ_OK);
+    CHECK(cj_call(jf, &x, &y_jit2) == CJ_OK);
+    float a[1000], b[1000], c[1000];
+    CHECK(cj_read(y_eager, a, sizeof a) == CJ_OK);
+    CHECK(cj_read(y_jit, b, sizeof b) == CJ_OK);
+    CHECK(cj_read(y_jit2, c, sizeof c) == CJ_OK);
+    for (int i = 0; i < 1000; i++) {
+        double xi = i * 0.01f - 3;
+        CHECK_NEAR(a[i], sin(xi) * cos(xi) + xi * xi, 1e-5, 1e-5);
+        CHECK(a[i] == b[i] && b[i] == c[i]);
+    }
+    cj_jit_stats st;
+    cj_jit_stats_get(jf, &st);
+    CHECK_EQ_INT(st.traces, 1);
+    CHECK_EQ_INT(st.misses, 1);
+    CHECK_EQ_INT(st.hits, 1);
+    CHECK_EQ_INT(cnt.calls, 2); /* once eager, once traced */
+    cj_ctx_free(ctx);
+}
+
+TEST(core_jit_explains_cache_misses) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    counter cnt = {0};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "f", fn_sincos, 1, 1, &cnt), NULL);
+    cj_val y;
+    cj_val x8 = tu_ramp(ctx, 8, 1, 0), x16 = tu_ramp(ctx, 16, 1, 0);
+    CHECK(cj_call(jf, &x8, &y) == CJ_OK);
+    CHECK_STR_CONTAINS(cj_jit_last_miss(jf), "first call");
+    CHECK(cj_call(jf, &x16, &y) == CJ_OK);
+    CHECK_STR_CONTAINS(cj_jit_last_miss(jf), "argument 0 shape f32[8] → f32[16]");
+    cj_val x8d = cj_astype(x8, CJ_F64);
+    CHECK(cj_call(jf, &x8d, &y) == CJ_OK);
+    CHECK_STR_CONTAINS(cj_jit_last_miss(jf), "argument 0 dtype f32[8] → f64[8]");
+    /* a weak scalar and a strong one are different keys */
+    cj_val w = cj_scalar(ctx, 1.0), s = cj_scalar_typed(ctx, 1.0, CJ_F32);
+    CHECK(cj_call(jf, &w, &y) == CJ_OK);
+    CHECK(cj_call(jf, &s, &y) == CJ_OK);
+    CHECK_STR_CONTAINS(cj_jit_last_miss(jf), "weak type");
+    CHECK(cj_val_weak(y) == 0);
+    cj_jit_stats st;
+    cj_jit_stats_get(jf, &st);
+    CHECK_EQ_INT(st.misses, 5);
+    CHECK_EQ_INT(st.entries, 5);
+    CHECK_EQ_INT(st.hits, 0);
+    CHECK(cj_call(jf, &x16, &y) == CJ_OK);
+    cj_jit_stats_get(jf, &st);
+    CHECK_EQ_INT(st.hits, 1);
+    cj_jit_clear(jf);
+    cj_jit_stats_get(jf, &st);
+    CHECK_EQ_INT(st.entries, 0);
+    CHECK(cj_call(jf, &x16, &y) == CJ_OK);
+    CHECK_EQ_INT(cnt.calls, 6);
+    cj_ctx_free(ctx);
+}
+
+/* Static argument: a power read as a C integer picks the program. */
+static void fn_power(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    if (user) ((counter *)user)->calls++;
+    int64_t n = 0;
+    cj_item_int(in[1], &n);
+    cj_val r = cj_ones_like(in[0]);
+    for (int64_t i = 0; i < n; i++) r = cj_mul(r, in[0]);
+    out[0] = r;
+}
+
+TEST(core_jit_static_argument_values_key_the_cache) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    counter cnt = {0};
+    int statics[1] = {1};
+    cj_jit_opts o = {1, statics, 0, NULL};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "power", fn_power, 2, 1, &cnt), &o);
+    cj_val x = tu_ramp(ctx, 5, 1, 1), y;
+    cj_val in3[2] = {x, cj_scalar_int(ctx, 3)};
+    cj_val in2[2] = {x, cj_scalar_int(ctx, 2)};
+    CHECK(cj_call(jf, in3, &y) == CJ_OK);
+    float b[5];
+    cj_read(y, b, sizeof b);
+    for (int i = 0; i < 5; i++) CHECK_NEAR(b[i], pow(i + 1, 3), 0, 0);
+    CHECK(cj_call(jf, in2, &y) == CJ_OK);
+    cj_read(y, b, sizeof b);
+    for (int i = 0; i < 5; i++) CHECK_NEAR(b[i], pow(i + 1, 2), 0, 0);
+    CHECK_STR_CONTAINS(cj_jit_last_miss(jf), "static argument 1 has a new value (2)");
+    cj_val in3b[2] = {x, cj_scalar_int(ctx, 3)};
+    CHECK(cj_call(jf, in3b, &y) == CJ_OK);
+    cj_jit_stats st;
+    cj_jit_stats_get(jf, &st);
+    CHECK_EQ_INT(st.traces, 2);
+    CHECK_EQ_INT(st.hits, 1);
+    CHECK_EQ_INT(cnt.calls, 2);
+    cj_ctx_free(ctx);
+}
+
+TEST(core_jit_reading_a_traced_value_is_a_concretization_error) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *jf = cj_jit(cj_func_new(ctx, "power", fn_power, 2, 1, NULL), NULL);
+    cj_val in[2] = {tu_ramp(ctx, 5, 1, 1), cj_scalar_int(ctx, 3)}, y;
+    CHECK(cj_call(jf, in, &y) == CJ_ERR_CONCRETIZATION);
+    CHECK(cj_is_error(y));
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_item_int");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "static_argnums");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "i32[]");
+    cj_error_clear(ctx);
+    /* the context is usable afterwards, and nothing was cached */
+    cj_jit_stats st;
+    cj_jit_stats_get(jf, &st);
+    CHECK_EQ_INT(st.entries, 0);
+    cj_val z = cj_add(in[0], in[0]);
+    CHECK(!cj_is_error(z));
+    cj_ctx_free(ctx);
+}
+
+static void fn_leak(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    counter *c = user;
+    c->leaked = cj_sin(in[0]);
+    out[0] = cj_cos(in[0]);
+}
+
+TEST(core_leaked_tracer_is_an_error_not_a_crash) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    counter cnt = {0};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "leaky", fn_leak, 1, 1, &cnt), NULL);
+    cj_val x = tu_ramp(ctx, 3, 1, 0), y;
+    CHECK(cj_call(jf, &x, &y) == CJ_OK);
+    cj_val bad = cj_add(cnt.leaked, x);
+    CHECK(cj_is_error(bad));
+    CHECK(cj_error(ctx) == CJ_ERR_LEAKED);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "leaked tracer");
+    cj_error_clear(ctx);
+    CHECK(cj_read(cnt.leaked, NULL, 0) == CJ_ERR_LEAKED);
+    cj_ctx_free(ctx);
+}
+
+static void fn_outer(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    cj_func *inner = user;
+    cj_val t;
+    cj_call(inner, in, &t);
+    out[0] = cj_exp(t);
+}
+
+TEST(core_jit_inside_jit_inlines_the_cached_ir) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    counter cnt = {0};
+    cj_func *inner = cj_jit(cj_func_new(ctx, "inner", fn_sincos, 1, 1, &cnt), NULL);
+    cj_func *outer = cj_jit(cj_func_new(ctx, "outer", fn_outer, 1, 1, inner), NULL);
+    cj_val x = tu_ramp(ctx, 4, 0.5f, 0), y, z;
+    CHECK(cj_call(outer, &x, &y) == CJ_OK);
+    CHECK(cj_call(inner, &x, &z) == CJ_OK); /* cached by the traced call */
+    CHECK_EQ_INT(cnt.calls, 1);
+    float a[4], b[4];
+    cj_read(y, a, sizeof a);
+    cj_read(z, b, sizeof b);
+    for (int i = 0; i < 4; i++) CHECK_NEAR(a[i], exp(b[i]), 1e-5, 0);
+    int64_t d = 4;
+    cj_spec s = cj_spec_make(CJ_F32, 1, &d);
+    char *text = cj_make_jaxpr(outer, 1, &s);
+    CHECK(text);
+    CHECK_STR_CONTAINS(text, "= sin a");
+    CHECK_STR_CONTAINS(text, "= exp f");
+    cj_string_free(ctx, text);
+    cj_ctx_free(ctx);
+}
+
+static void fn_identity_and_const(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user;
+    out[0] = in[0];
+    int64_t d = 2;
+    float v[2] = {7, 8};
+    out[1] = cj_array(ctx, CJ_F32, 1, &d, v);
+}
+
+TEST(core_jit_outputs_may_be_inputs_or_constants) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *jf = cj_jit(cj_func_new(ctx, "idc", fn_identity_and_const, 1, 2, NULL), NULL);
+    cj_val x = tu_ramp(ctx, 3, 1, 5), y[2];
+    CHECK(cj_call(jf, &x, y) == CJ_OK);
+    CHECK(cj_call(jf, &x, y) == CJ_OK);
+    float a[3], b[2];
+    cj_read(y[0], a, sizeof a);
+    cj_read(y[1], b, sizeof b);
+    CHECK(a[0] == 5 && a[2] == 7 && b[0] == 7 && b[1] == 8);
+    cj_ctx_free(ctx);
+}
+
+static void fn_forgets_output(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    (void)user;
+    out[0] = in[0];
+}
+
+TEST(core_unset_output_is_reported) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "forgetful", fn_forgets_output, 1, 2, NULL);
+    cj_val x = tu_ramp(ctx, 3, 1, 0), y[2];
+    CHECK(cj_call(f, &x, y) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "forgetful: output 1 was not set");
+    cj_ctx_free(ctx);
+}
+
+/* ---- allocation failure at every allocation site ---- */
+static int scenario(cj_ctx *ctx) {
+    counter cnt = {0};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "f", fn_sincos, 1, 1, &cnt), NULL);
+    cj_val x = tu_ramp(ctx, 300, 0.1f, 0), y;
+    cj_scope_begin(ctx);
+    cj_val z = cj_add(cj_exp(x), cj_scalar(ctx, 1.0));
+    cj_scope_end(ctx, 1, &z);
+    cj_call(jf, &x, &y);
+    cj_call(jf, &z, &y);
+    int64_t d = 300;
+    cj_spec s = cj_spec_make(CJ_F32, 1, &d);
+    char *t = cj_make_jaxpr(jf, 1, &s);
+    cj_string_free(ctx, t);
+    float out[300];
+    cj_read(y, out, sizeof out);
+    return cj_error(ctx);
+}
+
+TEST(core_allocation_failure_at_every_site_is_clean) {
+    int succeeded = 0;
+    for (long long n = 1; n < 5000 && !succeeded; n++) {
+        tu_alloc st = {0};
+        st.fail_at = n;
+        cj_allocator a = tu_allocator(&st);
+        cj_ctx *ctx = cj_ctx_new(&a);
+        if (ctx) {
+            int rc = scenario(ctx);
+            if (rc == CJ_OK) {
+                CHECK_MSG(!st.failed, "allocation %lld failed but the scenario reported success", n);
+                succeeded = 1;
+            } else {
+                CHECK_MSG(rc == CJ_ERR_OOM, "allocation %lld: expected CJ_ERR_OOM, got %s: %s", n,
+                          cj_status_name((cj_status)rc), cj_error_message(ctx));
+            }
+            cj_ctx_free(ctx);
+        }
+        CHECK_MSG(st.live == 0, "allocation %lld failing leaked %lld blocks", n, st.live);
+    }
+    CHECK(succeeded);
+}

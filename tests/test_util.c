@@ -1,0 +1,44 @@
+/* test_util.c — see test_util.h. */
+#include "test_util.h"
+
+#include <stdlib.h>
+
+static void *tu_alloc_fn(void *user, size_t size, size_t align) {
+    tu_alloc *s = user;
+    s->count++;
+    if (s->fail_at && s->count == s->fail_at) {
+        s->failed = 1;
+        return NULL;
+    }
+    void *p = NULL;
+    if (align < sizeof(void *)) align = sizeof(void *);
+    if (posix_memalign(&p, align, size ? size : 1) != 0) return NULL;
+    s->live++;
+    s->live_bytes += (long long)size;
+    return p;
+}
+
+static void tu_free_fn(void *user, void *p, size_t size) {
+    tu_alloc *s = user;
+    if (!p) return;
+    s->live--;
+    s->live_bytes -= (long long)size;
+    free(p);
+}
+
+cj_allocator tu_allocator(tu_alloc *state) {
+    cj_allocator a = {tu_alloc_fn, tu_free_fn, state};
+    return a;
+}
+
+cj_val tu_f32(cj_ctx *ctx, int rank, const int64_t *dims, const float *values) {
+    return cj_array(ctx, CJ_F32, rank, dims, values);
+}
+
+cj_val tu_ramp(cj_ctx *ctx, int64_t n, float scale, float offset) {
+    float *v = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++) v[i] = (float)i * scale + offset;
+    cj_val r = cj_array(ctx, CJ_F32, 1, &n, v);
+    free(v);
+    return r;
+}

@@ -1,0 +1,23 @@
+/* test_util.h — helpers shared by test files: a counting allocator that can
+ * fail the N-th allocation (fault injection), and small array builders. */
+#ifndef CJ_TEST_UTIL_H
+#define CJ_TEST_UTIL_H
+#include "cjax.h"
+
+typedef struct tu_alloc {
+    long long fail_at;  /* fail the allocation with this number (1-based); 0 never */
+    long long count;    /* allocations attempted */
+    long long live;     /* blocks not yet freed */
+    long long live_bytes;
+    int failed;         /* an allocation was refused */
+} tu_alloc;
+
+/* An allocator hook over malloc that counts and can fail. */
+cj_allocator tu_allocator(tu_alloc *state);
+
+/* f32 array from a list of values: tu_f32(ctx, rank, dims, values). */
+cj_val tu_f32(cj_ctx *ctx, int rank, const int64_t *dims, const float *values);
+/* A vector 0, 1, ..., n-1 scaled by `scale` plus `offset`, as f32. */
+cj_val tu_ramp(cj_ctx *ctx, int64_t n, float scale, float offset);
+
+#endif
