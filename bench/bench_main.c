@@ -7,6 +7,7 @@
  * dot backend (OpenBLAS when linked, else cjax's built-in). Peers come from
  * bench/peers.py when python3 can import them; otherwise "missing".
  * Results are also written to bench/results/latest.json. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

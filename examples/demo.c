@@ -3,6 +3,7 @@
  * then jitted: the IR it traces to, the cache at work (a hit, then a miss
  * explained), the same numbers from both paths, and what it cost in time
  * and memory. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
