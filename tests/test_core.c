@@ -128,7 +128,9 @@ static void fn_sincos(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     (void)ctx;
     if (user) ((counter *)user)->calls++;
     cj_val x = in[0];
-    out[0] = cj_add(cj_mul(cj_sin(x), cj_cos(x)), cj_mul(x, x));
+    cj_val s = cj_sin(x), c = cj_cos(x); /* statements: C leaves argument order open */
+    cj_val sc = cj_mul(s, c), xx = cj_mul(x, x);
+    out[0] = cj_add(sc, xx);
 }
 
 TEST(core_make_jaxpr_prints_the_ir) {
@@ -398,24 +400,26 @@ static int scenario(cj_ctx *ctx) {
 }
 
 TEST(core_allocation_failure_at_every_site_is_clean) {
-    int succeeded = 0;
-    for (long long n = 1; n < 5000 && !succeeded; n++) {
+    /* Fail allocation 1, 2, 3, ... until a run where no allocation failed:
+     * every run must end in success (a failure the pool recovered from) or
+     * a clean CJ_ERR_OOM, and leak nothing. */
+    int covered = 0;
+    for (long long n = 1; n < 20000 && !covered; n++) {
         tu_alloc st = {0};
         st.fail_at = n;
         cj_allocator a = tu_allocator(&st);
         cj_ctx *ctx = cj_ctx_new(&a);
         if (ctx) {
             int rc = scenario(ctx);
-            if (rc == CJ_OK) {
-                CHECK_MSG(!st.failed, "allocation %lld failed but the scenario reported success", n);
-                succeeded = 1;
-            } else {
-                CHECK_MSG(rc == CJ_ERR_OOM, "allocation %lld: expected CJ_ERR_OOM, got %s: %s", n,
-                          cj_status_name((cj_status)rc), cj_error_message(ctx));
+            CHECK_MSG(rc == CJ_OK || rc == CJ_ERR_OOM, "allocation %lld: expected CJ_ERR_OOM, got %s: %s", n,
+                      cj_status_name((cj_status)rc), cj_error_message(ctx));
+            if (!st.failed) {
+                CHECK(rc == CJ_OK);
+                covered = 1;
             }
             cj_ctx_free(ctx);
         }
         CHECK_MSG(st.live == 0, "allocation %lld failing leaked %lld blocks", n, st.live);
     }
-    CHECK(succeeded);
+    CHECK(covered);
 }

@@ -49,8 +49,10 @@ core_trace *core_push_trace(cj_ctx *ctx, const trace_ops *ops, void *state, cons
 }
 
 void core_pop_trace(cj_ctx *ctx, core_trace *t) {
-    /* traces end innermost first; anything above t ended with it */
-    while (ctx->n_traces > t->level) {
+    /* traces end innermost first; anything above t ended with it (t itself
+     * is freed in the loop, so read its level first) */
+    int level = t->level;
+    while (ctx->n_traces > level) {
         core_trace *top = ctx->traces[--ctx->n_traces];
         rt_free(ctx->mem, top, sizeof *top);
     }

@@ -1,4 +1,488 @@
-/* dot.c — the dot primitives (prim layer). Placeholder: rules pending. */
+/* dot.c — the dot_general primitive (prim layer).
+ *
+ * lax.dot_general: each operand's axes are split into batch axes (paired
+ * between the operands), contracting axes (paired, summed over) and free
+ * axes. The result's axes are the batch axes, then lhs's free axes, then
+ * rhs's free axes, each in order. cj_dot_general and cj_matmul (api/linalg.c)
+ * promote dtypes and broadcast before they bind it; the primitive itself
+ * is strict: equal dtypes, matching sizes.
+ *
+ * The kernel sees every dot_general as a batch of matrix products:
+ * lhs as [B, M, K], rhs as [B, K, N] and the result as [B, M, N], where B,
+ * M, K, N are the products of the batch, lhs-free, contracting and
+ * rhs-free sizes. The result's layout is exactly [B, M, N], so only the
+ * operands may need rearranging. Each axis group of an operand is merged
+ * into one strided dimension when its axes sit next to each other in
+ * memory, in order (size-1 axes are ignored); when every group merges and
+ * the matrix inside a batch is row- or column-contiguous, the GEMM reads
+ * the operand in place (a transposed operand is a trans flag, not a copy).
+ * Only otherwise is the operand copied into [B, M, K] / [B, K, N] order.
+ * f32/f64 go through src/runtime/gemm.h; i32/i64/bool use a blocked loop
+ * here (integers wrap on overflow as in XLA; a bool dot is OR of ANDs). */
+#include <string.h>
+
+#include "../runtime/gemm.h"
+#include "../runtime/threads.h"
 #include "prim.h"
 
-void prim_register_dot(void) {}
+/* ---- abstract evaluation ---------------------------------------------- */
+
+/* Axes of `a` that are neither batch nor contracting, in order. */
+static int free_axes(const rt_aval *a, const prim_ivec *contract, const prim_ivec *batch,
+                     int64_t *out) {
+    int n = 0;
+    for (int d = 0; d < a->rank; d++) {
+        int used = 0;
+        for (int i = 0; i < contract->n; i++) used |= contract->v[i] == d;
+        for (int i = 0; i < batch->n; i++) used |= batch->v[i] == d;
+        if (!used) out[n++] = d;
+    }
+    return n;
+}
+
+/* Every listed dimension in range for `a`, and none used twice across the
+ * operand's contracting and batch lists. */
+static int check_dims(struct cj_ctx *ctx, prim_id prim, const rt_aval *a, const char *side,
+                      const prim_ivec *contract, const prim_ivec *batch) {
+    char t[96];
+    rt_aval_str(a, t, sizeof t);
+    unsigned seen = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const prim_ivec *v = pass ? batch : contract;
+        const char *kind = pass ? "batch" : "contracting";
+        for (int i = 0; i < v->n; i++) {
+            int64_t d = v->v[i];
+            if (d < 0 || d >= a->rank)
+                return prim_error(ctx, CJ_ERR_AXIS, prim, "%s %s dimension %lld is out of range for %s",
+                                  side, kind, (long long)d, t);
+            if (seen & (1u << d))
+                return prim_error(ctx, CJ_ERR_AXIS, prim, "%s dimension %lld of %s is used more than once",
+                                  side, (long long)d, t);
+            seen |= 1u << d;
+        }
+    }
+    return 0;
+}
+
+/* The paired dimensions must have equal sizes. */
+static int check_pairs(struct cj_ctx *ctx, prim_id prim, const rt_aval *l, const rt_aval *r,
+                       const prim_ivec *lv, const prim_ivec *rv, const char *kind) {
+    for (int i = 0; i < lv->n; i++) {
+        int64_t ls = l->dims[lv->v[i]], rs = r->dims[rv->v[i]];
+        if (ls == rs) continue;
+        char lt[96], rt[96];
+        rt_aval_str(l, lt, sizeof lt);
+        rt_aval_str(r, rt, sizeof rt);
+        return prim_error(ctx, CJ_ERR_SHAPE, prim,
+                          "%s dimension %lld of %s (size %lld) does not match dimension %lld of %s (size %lld)",
+                          kind, (long long)lv->v[i], lt, (long long)ls, (long long)rv->v[i], rt,
+                          (long long)rs);
+    }
+    return 0;
+}
+
+static int dot_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                             const rt_aval *in, rt_aval *out) {
+    (void)n_in;
+    const rt_aval *l = &in[0], *r = &in[1];
+    char lt[96], rt[96];
+    rt_aval_str(l, lt, sizeof lt);
+    rt_aval_str(r, rt, sizeof rt);
+    if (l->dtype != r->dtype)
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "operand dtypes must be equal, got %s and %s", lt, rt);
+    if (p->dtype != l->dtype)
+        return prim_error(ctx, CJ_ERR_DTYPE, prim,
+                          "preferred_element_type %s differs from the operand dtype of %s and %s",
+                          rt_dtype_valid(p->dtype) ? rt_dtypes[p->dtype].name : "?", lt, rt);
+    const prim_ivec *lists[4] = {&p->lhs_contract, &p->rhs_contract, &p->lhs_batch, &p->rhs_batch};
+    for (int i = 0; i < 4; i++)
+        if (lists[i]->n < 0 || lists[i]->n > CJ_MAX_RANK)
+            return prim_error(ctx, CJ_ERR_ARG, prim, "a dimension list has %d entries (0..%d allowed)",
+                              lists[i]->n, CJ_MAX_RANK);
+    if (p->lhs_contract.n != p->rhs_contract.n)
+        return prim_error(ctx, CJ_ERR_ARG, prim, "%d lhs contracting dimensions but %d rhs ones",
+                          p->lhs_contract.n, p->rhs_contract.n);
+    if (p->lhs_batch.n != p->rhs_batch.n)
+        return prim_error(ctx, CJ_ERR_ARG, prim, "%d lhs batch dimensions but %d rhs ones",
+                          p->lhs_batch.n, p->rhs_batch.n);
+    if (check_dims(ctx, prim, l, "lhs", &p->lhs_contract, &p->lhs_batch) != 0 ||
+        check_dims(ctx, prim, r, "rhs", &p->rhs_contract, &p->rhs_batch) != 0 ||
+        check_pairs(ctx, prim, l, r, &p->lhs_contract, &p->rhs_contract, "contracting") != 0 ||
+        check_pairs(ctx, prim, l, r, &p->lhs_batch, &p->rhs_batch, "batch") != 0)
+        return -1;
+
+    int64_t lf[CJ_MAX_RANK], rf[CJ_MAX_RANK];
+    int nlf = free_axes(l, &p->lhs_contract, &p->lhs_batch, lf);
+    int nrf = free_axes(r, &p->rhs_contract, &p->rhs_batch, rf);
+    int rank = p->lhs_batch.n + nlf + nrf;
+    if (rank > CJ_MAX_RANK)
+        return prim_error(ctx, CJ_ERR_SHAPE, prim, "result of %s and %s would have rank %d (at most %d)",
+                          lt, rt, rank, CJ_MAX_RANK);
+    out->dtype = l->dtype;
+    out->weak = l->weak && r->weak;
+    out->rank = 0;
+    for (int i = 0; i < p->lhs_batch.n; i++) out->dims[out->rank++] = l->dims[p->lhs_batch.v[i]];
+    for (int i = 0; i < nlf; i++) out->dims[out->rank++] = l->dims[lf[i]];
+    for (int i = 0; i < nrf; i++) out->dims[out->rank++] = r->dims[rf[i]];
+    return 0;
+}
+
+/* "[1, 2]" as JAX prints dimension lists. */
+static size_t print_list(char *buf, size_t size, size_t at, const prim_ivec *v) {
+    at += (size_t)snprintf(buf + (at < size ? at : size), at < size ? size - at : 0, "[");
+    for (int i = 0; i < v->n; i++)
+        at += (size_t)snprintf(buf + (at < size ? at : size), at < size ? size - at : 0, "%s%lld",
+                               i ? ", " : "", (long long)v->v[i]);
+    at += (size_t)snprintf(buf + (at < size ? at : size), at < size ? size - at : 0, "]");
+    return at;
+}
+
+static int dot_print_params(const prim_params *p, char *buf, size_t size) {
+    size_t at = (size_t)snprintf(buf, size, "dimension_numbers=((");
+    at = print_list(buf, size, at, &p->lhs_contract);
+    at += (size_t)snprintf(buf + (at < size ? at : size), at < size ? size - at : 0, ", ");
+    at = print_list(buf, size, at, &p->rhs_contract);
+    at += (size_t)snprintf(buf + (at < size ? at : size), at < size ? size - at : 0, "), (");
+    at = print_list(buf, size, at, &p->lhs_batch);
+    at += (size_t)snprintf(buf + (at < size ? at : size), at < size ? size - at : 0, ", ");
+    at = print_list(buf, size, at, &p->rhs_batch);
+    at += (size_t)snprintf(buf + (at < size ? at : size), at < size ? size - at : 0,
+                           ")) precision=None preferred_element_type=%s",
+                           rt_dtype_valid(p->dtype) ? rt_dtypes[p->dtype].name : "?");
+    return (int)at;
+}
+
+/* ---- operand layout ---------------------------------------------------- */
+
+/* One operand seen as a batch of matrices: element (b, i, j) is at
+ * data + b*batch_stride + i*row_stride + j*col_stride (elements). The
+ * stride of a dimension of size <= 1 is meaningless. */
+typedef struct matrix_view {
+    const char *data;
+    int64_t batch, rows, cols;
+    int64_t batch_stride, row_stride, col_stride;
+} matrix_view;
+
+/* Merges axes (in the given order) into one strided dimension. Returns 0
+ * when they are not adjacent-in-order in memory. Size-1 axes do not count. */
+static int merge_axes(const rt_aval *a, const int64_t *strides, const int64_t *axes, int n,
+                      int64_t *size, int64_t *stride) {
+    int64_t total = 1, prev = -1;
+    int merged = 1;
+    *stride = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t d = axes[i];
+        total *= a->dims[d];
+        if (a->dims[d] == 1) continue;
+        if (prev >= 0 && strides[prev] != strides[d] * a->dims[d]) merged = 0;
+        prev = d;
+        *stride = strides[d];
+    }
+    *size = total; /* set either way: a copied operand needs it too */
+    return merged;
+}
+
+/* The view of an operand whose axes split into batch, row and column
+ * groups; 0 when some group does not merge (the operand must be copied;
+ * the group sizes are filled in either way). */
+static int view_in_place(const rt_array *x, const int64_t *batch, int nb, const int64_t *rows,
+                         int nr, const int64_t *cols, int nc, matrix_view *v) {
+    int64_t strides[CJ_MAX_RANK];
+    rt_strides(&x->aval, strides);
+    v->data = x->data;
+    int ok = merge_axes(&x->aval, strides, batch, nb, &v->batch, &v->batch_stride);
+    ok &= merge_axes(&x->aval, strides, rows, nr, &v->rows, &v->row_stride);
+    ok &= merge_axes(&x->aval, strides, cols, nc, &v->cols, &v->col_stride);
+    return ok;
+}
+
+/* How a GEMM reads a matrix view: stored as is (trans 0, ld = row stride)
+ * or as the transpose of a row-major matrix (trans 1, ld = column stride).
+ * Returns 0 when neither works. */
+static int gemm_layout(const matrix_view *v, int *trans, int64_t *ld) {
+    int64_t rmin = v->rows > 1 ? v->rows : 1, cmin = v->cols > 1 ? v->cols : 1;
+    if (v->cols <= 1 || v->col_stride == 1) {
+        *trans = 0;
+        *ld = v->rows <= 1 ? cmin : v->row_stride;
+        if (*ld >= cmin) return 1;
+    }
+    if (v->rows <= 1 || v->row_stride == 1) {
+        *trans = 1;
+        *ld = v->cols <= 1 ? rmin : v->col_stride;
+        if (*ld >= rmin) return 1;
+    }
+    return 0;
+}
+
+/* ---- permuted copy ------------------------------------------------------ */
+
+/* Copies x into a dense buffer whose axes are x's axes in `order`. */
+typedef struct permute_job {
+    const char *src;
+    char *dst;
+    size_t esize;
+    int rank;                      /* of the permuted view, >= 1 */
+    int64_t dims[CJ_MAX_RANK];     /* permuted shape */
+    int64_t src_stride[CJ_MAX_RANK]; /* src element stride of each permuted axis */
+} permute_job;
+
+/* Rows of the permuted view are its innermost axis; [begin, end) are rows. */
+static void permute_rows(void *arg, int64_t begin, int64_t end) {
+    const permute_job *j = arg;
+    int outer = j->rank - 1;
+    int64_t inner = j->dims[outer], sstep = j->src_stride[outer];
+    int64_t idx[CJ_MAX_RANK] = {0};
+    int64_t rem = begin, src_off = 0;
+    for (int d = outer - 1; d >= 0; d--) {
+        idx[d] = rem % j->dims[d];
+        rem /= j->dims[d];
+        src_off += idx[d] * j->src_stride[d];
+    }
+    for (int64_t row = begin; row < end; row++) {
+        char *dst = j->dst + (size_t)(row * inner) * j->esize;
+        switch (j->esize) {
+        case 8: {
+            const uint64_t *s = (const uint64_t *)j->src + src_off;
+            uint64_t *d = (uint64_t *)dst;
+            for (int64_t i = 0; i < inner; i++) d[i] = s[i * sstep];
+            break;
+        }
+        case 4: {
+            const uint32_t *s = (const uint32_t *)j->src + src_off;
+            uint32_t *d = (uint32_t *)dst;
+            for (int64_t i = 0; i < inner; i++) d[i] = s[i * sstep];
+            break;
+        }
+        default: {
+            const uint8_t *s = (const uint8_t *)j->src + src_off;
+            uint8_t *d = (uint8_t *)dst;
+            for (int64_t i = 0; i < inner; i++) d[i] = s[i * sstep];
+            break;
+        }
+        }
+        /* odometer over the outer axes */
+        for (int d = outer - 1; d >= 0; d--) {
+            src_off += j->src_stride[d];
+            if (++idx[d] < j->dims[d]) break;
+            src_off -= idx[d] * j->src_stride[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+static void permute_copy(const rt_array *x, const int64_t *order, void *dst) {
+    permute_job j;
+    int64_t strides[CJ_MAX_RANK];
+    rt_strides(&x->aval, strides);
+    j.src = x->data;
+    j.dst = dst;
+    j.esize = rt_dtypes[x->aval.dtype].size;
+    j.rank = 0;
+    for (int i = 0; i < x->aval.rank; i++) {
+        if (x->aval.dims[order[i]] == 1) continue; /* size-1 axes move nothing */
+        j.dims[j.rank] = x->aval.dims[order[i]];
+        j.src_stride[j.rank++] = strides[order[i]];
+    }
+    if (j.rank == 0) { /* a single element */
+        j.dims[0] = 1;
+        j.src_stride[0] = 1;
+        j.rank = 1;
+    }
+    int64_t rows = x->size / j.dims[j.rank - 1];
+    int64_t grain = RT_PARALLEL_MIN_ELEMS / j.dims[j.rank - 1] + 1;
+    if (x->size >= RT_PARALLEL_MIN_ELEMS && rows > 1) rt_parallel_for(rows, grain, permute_rows, &j);
+    else permute_rows(&j, 0, rows);
+}
+
+/* ---- kernels ------------------------------------------------------------ */
+
+typedef struct dot_job {
+    cj_dtype dtype;
+    matrix_view a, b; /* a: [B, M, K]; b: [B, K, N] */
+    int64_t M, N, K;
+    char *c;          /* [B, M, N], dense */
+} dot_job;
+
+static void gemm_one(const dot_job *j, int64_t bi) {
+    int ta = 0, tb = 0;
+    int64_t lda = 1, ldb = 1;
+    gemm_layout(&j->a, &ta, &lda); /* checked by the caller */
+    gemm_layout(&j->b, &tb, &ldb);
+    size_t es = rt_dtypes[j->dtype].size;
+    const char *a = j->a.data + (size_t)(bi * j->a.batch_stride) * es;
+    const char *b = j->b.data + (size_t)(bi * j->b.batch_stride) * es;
+    char *c = j->c + (size_t)(bi * j->M * j->N) * es;
+    if (j->dtype == CJ_F32)
+        rt_gemm_f32(j->M, j->N, j->K, (const float *)a, lda, ta, (const float *)b, ldb, tb, (float *)c,
+                    j->N, 0);
+    else
+        rt_gemm_f64(j->M, j->N, j->K, (const double *)a, lda, ta, (const double *)b, ldb, tb,
+                    (double *)c, j->N, 0);
+}
+
+static void gemm_batches(void *arg, int64_t begin, int64_t end) {
+    for (int64_t bi = begin; bi < end; bi++) gemm_one(arg, bi);
+}
+
+/* Integer and bool products: rows of the result are [begin, end) of the
+ * B·M rows. Blocked over k and n so a block of b stays in cache while the
+ * rows of the range stream past it. Unsigned arithmetic wraps as XLA's
+ * integer dot does (signed overflow would be undefined in C). */
+enum { INT_KB = 64, INT_NB = 1024 };
+
+#define DEFINE_INT_ROWS(name, T, U)                                                           \
+    static void name(void *arg, int64_t begin, int64_t end) {                                \
+        const dot_job *j = arg;                                                               \
+        const T *A = (const T *)j->a.data, *Bm = (const T *)j->b.data;                        \
+        U *C = (U *)j->c;                                                                     \
+        for (int64_t r = begin; r < end; r++)                                                 \
+            for (int64_t n = 0; n < j->N; n++) C[r * j->N + n] = 0;                           \
+        for (int64_t k0 = 0; k0 < j->K; k0 += INT_KB) {                                       \
+            int64_t k1 = k0 + INT_KB < j->K ? k0 + INT_KB : j->K;                             \
+            for (int64_t n0 = 0; n0 < j->N; n0 += INT_NB) {                                   \
+                int64_t n1 = n0 + INT_NB < j->N ? n0 + INT_NB : j->N;                         \
+                for (int64_t r = begin; r < end; r++) {                                       \
+                    int64_t bi = r / j->M, m = r % j->M;                                      \
+                    const T *arow = A + bi * j->a.batch_stride + m * j->a.row_stride;         \
+                    const T *bmat = Bm + bi * j->b.batch_stride;                              \
+                    U *crow = C + r * j->N;                                                   \
+                    for (int64_t k = k0; k < k1; k++) {                                       \
+                        U av = (U)arow[k * j->a.col_stride];                                  \
+                        const T *brow = bmat + k * j->b.row_stride;                           \
+                        for (int64_t n = n0; n < n1; n++) crow[n] += av * (U)brow[n];         \
+                    }                                                                         \
+                }                                                                             \
+            }                                                                                 \
+        }                                                                                     \
+    }
+
+DEFINE_INT_ROWS(int_rows_i32, int32_t, uint32_t)
+DEFINE_INT_ROWS(int_rows_i64, int64_t, uint64_t)
+
+static void bool_rows(void *arg, int64_t begin, int64_t end) {
+    const dot_job *j = arg;
+    const uint8_t *A = (const uint8_t *)j->a.data, *Bm = (const uint8_t *)j->b.data;
+    uint8_t *C = (uint8_t *)j->c;
+    for (int64_t r = begin; r < end; r++) {
+        int64_t bi = r / j->M, m = r % j->M;
+        const uint8_t *arow = A + bi * j->a.batch_stride + m * j->a.row_stride;
+        const uint8_t *bmat = Bm + bi * j->b.batch_stride;
+        uint8_t *crow = C + r * j->N;
+        memset(crow, 0, (size_t)j->N);
+        for (int64_t k = 0; k < j->K; k++) {
+            if (!arow[k * j->a.col_stride]) continue;
+            const uint8_t *brow = bmat + k * j->b.row_stride;
+            for (int64_t n = 0; n < j->N; n++) crow[n] |= brow[n] != 0;
+        }
+    }
+}
+
+/* ---- impl ---------------------------------------------------------------- */
+
+/* A permuted copy made for one operand (freed after the product). */
+typedef struct scratch {
+    void *data;
+    size_t cap;
+} scratch;
+
+/* Sets up the view of one operand, copying it into [batch, rows, cols]
+ * order when it cannot be read in place. For the integer kernel the
+ * columns of rhs must be contiguous (`need_unit_cols`). */
+static int operand_view(struct cj_ctx *ctx, prim_id prim, const rt_array *x, const int64_t *batch,
+                        int nb, const int64_t *rows, int nr, const int64_t *cols, int nc,
+                        int gemm, int need_unit_cols, matrix_view *v, scratch *s) {
+    int ok = view_in_place(x, batch, nb, rows, nr, cols, nc, v);
+    if (ok && gemm) {
+        int t;
+        int64_t ld;
+        ok = gemm_layout(v, &t, &ld);
+    }
+    if (ok && need_unit_cols) ok = v->cols <= 1 || v->col_stride == 1;
+    if (ok) return 0;
+
+    int64_t order[CJ_MAX_RANK];
+    int n = 0;
+    for (int i = 0; i < nb; i++) order[n++] = batch[i];
+    for (int i = 0; i < nr; i++) order[n++] = rows[i];
+    for (int i = 0; i < nc; i++) order[n++] = cols[i];
+    s->data = rt_data_alloc(x->mem, rt_aval_nbytes(&x->aval), &s->cap);
+    if (!s->data) {
+        char t[96];
+        rt_aval_str(&x->aval, t, sizeof t);
+        return prim_error(ctx, CJ_ERR_OOM, prim, "out of memory rearranging the operand %s", t);
+    }
+    permute_copy(x, order, s->data);
+    v->data = s->data;
+    v->batch_stride = v->rows * v->cols;
+    v->row_stride = v->cols;
+    v->col_stride = 1;
+    return 0;
+}
+
+/* Batches whose product is below this many multiply-adds run one per
+ * thread; bigger ones run one at a time with the GEMM's own threads. */
+#define SMALL_GEMM_FLOPS ((int64_t)1 << 18)
+
+static void run_products(dot_job *j, int64_t B) {
+    int64_t flops = j->M * j->N * j->K;
+    if (j->dtype == CJ_F32 || j->dtype == CJ_F64) {
+        if (B > 1 && flops < SMALL_GEMM_FLOPS && B * flops >= RT_PARALLEL_MIN_ELEMS)
+            rt_parallel_for(B, 1, gemm_batches, j);
+        else gemm_batches(j, 0, B);
+        return;
+    }
+    rt_range_fn rows = j->dtype == CJ_I32 ? int_rows_i32 : j->dtype == CJ_I64 ? int_rows_i64 : bool_rows;
+    int64_t n_rows = B * j->M;
+    if (B * flops >= RT_PARALLEL_MIN_ELEMS && n_rows > 1)
+        rt_parallel_for(n_rows, 1 + RT_PARALLEL_MIN_ELEMS / (j->N * j->K + 1), rows, j);
+    else rows(j, 0, n_rows);
+}
+
+static int dot_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                    rt_array *const *in, rt_array *out) {
+    (void)n_in;
+    const rt_array *l = in[0], *r = in[1];
+    if (out->size == 0) return 0;
+    int64_t lf[CJ_MAX_RANK], rf[CJ_MAX_RANK];
+    int nlf = free_axes(&l->aval, &p->lhs_contract, &p->lhs_batch, lf);
+    int nrf = free_axes(&r->aval, &p->rhs_contract, &p->rhs_batch, rf);
+    int nb = p->lhs_batch.n, nc = p->lhs_contract.n;
+
+    dot_job j;
+    memset(&j, 0, sizeof j);
+    j.dtype = out->aval.dtype;
+    j.c = out->data;
+    int64_t B = 1;
+    for (int i = 0; i < nb; i++) B *= l->aval.dims[p->lhs_batch.v[i]];
+    j.M = 1;
+    for (int i = 0; i < nlf; i++) j.M *= l->aval.dims[lf[i]];
+    j.N = 1;
+    for (int i = 0; i < nrf; i++) j.N *= r->aval.dims[rf[i]];
+    j.K = 1;
+    for (int i = 0; i < nc; i++) j.K *= l->aval.dims[p->lhs_contract.v[i]];
+    if (j.K == 0) { /* an empty sum: zeros (all-zero bytes in every dtype) */
+        memset(out->data, 0, rt_aval_nbytes(&out->aval));
+        return 0;
+    }
+
+    int gemm = j.dtype == CJ_F32 || j.dtype == CJ_F64;
+    scratch sl = {NULL, 0}, sr = {NULL, 0};
+    int rc = operand_view(ctx, prim, l, p->lhs_batch.v, nb, lf, nlf, p->lhs_contract.v, nc, gemm, 0,
+                          &j.a, &sl);
+    if (rc == 0)
+        rc = operand_view(ctx, prim, r, p->rhs_batch.v, nb, p->rhs_contract.v, nc, rf, nrf, gemm, !gemm,
+                          &j.b, &sr);
+    if (rc == 0) run_products(&j, B);
+    if (sl.data) rt_data_free(l->mem, sl.data, sl.cap);
+    if (sr.data) rt_data_free(r->mem, sr.data, sr.cap);
+    return rc;
+}
+
+void prim_register_dot(void) {
+    prim_rules[PRIM_DOT_GENERAL] = (prim_rule){
+        .abstract_eval = dot_abstract_eval,
+        .impl = dot_impl,
+        .print_params = dot_print_params,
+        .lower = LOWER_DOT,
+    };
+}

@@ -5,7 +5,7 @@
 #include "runtime.h"
 
 rt_array *rt_array_new(rt_mem *m, const rt_aval *aval) {
-    rt_array *a = rt_alloc(m, sizeof *a);
+    rt_array *a = rt_header_alloc(m, sizeof *a);
     if (!a) return NULL;
     memset(a, 0, sizeof *a);
     a->refcount = 1;
@@ -14,7 +14,7 @@ rt_array *rt_array_new(rt_mem *m, const rt_aval *aval) {
     a->mem = m;
     a->data = rt_data_alloc(m, rt_aval_nbytes(aval), &a->cap);
     if (!a->data) {
-        rt_free(m, a, sizeof *a);
+        rt_header_free(m, a, sizeof *a);
         return NULL;
     }
     return a;
@@ -28,5 +28,5 @@ rt_array *rt_array_ref(rt_array *a) {
 void rt_array_unref(rt_array *a) {
     if (!a || --a->refcount > 0) return;
     rt_data_free(a->mem, a->data, a->cap);
-    rt_free(a->mem, a, sizeof *a);
+    rt_header_free(a->mem, a, sizeof *a);
 }

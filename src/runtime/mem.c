@@ -23,6 +23,8 @@ struct rt_mem {
     size_t bytes_live, bytes_peak, bytes_in_arrays, bytes_pooled;
     uint64_t n_allocs, n_frees, n_pool_hits;
     void *free_list[N_CLASSES]; /* next pointer stored in each free buffer */
+    void *free_headers;         /* freed array headers, same linking */
+    size_t n_free_headers;
 };
 
 static void *default_alloc(void *user, size_t size, size_t align) {
@@ -170,7 +172,35 @@ void rt_data_free(rt_mem *m, void *p, size_t cap) {
     hook_free(m, p, cap);
 }
 
+/* Array headers are recycled too, so an eager op in steady state makes no
+ * allocator call at all. */
+void *rt_header_alloc(rt_mem *m, size_t size) {
+    if (m->free_headers) {
+        void *p = m->free_headers;
+        memcpy(&m->free_headers, p, sizeof(void *));
+        m->n_free_headers--;
+        return p;
+    }
+    return rt_alloc(m, size);
+}
+
+void rt_header_free(rt_mem *m, void *p, size_t size) {
+    if (m->n_free_headers >= 4096) {
+        rt_free(m, p, size);
+        return;
+    }
+    memcpy(p, &m->free_headers, sizeof(void *));
+    m->free_headers = p;
+    m->n_free_headers++;
+}
+
 void rt_mem_trim(rt_mem *m) {
+    while (m->free_headers) {
+        void *p = m->free_headers;
+        memcpy(&m->free_headers, p, sizeof(void *));
+        rt_free(m, p, sizeof(rt_array));
+    }
+    m->n_free_headers = 0;
     for (int c = 0; c < N_CLASSES; c++) {
         while (m->free_list[c]) {
             void *p = m->free_list[c];

@@ -73,6 +73,10 @@ void rt_strfree(rt_mem *m, char *s);
 void *rt_data_alloc(rt_mem *m, size_t size, size_t *cap);
 void rt_data_free(rt_mem *m, void *p, size_t cap);
 
+/* Array headers (sizeof(rt_array)), recycled through a free list. */
+void *rt_header_alloc(rt_mem *m, size_t size);
+void rt_header_free(rt_mem *m, void *p, size_t size);
+
 rt_mem *rt_mem_new(const cj_allocator *hook);
 void rt_mem_delete(rt_mem *m);
 void rt_mem_stats(rt_mem *m, cj_mem_stats *out);

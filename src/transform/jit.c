@@ -148,6 +148,11 @@ static int entry_matches(cj_func *f, const jit_entry *e, uint64_t hash, core_val
     return slen == 0 || memcmp(e->static_bytes, skey, slen) == 0;
 }
 
+/* How much two input types differ: one point each for shape, dtype, weak. */
+static int aval_distance(const rt_aval *a, const rt_aval *b) {
+    return !rt_aval_same_shape(a, b) + (a->dtype != b->dtype) + (!a->weak != !b->weak);
+}
+
 /* Describes how the call's key differs from the closest cached entry. */
 static void explain_miss(cj_func *f, core_value *const *vals) {
     jit_state *st = f->state;
@@ -155,7 +160,7 @@ static void explain_miss(cj_func *f, core_value *const *vals) {
     int best_diff = 1 << 30;
     for (const jit_entry *e = st->entries; e; e = e->next) {
         int d = 0;
-        for (int i = 0; i < f->n_in; i++) d += !rt_aval_equal(&e->avals[i], &vals[i]->aval);
+        for (int i = 0; i < f->n_in; i++) d += aval_distance(&e->avals[i], &vals[i]->aval);
         if (d < best_diff) {
             best_diff = d;
             best = e;
@@ -171,10 +176,12 @@ static void explain_miss(cj_func *f, core_value *const *vals) {
         for (int i = 0; i < f->n_in && len < cap; i++) {
             const rt_aval *a = &best->avals[i], *b = &vals[i]->aval;
             if (rt_aval_equal(a, b)) continue;
-            char ta[96], tb[96];
+            char ta[96], tb[96], what[40] = "";
             rt_aval_str(a, ta, sizeof ta);
             rt_aval_str(b, tb, sizeof tb);
-            const char *what = !rt_aval_same_shape(a, b) ? "shape" : a->dtype != b->dtype ? "dtype" : "weak type";
+            if (!rt_aval_same_shape(a, b)) strcat(what, "shape");
+            if (a->dtype != b->dtype) strcat(what, what[0] ? " and dtype" : "dtype");
+            if (!a->weak != !b->weak) strcat(what, what[0] ? " and weak type" : "weak type");
             len += (size_t)snprintf(m + len, cap - len, "%s argument %d %s %s%s → %s%s", listed ? ";" : "", i,
                                     what, ta, a->weak ? "(weak)" : "", tb, b->weak ? "(weak)" : "");
             listed++;
