@@ -39,7 +39,8 @@ typedef struct prim_params {
     prim_ivec hi;    /* slice limit; pad high */
     prim_ivec step;  /* slice strides; pad interior */
     prim_ivec lhs_contract, rhs_contract, lhs_batch, rhs_batch; /* dot_general */
-    cj_dtype dtype;  /* convert, iota, argmax index type */
+    cj_dtype dtype;  /* convert, iota, argmax index type; dot_general:
+                        preferred_element_type (must equal the operands') */
     int weak;        /* convert: result weakly typed */
     int flag;        /* cumulative: reverse; gather/scatter: 0 take, 1 along */
 } prim_params;
