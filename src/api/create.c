@@ -44,6 +44,10 @@ cj_val cj_array(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, cons
         return api_err(ctx);
     }
     if (rt_aval_nbytes(&a)) memcpy(arr->data, data, rt_aval_nbytes(&a));
+    if (dtype == CJ_BOOL) { /* kernels rely on bools being 0 or 1 */
+        uint8_t *b = arr->data;
+        for (int64_t i = 0; i < arr->size; i++) b[i] = b[i] != 0;
+    }
     return core_wrap_array(ctx, arr);
 }
 

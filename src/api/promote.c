@@ -179,7 +179,11 @@ cj_val api_elementwise(prim_id prim, int n, const cj_val *in, int promote) {
         cj_dtype dt;
         int weak;
         api_result_type(n - first, avals + first, &dt, &weak);
+        /* Only a dtype change needs a convert: an operand that differs
+         * from the result just in weak type (x_f32 * 2.0) goes in as it is,
+         * as in JAX, and the primitive's result is weak only if all are. */
         for (int i = first; i < n; i++) {
+            if (avals[i].dtype == dt) continue;
             args[i] = api_convert(in[i], dt, weak);
             avals[i].dtype = dt;
             avals[i].weak = weak;
@@ -191,14 +195,16 @@ cj_val api_elementwise(prim_id prim, int n, const cj_val *in, int promote) {
     for (int i = 0; i < n; i++)
         if (avals[i].rank != 0) args[i] = api_broadcast_to(args[i], rank, dims);
     /* all rank 0 but the result is not: impossible (result rank is max) */
-    return core_bind(ctx, prim, &(prim_params){0}, n, args);
+    prim_params p = prim_params_zero();
+    return core_bind(ctx, prim, &p, n, args);
 }
 
 cj_val api_float_unary(prim_id prim, cj_val x) {
     const rt_aval *a = api_aval(x, prim_names[prim]);
     if (!a) return api_err(x.ctx);
     if (!rt_is_float(a->dtype)) x = api_convert(x, CJ_F32, a->weak);
-    return core_bind(x.ctx, prim, &(prim_params){0}, 1, &x);
+    prim_params p = prim_params_zero();
+    return core_bind(x.ctx, prim, &p, 1, &x);
 }
 
 int api_axis(cj_ctx *ctx, const char *op, int64_t axis, int rank, int64_t *out) {

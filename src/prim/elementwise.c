@@ -1,4 +1,213 @@
-/* elementwise.c — the elementwise primitives (prim layer). Placeholder: rules pending. */
-#include "prim.h"
+/* elementwise.c — the rules of the elementwise primitives (prim layer).
+ *
+ * Every row of prims.def in family ELEMENTWISE — unary math, convert,
+ * binary arithmetic and comparisons, select_n and clamp — shares one
+ * abstract_eval and one impl, registered here. The primitives are strict
+ * as in lax: the data operands have one dtype (the public operations in
+ * src/api/elementwise.c promote first), and shapes are equal except that
+ * a rank-0 operand stands for every element (stride 0), so `x * 2.0` needs
+ * no broadcast. The output takes the shape of the operands that are not
+ * rank 0; it is bool for comparisons and is_finite, weakly typed when every
+ * data operand is (convert_element_type: as its params say).
+ *
+ * Which dtypes a primitive accepts is read from its kernel table
+ * (elementwise_kernels.c), so validation and kernels cannot disagree.
+ * impl runs the kernel over [0, n), split across the thread pool above
+ * RT_PARALLEL_MIN_ELEMS elements. */
+#include <stdio.h>
+#include <string.h>
 
-void prim_register_elementwise(void) {}
+#include "../runtime/threads.h"
+#include "elementwise_kernels.h"
+
+/* ---- validation ---- */
+
+static unsigned accepted_dtypes(prim_id prim) {
+    unsigned mask = 0;
+    for (int dt = 0; dt < CJ_NUM_DTYPES; dt++)
+        if (ew_kernel(prim, (cj_dtype)dt)) mask |= 1u << dt;
+    return mask;
+}
+
+/* How an error message names a set of accepted dtypes. */
+static const char *dtype_class_name(unsigned mask) {
+    const unsigned floats = 1u << CJ_F32 | 1u << CJ_F64;
+    const unsigned ints = 1u << CJ_I32 | 1u << CJ_I64;
+    if (mask == floats) return "floating point";
+    if (mask == (ints | floats)) return "integer or floating point";
+    if (mask == (ints | 1u << CJ_BOOL)) return "boolean or integer";
+    return "of another dtype";
+}
+
+/* "f32[3] and i32[3]" / "bool[3], f32[3] and f32[]". */
+static void avals_str(int n, const rt_aval *in, char *buf, size_t size) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && len < size; i++) {
+        const char *sep = i == 0 ? "" : i == n - 1 ? " and " : ", ";
+        int w = snprintf(buf + len, size - len, "%s", sep);
+        if (w > 0) len += (size_t)w;
+        if (len < size) len += (size_t)rt_aval_str(&in[i], buf + len, size - len);
+    }
+}
+
+static bool result_is_bool(prim_id prim) {
+    switch (prim) {
+    case PRIM_EQ: case PRIM_NE: case PRIM_LT: case PRIM_LE: case PRIM_GT: case PRIM_GE:
+    case PRIM_IS_FINITE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* clamp(lo, x, hi), as lax.clamp: x gives the shape; lo and hi are rank 0
+ * or x's shape. */
+static int check_clamp_shapes(struct cj_ctx *ctx, const rt_aval *in) {
+    static const char *const names[3] = {"lo", "x", "hi"};
+    for (int i = 0; i < 3; i += 2) {
+        if (in[i].rank == 0 || rt_aval_same_shape(&in[i], &in[1])) continue;
+        char a[96], x[96];
+        rt_aval_str(&in[i], a, sizeof a);
+        rt_aval_str(&in[1], x, sizeof x);
+        return prim_error(ctx, CJ_ERR_SHAPE, PRIM_CLAMP,
+                          "%s %s must be rank 0 or have the shape of x %s", names[i], a, x);
+    }
+    return 0;
+}
+
+/* Shapes equal, except rank-0 operands. Writes the index of an operand
+ * with the result's shape. */
+static int check_shapes(struct cj_ctx *ctx, prim_id prim, int n, const rt_aval *in, int *shaped) {
+    *shaped = 0;
+    if (prim == PRIM_CLAMP) {
+        *shaped = 1;
+        return check_clamp_shapes(ctx, in);
+    }
+    for (int i = 0; i < n; i++) {
+        if (in[i].rank == 0) continue;
+        if (in[*shaped].rank == 0) {
+            *shaped = i;
+            continue;
+        }
+        if (!rt_aval_same_shape(&in[i], &in[*shaped])) {
+            char t[512];
+            avals_str(n, in, t, sizeof t);
+            return prim_error(ctx, CJ_ERR_SHAPE, prim, "shapes %s must be equal or rank 0", t);
+        }
+    }
+    return 0;
+}
+
+/* The data operands (all but select_n's predicate) share one dtype that
+ * the primitive accepts. */
+static int check_dtypes(struct cj_ctx *ctx, prim_id prim, int n_data, const rt_aval *data) {
+    char t[512];
+    for (int i = 1; i < n_data; i++) {
+        if (data[i].dtype != data[0].dtype) {
+            avals_str(n_data, data, t, sizeof t);
+            return prim_error(ctx, CJ_ERR_DTYPE, prim, "operands must have equal dtypes, got %s", t);
+        }
+    }
+    if (!ew_kernel(prim, data[0].dtype)) {
+        avals_str(n_data, data, t, sizeof t);
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "%s must be %s, got %s",
+                          n_data == 1 ? "operand" : "operands",
+                          dtype_class_name(accepted_dtypes(prim)), t);
+    }
+    return 0;
+}
+
+static int ew_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                            const rt_aval *in, rt_aval *out) {
+    const rt_aval *data = in;
+    int n_data = n_in;
+    if (prim == PRIM_SELECT) {
+        if (in[0].dtype != CJ_BOOL) {
+            char t[96];
+            rt_aval_str(&in[0], t, sizeof t);
+            return prim_error(ctx, CJ_ERR_DTYPE, prim, "predicate must be bool, got %s", t);
+        }
+        data = in + 1;
+        n_data = n_in - 1;
+    }
+    if (check_dtypes(ctx, prim, n_data, data) != 0) return -1;
+    int shaped;
+    if (check_shapes(ctx, prim, n_in, in, &shaped) != 0) return -1;
+
+    *out = in[shaped];
+    out->dtype = data[0].dtype;
+    out->weak = 1;
+    for (int i = 0; i < n_data; i++) out->weak &= data[i].weak != 0;
+    if (prim == PRIM_CONVERT) {
+        if (!rt_dtype_valid((int)p->dtype))
+            return prim_error(ctx, CJ_ERR_DTYPE, prim, "new_dtype %d is not a dtype", (int)p->dtype);
+        out->dtype = p->dtype;
+        out->weak = p->weak != 0;
+    } else if (result_is_bool(prim)) {
+        out->dtype = CJ_BOOL; /* weak when the operands are, as in JAX */
+    }
+    return 0;
+}
+
+/* ---- eager kernel ---- */
+
+typedef struct ew_job {
+    ew_kernel_fn fn;
+    ew_operands ops;
+} ew_job;
+
+static void run_range(void *arg, int64_t begin, int64_t end) {
+    const ew_job *job = arg;
+    job->fn(&job->ops, begin, end);
+}
+
+/* Chunks of a few per thread so uneven progress balances, in multiples of
+ * 64 elements so no two threads write one cache line. */
+static int64_t grain_for(int64_t n) {
+    int64_t g = n / ((int64_t)rt_num_threads() * 4);
+    if (g < 8192) g = 8192;
+    return (g + 63) & ~(int64_t)63;
+}
+
+static int ew_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                   rt_array *const *in, rt_array *out) {
+    ew_job job;
+    memset(&job, 0, sizeof job);
+    job.ops.in_dtype = in[prim == PRIM_SELECT ? 1 : 0]->aval.dtype;
+    job.ops.out_dtype = prim == PRIM_CONVERT ? p->dtype : out->aval.dtype;
+    job.fn = ew_kernel(prim, job.ops.in_dtype);
+    if (!job.fn)
+        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "no kernel for %s",
+                          cj_dtype_name(job.ops.in_dtype));
+    for (int i = 0; i < n_in && i < 3; i++) {
+        job.ops.in[i] = in[i]->data;
+        job.ops.scalar[i] = in[i]->aval.rank == 0;
+    }
+    job.ops.out = out->data;
+    int64_t n = out->size;
+    if (n < RT_PARALLEL_MIN_ELEMS) {
+        if (n > 0) job.fn(&job.ops, 0, n);
+    } else {
+        rt_parallel_for(n, grain_for(n), run_range, &job);
+    }
+    return 0;
+}
+
+/* ---- printing ---- */
+
+/* As JAX prints it: convert_element_type[new_dtype=f32 weak_type=False]. */
+static int convert_print_params(const prim_params *p, char *buf, size_t size) {
+    return snprintf(buf, size, "new_dtype=%s weak_type=%s", cj_dtype_name(p->dtype),
+                    p->weak ? "True" : "False");
+}
+
+void prim_register_elementwise(void) {
+    for (int i = 0; i < PRIM_COUNT; i++) {
+        if (prim_families[i] != FAMILY_ELEMENTWISE) continue;
+        prim_rules[i].abstract_eval = ew_abstract_eval;
+        prim_rules[i].impl = ew_impl;
+        prim_rules[i].lower = LOWER_ELEMENTWISE;
+    }
+    prim_rules[PRIM_CONVERT].print_params = convert_print_params;
+}

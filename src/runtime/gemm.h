@@ -1,0 +1,50 @@
+/* gemm.h — dense matrix multiply for float32 and float64 (runtime layer).
+ *
+ * The dot_general primitive's CPU kernel and the code the compiler generates
+ * call these functions for every matrix product; batching, broadcasting and
+ * dtype promotion are their business, not this file's. This module owns the
+ * choice of backend: with CJAX_HAVE_CBLAS defined at build time it forwards
+ * to cblas_sgemm / cblas_dgemm (OpenBLAS, which brings its own threads);
+ * otherwise, and for layouts a BLAS cannot express, it runs a built-in
+ * cache-blocked GEMM parallelised over cjax's own pool (threads.h).
+ *
+ * Layout: all matrices are row-major; lda/ldb/ldc are the row strides, in
+ * elements, of the matrices as stored (before any transpose). C must not
+ * overlap A or B. The functions cannot fail: if scratch memory cannot be
+ * allocated they fall back to a slower unpacked loop. They are safe to call
+ * from several threads at once and from inside a pool worker (they then run
+ * serially on that worker). */
+#ifndef CJ_RUNTIME_GEMM_H
+#define CJ_RUNTIME_GEMM_H
+#include <stdint.h>
+
+/* C[m,n] = op(A)[m,k] · op(B)[k,n], plus the old C when `accumulate` is
+ * nonzero. op(A) is A, stored m×k, when trans_a == 0, and Aᵀ with A stored
+ * k×m otherwise; likewise for B (stored k×n, or n×k when trans_b).
+ * m, n or k may be 0: k == 0 sets C to zero (or leaves it when accumulating).
+ * Without `accumulate` the old contents of C are never read, so C may be
+ * uninitialised. */
+void rt_gemm_f32(int64_t m, int64_t n, int64_t k,
+                 const float *A, int64_t lda, int trans_a,
+                 const float *B, int64_t ldb, int trans_b,
+                 float *C, int64_t ldc, int accumulate);
+void rt_gemm_f64(int64_t m, int64_t n, int64_t k,
+                 const double *A, int64_t lda, int trans_a,
+                 const double *B, int64_t ldb, int trans_b,
+                 double *C, int64_t ldc, int accumulate);
+
+/* "openblas (cblas)" when built with CJAX_HAVE_CBLAS, else "built-in". */
+const char *rt_gemm_backend(void);
+
+/* The built-in GEMM keeps its packing buffers per thread between calls
+ * (about 4 MiB on a calling thread, 0.25 MiB on a pool worker), outside
+ * any context's allocator; they are freed when a thread exits. This frees
+ * the calling thread's now. */
+void rt_gemm_release_scratch(void);
+
+/* Testing only: while bit 0 (packed-A buffers) or bit 1 (packed-B buffer)
+ * of `mask` is set, growing that kind of scratch buffer fails as if out of
+ * memory, so tests can reach the unpacked fallback. 0 restores normal use. */
+void rt_gemm_testing_fail_alloc(int mask);
+
+#endif
