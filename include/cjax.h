@@ -285,7 +285,9 @@ cj_val cj_iota(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *shape,
                int64_t axis);
 
 /* ---- Reductions ------------------------------------------------------- */
-/* axes NULL with n_axes < 0 reduces every axis. keepdims as in NumPy. */
+/* n_axes < 0 or axes NULL reduces every axis; n_axes == 0 reduces none
+ * (as axis=() in NumPy). Negative axes count from the end. keepdims as in
+ * NumPy. */
 cj_val cj_sum(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_prod(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_reduce_max(cj_val x, int n_axes, const int64_t *axes, int keepdims);
