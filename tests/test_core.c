@@ -384,7 +384,7 @@ TEST(core_unset_output_is_reported) {
 static int scenario(cj_ctx *ctx) {
     counter cnt = {0};
     cj_func *jf = cj_jit(cj_func_new(ctx, "f", fn_sincos, 1, 1, &cnt), NULL);
-    cj_val x = tu_ramp(ctx, 300, 0.1f, 0), y;
+    cj_val x = tu_ramp(ctx, 300, 0.1f, 0), y = {0};
     cj_scope_begin(ctx);
     cj_val z = cj_add(cj_exp(x), cj_scalar(ctx, 1.0));
     cj_scope_end(ctx, 1, &z);
