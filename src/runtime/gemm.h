@@ -9,11 +9,12 @@
  * cache-blocked GEMM parallelised over cjax's own pool (threads.h).
  *
  * Layout: all matrices are row-major; lda/ldb/ldc are the row strides, in
- * elements, of the matrices as stored (before any transpose). C must not
+ * elements, of the matrices as stored (before any transpose). lda and ldb
+ * may be 0 (every row the same, as broadcasting produces). C must not
  * overlap A or B. The functions cannot fail: if scratch memory cannot be
  * allocated they fall back to a slower unpacked loop. They are safe to call
- * from several threads at once and from inside a pool worker (they then run
- * serially on that worker). */
+ * from several threads at once and from inside a pool worker (the built-in
+ * code then runs serially on that worker). */
 #ifndef CJ_RUNTIME_GEMM_H
 #define CJ_RUNTIME_GEMM_H
 #include <stdint.h>
@@ -36,10 +37,11 @@ void rt_gemm_f64(int64_t m, int64_t n, int64_t k,
 /* "openblas (cblas)" when built with CJAX_HAVE_CBLAS, else "built-in". */
 const char *rt_gemm_backend(void);
 
-/* The built-in GEMM keeps its packing buffers per thread between calls
- * (about 4 MiB on a calling thread, 0.25 MiB on a pool worker), outside
- * any context's allocator; they are freed when a thread exits. This frees
- * the calling thread's now. */
+/* The built-in GEMM keeps its packing buffers per thread between calls,
+ * outside any context's allocator: on a thread that calls rt_gemm, as much
+ * as its largest product needed (at most about 8 MiB); on each pool worker
+ * at most about 0.25 MiB. A user thread's are freed when it exits; this
+ * frees the calling thread's now. */
 void rt_gemm_release_scratch(void);
 
 /* Testing only: while bit 0 (packed-A buffers) or bit 1 (packed-B buffer)
