@@ -19,7 +19,11 @@
  *
  * Contraction: with FMA hardware (__FMA__) the polynomials use fused
  * multiply-adds explicitly; without it every step is still accurate (the
- * split constants carry trailing zero bits so their products are exact). */
+ * split constants carry trailing zero bits so their products are exact).
+ *
+ * Flags: gcc 12 vectorises all 38 loops only at -O3 with -fno-trapping-math
+ * (the selects) and -fno-math-errno (sqrt); without them the code is still
+ * correct, just scalar. No -ffast-math: NaN, inf and -0 are handled. */
 #include "vmath.h"
 
 #include <math.h>
@@ -75,6 +79,12 @@ static inline float with_sign_f(float mag, float sgn) {
     return from_bits_f(bits_f(mag) | (bits_f(sgn) & 0x80000000u));
 }
 
+/* a where mask is all ones, b where it is zero (a bitwise blend that SSE2
+ * can vectorise too, unlike selects on 64-bit integer comparisons). */
+static inline double select_d(uint64_t mask, double a, double b) {
+    return from_bits_d((bits_d(a) & mask) | (bits_d(b) & ~mask));
+}
+
 /* Horner evaluation of c[0] + c[1] x + ... + c[n-1] x^(n-1); n is a
  * constant at every call, so the loop unrolls completely. */
 static inline double poly_d(double x, const double *c, int n) {
@@ -114,7 +124,8 @@ static inline float scale2_f(float p, float k) {
     return p * pow2_rnd_f(t1) * pow2_rnd_f(t2);
 }
 
-/* Exact product a*b = hi + *lo (Dekker's splitting without FMA). */
+/* Exact product a*b = hi + *lo (without FMA by Dekker's splitting, which
+ * needs |a|, |b| < 2^996). */
 static inline double two_prod(double a, double b, double *lo) {
     double p = a * b;
 #if defined(__FMA__)
@@ -150,13 +161,14 @@ static inline double two_sum(double a, double b, double *lo) {
 #define LN2F 0x1.62e430p-1f
 #define INVLN2F 0x1.715476p+0f
 
-/* pi/2 in four 33-bit pieces (+ a full one): k*PIO2_i exact for |k| < 2^20;
- * the sum carries ~160 bits of pi/2. */
+/* pi/2 as three 33-bit pieces and a full-precision fourth: k*PIO2_1..3 are
+ * exact for |k| < 2^20, and the sum carries ~160 bits of pi/2. */
 #define PIO2_1 0x1.921fb544p+0
 #define PIO2_2 0x1.0b4611a6p-34
 #define PIO2_3 0x1.3198a2ep-69
 #define PIO2_4 0x1.b839a252049c1p-104
-/* pi/2 in 29-bit pieces for float arguments (|k| < 2^24), ~114 bits. */
+/* the same for float arguments (|k| < 2^24): two 29-bit pieces and a full
+ * third, ~114 bits. */
 #define PIO2F_1 0x1.921fb54p+0
 #define PIO2F_2 0x1.10b4612p-30
 #define PIO2F_3 -0x1.676733ae8fe48p-60
@@ -206,10 +218,6 @@ static const double LOG_T[7] = {
     0x1.5555555555558p-1, 0x1.9999999995224p-2, 0x1.2492492e03d78p-2,
     0x1.c71c62d050713p-3, 0x1.7462ba224e0b0p-3, 0x1.39fdba109ee57p-3,
     0x1.2b5fb4bbdbe1fp-3};
-/* lite: abs error 2^-37 */
-static const double LOGL_T[5] = {0x1.55555555651f7p-1, 0x1.999998c92c6b8p-2,
-                                 0x1.2493251b4ff8ep-2, 0x1.c67a54f73c1e0p-3,
-                                 0x1.8c94f9ba9baaep-3};
 /* float: abs error 2^-22.4 */
 static const float LOGF_T[3] = {0x1.55555cp-1f, 0x1.997c06p-2f,
                                 0x1.2eebd0p-2f};
@@ -218,6 +226,16 @@ static const double POWLOG_U[8] = {
     0x1.999999999999ap-2, 0x1.2492492492523p-2, 0x1.c71c71c6ea3acp-3,
     0x1.745d177ae7701p-3, 0x1.3b1395b33c917p-3, 0x1.1118cde5d82fbp-3,
     0x1.df7ba04fc9754p-4, 0x1.e039ad7693450p-4};
+
+/* log2(m) = s Q(s^2), s = (m-1)/(m+1), s^2 <= 0.02944: rel error 2^-45 */
+static const double LOG2L_Q[6] = {
+    0x1.71547652b8251p+1, 0x1.ec709dc53c63dp-1, 0x1.2776c29342b96p-1,
+    0x1.a61a2ec629ab7p-2, 0x1.479556d52b9b5p-2, 0x1.21b0e0f92fae6p-2};
+/* 2^r on |r| <= 1/2: rel error 2^-34.5 */
+static const double EXP2L_P[8] = {
+    0x1.ffffffffabbcdp-1, 0x1.62e42ff11629bp-1, 0x1.ebfbe0a4be8b8p-3,
+    0x1.c6b08aaf2d5f3p-5, 0x1.3b29dc40d08bbp-7, 0x1.5d8a70898e3a3p-10,
+    0x1.446a1fde854b9p-13, 0x1.fe1782a401796p-17};
 
 /* (sin r - r)/r^3 in z = r^2, |r| <= 0.786: abs error 2^-55.4 */
 static const double SIN_S[6] = {-0x1.5555555555555p-3, 0x1.1111111110ba9p-7,
@@ -459,9 +477,11 @@ static inline float logistic_kf(float x) {
 /* ------------------------------------------------------------------------ */
 
 /* x = 2^e m with m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f/(2+f):
- * log(1+f) = 2 atanh(s) = f - (f^2/2 - s (f^2/2 + R)), R = s^2 T(s^2).
- * The result is e*LN2_HI + (that - ...) with the small terms (e*LN2_LO and
- * `tail`) folded in innermost. x must be positive and normal. */
+ * log(1+f) = 2 atanh(s) = f - (f^2/2 - s (f^2/2 + R)), R = s^2 T(s^2)
+ * (fdlibm's arrangement), and
+ *   log x = e*LN2_HI + (f - (f^2/2 - (s (f^2/2 + R) + e*LN2_LO + tail)))
+ * with the small terms innermost; `tail` is an extra correction (log1p).
+ * x must be positive and normal; eadj is subtracted from e. */
 static inline double log_core_d(double x, double tail, double eadj,
                                 const double *T, int nT) {
     uint64_t u = bits_d(x) + (0x3ff0000000000000ull - SQRTH_BITS);
@@ -556,32 +576,27 @@ static inline double log_dd(double a, double *lo) {
     return hi;
 }
 
-/* Is b an integer, and an odd one? (|b| + 2^52 rounds to an integer whose
- * last mantissa bit is its parity.) NaN is neither. */
-static inline double pow_sign_fix(double a, double b, double r) {
-    double bb = abs_d(b);
-    double t = bb < 0x1p52 ? bb + 0x1p52 : bb;
-    int isint = (bb >= 0x1p52) | ((t - 0x1p52) == bb);
-    int odd = isint & (bb < 0x1p53) & (int)(bits_d(t) & 1);
-    double ax = abs_d(a);
-    /* C99 Annex F, in increasing priority */
-    r = (odd & ((int64_t)bits_d(a) < 0)) ? -r : r;
-    r = ((a < 0.0) & (a > -INF_D) & !isint) ? NAN_D : r;
-    r = ((a != a) | (b != b)) ? a + b : r;
-    r = ((ax == 1.0) & (bb == INF_D)) ? 1.0 : r;
-    r = ((a == 1.0) | (b == 0.0)) ? 1.0 : r;
-    return r;
+/* Lanes that pow leaves to libm: a zero, infinite or NaN, or b infinite
+ * or NaN (the C99 Annex F table); everything else is computed below. The
+ * test is on the bits (|a| - 1 wraps for zero, |a| + 2^52 carries into the
+ * top bit for inf/NaN) so that plain SSE2 can vectorise it too. */
+static inline uint64_t pow_special_d(double a, double b) {
+    uint64_t ua = bits_d(a) & ~SIGN_D, ub = bits_d(b) & ~SIGN_D;
+    return ((ua - 1) | (ua + 0x0010000000000000ull) |
+            (ub + 0x0010000000000000ull)) >> 63;
+}
+static inline uint32_t pow_special_f(float a, float b) {
+    uint32_t ua = bits_f(a) & 0x7fffffffu, ub = bits_f(b) & 0x7fffffffu;
+    return ((ua - 1) | (ua + 0x00800000u) | (ub + 0x00800000u)) >> 31;
 }
 
-/* |a|^b = exp(b log|a|): log in double-double, the product b*log exact,
- * exp with the low part added to the reduced argument. log 0 = -inf and
- * log inf = inf make the zero/infinite cases fall out of the clamps. */
+/* a^b for finite non-zero a and finite b: |a|^b = exp(b log|a|) with the
+ * log in double-double, the product b*log exact and its low part added to
+ * the reduced argument of exp. Negative a: the sign of |a|^b for odd
+ * integer b, NaN for non-integer b. (|b| + 2^52 rounds |b| to an integer
+ * t; b is odd when t/2 is not an integer.) */
 static inline double pow_k(double a, double b) {
-    double ax = abs_d(a);
-    double llo, lhi = log_dd(ax, &llo);
-    int edge = (ax == 0.0) | (ax == INF_D);
-    lhi = ax == 0.0 ? -INF_D : (ax == INF_D ? INF_D : lhi);
-    llo = edge ? 0.0 : llo;
+    double llo, lhi = log_dd(abs_d(a), &llo);
     double hl, h = two_prod(b, lhi, &hl);
     hl = lhi == 0.0 ? 0.0 : FMA(b, llo, hl); /* huge b overflows Dekker's split */
     double hc = h < -746.0 ? -746.0 : (h > 710.0 ? 710.0 : h);
@@ -590,20 +605,36 @@ static inline double pow_k(double a, double b) {
     double q = FMA(r * r, poly_d(r, EXP_P, 11), r);
     double res = scale2_d(1.0 + q, kd);
     res = h > 710.0 ? INF_D : (h < -746.0 ? 0.0 : res);
-    return pow_sign_fix(a, b, res);
+    /* a < 0 (one comparison per select keeps SSE2 able to vectorise) */
+    double bb = abs_d(b);
+    double t = bb < 0x1p52 ? bb + 0x1p52 : bb, half = 0.5 * t;
+    double sgn = ((half + 0x1p52) - 0x1p52) != half ? -res : res; /* odd */
+    sgn = bb < 0x1p53 ? sgn : res;
+    double neg = (t - 0x1p52) == bb ? sgn : NAN_D; /* integer below 2^52 */
+    neg = bb >= 0x1p52 ? sgn : neg;
+    return a < 0.0 ? neg : res;
 }
 
-/* float pow in double: plain double log and exp (lite polynomials) carry
- * about 2^-36 relative error, far below float rounding. */
-static inline float pow_kf(float af, float bf) {
-    double a = (double)af, b = (double)bf, ax = abs_d(a);
-    double L = log_core_d(ax, 0.0, 0.0, LOGL_T, 5); /* ax normal as double */
-    L = ax == 0.0 ? -INF_D : (ax == INF_D ? INF_D : L);
-    double h = b * L;
-    double hc = h < -200.0 ? -200.0 : (h > 200.0 ? 200.0 : h);
-    double res = exp_small_d(hc, EXPL_P, 7);
-    res = h > 200.0 ? INF_D : (h < -200.0 ? 0.0 : res);
-    return (float)pow_sign_fix(a, b, res);
+/* float pow in double: log2|a| = e + s Q(s^2) and 2^h = 2^k P(h - k) with
+ * short polynomials carry about 2^-31 relative error, well below float
+ * rounding; the parity test runs in float. */
+static inline float pow_kf(float a, float b) {
+    float bb = abs_f(b);
+    float t = bb < 0x1p23f ? bb + 0x1p23f : bb;
+    int isint = (bb >= 0x1p23f) | ((t - 0x1p23f) == bb);
+    int odd = isint & (bb < 0x1p24f) & (int)(bits_f(t) & 1);
+    uint64_t u = bits_d((double)abs_f(a)) + (0x3ff0000000000000ull - SQRTH_BITS);
+    double e = from_bits_d(0x4330000000000000ull | (u >> 52)) -
+               (0x1p52 + 1023.0);
+    double m = from_bits_d((u & MANT_D) + SQRTH_BITS);
+    double s = (m - 1.0) / (m + 1.0);
+    double h = (double)b * FMA(s, poly_d(s * s, LOG2L_Q, 6), e);
+    h = h < -200.0 ? -200.0 : h; /* float range ends near +-150 */
+    h = h > 200.0 ? 200.0 : h;
+    double tk = h + RND_D;
+    float y = (float)(poly_d(h - (tk - RND_D), EXP2L_P, 8) * pow2_rnd_d(tk));
+    y = (odd & (a < 0.0f)) ? -y : y;
+    return ((a < 0.0f) & !isint) ? NAN_F : y;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -657,16 +688,16 @@ static inline double cos_poly_l(double z) {
 /* quadrant k mod 4: sin(x) = sin r, cos r, -sin r, -cos r;
  * cos(x) = cos r, -sin r, -cos r, sin r; tan(x) = s/c or -c/s. */
 static inline double sin_quadrant(double s, double c, uint64_t kb) {
-    double v = (kb & 1) ? c : s;
+    double v = select_d(0 - (kb & 1), c, s);
     return from_bits_d(bits_d(v) ^ ((kb & 2) << 62));
 }
 static inline double cos_quadrant(double s, double c, uint64_t kb) {
-    double v = (kb & 1) ? s : c;
+    double v = select_d(0 - (kb & 1), s, c);
     return from_bits_d(bits_d(v) ^ (((kb + 1) & 2) << 62));
 }
 static inline double tan_quadrant(double s, double c, uint64_t kb) {
-    double num = (kb & 1) ? -c : s, den = (kb & 1) ? s : c;
-    return num / den;
+    uint64_t odd = 0 - (kb & 1);
+    return select_d(odd, -c, s) / select_d(odd, s, c);
 }
 
 static inline double sin_k(double x) {
@@ -741,11 +772,10 @@ static inline double acos_core(double x, const double *A, int nA) {
  * so |u| <= 1/2. Returns the offset as *oh + *ol and atan(u). */
 static inline double atan_parts(double ay, double ax, double *oh, double *ol,
                                 const double *T, int nT) {
-    int big = ay > 2.0 * ax, mid = ay > 0.5 * ax;
-    double num = big ? -ax : (mid ? ay - ax : ay);
-    double den = big ? ay : (mid ? ay + ax : ax);
-    *oh = big ? PIO2_HI : (mid ? PIO4_HI : 0.0);
-    *ol = big ? PIO2_LO : (mid ? PIO4_LO : 0.0);
+    double num = ay > 2.0 * ax ? -ax : (2.0 * ay > ax ? ay - ax : ay);
+    double den = ay > 2.0 * ax ? ay : (2.0 * ay > ax ? ay + ax : ax);
+    *oh = ay > 2.0 * ax ? PIO2_HI : (2.0 * ay > ax ? PIO4_HI : 0.0);
+    *ol = ay > 2.0 * ax ? PIO2_LO : (2.0 * ay > ax ? PIO4_LO : 0.0);
     double u = num / den, z = u * u;
     return FMA(u * z, poly_d(z, T, nT), u);
 }
@@ -761,17 +791,18 @@ static inline double atan_core(double x, const double *T, int nT) {
  * inf/inf). */
 static inline double atan2_core(double y, double x, const double *T, int nT) {
     double ay = abs_d(y), ax = abs_d(x);
-    double sc = ((ay > 0x1p1000) | (ax > 0x1p1000)) ? 0x1p-8 : 1.0;
-    int infs = (ay == INF_D) & (ax == INF_D);
-    double ays = infs ? 1.0 : ay * sc;
-    double axs = (infs | (ay == 0.0)) ? 1.0 : ax * sc;
+    double mx = ay > ax ? ay : ax, mn = ay > ax ? ax : ay;
+    double sc = mx > 0x1p1000 ? 0x1p-8 : 1.0;
+    double ays = mn == INF_D ? 1.0 : ay * sc;
+    double axs = mn == INF_D ? 1.0 : (ay == 0.0 ? 1.0 : ax * sc);
     double oh, ol, p = atan_parts(ays, axs, &oh, &ol, T, nT);
-    int neg = (int64_t)bits_d(x) < 0;
-    oh = neg ? PI_HI - oh : oh; /* exact: 41-bit high parts */
-    ol = neg ? PI_LO - ol : ol;
-    p = neg ? -p : p;
+    double sx = with_sign_d(1.0, x); /* -1 if x has its sign bit */
+    oh = sx < 0.0 ? PI_HI - oh : oh;   /* exact: 41-bit high parts */
+    ol = sx < 0.0 ? PI_LO - ol : ol;
+    p = p * sx;
     double r = with_sign_d(oh + (p + ol), y);
-    return ((x != x) | (y != y)) ? x + y : r;
+    r = x != x ? x + y : r;
+    return y != y ? x + y : r;
 }
 
 static inline double asin_k(double x) { return asin_core(x, ASIN_A, 13); }
@@ -862,17 +893,19 @@ static inline float cbrt_kf(float x) { return (float)cbrt_core((double)x, 1); }
         }                                                                 \
     }
 
-/* As VM_UNARY, and elements with |x| > LIM are recomputed by LIBM. */
-#define VM_UNARY_FIXUP(T, NAME, K, ABS, LIM, LIBM)                        \
+/* As VM_UNARY, and elements with |x| > LIM are recomputed by LIBM. The
+ * block flag collects the sign bit of LIM - |x| (FLAG) as an unsigned
+ * integer of the element's width, which every SIMD level can reduce. */
+#define VM_UNARY_FIXUP(T, U, NAME, K, FLAG, ABS, LIM, LIBM)               \
     void NAME(const T *x, T *y, int64_t n) {                              \
         _Alignas(64) T buf[VM_BLOCK];                                     \
         for (int64_t i0 = 0; i0 < n; i0 += VM_BLOCK) {                    \
             int64_t m = n - i0 < VM_BLOCK ? n - i0 : VM_BLOCK;            \
             T *yb = y + i0;                                               \
-            int big = 0;                                                  \
+            U big = 0;                                                    \
             memcpy(buf, x + i0, (size_t)m * sizeof(T));                   \
             for (int64_t i = 0; i < m; i++) {                             \
-                big |= ABS(buf[i]) > LIM;                                 \
+                big |= FLAG(LIM - ABS(buf[i]));                           \
                 yb[i] = K(buf[i]);                                        \
             }                                                             \
             if (big)                                                      \
@@ -880,19 +913,31 @@ static inline float cbrt_kf(float x) { return (float)cbrt_core((double)x, 1); }
                     if (ABS(buf[i]) > LIM) yb[i] = LIBM(buf[i]);          \
         }                                                                 \
     }
+#define SIGNBIT_D(v) (bits_d(v) >> 63)
+#define SIGNBIT_F(v) (bits_f(v) >> 31)
 
-#define VM_BINARY(T, NAME, K)                                             \
+/* Two operands; lanes where SPECIAL(a, b) holds are recomputed by LIBM. */
+#define VM_BINARY(T, U, NAME, K, SPECIAL, LIBM)                              \
     void NAME(const T *a, const T *b, T *y, int64_t n) {                  \
         _Alignas(64) T ba[VM_BLOCK];                                      \
         _Alignas(64) T bb[VM_BLOCK];                                      \
         for (int64_t i0 = 0; i0 < n; i0 += VM_BLOCK) {                    \
             int64_t m = n - i0 < VM_BLOCK ? n - i0 : VM_BLOCK;            \
             T *yb = y + i0;                                               \
+            U bad = 0;                                                    \
             memcpy(ba, a + i0, (size_t)m * sizeof(T));                    \
             memcpy(bb, b + i0, (size_t)m * sizeof(T));                    \
-            for (int64_t i = 0; i < m; i++) yb[i] = K(ba[i], bb[i]);      \
+            for (int64_t i = 0; i < m; i++) {                             \
+                bad |= SPECIAL(ba[i], bb[i]);                             \
+                yb[i] = K(ba[i], bb[i]);                                  \
+            }                                                             \
+            if (bad)                                                      \
+                for (int64_t i = 0; i < m; i++)                           \
+                    if (SPECIAL(ba[i], bb[i])) yb[i] = LIBM(ba[i], bb[i]); \
         }                                                                 \
     }
+/* no special lanes */
+#define VM_NONE(a, b) 0
 
 VM_UNARY(double, vm_exp_f64, exp_k)
 VM_UNARY(float, vm_exp_f32, exp_kf)
@@ -912,12 +957,12 @@ VM_UNARY(double, vm_tanh_f64, tanh_k)
 VM_UNARY(float, vm_tanh_f32, tanh_kf)
 VM_UNARY(double, vm_logistic_f64, logistic_k)
 VM_UNARY(float, vm_logistic_f32, logistic_kf)
-VM_UNARY_FIXUP(double, vm_sin_f64, sin_k, abs_d, 0x1p20, sin)
-VM_UNARY_FIXUP(float, vm_sin_f32, sin_kf, abs_f, 0x1p24f, sinf)
-VM_UNARY_FIXUP(double, vm_cos_f64, cos_k, abs_d, 0x1p20, cos)
-VM_UNARY_FIXUP(float, vm_cos_f32, cos_kf, abs_f, 0x1p24f, cosf)
-VM_UNARY_FIXUP(double, vm_tan_f64, tan_k, abs_d, 0x1p20, tan)
-VM_UNARY_FIXUP(float, vm_tan_f32, tan_kf, abs_f, 0x1p24f, tanf)
+VM_UNARY_FIXUP(double, uint64_t, vm_sin_f64, sin_k, SIGNBIT_D, abs_d, 0x1p20, sin)
+VM_UNARY_FIXUP(float, uint32_t, vm_sin_f32, sin_kf, SIGNBIT_F, abs_f, 0x1p24f, sinf)
+VM_UNARY_FIXUP(double, uint64_t, vm_cos_f64, cos_k, SIGNBIT_D, abs_d, 0x1p20, cos)
+VM_UNARY_FIXUP(float, uint32_t, vm_cos_f32, cos_kf, SIGNBIT_F, abs_f, 0x1p24f, cosf)
+VM_UNARY_FIXUP(double, uint64_t, vm_tan_f64, tan_k, SIGNBIT_D, abs_d, 0x1p20, tan)
+VM_UNARY_FIXUP(float, uint32_t, vm_tan_f32, tan_kf, SIGNBIT_F, abs_f, 0x1p24f, tanf)
 VM_UNARY(double, vm_asin_f64, asin_k)
 VM_UNARY(float, vm_asin_f32, asin_kf)
 VM_UNARY(double, vm_acos_f64, acos_k)
@@ -928,7 +973,7 @@ VM_UNARY(double, vm_erf_f64, erf_k)
 VM_UNARY(float, vm_erf_f32, erf_kf)
 VM_UNARY(double, vm_cbrt_f64, cbrt_k)
 VM_UNARY(float, vm_cbrt_f32, cbrt_kf)
-VM_BINARY(double, vm_pow_f64, pow_k)
-VM_BINARY(float, vm_pow_f32, pow_kf)
-VM_BINARY(double, vm_atan2_f64, atan2_k)
-VM_BINARY(float, vm_atan2_f32, atan2_kf)
+VM_BINARY(double, uint64_t, vm_pow_f64, pow_k, pow_special_d, pow)
+VM_BINARY(float, uint32_t, vm_pow_f32, pow_kf, pow_special_f, powf)
+VM_BINARY(double, uint64_t, vm_atan2_f64, atan2_k, VM_NONE, atan2)
+VM_BINARY(float, uint32_t, vm_atan2_f32, atan2_kf, VM_NONE, atan2f)
