@@ -71,8 +71,8 @@ static void do_gemm(void *p) {
 /* ---- cjax workloads ---- */
 typedef struct cj_arg {
     cj_ctx *ctx;
-    cj_val x, y, a, b;
-    cj_func *jf;
+    cj_val x, y, a, b, m, tiny;
+    cj_func *jf, *jaxb, *jsoftmax;
 } cj_arg;
 
 static void sincos_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
@@ -98,6 +98,31 @@ static void w_sincos_jit(void *p) {
     SCOPED(cj_val o; cj_call(c->jf, &c->x, &o));
 }
 static void w_matmul(void *p) { cj_arg *c = p; SCOPED(cj_matmul(c->a, c->b)); }
+
+static void axb_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user;
+    out[0] = cj_add(cj_mul(in[0], cj_scalar(ctx, 1.5)), cj_scalar(ctx, 0.25));
+}
+static void w_axb_jit(void *p) {
+    cj_arg *c = p;
+    SCOPED(cj_val o; cj_call(c->jaxb, &c->x, &o));
+}
+static void softmax_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user, (void)ctx;
+    out[0] = cj_softmax(in[0], -1);
+}
+static void w_softmax_eager(void *p) {
+    cj_arg *c = p;
+    SCOPED(cj_val o; softmax_fn(c->ctx, &c->m, &o, NULL));
+}
+static void w_softmax_jit(void *p) {
+    cj_arg *c = p;
+    SCOPED(cj_val o; cj_call(c->jsoftmax, &c->m, &o));
+}
+static void w_tiny_jit(void *p) { /* 1000 cached calls on a 4-element array */
+    cj_arg *c = p;
+    for (int i = 0; i < 1000; i++) SCOPED(cj_val o; cj_call(c->jaxb, &c->tiny, &o));
+}
 
 /* ---- peers ---- */
 static int peer_ms(const char *json, const char *peer, const char *key, double *out) {
@@ -145,13 +170,23 @@ int main(void) {
     printf("limits: copy %.1f GB/s (40 MB memcpy on %d threads), sgemm 1024 %.1f GFLOP/s (%s)\n\n", bw,
            rt_num_threads(), gflops, rt_gemm_backend());
 
-    cj_arg c = {ctx, {0}, {0}, {0}, {0}, NULL};
+    cj_arg c;
+    memset(&c, 0, sizeof c);
+    c.ctx = ctx;
     c.x = cj_linspace(ctx, -3, 3, N, CJ_F32);
     c.y = cj_linspace(ctx, 0, 1, N, CJ_F32);
     int64_t d[2] = {1024, 1024};
     c.a = cj_array(ctx, CJ_F32, 2, d, ga);
     c.b = cj_array(ctx, CJ_F32, 2, d, gb);
-    c.jf = cj_jit(cj_func_new(ctx, "sincos", sincos_fn, 1, 1, NULL), NULL);
+    /* jit with the C backend, waiting for the compile (bench the code, not
+     * the tiered start) */
+    cj_jit_opts wait = {0, NULL, 0, NULL, CJ_BACKEND_CC};
+    c.jf = cj_jit(cj_func_new(ctx, "sincos", sincos_fn, 1, 1, NULL), &wait);
+    c.jaxb = cj_jit(cj_func_new(ctx, "axb", axb_fn, 1, 1, NULL), &wait);
+    c.jsoftmax = cj_jit(cj_func_new(ctx, "softmax", softmax_fn, 1, 1, NULL), &wait);
+    int64_t dm[2] = {4096, 4096}, d4 = 4;
+    c.m = cj_reshape(cj_linspace(ctx, -3, 3, 4096 * 4096, CJ_F32), 2, dm);
+    c.tiny = cj_linspace(ctx, 0, 1, d4, CJ_F32);
     if (cj_error(ctx)) {
         fprintf(stderr, "bench: %s\n", cj_error_message(ctx));
         return 1;
@@ -170,6 +205,10 @@ int main(void) {
         {"sin*cos+x*x (eager)", "sincos_eager", w_sincos_eager, 2.0 * 4 * N, 0, NULL},
         {"sin*cos+x*x (jit)", "sincos_eager", w_sincos_jit, 2.0 * 4 * N, 0, "sincos_jit"},
         {"matmul 1024 (eager)", "matmul_1024", w_matmul, 0, 2.0 * 1024 * 1024 * 1024, "matmul_1024"},
+        {"a*x+b (jit)", "axb", w_axb_jit, 2.0 * 4 * N, 0, "axb_jit"},
+        {"softmax 4096^2 (eager)", "softmax", w_softmax_eager, 2.0 * 4 * 4096 * 4096, 0, NULL},
+        {"softmax 4096^2 (jit)", "softmax", w_softmax_jit, 2.0 * 4 * 4096 * 4096, 0, "softmax_jit"},
+        {"1000 tiny jit calls", "tiny_calls", w_tiny_jit, 0, 0, "tiny_calls"},
     };
     printf("%-22s %10s %12s %10s %10s %10s %10s\n", "workload", "cjax ms", "of limit", "numpy ms",
            "cjax/np", "jax ms", "cjax/jax");
@@ -180,6 +219,8 @@ int main(void) {
         char limit[32], np_s[16] = "missing", npr[16] = "-", jx_s[16] = "missing", jxr[16] = "-";
         if (rows[i].bytes > 0)
             snprintf(limit, sizeof limit, "%.0f%% bw", 100.0 * rows[i].bytes / (t * 1e6) / bw);
+        else if (rows[i].flops == 0)
+            snprintf(limit, sizeof limit, "%.2f us/call", t);
         else
             snprintf(limit, sizeof limit, "%.0f%% gemm", 100.0 * rows[i].flops / (t * 1e6) / gflops);
         double p;
@@ -203,6 +244,13 @@ int main(void) {
         fclose(js);
     }
     if (!peers) printf("\n(peers missing: `pip install numpy jax` to compare)\n");
+    cj_program_info info;
+    cj_memory_analysis mem;
+    if (cj_jit_program_info(c.jf, &c.x, &info) == CJ_OK && cj_jit_memory_analysis(c.jf, &c.x, &mem) == CJ_OK)
+        printf("\nsin*cos+x*x under jit: %d kernel(s), temporaries %zu bytes, generated C %s (%.0f ms compile%s)%s%s\n",
+               info.n_kernels, mem.temp_bytes, info.native ? "in use" : "not in use", info.compile_ms,
+               info.from_disk_cache ? ", from the disk cache" : "", info.compile_error[0] ? ": " : "",
+               info.compile_error);
     printf("\ncjax/peer < 1 means cjax is faster. Ratios are within this run; the machine is noisy.\n");
     free(peers);
     free(src), free(dst), free(ga), free(gb), free(gc);

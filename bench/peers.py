@@ -28,7 +28,22 @@ def numpy_side():
     y = np.linspace(0, 1, n, dtype=np.float32)
     a = np.random.default_rng(0).standard_normal((1024, 1024), dtype=np.float32)
     b = np.random.default_rng(1).standard_normal((1024, 1024), dtype=np.float32)
+    m = np.linspace(-3, 3, 4096 * 4096, dtype=np.float32).reshape(4096, 4096)
+
+    def softmax(v):
+        e = np.exp(v - v.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    tiny = np.linspace(0, 1, 4, dtype=np.float32)
+
+    def tiny_calls():
+        for _ in range(1000):
+            tiny * 1.5 + 0.25
+
     return {
+        "axb": median_ms(lambda: x * 1.5 + 0.25),
+        "softmax": median_ms(lambda: softmax(m)),
+        "tiny_calls": median_ms(tiny_calls),
         "add": median_ms(lambda: np.add(x, y)),
         "sin": median_ms(lambda: np.sin(x)),
         "sincos_eager": median_ms(lambda: np.sin(x) * np.cos(x) + x * x),
@@ -46,7 +61,19 @@ def jax_side():
     b = jax.random.normal(jax.random.PRNGKey(1), (1024, 1024), jnp.float32)
     f = jax.jit(lambda x: jnp.sin(x) * jnp.cos(x) + x * x)
     mm = jax.jit(lambda a, b: a @ b)
+    axb = jax.jit(lambda x: x * 1.5 + 0.25)
+    sm = jax.jit(lambda v: jax.nn.softmax(v, axis=-1))
+    m = jnp.linspace(-3, 3, 4096 * 4096, dtype=jnp.float32).reshape(4096, 4096)
+    tiny = jnp.linspace(0, 1, 4, dtype=jnp.float32)
+
+    def tiny_calls():
+        for _ in range(1000):
+            axb(tiny).block_until_ready()
+
     return {
+        "axb_jit": median_ms(lambda: axb(x).block_until_ready()),
+        "softmax_jit": median_ms(lambda: sm(m).block_until_ready()),
+        "tiny_calls": median_ms(tiny_calls),
         "sincos_jit": median_ms(lambda: f(x).block_until_ready()),
         "matmul_1024": median_ms(lambda: mm(a, b).block_until_ready()),
     }

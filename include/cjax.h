@@ -350,11 +350,22 @@ const char *cj_func_name(const cj_func *f);
  * concrete or traced (so functions compose under other traces). */
 cj_status cj_call(cj_func *f, const cj_val *in, cj_val *out);
 
+/* Which backend runs a jitted function's programs. */
+typedef enum cj_backend {
+    CJ_BACKEND_DEFAULT = 0, /* CJAX_BACKEND, else CJ_BACKEND_TIERED */
+    CJ_BACKEND_TIERED,      /* interpreter at once; generated C compiled in a
+                               background thread, used from the call after it
+                               is ready. No call waits for the C compiler. */
+    CJ_BACKEND_CC,          /* the first call waits for the generated C */
+    CJ_BACKEND_INTERP       /* never compile C */
+} cj_backend;
+
 typedef struct cj_jit_opts {
     int n_static;            /* static_argnums: their values are part of the */
     const int *static_argnums; /* cache key and may be read with cj_item   */
     int n_donate;            /* donate_argnums: accepted; the compiler may  */
     const int *donate_argnums; /* reuse these inputs' buffers for outputs  */
+    cj_backend backend;      /* 0: the default (see cj_backend) */
 } cj_jit_opts;
 
 /* jax.jit: the first call with new input types (shape, dtype, weak type)
@@ -375,6 +386,49 @@ const char *cj_jit_last_miss(const cj_func *jitted);
 /* Drops one jitted function's cache, or every cache in the context. */
 void cj_jit_clear(cj_func *jitted);
 void cj_clear_caches(cj_ctx *ctx);
+
+/* What the compiler made of a jitted function for given inputs (as JAX's
+ * jitted.lower(x).compile().memory_analysis() / cost_analysis()). Each
+ * traces and compiles first when that signature is not cached yet, and
+ * works before the first run. */
+typedef struct cj_memory_analysis {
+    size_t argument_bytes;       /* the inputs */
+    size_t output_bytes;         /* the outputs, fresh arrays per call */
+    size_t temp_bytes;           /* the arena of intermediates kept by the program */
+    size_t alias_bytes;          /* outputs written into donated inputs */
+    size_t generated_code_bytes; /* compiled machine code (0 on the interpreter) */
+    size_t constant_bytes;       /* arrays baked into the program */
+    size_t peak_bytes;           /* all of the above at once, at most */
+} cj_memory_analysis;
+cj_status cj_jit_memory_analysis(cj_func *jitted, const cj_val *in, cj_memory_analysis *out);
+
+typedef struct cj_cost_analysis {
+    double flops;           /* arithmetic operations (a dot counts 2 per MAC) */
+    double transcendentals; /* exp, log, sin, ... evaluations */
+    double bytes_accessed;  /* bytes read and written by the kernels */
+} cj_cost_analysis;
+cj_status cj_jit_cost_analysis(cj_func *jitted, const cj_val *in, cj_cost_analysis *out);
+
+typedef struct cj_program_info {
+    int n_kernels;        /* kernels run per call */
+    int n_fused_kernels;  /* of which loop kernels (fused elementwise groups) */
+    int n_equations;      /* equations after simplification */
+    int native;           /* generated C is compiled and in use */
+    int native_pending;   /* generated C is still being compiled */
+    int from_disk_cache;  /* the compiled code came from the disk cache */
+    double compile_ms;    /* the C compiler's wall time (0 from the cache) */
+    size_t code_bytes;    /* size of the compiled shared object */
+    const char *compile_error; /* why generated C is not used ("" if it is
+                                  or never was asked for); owned by the program */
+} cj_program_info;
+cj_status cj_jit_program_info(cj_func *jitted, const cj_val *in, cj_program_info *out);
+
+/* The compiled program as text: which equations are in which kernel, and
+ * each buffer's size, offset and live range. `what` is a comma list of
+ * "simplify" (the IR after simplification), "fuse", "plan"; NULL for all.
+ * Release with cj_string_free. CJAX_DUMP=simplify,fuse,plan prints the
+ * same to stderr as programs are compiled. */
+char *cj_jit_dump(cj_func *jitted, const cj_val *in, const char *what);
 
 /* ---- The IR ------------------------------------------------------------ */
 /* Abstract input: dtype and shape (JAX: ShapeDtypeStruct). */

@@ -249,7 +249,7 @@ TEST(core_jit_static_argument_values_key_the_cache) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     counter cnt = {0};
     int statics[1] = {1};
-    cj_jit_opts o = {1, statics, 0, NULL};
+    cj_jit_opts o = {1, statics, 0, NULL, CJ_BACKEND_DEFAULT};
     cj_func *jf = cj_jit(cj_func_new(ctx, "power", fn_power, 2, 1, &cnt), &o);
     cj_val x = tu_ramp(ctx, 5, 1, 1), y;
     cj_val in3[2] = {x, cj_scalar_int(ctx, 3)};

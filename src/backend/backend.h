@@ -12,9 +12,14 @@
 typedef struct program program;
 
 /* NULL with the error recorded in ctx. */
-program *backend_prepare(cj_ctx *ctx, const ir_func *ir);
+program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode);
 /* Inputs borrowed; outputs are new references. 0 or -1. */
 int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out);
 void program_free(cj_ctx *ctx, program *p);
+/* The compiled form (kernels, buffer plan, analyses) behind a program. */
+struct compiled;
+const struct compiled *program_compiled(const program *p);
+/* Fills the backend fields of info (native, pending, compile figures). */
+void program_backend_info(program *p, cj_program_info *info);
 
 #endif

@@ -1,26 +1,345 @@
-/* interp.c — the interpreter backend: runs a program's IR equation by
- * equation with the primitives' eager kernels (backend layer). Always
- * available; the reference the compiled backends are tested against. */
+/* interp.c — the interpreter backend: runs a compiled program kernel by
+ * kernel (backend layer). Always available; the reference the generated-C
+ * backend is tested against.
+ *
+ * A LOOP kernel runs tile by tile (TILE elements at a time): each fused
+ * equation is applied to the tile with the primitive's own elementwise
+ * loop, so a value used only inside the kernel exists only as a tile in
+ * per-thread scratch, never as a full buffer. Values the kernel must
+ * materialise are written straight into their buffers. Data-movement
+ * leaves gather their operand through an affine index map (strides and an
+ * offset over the iteration space). A SINGLE kernel calls its primitive's
+ * eager kernel on whole buffers. The arena and the scratch are allocated
+ * on the first run and kept, so steady-state calls allocate only their
+ * outputs. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "../compiler/program.h"
+#include "../prim/elementwise_kernels.h"
+#include "../runtime/threads.h"
 #include "backend.h"
+#include "program_impl.h"
 
-struct program {
-    const ir_func *ir;
-};
+#define TILE 1024
 
-program *backend_prepare(cj_ctx *ctx, const ir_func *ir) {
-    program *p = rt_alloc(ctx->mem, sizeof *p);
+static void map_of_leaf(const ir_func *ir, const ir_eqn *e, leaf_map *m) {
+    memset(m, 0, sizeof *m);
+    if (e->prim == PRIM_IOTA) return;
+    const rt_aval *src = &ir->vars[ir_eqn_inputs(ir, e)[0]];
+    const rt_aval *out = &ir->vars[e->out];
+    int64_t s[CJ_MAX_RANK];
+    rt_strides(src, s);
+    const prim_params *p = &e->params;
+    switch (e->prim) {
+    case PRIM_BROADCAST_IN_DIM:
+        for (int a = 0; a < src->rank; a++)
+            if (src->dims[a] != 1) m->stride[p->axes.v[a]] = s[a];
+        break;
+    case PRIM_TRANSPOSE:
+        for (int d = 0; d < out->rank; d++) m->stride[d] = s[p->axes.v[d]];
+        break;
+    case PRIM_SLICE:
+        for (int d = 0; d < out->rank; d++) {
+            int64_t step = p->step.n ? p->step.v[d] : 1;
+            m->stride[d] = s[d] * step;
+            m->offset += p->lo.v[d] * s[d];
+        }
+        break;
+    case PRIM_REV:
+        for (int d = 0; d < out->rank; d++) m->stride[d] = s[d];
+        for (int i = 0; i < p->axes.n; i++) {
+            int d = (int)p->axes.v[i];
+            m->stride[d] = -s[d];
+            m->offset += (src->dims[d] - 1) * s[d];
+        }
+        break;
+    default: /* reshape, squeeze, expand_dims: the same elements in order */
+        m->linear = 1;
+        break;
+    }
+}
+
+program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode) {
+    program *p = rt_calloc(ctx->mem, sizeof *p);
     if (!p) {
         core_oom(ctx, "jit: preparing a program");
         return NULL;
     }
-    p->ir = ir;
+    p->c = compile_ir(ctx, ir);
+    if (!p->c) {
+        rt_free(ctx->mem, p, sizeof *p);
+        return NULL;
+    }
+    const compiled *c = p->c;
+    const ir_func *cir = c->ir;
+    p->maps = rt_calloc(ctx->mem, sizeof(leaf_map) * (size_t)(cir->n_eqns + 1));
+    p->slot = rt_alloc(ctx->mem, sizeof(int) * (size_t)(cir->n_vars + 1));
+    p->eqn_kernel = rt_alloc(ctx->mem, sizeof(int) * (size_t)(cir->n_eqns + 1));
+    if (!p->maps || !p->slot || !p->eqn_kernel) {
+        program_free(ctx, p);
+        core_oom(ctx, "jit: preparing a program");
+        return NULL;
+    }
+    /* tile slots for values that live only inside their kernel; the
+     * largest kernel's count sizes the scratch */
+    for (int v = 0; v < cir->n_vars; v++) p->slot[v] = -1;
+    for (int k = 0; k < c->n_kernels; k++) {
+        const kernel *K = &c->kernels[k];
+        if (K->kind != KERNEL_LOOP) continue;
+        int used = 0;
+        for (int j = 0; j < K->n_eqns; j++) p->eqn_kernel[K->eqns[j]] = k;
+        for (int j = 0; j < K->n_eqns; j++) {
+            const ir_eqn *e = &cir->eqns[K->eqns[j]];
+            if (fuse_is_leaf_map(e->prim)) map_of_leaf(cir, e, &p->maps[K->eqns[j]]);
+            if (c->home[e->out] == HOME_NONE) p->slot[e->out] = used++;
+        }
+        if (used > p->n_slots) p->n_slots = used;
+    }
+    p->scratch_each = (size_t)p->n_slots * TILE * 8;
+    p->n_scratch = rt_num_threads() < MAX_SCRATCH ? rt_num_threads() : MAX_SCRATCH;
+    p->mode = mode ? mode : rt_config_get()->backend;
+    native_start(ctx, p);
+    if (ctx->err) {
+        program_free(ctx, p);
+        return NULL;
+    }
     return p;
 }
 
-int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out) {
-    return ir_eval_arrays(ctx, p->ir, in, out);
+void program_free(cj_ctx *ctx, program *p) {
+    if (!p) return;
+    native_free(ctx, p);
+    if (p->arena) rt_data_free(ctx->mem, p->arena, p->arena_cap);
+    if (p->scratch) rt_data_free(ctx->mem, p->scratch, p->scratch_cap);
+    if (p->c) {
+        if (p->maps) rt_free(ctx->mem, p->maps, sizeof(leaf_map) * (size_t)(p->c->ir->n_eqns + 1));
+        if (p->slot) rt_free(ctx->mem, p->slot, sizeof(int) * (size_t)(p->c->ir->n_vars + 1));
+        if (p->eqn_kernel) rt_free(ctx->mem, p->eqn_kernel, sizeof(int) * (size_t)(p->c->ir->n_eqns + 1));
+        compiled_free(ctx, p->c);
+    }
+    rt_free(ctx->mem, p, sizeof *p);
 }
 
-void program_free(cj_ctx *ctx, program *p) {
-    if (p) rt_free(ctx->mem, p, sizeof *p);
+const compiled *program_compiled(const program *p) { return p->c; }
+
+/* ---- LOOP kernels ---- */
+typedef struct loop_job {
+    program *p;
+    const kernel *K;
+    char *const *buf; /* per variable: its buffer's base, or NULL */
+} loop_job;
+
+static size_t esize(const ir_func *ir, int v) { return rt_dtypes[ir->vars[v].dtype].size; }
+
+/* Gathers `len` elements of a leaf starting at linear index t0. */
+static void gather_leaf(const ir_func *ir, const ir_eqn *e, const leaf_map *m, const rt_aval *space,
+                        const char *src, char *dst, int64_t t0, int64_t len) {
+    size_t es = esize(ir, e->out);
+    if (e->prim == PRIM_IOTA) {
+        int dim = (int)e->params.axes.v[0];
+        int64_t stride = 1;
+        for (int d = space->rank - 1; d > dim; d--) stride *= space->dims[d];
+        for (int64_t j = 0; j < len; j++)
+            rt_set_f64(ir->vars[e->out].dtype, dst, j, (double)(((t0 + j) / stride) % space->dims[dim]));
+        return;
+    }
+    if (m->linear) {
+        memcpy(dst, src + (size_t)t0 * es, (size_t)len * es);
+        return;
+    }
+    int64_t idx[CJ_MAX_RANK], rem = t0, off = m->offset;
+    int r = space->rank;
+    for (int d = r - 1; d >= 0; d--) {
+        idx[d] = space->dims[d] ? rem % space->dims[d] : 0;
+        rem = space->dims[d] ? rem / space->dims[d] : 0;
+        off += idx[d] * m->stride[d];
+    }
+    /* Runs along the innermost axis: a broadcast (stride 0) fills, a
+     * contiguous run copies, anything else steps. Then carry into the outer
+     * axes. */
+    int64_t inner = r ? space->dims[r - 1] : 1, s_in = r ? m->stride[r - 1] : 0;
+    for (int64_t j = 0; j < len;) {
+        int64_t run = r ? inner - idx[r - 1] : 1;
+        if (run > len - j) run = len - j;
+        char *d = dst + (size_t)j * es;
+        const char *sp = src + (size_t)off * es;
+        if (s_in == 1) {
+            memcpy(d, sp, (size_t)run * es);
+        } else if (s_in == 0) {
+            switch (es) {
+            case 1: memset(d, *(const uint8_t *)sp, (size_t)run); break;
+            case 4: {
+                uint32_t v;
+                memcpy(&v, sp, 4);
+                for (int64_t q = 0; q < run; q++) ((uint32_t *)d)[q] = v;
+                break;
+            }
+            default: {
+                uint64_t v;
+                memcpy(&v, sp, 8);
+                for (int64_t q = 0; q < run; q++) ((uint64_t *)d)[q] = v;
+                break;
+            }
+            }
+        } else {
+            for (int64_t q = 0; q < run; q++) memcpy(d + (size_t)q * es, sp + (ptrdiff_t)(q * s_in) * (ptrdiff_t)es, es);
+        }
+        j += run;
+        off += run * s_in;
+        if (!r) break;
+        idx[r - 1] += run;
+        for (int d2 = r - 1; d2 > 0 && idx[d2] >= space->dims[d2]; d2--) { /* carry */
+            off -= idx[d2] * m->stride[d2];
+            idx[d2] = 0;
+            idx[d2 - 1]++;
+            off += m->stride[d2 - 1];
+        }
+    }
+}
+
+static char *claim_scratch(program *p, int *which) {
+    for (;;)
+        for (int i = 0; i < p->n_scratch; i++) {
+            int expect = 0;
+            if (atomic_compare_exchange_strong(&p->busy[i], &expect, 1)) {
+                *which = i;
+                return (char *)p->scratch + (size_t)i * p->scratch_each;
+            }
+        }
+}
+
+static void run_tiles(void *arg, int64_t begin, int64_t end) {
+    loop_job *job = arg;
+    program *p = job->p;
+    const ir_func *ir = p->c->ir;
+    const kernel *K = job->K;
+    int kidx = (int)(K - p->c->kernels);
+    int which = 0;
+    char *scratch = p->n_slots ? claim_scratch(p, &which) : NULL;
+    for (int64_t t0 = begin; t0 < end; t0 += TILE) {
+        int64_t len = end - t0 < TILE ? end - t0 : TILE;
+        for (int j = 0; j < K->n_eqns; j++) {
+            const ir_eqn *e = &ir->eqns[K->eqns[j]];
+            int v = e->out;
+            char *dst = p->slot[v] >= 0 ? scratch + (size_t)p->slot[v] * TILE * 8
+                                        : job->buf[v] + (size_t)t0 * esize(ir, v);
+            const int *in = ir_eqn_inputs(ir, e);
+            if (fuse_is_leaf_map(e->prim)) {
+                gather_leaf(ir, e, &p->maps[K->eqns[j]], &K->space, e->n_in ? job->buf[in[0]] : NULL, dst, t0,
+                            len);
+                continue;
+            }
+            ew_operands ops;
+            memset(&ops, 0, sizeof ops);
+            for (int i = 0; i < e->n_in && i < 3; i++) {
+                int u = in[i];
+                if (p->c->kernel_of[u] == kidx && p->slot[u] >= 0) {
+                    ops.in[i] = scratch + (size_t)p->slot[u] * TILE * 8;
+                } else if (ir->vars[u].rank == 0 && K->space.rank > 0) {
+                    ops.in[i] = job->buf[u];
+                    ops.scalar[i] = true;
+                } else {
+                    ops.in[i] = job->buf[u] + (size_t)t0 * esize(ir, u);
+                }
+            }
+            ops.out = dst;
+            ops.in_dtype = ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype;
+            ops.out_dtype = ir->vars[v].dtype;
+            ew_kernel(e->prim, ops.in_dtype)(&ops, 0, len);
+        }
+    }
+    if (scratch) atomic_store(&p->busy[which], 0);
+}
+
+void interp_gather_leaf(const program *p, int eqn, char *const *buf, int64_t t0, int64_t len, void *dst) {
+    const ir_func *ir = p->c->ir;
+    const ir_eqn *e = &ir->eqns[eqn];
+    gather_leaf(ir, e, &p->maps[eqn], &p->c->kernels[p->eqn_kernel[eqn]].space,
+                e->n_in ? buf[ir_eqn_inputs(ir, e)[0]] : NULL, dst, t0, len);
+}
+
+void interp_run_loop(program *p, const kernel *K, char *const *buf) {
+    int64_t n = rt_aval_size(&K->space);
+    if (n == 0) return;
+    loop_job job = {p, K, buf};
+    int64_t grain = n;
+    if (n >= RT_PARALLEL_MIN_ELEMS) {
+        grain = n / ((int64_t)p->n_scratch * 4);
+        grain = (grain + TILE - 1) / TILE * TILE;
+        if (grain < 4 * TILE) grain = 4 * TILE;
+    }
+    rt_parallel_for(n, grain, run_tiles, &job);
+}
+
+/* ---- SINGLE kernels ---- */
+static int run_single(cj_ctx *ctx, const ir_func *ir, const kernel *K, char *const *buf) {
+    const ir_eqn *e = &ir->eqns[K->eqns[0]];
+    const int *in = ir_eqn_inputs(ir, e);
+    rt_array hdr[64], out;
+    rt_array *args[64];
+    for (int i = 0; i < e->n_in; i++) {
+        memset(&hdr[i], 0, sizeof hdr[i]);
+        hdr[i].refcount = 1;
+        hdr[i].aval = ir->vars[in[i]];
+        hdr[i].size = rt_aval_size(&hdr[i].aval);
+        hdr[i].data = buf[in[i]];
+        hdr[i].mem = ctx->mem;
+        args[i] = &hdr[i];
+    }
+    memset(&out, 0, sizeof out);
+    out.refcount = 1;
+    out.aval = ir->vars[e->out];
+    out.size = rt_aval_size(&out.aval);
+    out.data = buf[e->out];
+    out.mem = ctx->mem;
+    return prim_rules[e->prim].impl(ctx, e->prim, &e->params, e->n_in, args, &out);
+}
+
+int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out) {
+    native_poll(p);
+    const compiled *c = p->c;
+    const ir_func *ir = c->ir;
+    if (c->arena_bytes && !p->arena) {
+        p->arena = rt_data_alloc(ctx->mem, c->arena_bytes, &p->arena_cap);
+        if (!p->arena) return core_oom(ctx, "jit: the program's arena");
+    }
+    if (p->scratch_each && !p->scratch) {
+        p->scratch = rt_data_alloc(ctx->mem, p->scratch_each * (size_t)p->n_scratch, &p->scratch_cap);
+        if (!p->scratch) return core_oom(ctx, "jit: tile scratch");
+    }
+    size_t nv = (size_t)ir->n_vars + 1;
+    char **buf = rt_calloc(ctx->mem, sizeof(char *) * nv);
+    rt_array **arrays = rt_calloc(ctx->mem, sizeof(rt_array *) * nv);
+    int status = 0;
+    if (!buf || !arrays) {
+        status = core_oom(ctx, "jit: running a program");
+        goto done;
+    }
+    for (int i = 0; i < ir->n_in; i++) arrays[ir->in[i]] = rt_array_ref(in[i]);
+    for (int i = 0; i < ir->n_consts; i++) arrays[ir->consts[i].var] = rt_array_ref(ir->consts[i].val);
+    for (int v = 0; v < ir->n_vars && status == 0; v++) {
+        if (c->home[v] == HOME_OUTPUT) {
+            arrays[v] = rt_array_new(ctx->mem, &ir->vars[v]);
+            if (!arrays[v]) status = core_oom(ctx, "jit: program outputs");
+        }
+        if (arrays[v]) buf[v] = arrays[v]->data;
+        else if (c->home[v] == HOME_ARENA) buf[v] = (char *)p->arena + c->offset[v];
+    }
+    for (int k = 0; k < c->n_kernels && status == 0; k++) {
+        const kernel *K = &c->kernels[k];
+        if (K->kind == KERNEL_LOOP) {
+            if (!native_run_loop(p, k, buf)) interp_run_loop(p, K, buf);
+        }
+        else status = run_single(ctx, ir, K, buf);
+    }
+    if (status == 0)
+        for (int i = 0; i < ir->n_out; i++) out[i] = rt_array_ref(arrays[ir->out[i]]);
+done:
+    if (arrays) {
+        for (size_t v = 0; v < nv; v++) rt_array_unref(arrays[v]);
+        rt_free(ctx->mem, arrays, sizeof(rt_array *) * nv);
+    }
+    if (buf) rt_free(ctx->mem, buf, sizeof(char *) * nv);
+    return status;
 }

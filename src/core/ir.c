@@ -81,6 +81,44 @@ int ir_add_output(ir_func *f, int var) {
     return 0;
 }
 
+ir_func *ir_copy(const ir_func *f) {
+    ir_func *g = ir_new(f->mem);
+    if (!g) return NULL;
+    /* rebuild in definition order so variable ids stay the same */
+    int ok = 1;
+    for (int v = 0; v < f->n_vars && ok; v++) ok = ir_add_var(g, &f->vars[v]) == v;
+    if (ok && grow(g->mem, (void **)&g->in, &g->cap_in, 0, f->n_in ? f->n_in : 1, sizeof(int))) ok = 0;
+    if (ok) {
+        memcpy(g->in, f->in, sizeof(int) * (size_t)f->n_in);
+        g->n_in = f->n_in;
+    }
+    if (ok && f->n_consts &&
+        grow(g->mem, (void **)&g->consts, &g->cap_consts, 0, f->n_consts, sizeof(ir_const)))
+        ok = 0;
+    for (int i = 0; ok && i < f->n_consts; i++) {
+        g->consts[i].var = f->consts[i].var;
+        g->consts[i].val = rt_array_ref(f->consts[i].val);
+        g->n_consts++;
+    }
+    if (ok && f->n_eqns && grow(g->mem, (void **)&g->eqns, &g->cap_eqns, 0, f->n_eqns, sizeof(ir_eqn)))
+        ok = 0;
+    if (ok && f->n_operands &&
+        grow(g->mem, (void **)&g->operands, &g->cap_operands, 0, f->n_operands, sizeof(int)))
+        ok = 0;
+    if (ok && f->n_out && grow(g->mem, (void **)&g->out, &g->cap_out, 0, f->n_out, sizeof(int))) ok = 0;
+    if (!ok) {
+        ir_free(g);
+        return NULL;
+    }
+    if (f->n_eqns) memcpy(g->eqns, f->eqns, sizeof(ir_eqn) * (size_t)f->n_eqns);
+    if (f->n_operands) memcpy(g->operands, f->operands, sizeof(int) * (size_t)f->n_operands);
+    if (f->n_out) memcpy(g->out, f->out, sizeof(int) * (size_t)f->n_out);
+    g->n_eqns = f->n_eqns;
+    g->n_operands = f->n_operands;
+    g->n_out = f->n_out;
+    return g;
+}
+
 /* ---- verifier ---- */
 int ir_verify(cj_ctx *ctx, const ir_func *f) {
     int ok = 0;
@@ -141,7 +179,8 @@ done:
 
 /* ---- printer ---- */
 /* JAX's variable names: a..z, ba..bz, ca.. (base 26 with a leading digit). */
-static void var_name(int id, char *buf) {
+void ir_name_str(int ordinal, char buf[16]) {
+    int id = ordinal;
     char tmp[16];
     int n = 0;
     do {
@@ -154,7 +193,7 @@ static void var_name(int id, char *buf) {
 
 static void print_var(strbuf *sb, const ir_func *f, int v, const int *names, int typed) {
     char name[16], t[128];
-    var_name(names[v], name);
+    ir_name_str(names[v], name);
     if (typed) {
         rt_aval_str(&f->vars[v], t, sizeof t);
         sb_printf(sb, "%s:%s", name, t);
@@ -173,6 +212,16 @@ static void print_literal(strbuf *sb, const rt_array *a) {
     sb_printf(sb, ":%s", t);
 }
 
+void ir_var_ordinals(const ir_func *f, int *names) {
+    /* non-scalar constvars, then inputs, then results: definition order */
+    int next = 0;
+    for (int v = 0; v < f->n_vars; v++) names[v] = 0;
+    for (int i = 0; i < f->n_consts; i++)
+        if (f->consts[i].val->aval.rank != 0) names[f->consts[i].var] = next++;
+    for (int i = 0; i < f->n_in; i++) names[f->in[i]] = next++;
+    for (int k = 0; k < f->n_eqns; k++) names[f->eqns[k].out] = next++;
+}
+
 void ir_print(const ir_func *f, strbuf *sb) {
     int *names = rt_alloc(f->mem, sizeof(int) * ((size_t)f->n_vars + 1));
     const rt_array **literal = rt_calloc(f->mem, sizeof(rt_array *) * ((size_t)f->n_vars + 1));
@@ -180,15 +229,10 @@ void ir_print(const ir_func *f, strbuf *sb) {
         sb->failed = 1;
         goto done;
     }
-    /* Rank-0 constants print inline as literals (as JAX does); others are
-     * constvars named before the inputs. Names follow definition order. */
-    int next = 0;
-    for (int i = 0; i < f->n_consts; i++) {
+    /* Rank-0 constants print inline as literals (as JAX does). */
+    for (int i = 0; i < f->n_consts; i++)
         if (f->consts[i].val->aval.rank == 0) literal[f->consts[i].var] = f->consts[i].val;
-        else names[f->consts[i].var] = next++;
-    }
-    for (int i = 0; i < f->n_in; i++) names[f->in[i]] = next++;
-    for (int k = 0; k < f->n_eqns; k++) names[f->eqns[k].out] = next++;
+    ir_var_ordinals(f, names);
 
     sb_printf(sb, "{ lambda ");
     int first = 1;

@@ -56,6 +56,14 @@ static inline const int *ir_eqn_inputs(const ir_func *f, const ir_eqn *e) {
     return f->operands + e->in_start;
 }
 
+/* A deep copy (constants shared by reference). NULL on out of memory. */
+ir_func *ir_copy(const ir_func *f);
+/* The printer's names: names[v] is the ordinal used for variable v (inputs
+ * and non-scalar constants first, then equation results); ir_name_str
+ * spells an ordinal as JAX does (a..z, ba, bb, ...). */
+void ir_var_ordinals(const ir_func *f, int *names);
+void ir_name_str(int ordinal, char buf[16]);
+
 /* Checks SSA form and re-runs abstract_eval on every equation: returns 0, or
  * -1 with a message in ctx ("ir verify: equation 3 (add): ..."). */
 int ir_verify(cj_ctx *ctx, const ir_func *f);

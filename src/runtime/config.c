@@ -2,6 +2,7 @@
  * layer). Read once, on first use; the README lists every knob. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime.h"
 
@@ -23,6 +24,8 @@ static void load(void) {
     config.cc = env_or("CJAX_CC", "cc");
     config.cflags = env_or("CJAX_CFLAGS", "");
     config.cache_dir = env_or("CJAX_CACHE_DIR", "");
+    const char *b = env_or("CJAX_BACKEND", "tiered");
+    config.backend = !strcmp(b, "interp") ? CJ_BACKEND_INTERP : !strcmp(b, "cc") ? CJ_BACKEND_CC : CJ_BACKEND_TIERED;
 }
 
 const rt_config *rt_config_get(void) {

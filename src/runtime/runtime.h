@@ -106,6 +106,7 @@ typedef struct rt_config {
     const char *cc;             /* CJAX_CC: C compiler for the cc backend */
     const char *cflags;         /* CJAX_CFLAGS */
     const char *cache_dir;      /* CJAX_CACHE_DIR */
+    cj_backend backend;         /* CJAX_BACKEND: tiered (default), cc, interp */
 } rt_config;
 const rt_config *rt_config_get(void);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../backend/backend.h"
+#include "../compiler/program.h"
 #include "../core/func.h"
 
 typedef struct jit_entry {
@@ -26,6 +27,7 @@ typedef struct jit_entry {
 
 typedef struct jit_state {
     uint8_t is_static[64], is_donated[64];
+    cj_backend backend;
     jit_entry *entries;
     cj_jit_stats stats;
     char last_miss[512];
@@ -91,6 +93,7 @@ cj_func *cj_jit(cj_func *inner, const cj_jit_opts *opts) {
             }
             st->is_donated[a] = 1;
         }
+        st->backend = opts->backend;
     }
     char name[256];
     snprintf(name, sizeof name, "jit(%s)", inner->name);
@@ -230,33 +233,39 @@ static jit_entry *make_entry(cj_func *f, uint64_t hash, core_value *const *vals,
     snprintf(what, sizeof what, "%s", f->name);
     e->ir = func_trace_to_ir(f->inner, e->avals, statics, what);
     st->stats.traces++;
-    if (!e->ir || ir_verify(ctx, e->ir) != 0 || !(e->prog = backend_prepare(ctx, e->ir))) {
+    if (!e->ir || ir_verify(ctx, e->ir) != 0 || !(e->prog = backend_prepare(ctx, e->ir, st->backend))) {
         entry_free(ctx, f->n_in, e);
         return NULL;
     }
     return e;
 }
 
-static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
+/* Finds (or traces and prepares) the cache entry for these inputs. vals
+ * receives the inputs' values; *all_concrete whether the call can run the
+ * program on arrays. NULL with the error recorded. */
+static jit_entry *jit_lookup(cj_func *f, const cj_val *in, core_value **vals, int *all_concrete) {
     cj_ctx *ctx = f->ctx;
     jit_state *st = f->state;
-    core_value *vals[64];
-    int all_concrete = ctx->dynamic_level == 0;
+    *all_concrete = ctx->dynamic_level == 0;
     for (int i = 0; i < f->n_in; i++) {
         vals[i] = core_peek(in[i]); /* validated by cj_call */
         if (vals[i]->kind != VALUE_ARRAY) {
-            if (st->is_static[i])
-                return core_error(ctx, CJ_ERR_CONCRETIZATION,
-                                  "%s: static argument %d is a traced value; static arguments must be "
-                                  "concrete arrays known when the function is called",
-                                  f->name, i);
-            all_concrete = 0;
+            if (st->is_static[i]) {
+                core_error(ctx, CJ_ERR_CONCRETIZATION,
+                           "%s: static argument %d is a traced value; static arguments must be "
+                           "concrete arrays known when the function is called",
+                           f->name, i);
+                return NULL;
+            }
+            *all_concrete = 0;
         }
     }
-    /* key */
     uint8_t skey_small[256], *skey = skey_small;
     size_t slen = static_key_len(f, vals);
-    if (slen > sizeof skey_small && !(skey = rt_alloc(ctx->mem, slen))) return core_oom(ctx, f->name);
+    if (slen > sizeof skey_small && !(skey = rt_alloc(ctx->mem, slen))) {
+        core_oom(ctx, f->name);
+        return NULL;
+    }
     static_key_write(f, vals, skey);
     uint64_t hash = 0xcbf29ce484222325ull;
     for (int i = 0; i < f->n_in; i++) hash = aval_hash(hash, &vals[i]->aval);
@@ -279,11 +288,19 @@ static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
         if (e) st->stats.entries++;
     }
     if (skey != skey_small) rt_free(ctx->mem, skey, slen);
-    if (!e) return -1;
+    if (!e) return NULL;
     e->next = st->entries;
     st->entries = e;
+    return e;
+}
 
-    /* run */
+static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
+    cj_ctx *ctx = f->ctx;
+    jit_state *st = f->state;
+    core_value *vals[64];
+    int all_concrete;
+    jit_entry *e = jit_lookup(f, in, vals, &all_concrete);
+    if (!e) return -1;
     int n_dyn = 0;
     if (all_concrete) {
         rt_array *args[64], *res[64];
@@ -297,6 +314,76 @@ static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
     for (int i = 0; i < f->n_in; i++)
         if (!st->is_static[i]) args[n_dyn++] = in[i];
     return ir_eval_values(ctx, e->ir, args, out);
+}
+
+/* The cache entry for a jitted function and example inputs (traced and
+ * compiled now if it was not cached). NULL with the error recorded. */
+static jit_entry *entry_for(cj_func *f, const cj_val *in, const char *op) {
+    if (!f) return NULL;
+    cj_ctx *ctx = f->ctx;
+    if (ctx->err) return NULL;
+    if (f->ops != &jit_ops) {
+        core_error(ctx, CJ_ERR_ARG, "%s: '%s' is not a jitted function (wrap it with cj_jit)", op, f->name);
+        return NULL;
+    }
+    for (int i = 0; i < f->n_in; i++)
+        if (!core_get(in[i], op)) return NULL;
+    core_value *vals[64];
+    int all_concrete;
+    return jit_lookup(f, in, vals, &all_concrete);
+}
+
+static const compiled *compiled_for(cj_func *f, const cj_val *in, const char *op) {
+    jit_entry *e = entry_for(f, in, op);
+    return e ? program_compiled(e->prog) : NULL;
+}
+
+cj_status cj_jit_memory_analysis(cj_func *f, const cj_val *in, cj_memory_analysis *out) {
+    const compiled *c = compiled_for(f, in, "cj_jit_memory_analysis");
+    if (!c) return f ? f->ctx->err : CJ_ERR_ARG;
+    out->argument_bytes = c->mem.argument_bytes;
+    out->output_bytes = c->mem.output_bytes;
+    out->temp_bytes = c->mem.temp_bytes;
+    out->alias_bytes = c->mem.alias_bytes;
+    out->generated_code_bytes = c->mem.generated_code_bytes;
+    out->constant_bytes = c->mem.constant_bytes;
+    out->peak_bytes = c->mem.peak_bytes;
+    return CJ_OK;
+}
+
+cj_status cj_jit_cost_analysis(cj_func *f, const cj_val *in, cj_cost_analysis *out) {
+    const compiled *c = compiled_for(f, in, "cj_jit_cost_analysis");
+    if (!c) return f ? f->ctx->err : CJ_ERR_ARG;
+    out->flops = c->cost.flops;
+    out->transcendentals = c->cost.transcendentals;
+    out->bytes_accessed = c->cost.bytes_accessed;
+    return CJ_OK;
+}
+
+cj_status cj_jit_program_info(cj_func *f, const cj_val *in, cj_program_info *out) {
+    jit_entry *e = entry_for(f, in, "cj_jit_program_info");
+    if (!e) return f ? f->ctx->err : CJ_ERR_ARG;
+    const compiled *c = program_compiled(e->prog);
+    memset(out, 0, sizeof *out);
+    out->n_kernels = c->n_kernels;
+    for (int k = 0; k < c->n_kernels; k++) out->n_fused_kernels += c->kernels[k].kind == KERNEL_LOOP;
+    out->n_equations = c->ir->n_eqns;
+    program_backend_info(e->prog, out);
+    return CJ_OK;
+}
+
+char *cj_jit_dump(cj_func *f, const cj_val *in, const char *what) {
+    const compiled *c = compiled_for(f, in, "cj_jit_dump");
+    if (!c) return NULL;
+    cj_ctx *ctx = f->ctx;
+    strbuf sb;
+    sb_init(&sb, ctx->mem);
+    if (!what || strstr(what, "simplify")) ir_print(c->ir, &sb);
+    compiled_dump(c, what ? what : "fuse,plan", &sb);
+    char *s = !sb.failed && sb.data ? rt_strdup(ctx->mem, sb.data) : NULL;
+    sb_free(&sb);
+    if (!s) core_oom(ctx, "cj_jit_dump");
+    return s;
 }
 
 void cj_jit_stats_get(const cj_func *f, cj_jit_stats *out) {

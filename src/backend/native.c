@@ -1,0 +1,166 @@
+/* native.c — the generated-C backend: build in the background, switch over
+ * when ready (backend layer).
+ *
+ * native_start writes the program's C (codegen.c) and compiles it through
+ * cc_build, with a context of its own so the compile never touches the
+ * caller's context (contexts are single-threaded) and a failure never
+ * becomes the caller's sticky error. In tiered mode (the default) the
+ * compile runs in a background thread while calls run on the interpreter;
+ * the first call after it finishes installs the kernels. In cc mode the
+ * first call waits for it. Either way a missing or failing compiler leaves
+ * the program on the interpreter, with the reason kept for
+ * cj_jit_program_info. Generated kernels compute exactly what the
+ * interpreter computes, so switching mid-stream changes no result. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../prim/elementwise_kernels.h"
+#include "../runtime/threads.h"
+#include "program_impl.h"
+
+static void *build_main(void *arg) {
+    program *p = arg;
+    cj_ctx *bctx = p->build_ctx;
+    p->module = cc_build(bctx, p->source, &p->info);
+    if (!p->module) {
+        snprintf(p->native_error, sizeof p->native_error, "%s", cj_error_message(bctx));
+        atomic_store(&p->native_state, NATIVE_FAILED);
+    } else {
+        atomic_store(&p->native_state, NATIVE_READY);
+    }
+    return NULL;
+}
+
+static void gather_cb(const void *prog, int eqn, char *const *buf, int64_t t0, int64_t n, void *dst) {
+    interp_gather_leaf(prog, eqn, buf, t0, n, dst);
+}
+
+void native_start(cj_ctx *ctx, program *p) {
+    atomic_store(&p->native_state, NATIVE_NONE);
+    if (p->mode == CJ_BACKEND_INTERP) return;
+    const compiled *c = p->c;
+    int loops = 0;
+    for (int k = 0; k < c->n_kernels; k++) loops += c->kernels[k].kind == KERNEL_LOOP;
+    if (!loops) return; /* nothing to generate */
+
+    p->ew_table = rt_calloc(ctx->mem, sizeof(void *) * (size_t)(c->ir->n_eqns + 1));
+    p->native = rt_calloc(ctx->mem, sizeof(cjk_kernel_fn) * (size_t)(c->n_kernels + 1));
+    if (!p->ew_table || !p->native) {
+        core_oom(ctx, "jit: generated code tables");
+        return;
+    }
+    for (int e = 0; e < c->ir->n_eqns; e++) {
+        if (!codegen_needs_kernel(c, e)) continue;
+        const ir_eqn *q = &c->ir->eqns[e];
+        cj_dtype dt = c->ir->vars[ir_eqn_inputs(c->ir, q)[q->prim == PRIM_SELECT ? 1 : 0]].dtype;
+        p->ew_table[e] = (void *)ew_kernel(q->prim, dt);
+    }
+    p->rt.ew = p->ew_table;
+    p->rt.gather = gather_cb;
+    p->rt.prog = p;
+
+    strbuf sb;
+    sb_init(&sb, ctx->mem);
+    codegen_program(c, &sb);
+    if (sb.failed || !sb.data) {
+        sb_free(&sb);
+        core_oom(ctx, "jit: generating C");
+        return;
+    }
+    /* the source and the build context are plain-malloc'd: the build
+     * thread owns them while it runs */
+    p->source = strdup(sb.data);
+    sb_free(&sb);
+    p->build_ctx = cj_ctx_new(NULL);
+    if (!p->source || !p->build_ctx) {
+        snprintf(p->native_error, sizeof p->native_error, "out of memory preparing the C build");
+        atomic_store(&p->native_state, NATIVE_FAILED);
+        return;
+    }
+    if (compiler_dump_wants("c"))
+        fprintf(stderr, "cjax: generated C:\n%s", p->source);
+    atomic_store(&p->native_state, NATIVE_BUILDING);
+    if (p->mode == CJ_BACKEND_CC) {
+        build_main(p);
+        native_poll(p);
+        return;
+    }
+    if (pthread_create(&p->thread, NULL, build_main, p) == 0) {
+        p->thread_started = 1;
+    } else { /* no thread: compile now rather than never */
+        build_main(p);
+    }
+}
+
+void native_poll(program *p) {
+    if (p->native_installed || atomic_load(&p->native_state) != NATIVE_READY) return;
+    const compiled *c = p->c;
+    for (int k = 0; k < c->n_kernels; k++) {
+        if (c->kernels[k].kind != KERNEL_LOOP) continue;
+        char name[48];
+        snprintf(name, sizeof name, "cjk_kernel_%d", k);
+        void *sym = cc_symbol(p->module, name);
+        if (!sym) {
+            snprintf(p->native_error, sizeof p->native_error, "generated code lacks %s", name);
+            atomic_store(&p->native_state, NATIVE_FAILED);
+            memset(p->native, 0, sizeof(cjk_kernel_fn) * (size_t)c->n_kernels);
+            return;
+        }
+        memcpy(&p->native[k], &sym, sizeof sym); /* object → function pointer */
+    }
+    p->native_installed = 1;
+}
+
+typedef struct native_job {
+    cjk_kernel_fn fn;
+    const cjk_rt *rt;
+    char *const *buf;
+} native_job;
+
+static void native_range(void *arg, int64_t begin, int64_t end) {
+    native_job *j = arg;
+    j->fn(j->rt, j->buf, begin, end);
+}
+
+bool native_run_loop(program *p, int k, char *const *buf) {
+    if (!p->native_installed || !p->native[k]) return false;
+    int64_t n = rt_aval_size(&p->c->kernels[k].space);
+    if (n == 0) return true;
+    native_job job = {p->native[k], &p->rt, buf};
+    int64_t grain = n;
+    if (n >= RT_PARALLEL_MIN_ELEMS) {
+        grain = n / ((int64_t)rt_num_threads() * 4);
+        grain = (grain + CODEGEN_TILE - 1) / CODEGEN_TILE * CODEGEN_TILE;
+        if (grain < 4 * CODEGEN_TILE) grain = 4 * CODEGEN_TILE;
+    }
+    rt_parallel_for(n, grain, native_range, &job);
+    return true;
+}
+
+void native_free(cj_ctx *ctx, program *p) {
+    if (p->thread_started) pthread_join(p->thread, NULL);
+    p->thread_started = 0;
+    if (p->module) cc_module_free(p->build_ctx, p->module);
+    p->module = NULL;
+    if (p->build_ctx) cj_ctx_free(p->build_ctx);
+    p->build_ctx = NULL;
+    free(p->source);
+    p->source = NULL;
+    if (p->ew_table) rt_free(ctx->mem, p->ew_table, sizeof(void *) * (size_t)(p->c->ir->n_eqns + 1));
+    if (p->native) rt_free(ctx->mem, p->native, sizeof(cjk_kernel_fn) * (size_t)(p->c->n_kernels + 1));
+    p->ew_table = NULL;
+    p->native = NULL;
+}
+
+void program_backend_info(program *p, cj_program_info *info) {
+    native_poll(p);
+    int st = atomic_load(&p->native_state);
+    info->native = p->native_installed;
+    info->native_pending = st == NATIVE_BUILDING;
+    if (st == NATIVE_READY || st == NATIVE_FAILED) {
+        info->from_disk_cache = p->info.from_disk_cache;
+        info->compile_ms = p->info.compile_ms;
+        info->code_bytes = p->info.so_bytes;
+    }
+    info->compile_error = st == NATIVE_FAILED ? p->native_error : "";
+}

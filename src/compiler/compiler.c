@@ -1,0 +1,155 @@
+/* compiler.c — the pipeline: one function calling named passes in order
+ * (compiler layer).
+ *
+ *   copy → simplify → fuse → schedule (fusion order) → plan → analyse
+ *
+ * The IR is verified after each IR-to-IR pass. CJAX_DUMP (a comma list of
+ * simplify, fuse, plan) prints the program after those passes to stderr. */
+#include <stdio.h>
+#include <string.h>
+
+#include "passes.h"
+#include "program.h"
+
+bool compiler_dump_wants(const char *what) {
+    const char *d = rt_config_get()->dump;
+    size_t n = strlen(what);
+    for (const char *p = d; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if ((len == n && !strncmp(p, what, n)) || (len == 3 && !strncmp(p, "all", 3))) return true;
+        p = comma ? comma + 1 : NULL;
+    }
+    return false;
+}
+
+static void dump_ir(const ir_func *ir, const char *after) {
+    strbuf sb;
+    sb_init(&sb, ir->mem);
+    ir_print(ir, &sb);
+    if (sb.data) fprintf(stderr, "cjax: IR after %s:\n%s", after, sb.data);
+    sb_free(&sb);
+}
+
+void compiled_free(cj_ctx *ctx, compiled *c) {
+    if (!c) return;
+    size_t nv = c->ir ? (size_t)c->ir->n_vars + 1 : 0;
+    for (int k = 0; k < c->n_kernels; k++) {
+        kernel *K = &c->kernels[k];
+        if (K->eqns) rt_free(ctx->mem, K->eqns, sizeof(int) * (size_t)K->cap_eqns);
+        if (K->in) rt_free(ctx->mem, K->in, sizeof(int) * (size_t)K->n_in);
+        if (K->out) rt_free(ctx->mem, K->out, sizeof(int) * (size_t)K->n_out);
+    }
+    if (c->kernels) rt_free(ctx->mem, c->kernels, sizeof(kernel) * (size_t)(c->ir->n_eqns ? c->ir->n_eqns : 1));
+    if (c->kernel_of) rt_free(ctx->mem, c->kernel_of, sizeof(int) * nv);
+    if (c->home) rt_free(ctx->mem, c->home, sizeof(var_home) * nv);
+    if (c->offset) rt_free(ctx->mem, c->offset, sizeof(size_t) * nv);
+    if (c->first_use) rt_free(ctx->mem, c->first_use, sizeof(int) * nv);
+    if (c->last_use) rt_free(ctx->mem, c->last_use, sizeof(int) * nv);
+    ir_free(c->ir);
+    rt_free(ctx->mem, c, sizeof *c);
+}
+
+compiled *compile_ir(cj_ctx *ctx, const ir_func *ir) {
+    compiled *c = rt_calloc(ctx->mem, sizeof *c);
+    if (!c) {
+        core_oom(ctx, "jit: compile");
+        return NULL;
+    }
+    c->ir = ir_copy(ir);
+    if (!c->ir) {
+        rt_free(ctx->mem, c, sizeof *c);
+        core_oom(ctx, "jit: compile");
+        return NULL;
+    }
+    static const struct {
+        const char *name;
+        ir_pass_fn fn;
+    } ir_passes[] = {{"simplify", pass_simplify}};
+    for (size_t i = 0; i < sizeof ir_passes / sizeof ir_passes[0]; i++) {
+        if (ir_passes[i].fn(ctx, &c->ir) != 0 || ir_verify(ctx, c->ir) != 0) goto fail;
+        if (compiler_dump_wants(ir_passes[i].name)) dump_ir(c->ir, ir_passes[i].name);
+    }
+    if (fuse_kernels(ctx, c) != 0) goto fail;
+    if (plan_buffers(ctx, c) != 0) goto fail;
+    analyse_program(c);
+    if (compiler_dump_wants("fuse") || compiler_dump_wants("plan")) {
+        strbuf sb;
+        sb_init(&sb, ctx->mem);
+        compiled_dump(c, compiler_dump_wants("fuse") && compiler_dump_wants("plan") ? "fuse,plan" : compiler_dump_wants("fuse") ? "fuse" : "plan",
+                      &sb);
+        if (sb.data) fputs(sb.data, stderr);
+        sb_free(&sb);
+    }
+    return c;
+fail:
+    compiled_free(ctx, c);
+    return NULL;
+}
+
+/* ---- dump ---- */
+static void var_str(const compiled *c, const int *names, int v, char *buf, size_t n) {
+    char name[16], t[96];
+    ir_name_str(names[v], name);
+    rt_aval_str(&c->ir->vars[v], t, sizeof t);
+    snprintf(buf, n, "%s:%s", name, t);
+}
+
+void compiled_dump(const compiled *c, const char *what, strbuf *sb) {
+    const ir_func *ir = c->ir;
+    int *names = rt_alloc(ir->mem, sizeof(int) * ((size_t)ir->n_vars + 1));
+    if (!names) {
+        sb->failed = 1;
+        return;
+    }
+    ir_var_ordinals(ir, names);
+    char buf[160], nm[16];
+    if (strstr(what, "fuse")) {
+        sb_printf(sb, "kernels (%d):\n", c->n_kernels);
+        for (int k = 0; k < c->n_kernels; k++) {
+            const kernel *K = &c->kernels[k];
+            rt_aval_str(&K->space, buf, sizeof buf);
+            sb_printf(sb, "  kernel %d %s %s, %d equation%s\n", k, K->kind == KERNEL_LOOP ? "loop" : "single", buf,
+                      K->n_eqns, K->n_eqns == 1 ? "" : "s");
+            sb_printf(sb, "    reads:");
+            for (int i = 0; i < K->n_in; i++) {
+                ir_name_str(names[K->in[i]], nm);
+                sb_printf(sb, " %s", nm);
+            }
+            sb_printf(sb, "\n    writes:");
+            for (int i = 0; i < K->n_out; i++) {
+                ir_name_str(names[K->out[i]], nm);
+                sb_printf(sb, " %s", nm);
+            }
+            sb_printf(sb, "\n");
+            for (int j = 0; j < K->n_eqns; j++) {
+                const ir_eqn *e = &ir->eqns[K->eqns[j]];
+                var_str(c, names, e->out, buf, sizeof buf);
+                sb_printf(sb, "    %s = %s", buf, prim_names[e->prim]);
+                const int *in = ir_eqn_inputs(ir, e);
+                for (int i = 0; i < e->n_in; i++) {
+                    ir_name_str(names[in[i]], nm);
+                    sb_printf(sb, " %s", nm);
+                }
+                sb_printf(sb, "\n");
+            }
+        }
+    }
+    if (strstr(what, "plan")) {
+        sb_printf(sb, "buffers (arena %zu bytes):\n", c->arena_bytes);
+        static const char *home_names[] = {"none", "argument", "constant", "temporary", "output"};
+        for (int v = 0; v < ir->n_vars; v++) {
+            if (c->home[v] == HOME_NONE) continue;
+            var_str(c, names, v, buf, sizeof buf);
+            sb_printf(sb, "  %-24s %-9s %10zu bytes", buf, home_names[c->home[v]], rt_aval_nbytes(&ir->vars[v]));
+            if (c->home[v] == HOME_ARENA) sb_printf(sb, " @ %zu", c->offset[v]);
+            if (c->first_use[v] >= 0) sb_printf(sb, "  live kernels %d..%d", c->first_use[v], c->last_use[v]);
+            sb_printf(sb, "\n");
+        }
+        const memory_analysis *m = &c->mem;
+        sb_printf(sb, "memory: arguments %zu, outputs %zu, temporaries %zu, constants %zu, peak %zu bytes\n",
+                  m->argument_bytes, m->output_bytes, m->temp_bytes, m->constant_bytes, m->peak_bytes);
+    }
+    rt_free(ir->mem, names, sizeof(int) * ((size_t)ir->n_vars + 1));
+}
+

@@ -1,0 +1,26 @@
+/* passes.h — the compiler's IR-to-IR passes (compiler layer).
+ *
+ * Every pass has one signature: it takes the program's IR and replaces it
+ * with an improved one (or leaves it), returning 0, or -1 with the error
+ * recorded in ctx (the old IR is then left untouched and still owned by the
+ * caller). Passes never change what a program computes. The pipeline in
+ * compiler.c calls them in order, verifies the IR after each in tests and
+ * debug builds, and dumps it when CJAX_DUMP names the pass. */
+#ifndef CJ_COMPILER_PASSES_H
+#define CJ_COMPILER_PASSES_H
+
+#include "../core/ir.h"
+
+typedef int (*ir_pass_fn)(cj_ctx *ctx, ir_func **ir);
+
+/* simplify: constant folding of small constants, algebraic identities
+ * (x*1, x+0, x-0, x/1, neg(neg x), ...), removal of no-op reshape /
+ * broadcast_in_dim / convert_element_type / transpose, common
+ * subexpression elimination, dead code elimination. */
+int pass_simplify(cj_ctx *ctx, ir_func **ir);
+
+/* The parts of simplify, usable (and tested) alone. */
+int pass_dce(cj_ctx *ctx, ir_func **ir);
+int pass_cse(cj_ctx *ctx, ir_func **ir);
+
+#endif

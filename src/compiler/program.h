@@ -1,0 +1,86 @@
+/* program.h — a compiled program: the IR after the passes, grouped into
+ * kernels, scheduled, with every materialised value's buffer planned
+ * (compiler layer).
+ *
+ * A kernel is either a LOOP — a group of elementwise equations over one
+ * iteration space, whose values in between exist only per tile, reading
+ * buffers through affine index maps (broadcast, transpose, slice, reverse,
+ * reshape of a buffer) — or a SINGLE equation run by its primitive's eager
+ * kernel on whole buffers (reductions, dot, gather, concatenate, ...).
+ * Values are materialised only when they cross a kernel boundary or are
+ * program outputs; temporaries live at planned offsets in one arena kept
+ * by the program across calls. */
+#ifndef CJ_COMPILER_PROGRAM_H
+#define CJ_COMPILER_PROGRAM_H
+
+#include "../core/ir.h"
+
+typedef enum kernel_kind { KERNEL_LOOP, KERNEL_SINGLE } kernel_kind;
+
+typedef struct kernel {
+    kernel_kind kind;
+    int n_eqns, cap_eqns;
+    int *eqns;    /* equation indices into the IR, in execution order */
+    int n_in;
+    int *in;      /* variables read from buffers */
+    int n_out;
+    int *out;     /* variables written to buffers */
+    rt_aval space; /* LOOP: the iteration space (every value's shape or rank 0) */
+} kernel;
+
+/* Where a variable lives at run time. */
+typedef enum var_home {
+    HOME_NONE = 0, /* never materialised: exists only inside a kernel tile */
+    HOME_INPUT,    /* a program argument */
+    HOME_CONST,    /* an IR constant */
+    HOME_ARENA,    /* a temporary at an offset in the arena */
+    HOME_OUTPUT    /* a program output, a fresh array per call */
+} var_home;
+
+typedef struct memory_analysis {
+    size_t argument_bytes, output_bytes, temp_bytes, alias_bytes, generated_code_bytes, constant_bytes;
+    size_t peak_bytes; /* arguments + outputs + temporaries + constants live at once, at most */
+} memory_analysis;
+
+typedef struct cost_analysis {
+    double flops, transcendentals, bytes_accessed;
+} cost_analysis;
+
+typedef struct compiled {
+    ir_func *ir; /* owned: the IR after the passes */
+    int n_kernels;
+    kernel *kernels; /* in schedule order */
+    var_home *home;  /* per variable */
+    size_t *offset;  /* per variable: arena offset (HOME_ARENA) */
+    int *kernel_of;  /* per variable: defining kernel, -1 for inputs/constants */
+    int *first_use, *last_use; /* per variable: kernel range over which its buffer is live */
+    size_t arena_bytes;
+    size_t tile_scratch_bytes; /* per thread, for LOOP kernel tiles */
+    memory_analysis mem;
+    cost_analysis cost;
+} compiled;
+
+/* Runs the pipeline (simplify, fuse, schedule, plan, analyse) over a copy
+ * of `ir` (the caller keeps its own). NULL with the error recorded. */
+compiled *compile_ir(cj_ctx *ctx, const ir_func *ir);
+void compiled_free(cj_ctx *ctx, compiled *c);
+
+/* The passes after simplify, each testable alone. */
+int fuse_kernels(cj_ctx *ctx, compiled *c);
+int plan_buffers(cj_ctx *ctx, compiled *c);
+void analyse_program(compiled *c);
+
+/* Appends a readable dump: kernels with their equations, and buffers with
+ * size, offset and live range. `what` selects "fuse", "plan" or both. */
+void compiled_dump(const compiled *c, const char *what, strbuf *sb);
+
+/* Does CJAX_DUMP name this stage ("simplify", "fuse", "plan", "c", or
+ * "all")? */
+bool compiler_dump_wants(const char *what);
+
+/* Is this equation fusible into a LOOP kernel, and how does it read its
+ * operand when it is a data-movement leaf? */
+bool fuse_is_elementwise(prim_id p);
+bool fuse_is_leaf_map(prim_id p);
+
+#endif
