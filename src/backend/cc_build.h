@@ -22,7 +22,8 @@
  * different machines never loads code built for another CPU. The file is the
  * compiler's ELF output followed by an 80-byte trailer (magic, payload size,
  * key, SHA-256 of the payload): a truncated, overwritten or foreign file is
- * detected before dlopen, removed, rebuilt and counted. Files are written under
+ * detected before dlopen, counted, and rebuilt (the new file replaces it;
+ * the same for a file that checks but fails to load). Files are written under
  * a unique temporary name in the cache directory and renamed into place, so
  * concurrent threads and processes never see half a file (and no fsync is
  * needed: a file cut short by a crash fails its check). When the cache
