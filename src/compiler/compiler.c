@@ -109,7 +109,7 @@ void compiled_dump(const compiled *c, const char *what, strbuf *sb) {
         for (int k = 0; k < c->n_kernels; k++) {
             const kernel *K = &c->kernels[k];
             rt_aval_str(&K->space, buf, sizeof buf);
-            sb_printf(sb, "  kernel %d %s %s, %d equation%s\n", k, K->kind == KERNEL_LOOP ? "loop" : "single", buf,
+            sb_printf(sb, "  kernel %d %s %s, %d equation%s\n", k, kernel_kind_name(K->kind), buf,
                       K->n_eqns, K->n_eqns == 1 ? "" : "s");
             sb_printf(sb, "    reads:");
             for (int i = 0; i < K->n_in; i++) {

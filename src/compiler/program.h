@@ -2,11 +2,14 @@
  * kernels, scheduled, with every materialised value's buffer planned
  * (compiler layer).
  *
- * A kernel is either a LOOP — a group of elementwise equations over one
+ * A kernel is a LOOP — a group of elementwise equations over one
  * iteration space, whose values in between exist only per tile, reading
  * buffers through affine index maps (broadcast, transpose, slice, reverse,
- * reshape of a buffer) — or a SINGLE equation run by its primitive's eager
- * kernel on whole buffers (reductions, dot, gather, concatenate, ...).
+ * reshape of a buffer) — or ROWS — reductions over trailing axes together
+ * with their elementwise producers and the consumers that broadcast the
+ * reduced values back across the row (softmax, layer norm), run row by row
+ * so each row is read from memory once — or a SINGLE equation run by its
+ * primitive's eager kernel on whole buffers (dot, gather, concatenate, ...).
  * Values are materialised only when they cross a kernel boundary or are
  * program outputs; temporaries live at planned offsets in one arena kept
  * by the program across calls. */
@@ -15,7 +18,11 @@
 
 #include "../core/ir.h"
 
-typedef enum kernel_kind { KERNEL_LOOP, KERNEL_SINGLE } kernel_kind;
+typedef enum kernel_kind { KERNEL_LOOP, KERNEL_ROWS, KERNEL_SINGLE } kernel_kind;
+
+static inline const char *kernel_kind_name(kernel_kind k) {
+    return k == KERNEL_LOOP ? "loop" : k == KERNEL_ROWS ? "rows" : "single";
+}
 
 typedef struct kernel {
     kernel_kind kind;
@@ -25,7 +32,10 @@ typedef struct kernel {
     int *in;      /* variables read from buffers */
     int n_out;
     int *out;     /* variables written to buffers */
-    rt_aval space; /* LOOP: the iteration space (every value's shape or rank 0) */
+    rt_aval space; /* LOOP: the iteration space (every value's shape or rank 0);
+                      ROWS: the shape of the reduced operand, outer ++ row */
+    int outer_rank;  /* ROWS: leading axes iterated over; the rest is a row */
+    int64_t row_len; /* ROWS: elements per row */
 } kernel;
 
 /* Where a variable lives at run time. */
