@@ -23,6 +23,11 @@
 
 #define TILE 1024
 
+/* Bytes between tile slots: a tile for LOOP kernels, a row for ROWS. */
+static size_t slot_stride(const kernel *K) {
+    return (size_t)(K->kind == KERNEL_ROWS ? K->row_len : TILE) * 8;
+}
+
 static void map_of_leaf(const ir_func *ir, const ir_eqn *e, leaf_map *m) {
     memset(m, 0, sizeof *m);
     if (e->prim == PRIM_IOTA) return;
@@ -86,17 +91,18 @@ program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode) {
     for (int v = 0; v < cir->n_vars; v++) p->slot[v] = -1;
     for (int k = 0; k < c->n_kernels; k++) {
         const kernel *K = &c->kernels[k];
-        if (K->kind != KERNEL_LOOP) continue;
-        int used = 0;
         for (int j = 0; j < K->n_eqns; j++) p->eqn_kernel[K->eqns[j]] = k;
+        if (K->kind == KERNEL_SINGLE) continue;
+        int used = 0;
         for (int j = 0; j < K->n_eqns; j++) {
             const ir_eqn *e = &cir->eqns[K->eqns[j]];
             if (fuse_is_leaf_map(e->prim)) map_of_leaf(cir, e, &p->maps[K->eqns[j]]);
             if (c->home[e->out] == HOME_NONE) p->slot[e->out] = used++;
         }
+        size_t need = (size_t)used * slot_stride(K);
+        if (need > p->scratch_each) p->scratch_each = need;
         if (used > p->n_slots) p->n_slots = used;
     }
-    p->scratch_each = (size_t)p->n_slots * TILE * 8;
     p->n_scratch = rt_num_threads() < MAX_SCRATCH ? rt_num_threads() : MAX_SCRATCH;
     p->mode = mode ? mode : rt_config_get()->backend;
     native_start(ctx, p);
@@ -216,7 +222,7 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
     const kernel *K = job->K;
     int kidx = (int)(K - p->c->kernels);
     int which = 0;
-    char *scratch = p->n_slots ? claim_scratch(p, &which) : NULL;
+    char *scratch = p->scratch_each ? claim_scratch(p, &which) : NULL;
     for (int64_t t0 = begin; t0 < end; t0 += TILE) {
         int64_t len = end - t0 < TILE ? end - t0 : TILE;
         for (int j = 0; j < K->n_eqns; j++) {
@@ -270,6 +276,127 @@ void interp_run_loop(program *p, const kernel *K, char *const *buf) {
         if (grain < 4 * TILE) grain = 4 * TILE;
     }
     rt_parallel_for(n, grain, run_tiles, &job);
+}
+
+/* ---- ROWS kernels ----
+ * Row by row: each value of the kernel is either a whole row (computed
+ * over row_len elements), one element per row (the reductions' results and
+ * what is computed from them), or a rank-0 scalar. A reduction runs its
+ * primitive's kernel on the row; a broadcast of a per-row value back
+ * across the row fills it; data-movement leaves gather their row from
+ * their buffer. A row stays in cache between the equations, so each row of
+ * the input is read from memory once. */
+typedef struct rows_job {
+    program *p;
+    const kernel *K;
+    char *const *buf;
+    cj_ctx *ctx;
+} rows_job;
+
+/* n copies of one element of es bytes. */
+static void fill_row(char *dst, const char *val, size_t es, int64_t n) {
+    switch (es) {
+    case 1: memset(dst, *(const uint8_t *)val, (size_t)n); break;
+    case 4: {
+        uint32_t v;
+        memcpy(&v, val, 4);
+        for (int64_t q = 0; q < n; q++) ((uint32_t *)dst)[q] = v;
+        break;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, val, 8);
+        for (int64_t q = 0; q < n; q++) ((uint64_t *)dst)[q] = v;
+        break;
+    }
+    }
+}
+
+static void run_rows_range(void *arg, int64_t begin, int64_t end) {
+    rows_job *job = arg;
+    program *p = job->p;
+    const ir_func *ir = p->c->ir;
+    const kernel *K = job->K;
+    int kidx = (int)(K - p->c->kernels);
+    int which = 0;
+    char *scratch = p->scratch_each ? claim_scratch(p, &which) : NULL;
+    int64_t C = K->row_len;
+    for (int64_t r = begin; r < end; r++) {
+        for (int j = 0; j < K->n_eqns; j++) {
+            int ei = K->eqns[j];
+            const ir_eqn *e = &ir->eqns[ei];
+            const int *in = ir_eqn_inputs(ir, e);
+            int v = e->out;
+            row_form fo = fuse_row_form(K, &ir->vars[v]);
+            char *ptr[4];
+            row_form form[4];
+            for (int i = 0; i <= e->n_in && i < 4; i++) {
+                int u = i < e->n_in ? in[i] : v;
+                form[i] = fuse_row_form(K, &ir->vars[u]);
+                size_t es = esize(ir, u);
+                if (p->slot[u] >= 0 && p->c->kernel_of[u] == kidx)
+                    ptr[i] = scratch + (size_t)p->slot[u] * slot_stride(K);
+                else if (form[i] == FORM_ROW)
+                    ptr[i] = job->buf[u] + (size_t)(r * C) * es;
+                else if (form[i] == FORM_SCALAR)
+                    ptr[i] = job->buf[u] + (size_t)r * es;
+                else
+                    ptr[i] = job->buf[u];
+            }
+            char *dst = ptr[e->n_in < 4 ? e->n_in : 3];
+            if (prim_families[e->prim] == FAMILY_REDUCE) { /* a row reduction */
+                rt_array a, o;
+                memset(&a, 0, sizeof a);
+                memset(&o, 0, sizeof o);
+                a.refcount = o.refcount = 1;
+                a.aval = rt_aval_make(ir->vars[in[0]].dtype, 1, &C);
+                a.size = C;
+                a.data = ptr[0];
+                o.aval = rt_aval_make(ir->vars[v].dtype, 0, NULL);
+                o.size = 1;
+                o.data = dst;
+                prim_params q = e->params;
+                q.axes.n = 1;
+                q.axes.v[0] = 0;
+                rt_array *args[1] = {&a};
+                prim_rules[e->prim].impl(job->ctx, e->prim, &q, 1, args, &o);
+            } else if (fuse_is_leaf_map(e->prim)) {
+                if (e->n_in && p->c->kernel_of[in[0]] == kidx) {
+                    /* a per-row value: broadcast across the row, or reshaped */
+                    if (fo == FORM_ROW) fill_row(dst, ptr[0], esize(ir, v), C);
+                    else memcpy(dst, ptr[0], esize(ir, v));
+                } else {
+                    gather_leaf(ir, e, &p->maps[ei], &K->space, e->n_in ? job->buf[in[0]] : NULL, dst, r * C,
+                                C);
+                }
+            } else { /* elementwise over a row, or over the per-row values */
+                ew_operands ops;
+                memset(&ops, 0, sizeof ops);
+                for (int i = 0; i < e->n_in && i < 3; i++) {
+                    ops.in[i] = ptr[i];
+                    ops.scalar[i] = ir->vars[in[i]].rank == 0 && fo == FORM_ROW;
+                }
+                ops.out = dst;
+                ops.in_dtype = ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype;
+                ops.out_dtype = ir->vars[v].dtype;
+                ew_kernel(e->prim, ops.in_dtype)(&ops, 0, fo == FORM_ROW ? C : 1);
+            }
+        }
+    }
+    if (scratch) atomic_store(&p->busy[which], 0);
+}
+
+static void run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf) {
+    int64_t rows = 1;
+    for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
+    if (rows == 0) return;
+    rows_job job = {p, K, buf, ctx};
+    int64_t grain = rows;
+    if (rows * K->row_len >= RT_PARALLEL_MIN_ELEMS) {
+        grain = rows / ((int64_t)p->n_scratch * 4);
+        if (grain < 1) grain = 1;
+    }
+    rt_parallel_for(rows, grain, run_rows_range, &job);
 }
 
 /* ---- SINGLE kernels ---- */
@@ -330,8 +457,11 @@ int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out) {
         const kernel *K = &c->kernels[k];
         if (K->kind == KERNEL_LOOP) {
             if (!native_run_loop(p, k, buf)) interp_run_loop(p, K, buf);
+        } else if (K->kind == KERNEL_ROWS) {
+            run_rows(ctx, p, K, buf);
+        } else {
+            status = run_single(ctx, ir, K, buf);
         }
-        else status = run_single(ctx, ir, K, buf);
     }
     if (status == 0)
         for (int i = 0; i < ir->n_out; i++) out[i] = rt_array_ref(arrays[ir->out[i]]);

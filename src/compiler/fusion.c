@@ -1,6 +1,11 @@
 /* fusion.c — grouping equations into kernels (compiler layer).
  *
- * Greedy, in IR order. An elementwise equation, or a data-movement leaf
+ * Greedy, in IR order. A reduction over trailing axes (of rows up to
+ * ROW_MAX_LEN elements) forms a ROWS kernel, taking over the LOOP kernel
+ * that produces its operand; later elementwise equations over the same
+ * rows or the per-row results, and broadcasts of per-row results back
+ * across the row, join it — so softmax or layer norm run row by row.
+ * An elementwise equation, or a data-movement leaf
  * (broadcast_in_dim, transpose, slice, rev, reshape, squeeze, expand_dims,
  * iota) whose operand is a buffer, joins the latest LOOP kernel that has
  * the same iteration space and runs no earlier than every kernel producing
@@ -44,11 +49,97 @@ static int kernel_add_eqn(cj_ctx *ctx, kernel *k, int eqn) {
     return 0;
 }
 
-/* Finds the kernel to fuse equation `ei` into, or -1. */
+/* ---- ROWS kernels ---- */
+
+/* Rows longer than this are not fused: a row of each value must fit in a
+ * thread's scratch and, ideally, in cache. */
+#define ROW_MAX_LEN 65536
+
+row_form fuse_row_form(const kernel *K, const rt_aval *a) {
+    int p = K->outer_rank, r = K->space.rank;
+    if (rt_aval_same_shape(a, &K->space)) return FORM_ROW;
+    if (a->rank == p || a->rank == r) {
+        int ok = 1;
+        for (int i = 0; i < p && ok; i++) ok = a->dims[i] == K->space.dims[i];
+        for (int i = p; i < a->rank && ok; i++) ok = a->dims[i] == 1;
+        if (ok) return FORM_SCALAR;
+    }
+    return a->rank == 0 ? FORM_RANK0 : FORM_NONE;
+}
+
+/* A reduction over the trailing axes of its operand: sets the outer rank
+ * and the row length. */
+bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t *row_len) {
+    if (e->prim != PRIM_REDUCE_SUM && e->prim != PRIM_REDUCE_MAX && e->prim != PRIM_REDUCE_MIN &&
+        e->prim != PRIM_REDUCE_PROD)
+        return false;
+    const rt_aval *a = &ir->vars[ir_eqn_inputs(ir, e)[0]];
+    int q = e->params.axes.n, p = a->rank - q;
+    if (q < 1) return false;
+    int64_t len = 1;
+    for (int i = 0; i < q; i++) {
+        if (e->params.axes.v[i] != p + i) return false;
+        len *= a->dims[p + i];
+    }
+    if (len < 2 || len > ROW_MAX_LEN) return false;
+    *outer = p;
+    *row_len = len;
+    return true;
+}
+
+/* A broadcast_in_dim that keeps the outer axes in place (dims[i] == i for
+ * the outer axes), so a per-row value stays with its row. */
+static bool keeps_outer_axes(const ir_eqn *e, int outer) {
+    if (e->prim != PRIM_BROADCAST_IN_DIM) return true; /* reshapes of row scalars */
+    for (int i = 0; i < e->params.axes.n && i < outer; i++)
+        if (e->params.axes.v[i] != i) return false;
+    return e->params.axes.n >= outer;
+}
+
+/* Can equation `ei` join ROWS kernel k? */
+static bool rows_accept(const compiled *c, int k, int ei) {
+    const ir_func *ir = c->ir;
+    const ir_eqn *e = &ir->eqns[ei];
+    const kernel *K = &c->kernels[k];
+    const int *in = ir_eqn_inputs(ir, e);
+    row_form fo = fuse_row_form(K, &ir->vars[e->out]);
+    int outer;
+    int64_t len;
+    if (fuse_is_row_reduce(ir, e, &outer, &len))
+        return outer == K->outer_rank && fuse_row_form(K, &ir->vars[in[0]]) == FORM_ROW;
+    if (fo != FORM_ROW && fo != FORM_SCALAR) return false;
+    if (fuse_is_elementwise(e->prim)) {
+        for (int i = 0; i < e->n_in; i++) {
+            const rt_aval *a = &ir->vars[in[i]];
+            row_form f = fuse_row_form(K, a);
+            /* rank-0 operands broadcast for free, including a whole-array
+             * reduction's result (outer rank 0) */
+            if (f != fo && f != FORM_RANK0 && !(a->rank == 0 && fo == FORM_ROW)) return false;
+        }
+        return true;
+    }
+    if (!fuse_is_leaf_map(e->prim)) return false;
+    if (e->prim == PRIM_IOTA) return fo == FORM_ROW;
+    int u = in[0];
+    if (c->kernel_of[u] != k) return fo == FORM_ROW; /* a gather from a buffer */
+    /* a per-row value of this kernel: broadcast back across the row, or
+     * reshaped among its per-row forms */
+    if (fuse_row_form(K, &ir->vars[u]) != FORM_SCALAR) return false;
+    if (fo == FORM_ROW) return e->prim == PRIM_BROADCAST_IN_DIM && keeps_outer_axes(e, K->outer_rank);
+    return (e->prim == PRIM_RESHAPE || e->prim == PRIM_SQUEEZE || e->prim == PRIM_EXPAND_DIMS ||
+            e->prim == PRIM_BROADCAST_IN_DIM) &&
+           keeps_outer_axes(e, K->outer_rank);
+}
+
+/* Finds the kernel to fuse equation `ei` into, or -1. A row reduction may
+ * turn the LOOP kernel producing its operand into a ROWS kernel. */
 static int pick_kernel(const compiled *c, int ei) {
     const ir_func *ir = c->ir;
     const ir_eqn *e = &ir->eqns[ei];
-    if (!fuse_is_elementwise(e->prim) && !fuse_is_leaf_map(e->prim)) return -1;
+    int outer;
+    int64_t len;
+    bool row_reduce = fuse_is_row_reduce(ir, e, &outer, &len);
+    if (!row_reduce && !fuse_is_elementwise(e->prim) && !fuse_is_leaf_map(e->prim)) return -1;
     const rt_aval *out = &ir->vars[e->out];
     const int *in = ir_eqn_inputs(ir, e);
     int earliest = 0;
@@ -56,7 +147,16 @@ static int pick_kernel(const compiled *c, int ei) {
         if (c->kernel_of[in[i]] > earliest) earliest = c->kernel_of[in[i]];
     for (int k = c->n_kernels - 1; k >= earliest; k--) {
         const kernel *K = &c->kernels[k];
-        if (K->kind != KERNEL_LOOP || !rt_aval_same_shape(&K->space, out)) continue;
+        if (K->kind == KERNEL_ROWS) {
+            if (rows_accept(c, k, ei)) return k;
+            continue;
+        }
+        if (K->kind != KERNEL_LOOP) continue;
+        if (row_reduce) {
+            if (rt_aval_same_shape(&K->space, &ir->vars[in[0]])) return k; /* becomes ROWS */
+            continue;
+        }
+        if (!rt_aval_same_shape(&K->space, out)) continue;
         int ok = 1;
         if (fuse_is_leaf_map(e->prim))
             for (int i = 0; i < e->n_in; i++) ok &= c->kernel_of[in[i]] != k;
@@ -88,12 +188,26 @@ int fuse_kernels(cj_ctx *ctx, compiled *c) {
 
     for (int ei = 0; ei < ir->n_eqns; ei++) {
         const ir_eqn *e = &ir->eqns[ei];
-        int k = pick_kernel(c, ei);
+        int k = pick_kernel(c, ei), outer;
+        int64_t len;
+        bool row_reduce = fuse_is_row_reduce(ir, e, &outer, &len);
         if (k < 0) {
             k = c->n_kernels++;
             kernel *K = &c->kernels[k];
             K->kind = fuse_is_elementwise(e->prim) || fuse_is_leaf_map(e->prim) ? KERNEL_LOOP : KERNEL_SINGLE;
             K->space = ir->vars[e->out];
+            if (row_reduce) {
+                K->kind = KERNEL_ROWS;
+                K->space = ir->vars[ir_eqn_inputs(ir, e)[0]];
+            }
+        }
+        kernel *K = &c->kernels[k];
+        if (row_reduce && K->kind != KERNEL_ROWS) { /* the producing loop now runs by rows */
+            K->kind = KERNEL_ROWS;
+        }
+        if (row_reduce) {
+            K->outer_rank = outer;
+            K->row_len = len;
         }
         if (kernel_add_eqn(ctx, &c->kernels[k], ei) != 0) return -1;
         c->kernel_of[e->out] = k;

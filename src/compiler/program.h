@@ -88,6 +88,13 @@ void compiled_dump(const compiled *c, const char *what, strbuf *sb);
  * "all")? */
 bool compiler_dump_wants(const char *what);
 
+/* How a value relates to a ROWS kernel: a whole row per row (the kernel's
+ * space), one element per row (the outer shape, possibly with trailing 1s),
+ * a rank-0 scalar, or none of these. */
+typedef enum row_form { FORM_NONE, FORM_ROW, FORM_SCALAR, FORM_RANK0 } row_form;
+row_form fuse_row_form(const kernel *K, const rt_aval *a);
+bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t *row_len);
+
 /* Is this equation fusible into a LOOP kernel, and how does it read its
  * operand when it is a data-movement leaf? */
 bool fuse_is_elementwise(prim_id p);
