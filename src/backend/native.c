@@ -18,10 +18,20 @@
 #include "../runtime/threads.h"
 #include "program_impl.h"
 
+/* Test hook: build options every program uses from now on (NULL: the
+ * configured defaults). Not for concurrent use with builds in flight. */
+static cc_build_options testing_options;
+static int have_testing_options;
+
+void native_set_build_options_for_testing(const cc_build_options *o) {
+    have_testing_options = o != NULL;
+    if (o) testing_options = *o;
+}
+
 static void *build_main(void *arg) {
     program *p = arg;
     cj_ctx *bctx = p->build_ctx;
-    p->module = cc_build(bctx, p->source, &p->info);
+    p->module = cc_build_with(bctx, p->source, have_testing_options ? &testing_options : NULL, &p->info);
     if (!p->module) {
         snprintf(p->native_error, sizeof p->native_error, "%s", cj_error_message(bctx));
         atomic_store(&p->native_state, NATIVE_FAILED);

@@ -63,6 +63,8 @@ void native_start(cj_ctx *ctx, program *p);
 void native_poll(program *p);
 bool native_run_loop(program *p, int k, char *const *buf);
 void native_free(cj_ctx *ctx, program *p);
+/* Test hook: the compiler, flags and cache directory later builds use. */
+void native_set_build_options_for_testing(const cc_build_options *o);
 
 #endif
 

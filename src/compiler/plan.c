@@ -1,13 +1,29 @@
 /* plan.c — buffer assignment (compiler layer).
  *
+ *   fuse → schedule → plan → analyse
+ *
  * A pure function of the fused, scheduled program: decides where every
  * materialised value lives (argument, constant, output array, or an offset
  * in the program's one arena) and computes live ranges over the kernel
  * schedule. Arena offsets are chosen best-fit among the gaps left by
  * buffers whose last reader already ran; a kernel's outputs are placed
  * before its dead inputs are released, so a kernel never writes over what
- * it reads. Outputs are never placed in the arena (they are handed to the
- * caller), so they can never be overwritten. */
+ * it reads — with one exception, in place (below). Outputs are never
+ * placed in the arena (they are handed to the caller), so they can never
+ * be overwritten. The schedule pass calls this planner on each candidate
+ * order to cost it, so planning again replaces the previous plan.
+ *
+ * In place: a LOOP kernel's arena result may take the very block of an
+ * arena operand that dies at that kernel, when no tile can tell. The
+ * kernel runs tile by tile (and ranges of tiles on several threads), each
+ * tile's equations in order. If every equation reading the operand reads
+ * it elementwise at the tile's own index (no index map, no broadcast
+ * scalar), if the result is written by an equation at or after the last
+ * one reading the operand, and both have the same dtype and the kernel's
+ * shape (so element i of one is the bytes of element i of the other), then
+ * each element is read before the same element is written, and never
+ * again: the overwrite is invisible. Element sizes must match: a narrower
+ * result would land on input elements another thread has yet to read. */
 #include <string.h>
 
 #include "program.h"
@@ -37,18 +53,21 @@ static size_t best_fit(const block *live, int n, size_t size) {
     return found ? best : at;
 }
 
-int plan_buffers(cj_ctx *ctx, compiled *c) {
+/* Frees a previous plan of c, so the planner can run again on a new order. */
+static void drop_plan(cj_ctx *ctx, compiled *c, size_t nv) {
+    if (c->home) rt_free(ctx->mem, c->home, sizeof(var_home) * nv);
+    if (c->offset) rt_free(ctx->mem, c->offset, sizeof(size_t) * nv);
+    if (c->first_use) rt_free(ctx->mem, c->first_use, sizeof(int) * nv);
+    if (c->last_use) rt_free(ctx->mem, c->last_use, sizeof(int) * nv);
+    c->home = NULL;
+    c->offset = NULL;
+    c->first_use = c->last_use = NULL;
+    c->arena_bytes = 0;
+}
+
+/* Homes and live ranges (kernel indices) of every variable. */
+static void assign_homes(compiled *c) {
     const ir_func *ir = c->ir;
-    size_t nv = (size_t)ir->n_vars + 1;
-    c->home = rt_calloc(ctx->mem, sizeof(var_home) * nv);
-    c->offset = rt_calloc(ctx->mem, sizeof(size_t) * nv);
-    c->first_use = rt_alloc(ctx->mem, sizeof(int) * nv);
-    c->last_use = rt_alloc(ctx->mem, sizeof(int) * nv);
-    block *live = rt_alloc(ctx->mem, sizeof(block) * nv);
-    if (!c->home || !c->offset || !c->first_use || !c->last_use || !live) {
-        if (live) rt_free(ctx->mem, live, sizeof(block) * nv);
-        return core_oom(ctx, "jit: buffer planning");
-    }
     for (int v = 0; v < ir->n_vars; v++) c->first_use[v] = c->last_use[v] = -1;
     for (int i = 0; i < ir->n_in; i++) c->home[ir->in[i]] = HOME_INPUT;
     for (int i = 0; i < ir->n_consts; i++) c->home[ir->consts[i].var] = HOME_CONST;
@@ -67,9 +86,72 @@ int plan_buffers(cj_ctx *ctx, compiled *c) {
     }
     for (int i = 0; i < ir->n_out; i++)
         if (c->home[ir->out[i]] == HOME_ARENA) c->home[ir->out[i]] = HOME_OUTPUT;
+}
 
-    /* walk the schedule: place each kernel's arena outputs, then release
-     * the buffers whose last reader is this kernel */
+static bool eqn_reads(const ir_func *ir, const ir_eqn *e, int u) {
+    const int *in = ir_eqn_inputs(ir, e);
+    for (int i = 0; i < e->n_in; i++)
+        if (in[i] == u) return true;
+    return false;
+}
+
+/* May kernel k write its result v over its operand u? The rule of the
+ * file's opening paragraph; u's last reader must be this kernel. */
+static bool can_overwrite(const compiled *c, int k, int u, int v) {
+    const ir_func *ir = c->ir;
+    const kernel *K = &c->kernels[k];
+    if (K->kind != KERNEL_LOOP || c->home[u] != HOME_ARENA || c->home[v] != HOME_ARENA || c->last_use[u] != k)
+        return false;
+    const rt_aval *au = &ir->vars[u], *av = &ir->vars[v];
+    if (au->dtype != av->dtype || !rt_aval_same_shape(au, &K->space) || !rt_aval_same_shape(av, &K->space))
+        return false;
+    int def = -1;
+    for (int j = 0; j < K->n_eqns && def < 0; j++)
+        if (ir->eqns[K->eqns[j]].out == v) def = j;
+    if (def < 0) return false;
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        if (!eqn_reads(ir, e, u)) continue;
+        /* a leaf reads other indices; a later reader would see v */
+        if (!fuse_is_elementwise(e->prim) || j > def) return false;
+        /* select_n with one predicate for the whole tile copies the chosen
+         * case with memcpy, which must not copy a buffer onto itself */
+        if (j == def && e->prim == PRIM_SELECT && ir->vars[ir_eqn_inputs(ir, e)[0]].rank == 0 &&
+            K->space.rank > 0)
+            return false;
+    }
+    return true;
+}
+
+/* The live block kernel k's result v may take in place, or -1. */
+static int in_place_block(const compiled *c, int k, int v, const block *live, int n_live) {
+    const kernel *K = &c->kernels[k];
+    for (int i = 0; i < K->n_in; i++) {
+        int u = K->in[i];
+        for (int b = 0; b < n_live; b++)
+            if (live[b].var == u && can_overwrite(c, k, u, v)) return b;
+    }
+    return -1;
+}
+
+int plan_buffers(cj_ctx *ctx, compiled *c) {
+    const ir_func *ir = c->ir;
+    size_t nv = (size_t)ir->n_vars + 1;
+    drop_plan(ctx, c, nv);
+    c->home = rt_calloc(ctx->mem, sizeof(var_home) * nv);
+    c->offset = rt_calloc(ctx->mem, sizeof(size_t) * nv);
+    c->first_use = rt_alloc(ctx->mem, sizeof(int) * nv);
+    c->last_use = rt_alloc(ctx->mem, sizeof(int) * nv);
+    block *live = rt_alloc(ctx->mem, sizeof(block) * nv);
+    if (!c->home || !c->offset || !c->first_use || !c->last_use || !live) {
+        if (live) rt_free(ctx->mem, live, sizeof(block) * nv);
+        return core_oom(ctx, "jit: buffer planning");
+    }
+    assign_homes(c);
+
+    /* walk the schedule: place each kernel's arena outputs (in place of a
+     * dying operand when safe), then release the buffers whose last
+     * reader is this kernel */
     int n_live = 0;
     size_t arena = 0;
     for (int k = 0; k < c->n_kernels; k++) {
@@ -77,6 +159,12 @@ int plan_buffers(cj_ctx *ctx, compiled *c) {
         for (int i = 0; i < K->n_out; i++) {
             int v = K->out[i];
             if (c->home[v] != HOME_ARENA) continue;
+            int b = in_place_block(c, k, v, live, n_live);
+            if (b >= 0) { /* the block passes from the operand to v */
+                live[b].var = v;
+                c->offset[v] = live[b].off;
+                continue;
+            }
             size_t size = align_up(rt_aval_nbytes(&ir->vars[v]));
             if (size == 0) size = ALIGN;
             size_t off = best_fit(live, n_live, size);
@@ -100,4 +188,17 @@ int plan_buffers(cj_ctx *ctx, compiled *c) {
     c->arena_bytes = arena;
     rt_free(ctx->mem, live, sizeof(block) * nv);
     return 0;
+}
+
+int plan_in_place_of(const compiled *c, int v) {
+    if (!c->home || c->home[v] != HOME_ARENA || c->kernel_of[v] < 0) return -1;
+    int k = c->kernel_of[v];
+    const kernel *K = &c->kernels[k];
+    /* outside in place, an operand dying at k is still live while k's
+     * results are placed, so no result shares its offset */
+    for (int i = 0; i < K->n_in; i++) {
+        int u = K->in[i];
+        if (c->home[u] == HOME_ARENA && c->last_use[u] == k && c->offset[u] == c->offset[v]) return u;
+    }
+    return -1;
 }

@@ -77,7 +77,16 @@ void compiled_free(cj_ctx *ctx, compiled *c);
 
 /* The passes after simplify, each testable alone. */
 int fuse_kernels(cj_ctx *ctx, compiled *c);
+/* Reorders c->kernels (and c->kernel_of) for a lower arena peak: fusion
+ * order or a greedy schedule, whichever plans smaller. */
+int schedule_kernels(cj_ctx *ctx, compiled *c);
+/* Plans (or re-plans) homes, live ranges and arena offsets, with in place
+ * where a LOOP kernel's result may overwrite an operand dying there. */
 int plan_buffers(cj_ctx *ctx, compiled *c);
+/* For dumps: the schedule that was kept, and the operand whose buffer
+ * variable v took in place (-1 when none). */
+const char *schedule_heuristic(const compiled *c);
+int plan_in_place_of(const compiled *c, int v);
 void analyse_program(compiled *c);
 
 /* Appends a readable dump: kernels with their equations, and buffers with
