@@ -70,7 +70,15 @@ def jax_side():
         for _ in range(1000):
             axb(tiny).block_until_ready()
 
+    def first_call():
+        def ten_ops(v):
+            for i in range(5):
+                v = v * 0.9 + 0.1 * i
+            return v
+        jax.jit(ten_ops)(tiny).block_until_ready()
+
     return {
+        "first_call": median_ms(first_call),
         "axb_jit": median_ms(lambda: axb(x).block_until_ready()),
         "softmax_jit": median_ms(lambda: sm(m).block_until_ready()),
         "tiny_calls": median_ms(tiny_calls),
