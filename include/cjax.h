@@ -363,8 +363,8 @@ typedef enum cj_backend {
 typedef struct cj_jit_opts {
     int n_static;            /* static_argnums: their values are part of the */
     const int *static_argnums; /* cache key and may be read with cj_item   */
-    int n_donate;            /* donate_argnums: accepted; the compiler may  */
-    const int *donate_argnums; /* reuse these inputs' buffers for outputs  */
+    int n_donate;            /* donate_argnums: the caller gives these inputs */
+    const int *donate_argnums; /* up; an output may be written into them    */
     cj_backend backend;      /* 0: the default (see cj_backend) */
 } cj_jit_opts;
 
@@ -383,6 +383,12 @@ void cj_jit_stats_get(const cj_func *jitted, cj_jit_stats *out);
 /* Why the last miss missed ("argument 1 shape f32[8] → f32[16]"), "" when
  * there was none. Also printed to stderr when CJAX_EXPLAIN_CACHE_MISSES=1. */
 const char *cj_jit_last_miss(const cj_func *jitted);
+/* What became of the donations of the last call: "argument 0 donated: its
+ * buffer holds an output", or why one was not used ("... donated but not
+ * used (no output has its dtype and shape)"). "" when none was asked for.
+ * A used donation consumes the value: using it again is CJ_ERR_LEAKED, as
+ * JAX deletes donated arrays. */
+const char *cj_jit_last_donation(const cj_func *jitted);
 /* Drops one jitted function's cache, or every cache in the context. */
 void cj_jit_clear(cj_func *jitted);
 void cj_clear_caches(cj_ctx *ctx);

@@ -260,3 +260,66 @@ TEST(compiler_leaf_maps_match_eager) {
     cj_string_free(ctx, text);
     cj_ctx_free(ctx);
 }
+
+/* ---- donated inputs ---- */
+static void f_update(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    /* an optimiser-style update: params - 0.1 * grads */
+    out[0] = cj_sub(in[0], cj_mul(in[1], cj_scalar(ctx, 0.1)));
+}
+
+TEST(compiler_donated_input_becomes_the_output) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int donate[1] = {0};
+    cj_jit_opts o = {0, NULL, 1, donate, CJ_BACKEND_DEFAULT};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "update", f_update, 2, 1, NULL), &o);
+    cj_val w = tu_ramp(ctx, 1000, 1, 0), g = tu_ramp(ctx, 1000, 0, 1);
+    cj_memory_analysis m;
+    cj_val in[2] = {w, g};
+    CHECK(cj_jit_memory_analysis(jf, in, &m) == CJ_OK);
+    CHECK_EQ_INT(m.alias_bytes, 4000);
+    CHECK_EQ_INT(m.output_bytes, 0);
+    /* a first call with another array sets up the program's scratch */
+    cj_val warm[2] = {tu_ramp(ctx, 1000, 1, 0), g}, ignored;
+    CHECK(cj_call(jf, warm, &ignored) == CJ_OK);
+    cj_mem_stats before, after;
+    cj_mem_stats_get(ctx, &before);
+    cj_val w2;
+    CHECK(cj_call(jf, in, &w2) == CJ_OK);
+    cj_mem_stats_get(ctx, &after);
+    CHECK_STR_CONTAINS(cj_jit_last_donation(jf), "argument 0 donated: its buffer holds an output");
+    /* no new data buffer: the output lives in w's */
+    CHECK_EQ_INT(after.bytes_in_arrays, before.bytes_in_arrays);
+    float out[1000];
+    cj_read(w2, out, sizeof out);
+    for (int i = 0; i < 1000; i++) CHECK_NEAR(out[i], i - 0.1f, 1e-6, 1e-6);
+    /* w was consumed: a clear error, not stale data */
+    CHECK(cj_read(w, out, sizeof out) == CJ_ERR_LEAKED);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "donated");
+    cj_error_clear(ctx);
+    /* the same array passed twice cannot be donated: reported, not silent */
+    cj_val both[2] = {w2, w2}, w3;
+    CHECK(cj_call(jf, both, &w3) == CJ_OK);
+    CHECK_STR_CONTAINS(cj_jit_last_donation(jf), "argument 0 donated but not used");
+    cj_read(w3, out, sizeof out);
+    CHECK_NEAR(out[10], (10 - 0.1f) * 0.9f, 1e-5, 1e-5);
+    CHECK(!cj_is_error(w2)); /* still valid */
+    cj_ctx_free(ctx);
+}
+
+static void f_no_match(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u, (void)ctx;
+    out[0] = cj_sum(in[0], -1, NULL, 0);
+}
+
+TEST(compiler_unusable_donation_is_reported) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int donate[1] = {0};
+    cj_jit_opts o = {0, NULL, 1, donate, CJ_BACKEND_DEFAULT};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "sum", f_no_match, 1, 1, NULL), &o);
+    cj_val x = tu_ramp(ctx, 100, 1, 0), y;
+    CHECK(cj_call(jf, &x, &y) == CJ_OK);
+    CHECK_STR_CONTAINS(cj_jit_last_donation(jf), "no output has its dtype and shape");
+    CHECK(!cj_is_error(x)); /* not consumed */
+    cj_ctx_free(ctx);
+}

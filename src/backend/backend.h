@@ -12,9 +12,13 @@
 typedef struct program program;
 
 /* NULL with the error recorded in ctx. */
-program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode);
-/* Inputs borrowed; outputs are new references. 0 or -1. */
-int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out);
+/* donated[i] (may be NULL): the caller gives up IR input i's buffer. */
+program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated);
+/* Inputs borrowed; outputs are new references. 0 or -1. A donated input
+ * whose array is not shared (refcount 1, passed once) has its buffer
+ * written by an output; used[i] is set for those (the caller must then
+ * treat the input as consumed). used may be NULL when nothing is donated. */
+int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, uint8_t *used);
 void program_free(cj_ctx *ctx, program *p);
 /* The compiled form (kernels, buffer plan, analyses) behind a program. */
 struct compiled;

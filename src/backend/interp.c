@@ -65,7 +65,7 @@ static void map_of_leaf(const ir_func *ir, const ir_eqn *e, leaf_map *m) {
     }
 }
 
-program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode) {
+program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated) {
     program *p = rt_calloc(ctx->mem, sizeof *p);
     if (!p) {
         core_oom(ctx, "jit: preparing a program");
@@ -74,6 +74,10 @@ program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode) {
     p->c = compile_ir(ctx, ir);
     if (!p->c) {
         rt_free(ctx->mem, p, sizeof *p);
+        return NULL;
+    }
+    if (plan_donations(ctx, p->c, donated) != 0) {
+        program_free(ctx, p);
         return NULL;
     }
     const compiled *c = p->c;
@@ -423,7 +427,15 @@ static int run_single(cj_ctx *ctx, const ir_func *ir, const kernel *K, char *con
     return prim_rules[e->prim].impl(ctx, e->prim, &e->params, e->n_in, args, &out);
 }
 
-int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out) {
+/* May output v be written into its donor input's array on this call? */
+static bool donation_usable(const ir_func *ir, rt_array *const *in, int i) {
+    if (in[i]->refcount != 1) return false; /* someone else holds it */
+    for (int j = 0; j < ir->n_in; j++)
+        if (j != i && in[j] == in[i]) return false; /* passed twice */
+    return true;
+}
+
+int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, uint8_t *used) {
     native_poll(p);
     const compiled *c = p->c;
     const ir_func *ir = c->ir;
@@ -443,10 +455,17 @@ int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out) {
         status = core_oom(ctx, "jit: running a program");
         goto done;
     }
+    /* decide donations before this function takes its own references */
+    bool can_donate[64] = {false};
+    for (int i = 0; i < ir->n_in && i < 64 && used; i++) can_donate[i] = donation_usable(ir, in, i);
     for (int i = 0; i < ir->n_in; i++) arrays[ir->in[i]] = rt_array_ref(in[i]);
     for (int i = 0; i < ir->n_consts; i++) arrays[ir->consts[i].var] = rt_array_ref(ir->consts[i].val);
     for (int v = 0; v < ir->n_vars && status == 0; v++) {
-        if (c->home[v] == HOME_OUTPUT) {
+        int d = c->donor ? c->donor[v] : -1;
+        if (c->home[v] == HOME_OUTPUT && d >= 0 && d < 64 && can_donate[d]) {
+            arrays[v] = rt_array_ref(in[d]);
+            used[d] = 1;
+        } else if (c->home[v] == HOME_OUTPUT) {
             arrays[v] = rt_array_new(ctx->mem, &ir->vars[v]);
             if (!arrays[v]) status = core_oom(ctx, "jit: program outputs");
         }

@@ -46,6 +46,7 @@ void compiled_free(cj_ctx *ctx, compiled *c) {
     if (c->offset) rt_free(ctx->mem, c->offset, sizeof(size_t) * nv);
     if (c->first_use) rt_free(ctx->mem, c->first_use, sizeof(int) * nv);
     if (c->last_use) rt_free(ctx->mem, c->last_use, sizeof(int) * nv);
+    if (c->donor) rt_free(ctx->mem, c->donor, sizeof(int) * nv);
     ir_free(c->ir);
     rt_free(ctx->mem, c, sizeof *c);
 }

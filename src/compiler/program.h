@@ -68,6 +68,9 @@ typedef struct compiled {
     size_t tile_scratch_bytes; /* per thread, for LOOP kernel tiles */
     memory_analysis mem;
     cost_analysis cost;
+    int *donor;            /* per variable: the IR input position whose donated
+                              buffer this output takes, -1 when none */
+    char donation_note[256]; /* why a requested donation cannot be used ("" if all are) */
 } compiled;
 
 /* Runs the pipeline (simplify, fuse, schedule, plan, analyse) over a copy
@@ -88,6 +91,11 @@ int plan_buffers(cj_ctx *ctx, compiled *c);
 const char *schedule_heuristic(const compiled *c);
 int plan_in_place_of(const compiled *c, int v);
 void analyse_program(compiled *c);
+/* Pairs donated inputs (donated[i] for IR input position i; NULL: none)
+ * with outputs of the same type that may be written into their buffers,
+ * and updates the memory analysis. Unusable donations are described in
+ * c->donation_note. */
+int plan_donations(cj_ctx *ctx, compiled *c, const uint8_t *donated);
 
 /* Appends a readable dump: kernels with their equations, and buffers with
  * size, offset and live range. `what` selects "fuse", "plan" or both. */

@@ -20,6 +20,7 @@ typedef struct core_value {
     uint32_t gen;
     uint8_t kind;       /* value_kind */
     uint8_t was_tracer; /* for the message when a freed slot is used */
+    uint8_t was_donated; /* ... and when it was consumed by a donation */
     int scope;          /* depth of the owning scope */
     uint32_t prev, next; /* the owning scope's list; the free list */
     rt_aval aval;

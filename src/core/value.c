@@ -111,6 +111,7 @@ void core_release(cj_ctx *ctx, uint32_t slot) {
     scope_unlink(ctx, slot);
     rt_array_unref(v->arr);
     v->was_tracer = v->kind == VALUE_TRACER;
+    v->was_donated = 0;
     v->kind = VALUE_FREE;
     v->arr = NULL;
     v->gen++;
@@ -145,6 +146,13 @@ core_value *core_get(cj_val h, const char *op) {
         return NULL;
     }
     core_value *s = core_slot(ctx, h.slot);
+    if (s->kind == VALUE_FREE && s->was_donated && s->gen == h.gen + 1) {
+        core_error(ctx, CJ_ERR_LEAKED,
+                   "%s: the value was donated to a jitted function (donate_argnums) and its buffer now "
+                   "holds that call's output; a donated value cannot be used again",
+                   op);
+        return NULL;
+    }
     if (s->kind == VALUE_TRACER || (s->kind == VALUE_FREE && s->was_tracer) ||
         (s->gen != h.gen && s->was_tracer))
         core_error(ctx, CJ_ERR_LEAKED,

@@ -31,6 +31,7 @@ typedef struct jit_state {
     jit_entry *entries;
     cj_jit_stats stats;
     char last_miss[512];
+    char last_donation[512];
 } jit_state;
 
 static int jit_call(cj_func *f, const cj_val *in, cj_val *out);
@@ -210,6 +211,13 @@ static jit_entry *make_entry(cj_func *f, uint64_t hash, core_value *const *vals,
                              const uint8_t *skey, size_t slen) {
     cj_ctx *ctx = f->ctx;
     jit_state *st = f->state;
+    uint8_t donated[64] = {0};
+    int n_ir_in = 0, any_donated = 0;
+    for (int i = 0; i < f->n_in; i++) {
+        if (st->is_static[i]) continue;
+        donated[n_ir_in++] = st->is_donated[i];
+        any_donated |= st->is_donated[i];
+    }
     jit_entry *e = rt_calloc(ctx->mem, sizeof *e);
     if (!e) {
         core_oom(ctx, f->name);
@@ -233,7 +241,7 @@ static jit_entry *make_entry(cj_func *f, uint64_t hash, core_value *const *vals,
     snprintf(what, sizeof what, "%s", f->name);
     e->ir = func_trace_to_ir(f->inner, e->avals, statics, what);
     st->stats.traces++;
-    if (!e->ir || ir_verify(ctx, e->ir) != 0 || !(e->prog = backend_prepare(ctx, e->ir, st->backend))) {
+    if (!e->ir || ir_verify(ctx, e->ir) != 0 || !(e->prog = backend_prepare(ctx, e->ir, st->backend, any_donated ? donated : NULL))) {
         entry_free(ctx, f->n_in, e);
         return NULL;
     }
@@ -294,6 +302,34 @@ static jit_entry *jit_lookup(cj_func *f, const cj_val *in, core_value **vals, in
     return e;
 }
 
+/* After a run: donated inputs whose buffers became outputs are consumed
+ * (their handles stale, as JAX deletes donated arrays); the outcome of
+ * every requested donation is kept for cj_jit_last_donation. */
+static void note_donations(cj_func *f, jit_entry *e, const cj_val *in, const int *arg_of, int n_dyn,
+                           const uint8_t *used) {
+    jit_state *st = f->state;
+    char *m = st->last_donation;
+    size_t cap = sizeof st->last_donation, len = 0;
+    m[0] = 0;
+    for (int d = 0; d < n_dyn; d++) {
+        int i = arg_of[d];
+        if (!st->is_donated[i] || len >= cap) continue;
+        if (used[d]) {
+            len += (size_t)snprintf(m + len, cap - len, "%sargument %d donated: its buffer holds an output",
+                                    len ? "; " : "", i);
+            core_value *v = core_peek(in[i]);
+            if (v) {
+                core_release(f->ctx, in[i].slot);
+                core_slot(f->ctx, in[i].slot)->was_donated = 1;
+            }
+        } else {
+            const char *why = program_compiled(e->prog)->donation_note;
+            len += (size_t)snprintf(m + len, cap - len, "%sargument %d donated but not used (%s)", len ? "; " : "",
+                                    i, why[0] ? why : "the array is shared with another value or argument");
+        }
+    }
+}
+
 static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
     cj_ctx *ctx = f->ctx;
     jit_state *st = f->state;
@@ -304,10 +340,16 @@ static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
     int n_dyn = 0;
     if (all_concrete) {
         rt_array *args[64], *res[64];
+        int arg_of[64]; /* IR input position → argument number */
         for (int i = 0; i < f->n_in; i++)
-            if (!st->is_static[i]) args[n_dyn++] = vals[i]->arr;
-        if (program_run(ctx, e->prog, args, res) != 0) return -1;
+            if (!st->is_static[i]) {
+                arg_of[n_dyn] = i;
+                args[n_dyn++] = vals[i]->arr;
+            }
+        uint8_t used[64] = {0};
+        if (program_run(ctx, e->prog, args, res, used) != 0) return -1;
         for (int i = 0; i < f->n_out; i++) out[i] = core_wrap_array(ctx, res[i]);
+        note_donations(f, e, in, arg_of, n_dyn, used);
         return ctx->err ? -1 : 0;
     }
     cj_val args[64];
@@ -394,6 +436,11 @@ void cj_jit_stats_get(const cj_func *f, cj_jit_stats *out) {
 const char *cj_jit_last_miss(const cj_func *f) {
     if (!f || f->ops != &jit_ops) return "";
     return ((const jit_state *)f->state)->last_miss;
+}
+
+const char *cj_jit_last_donation(const cj_func *f) {
+    if (!f || f->ops != &jit_ops) return "";
+    return ((const jit_state *)f->state)->last_donation;
 }
 
 void cj_jit_clear(cj_func *f) {

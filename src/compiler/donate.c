@@ -1,0 +1,89 @@
+/* donate.c — donated inputs become outputs (compiler layer).
+ *
+ * jax.jit's donate_argnums: the caller gives up an input, so an output of
+ * the same dtype and shape may be written into its buffer instead of a
+ * fresh one. That is safe when nothing reads the input after the output's
+ * kernel starts writing: the output's kernel is the input's last reader, it
+ * is a LOOP or ROWS kernel reading the input only elementwise at the output's
+ * own index, and the equation defining the output comes after every
+ * equation of the kernel that reads the input. Whether the donated array is
+ * really unshared is checked at each call (interp.c); here only the plan is
+ * made. A donation that cannot be used says why in c->donation_note. */
+#include <string.h>
+
+#include "program.h"
+
+/* Does kernel k read variable u only at the iteration index, with every
+ * read before equation position `upto`? */
+static bool reads_only_elementwise_before(const compiled *c, int k, int u, int upto) {
+    const ir_func *ir = c->ir;
+    const kernel *K = &c->kernels[k];
+    if (K->kind == KERNEL_SINGLE) return false;
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        const int *in = ir_eqn_inputs(ir, e);
+        for (int i = 0; i < e->n_in; i++) {
+            if (in[i] != u) continue;
+            if (j > upto) return false;
+            bool elementwise = fuse_is_elementwise(e->prim) ||
+                               (K->kind == KERNEL_ROWS && prim_families[e->prim] == FAMILY_REDUCE);
+            if (!elementwise) return false;
+            if (!rt_aval_same_shape(&ir->vars[u], &K->space)) return false;
+        }
+    }
+    return true;
+}
+
+static int position_in_kernel(const kernel *K, const ir_func *ir, int v) {
+    for (int j = 0; j < K->n_eqns; j++)
+        if (ir->eqns[K->eqns[j]].out == v) return j;
+    return -1;
+}
+
+int plan_donations(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
+    const ir_func *ir = c->ir;
+    size_t nv = (size_t)ir->n_vars + 1;
+    c->donor = rt_alloc(ctx->mem, sizeof(int) * nv);
+    if (!c->donor) return core_oom(ctx, "jit: donation planning");
+    for (size_t v = 0; v < nv; v++) c->donor[v] = -1;
+    c->donation_note[0] = 0;
+    if (!donated) return 0;
+    size_t note_len = 0;
+    for (int i = 0; i < ir->n_in; i++) {
+        if (!donated[i]) continue;
+        int u = ir->in[i];
+        const char *why = "no output has its dtype and shape";
+        bool is_output = false;
+        for (int o = 0; o < ir->n_out; o++) is_output |= ir->out[o] == u;
+        if (is_output) why = "it is itself an output";
+        int chosen = -1;
+        for (int o = 0; o < ir->n_out && !is_output && chosen < 0; o++) {
+            int v = ir->out[o];
+            if (c->home[v] != HOME_OUTPUT || c->donor[v] >= 0) continue;
+            if (ir->vars[v].dtype != ir->vars[u].dtype || !rt_aval_same_shape(&ir->vars[v], &ir->vars[u])) continue;
+            int k = c->kernel_of[v];
+            if (c->last_use[u] > k) {
+                why = "a later kernel still reads it";
+                continue;
+            }
+            int pos = position_in_kernel(&c->kernels[k], ir, v);
+            if (c->last_use[u] == k && !reads_only_elementwise_before(c, k, u, pos)) {
+                why = "the kernel writing the output reads it at other indices or afterwards";
+                continue;
+            }
+            chosen = v;
+        }
+        if (chosen >= 0) {
+            c->donor[chosen] = i;
+            size_t b = rt_aval_nbytes(&ir->vars[chosen]);
+            c->mem.alias_bytes += b;
+            c->mem.output_bytes -= b;
+            c->mem.peak_bytes -= b;
+        } else if (note_len < sizeof c->donation_note) {
+            int w = snprintf(c->donation_note + note_len, sizeof c->donation_note - note_len,
+                             "%sinput %d is donated but not reused: %s", note_len ? "; " : "", i, why);
+            if (w > 0) note_len += (size_t)w;
+        }
+    }
+    return 0;
+}

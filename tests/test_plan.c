@@ -1,0 +1,739 @@
+/* test_plan.c — the schedule pass and the buffer planner on synthetic
+ * programs built by hand with the IR builder, each with its arena size and
+ * offsets computed by hand in the comments; a schedule validity scan and a
+ * plan soundness scan over random DAGs; compiled programs where in place
+ * and rescheduling apply run on both backends against eager; allocation
+ * failure at every site of compile. */
+#include <stdlib.h>
+
+#include "backend/backend.h"
+#include "compiler/program.h"
+#include "harness.h"
+#include "test_util.h"
+
+/* ---- building programs ---- */
+
+static rt_aval f32_shape(int rank, const int64_t *dims) { return rt_aval_make(CJ_F32, rank, dims); }
+
+/* Each builder returns the new variable, or -1 when an operand is -1 (a
+ * failed allocation earlier: the fault test builds under failures). */
+static int add_unary(ir_func *ir, prim_id p, int x) {
+    if (x < 0) return -1;
+    prim_params z = prim_params_zero();
+    return ir_add_eqn(ir, p, &z, 1, &x, &ir->vars[x]);
+}
+
+/* Elementwise binary; a rank-0 operand is read as a scalar. */
+static int add_binary(ir_func *ir, prim_id p, int a, int b) {
+    if (a < 0 || b < 0) return -1;
+    prim_params z = prim_params_zero();
+    rt_aval out = ir->vars[a].rank ? ir->vars[a] : ir->vars[b];
+    return ir_add_eqn(ir, p, &z, 2, (int[]){a, b}, &out);
+}
+
+/* reduce_* over the listed (increasing) axes. */
+static int add_reduce(ir_func *ir, prim_id p, int x, int n_axes, const int64_t *axes) {
+    if (x < 0) return -1;
+    prim_params q = prim_params_zero();
+    q.axes.n = n_axes;
+    const rt_aval *in = &ir->vars[x];
+    int64_t dims[CJ_MAX_RANK];
+    int rank = 0;
+    for (int d = 0, i = 0; d < in->rank; d++) {
+        if (i < n_axes && axes[i] == d) {
+            q.axes.v[i++] = d;
+            continue;
+        }
+        dims[rank++] = in->dims[d];
+    }
+    rt_aval out = f32_shape(rank, dims);
+    return ir_add_eqn(ir, p, &q, 1, &x, &out);
+}
+
+static int add_reduce_all(ir_func *ir, prim_id p, int x) {
+    if (x < 0) return -1;
+    int64_t axes[CJ_MAX_RANK];
+    for (int d = 0; d < ir->vars[x].rank; d++) axes[d] = d;
+    return add_reduce(ir, p, x, ir->vars[x].rank, axes);
+}
+
+static int add_transpose(ir_func *ir, int x) {
+    if (x < 0) return -1;
+    prim_params q = prim_params_zero();
+    q.axes.n = 2;
+    q.axes.v[0] = 1;
+    q.axes.v[1] = 0;
+    rt_aval out = f32_shape(2, (int64_t[]){ir->vars[x].dims[1], ir->vars[x].dims[0]});
+    return ir_add_eqn(ir, PRIM_TRANSPOSE, &q, 1, &x, &out);
+}
+
+/* broadcast_in_dim: operand axis i becomes result axis dims[i]. */
+static int add_broadcast(ir_func *ir, int x, int rank, const int64_t *shape, const int64_t *dims) {
+    if (x < 0) return -1;
+    prim_params q = prim_params_zero();
+    q.axes.n = ir->vars[x].rank;
+    for (int i = 0; i < q.axes.n; i++) q.axes.v[i] = dims[i];
+    q.shape.n = rank;
+    for (int d = 0; d < rank; d++) q.shape.v[d] = shape[d];
+    rt_aval out = f32_shape(rank, shape);
+    return ir_add_eqn(ir, PRIM_BROADCAST_IN_DIM, &q, 1, &x, &out);
+}
+
+/* dot_general contracting lhs axis lc with rhs axis rc (-1: none). */
+static int add_dot(ir_func *ir, int a, int b, int lc, int rc) {
+    if (a < 0 || b < 0) return -1;
+    prim_params q = prim_params_zero();
+    q.dtype = CJ_F32;
+    const rt_aval *la = &ir->vars[a], *ra = &ir->vars[b];
+    int64_t dims[CJ_MAX_RANK];
+    int rank = 0;
+    if (lc >= 0) {
+        q.lhs_contract.n = q.rhs_contract.n = 1;
+        q.lhs_contract.v[0] = lc;
+        q.rhs_contract.v[0] = rc;
+    }
+    for (int d = 0; d < la->rank; d++)
+        if (d != lc) dims[rank++] = la->dims[d];
+    for (int d = 0; d < ra->rank; d++)
+        if (d != rc) dims[rank++] = ra->dims[d];
+    rt_aval out = f32_shape(rank, dims);
+    return ir_add_eqn(ir, PRIM_DOT_GENERAL, &q, 2, (int[]){a, b}, &out);
+}
+
+/* ---- scans every test runs ---- */
+
+/* Is the kernel order a valid schedule? Every equation is in exactly one
+ * kernel, kernel_of names it, and every kernel runs after the producers of
+ * what it reads. */
+static int schedule_is_valid(const compiled *c, char *msg, size_t n) {
+    const ir_func *ir = c->ir;
+    int *seen = calloc((size_t)ir->n_eqns + 1, sizeof(int));
+    int ok = 1;
+    for (int k = 0; k < c->n_kernels && ok; k++) {
+        const kernel *K = &c->kernels[k];
+        for (int j = 0; j < K->n_eqns && ok; j++) {
+            int e = K->eqns[j];
+            seen[e]++;
+            if (c->kernel_of[ir->eqns[e].out] != k) {
+                snprintf(msg, n, "equation %d is in kernel %d but kernel_of says %d", e, k,
+                         c->kernel_of[ir->eqns[e].out]);
+                ok = 0;
+            }
+        }
+        for (int i = 0; i < K->n_in && ok; i++)
+            if (c->kernel_of[K->in[i]] >= k) {
+                snprintf(msg, n, "kernel %d reads a value of kernel %d, which runs later", k,
+                         c->kernel_of[K->in[i]]);
+                ok = 0;
+            }
+    }
+    for (int e = 0; e < ir->n_eqns && ok; e++)
+        if (seen[e] != 1) {
+            snprintf(msg, n, "equation %d is in %d kernels", e, seen[e]);
+            ok = 0;
+        }
+    free(seen);
+    return ok;
+}
+
+/* Is the plan sound? Arena buffers live in the same kernel occupy
+ * disjoint bytes inside the arena, except a result that took the block of
+ * an operand dying at its kernel (in place); inputs, constants and outputs
+ * never live in the arena. */
+static int plan_is_sound(const compiled *c, char *msg, size_t n) {
+    const ir_func *ir = c->ir;
+    for (int i = 0; i < ir->n_in; i++)
+        if (c->home[ir->in[i]] != HOME_INPUT) return snprintf(msg, n, "input %d is not an argument", i), 0;
+    for (int i = 0; i < ir->n_out; i++)
+        if (c->home[ir->out[i]] == HOME_ARENA) return snprintf(msg, n, "output %d is in the arena", i), 0;
+    for (int u = 0; u < ir->n_vars; u++) {
+        if (c->home[u] != HOME_ARENA) continue;
+        size_t su = rt_aval_nbytes(&ir->vars[u]);
+        if (c->offset[u] + su > c->arena_bytes) return snprintf(msg, n, "var %d ends past the arena", u), 0;
+        for (int v = u + 1; v < ir->n_vars; v++) {
+            if (c->home[v] != HOME_ARENA) continue;
+            size_t sv = rt_aval_nbytes(&ir->vars[v]);
+            bool same_time = c->first_use[u] <= c->last_use[v] && c->first_use[v] <= c->last_use[u];
+            bool same_bytes = c->offset[u] < c->offset[v] + sv && c->offset[v] < c->offset[u] + su;
+            bool in_place = (plan_in_place_of(c, v) == u && c->last_use[u] == c->first_use[v]) ||
+                            (plan_in_place_of(c, u) == v && c->last_use[v] == c->first_use[u]);
+            if (same_time && same_bytes && !in_place)
+                return snprintf(msg, n, "vars %d and %d overlap in kernels %d..%d and %d..%d", u, v, c->first_use[u],
+                                c->last_use[u], c->first_use[v], c->last_use[v]),
+                       0;
+        }
+    }
+    return 1;
+}
+
+/* Puts the kernels back in fusion order (by first equation) and plans it
+ * again: the arena the program would have without the schedule pass. */
+static int replan_in_fusion_order(cj_ctx *ctx, compiled *c, size_t *arena) {
+    for (int k = 1; k < c->n_kernels; k++)
+        for (int j = k; j > 0 && c->kernels[j].eqns[0] < c->kernels[j - 1].eqns[0]; j--) {
+            kernel t = c->kernels[j];
+            c->kernels[j] = c->kernels[j - 1];
+            c->kernels[j - 1] = t;
+        }
+    for (int k = 0; k < c->n_kernels; k++)
+        for (int j = 0; j < c->kernels[k].n_eqns; j++) c->kernel_of[c->ir->eqns[c->kernels[k].eqns[j]].out] = k;
+    if (plan_buffers(ctx, c) != 0) return -1;
+    *arena = c->arena_bytes;
+    return 0;
+}
+
+#define CHECK_SCANS(c)                                                       \
+    do {                                                                     \
+        char th_msg[200];                                                    \
+        CHECK_MSG(schedule_is_valid(c, th_msg, sizeof th_msg), "%s", th_msg); \
+        CHECK_MSG(plan_is_sound(c, th_msg, sizeof th_msg), "%s", th_msg);     \
+    } while (0)
+
+/* ---- reuse ---- */
+
+TEST(plan_reuses_dead_buffer) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    /* x:f32[4,16,16] → a = sum axis 0 (f32[16,16], 1024 B) → b = max axis
+     * 1 of a (f32[16], 64 B) → d = exp(broadcast b) (f32[16,16]) → e =
+     * sum d (output). a@0, b@1024; a dies at b's kernel, so d takes a's
+     * offset 0 exactly: arena 1024 + 64 = 1088 (not 2112). */
+    ir_func *ir = ir_new(ctx->mem);
+    rt_aval xa = f32_shape(3, (int64_t[]){4, 16, 16});
+    int x = ir_add_input(ir, &xa);
+    int a = add_reduce(ir, PRIM_REDUCE_SUM, x, 1, (int64_t[]){0});
+    int b = add_reduce(ir, PRIM_REDUCE_MAX, a, 1, (int64_t[]){1});
+    int bc = add_broadcast(ir, b, 2, (int64_t[]){16, 16}, (int64_t[]){0});
+    int d = add_unary(ir, PRIM_EXP, bc);
+    int e = add_reduce_all(ir, PRIM_REDUCE_SUM, d);
+    ir_add_output(ir, e);
+    CHECK_MSG(ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
+    compiled *c = compile_ir(ctx, ir);
+    CHECK_MSG(c, "%s", cj_error_message(ctx));
+    CHECK_SCANS(c);
+    CHECK_EQ_INT(c->n_kernels, 4);
+    CHECK(c->home[a] == HOME_ARENA && c->home[b] == HOME_ARENA && c->home[d] == HOME_ARENA);
+    CHECK(c->home[bc] == HOME_NONE && c->home[e] == HOME_OUTPUT);
+    CHECK_EQ_INT(c->offset[a], 0);
+    CHECK_EQ_INT(c->offset[b], 1024);
+    CHECK_EQ_INT(c->offset[d], 0);
+    CHECK_EQ_INT(c->arena_bytes, 1088);
+    CHECK_EQ_INT(c->mem.temp_bytes, 1088);
+    CHECK_EQ_INT(plan_in_place_of(c, d), -1); /* reuse after death, not in place */
+    compiled_free(ctx, c);
+    ir_free(ir);
+    cj_ctx_free(ctx);
+}
+
+/* ---- in place ---- */
+
+/* x:f32[1024] → a = exp x (loop) → m = reduce_max a → t = a*a, b = t - m
+ * (one loop; a's last reader, t, comes before b) → s = sum b → y = b / s
+ * (output). */
+static ir_func *build_in_place(cj_ctx *ctx, int *va, int *vm, int *vb, int *vs) {
+    ir_func *ir = ir_new(ctx->mem);
+    if (!ir) return NULL;
+    rt_aval xa = f32_shape(1, (int64_t[]){1024});
+    int x = ir_add_input(ir, &xa);
+    int a = add_unary(ir, PRIM_EXP, x);
+    int m = add_reduce_all(ir, PRIM_REDUCE_MAX, a);
+    int t = add_binary(ir, PRIM_MUL, a, a);
+    int b = add_binary(ir, PRIM_SUB, t, m);
+    int s = add_reduce_all(ir, PRIM_REDUCE_SUM, b);
+    int y = add_binary(ir, PRIM_DIV, b, s);
+    if (y < 0 || ir_add_output(ir, y) != 0) {
+        ir_free(ir);
+        return NULL;
+    }
+    if (va) {
+        *va = a;
+        *vm = m;
+        *vb = b;
+        *vs = s;
+    }
+    return ir;
+}
+
+TEST(plan_in_place_when_operand_dies_at_its_loop) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int a, m, b, s;
+    ir_func *ir = build_in_place(ctx, &a, &m, &b, &s);
+    CHECK_MSG(ir && ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
+    compiled *c = compile_ir(ctx, ir);
+    CHECK_MSG(c, "%s", cj_error_message(ctx));
+    CHECK_SCANS(c);
+    CHECK_EQ_INT(c->n_kernels, 5);
+    /* a@0 (4096), m@4096 (64); b takes a's block in place at 0, as a dies
+     * there; m dies too, so s takes its gap at 4096: arena 4160. Without
+     * in place b would go to 4160 and the arena be 8256. */
+    CHECK_EQ_INT(c->offset[a], 0);
+    CHECK_EQ_INT(c->offset[m], 4096);
+    CHECK_EQ_INT(plan_in_place_of(c, b), a);
+    CHECK_EQ_INT(c->offset[b], 0);
+    CHECK_EQ_INT(c->offset[s], 4096);
+    CHECK_EQ_INT(c->arena_bytes, 4160);
+    CHECK_EQ_INT(c->mem.temp_bytes, 4160);
+    compiled_free(ctx, c);
+    ir_free(ir);
+    cj_ctx_free(ctx);
+}
+
+TEST(plan_in_place_refused_through_transpose_leaf) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    /* x:f32[32,32] → a = exp x → m = max a → b = (a + transpose a) * m →
+     * s = sum b → y = b / s. b's kernel reads a at (i,j) and at (j,i): a
+     * tile of b written over a would clobber elements a later tile reads
+     * through the transpose. a@0, m@4096, b@4160; then a and m die and s
+     * takes offset 0: arena 8256. */
+    ir_func *ir = ir_new(ctx->mem);
+    rt_aval xa = f32_shape(2, (int64_t[]){32, 32});
+    int x = ir_add_input(ir, &xa);
+    int a = add_unary(ir, PRIM_EXP, x);
+    int m = add_reduce_all(ir, PRIM_REDUCE_MAX, a);
+    int at = add_transpose(ir, a);
+    int b1 = add_binary(ir, PRIM_ADD, a, at);
+    int b = add_binary(ir, PRIM_MUL, b1, m);
+    int s = add_reduce_all(ir, PRIM_REDUCE_SUM, b);
+    int y = add_binary(ir, PRIM_DIV, b, s);
+    ir_add_output(ir, y);
+    CHECK_MSG(ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
+    compiled *c = compile_ir(ctx, ir);
+    CHECK_MSG(c, "%s", cj_error_message(ctx));
+    CHECK_SCANS(c);
+    CHECK_EQ_INT(c->kernel_of[at], c->kernel_of[b]);
+    CHECK(c->last_use[a] == c->kernel_of[b]);
+    CHECK_EQ_INT(plan_in_place_of(c, b), -1);
+    CHECK_EQ_INT(c->offset[a], 0);
+    CHECK_EQ_INT(c->offset[m], 4096);
+    CHECK_EQ_INT(c->offset[b], 4160);
+    CHECK_EQ_INT(c->offset[s], 0);
+    CHECK_EQ_INT(c->arena_bytes, 8256);
+    compiled_free(ctx, c);
+    ir_free(ir);
+    cj_ctx_free(ctx);
+}
+
+TEST(plan_in_place_refused_through_broadcast_leaf) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    /* x:f32[1024] → a = exp x → m = max a → b = broadcast(a → [1,1024]) * m
+     * (same bytes and dtype as a, but read through a leaf) → s = sum b →
+     * y = b / s. a@0, m@4096, b@4160, s@0: arena 8256. */
+    ir_func *ir = ir_new(ctx->mem);
+    rt_aval xa = f32_shape(1, (int64_t[]){1024});
+    int x = ir_add_input(ir, &xa);
+    int a = add_unary(ir, PRIM_EXP, x);
+    int m = add_reduce_all(ir, PRIM_REDUCE_MAX, a);
+    int ab = add_broadcast(ir, a, 2, (int64_t[]){1, 1024}, (int64_t[]){1});
+    int b = add_binary(ir, PRIM_MUL, ab, m);
+    int s = add_reduce_all(ir, PRIM_REDUCE_SUM, b);
+    int y = add_binary(ir, PRIM_DIV, b, s);
+    ir_add_output(ir, y);
+    CHECK_MSG(ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
+    compiled *c = compile_ir(ctx, ir);
+    CHECK_MSG(c, "%s", cj_error_message(ctx));
+    CHECK_SCANS(c);
+    CHECK(c->last_use[a] == c->kernel_of[b]);
+    CHECK_EQ_INT(plan_in_place_of(c, b), -1);
+    CHECK_EQ_INT(c->offset[b], 4160);
+    CHECK_EQ_INT(c->arena_bytes, 8256);
+    compiled_free(ctx, c);
+    ir_free(ir);
+    cj_ctx_free(ctx);
+}
+
+/* x:f32[4,1024] → u = sum axis 0 (f32[1024]) → v = exp u; w = v + u (one
+ * loop: u is read after v is written) → s = sum v. Outputs w, s. */
+static ir_func *build_late_reader(cj_ctx *ctx, int *vu, int *vv) {
+    ir_func *ir = ir_new(ctx->mem);
+    rt_aval xa = f32_shape(2, (int64_t[]){4, 1024});
+    int x = ir_add_input(ir, &xa);
+    int u = add_reduce(ir, PRIM_REDUCE_SUM, x, 1, (int64_t[]){0});
+    int v = add_unary(ir, PRIM_EXP, u);
+    int w = add_binary(ir, PRIM_ADD, v, u);
+    int s = add_reduce_all(ir, PRIM_REDUCE_SUM, v);
+    ir_add_output(ir, w);
+    ir_add_output(ir, s);
+    *vu = u;
+    *vv = v;
+    return ir;
+}
+
+TEST(plan_in_place_refused_when_read_after_the_result) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int u, v;
+    ir_func *ir = build_late_reader(ctx, &u, &v);
+    CHECK_MSG(ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
+    compiled *c = compile_ir(ctx, ir);
+    CHECK_MSG(c, "%s", cj_error_message(ctx));
+    CHECK_SCANS(c);
+    /* u dies at v's kernel, but w = v + u reads it after v is written:
+     * u@0, v@4096, arena 8192 (in place would have been 4096) */
+    CHECK_EQ_INT(c->kernel_of[v], c->last_use[u]);
+    CHECK_EQ_INT(plan_in_place_of(c, v), -1);
+    CHECK_EQ_INT(c->offset[u], 0);
+    CHECK_EQ_INT(c->offset[v], 4096);
+    CHECK_EQ_INT(c->arena_bytes, 8192);
+    compiled_free(ctx, c);
+    ir_free(ir);
+    cj_ctx_free(ctx);
+}
+
+TEST(plan_in_place_refused_for_program_outputs) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    /* x:f32[4,1024] → u = sum axis 0 (output) → v = exp u → s = sum v →
+     * y = v * s (output). v's kernel reads u, which dies there, but u is an
+     * output array, never the arena's; y's kernel reads v, which dies
+     * there, but y is an output. Arena: v@0 (4096), s@4096: 4160. */
+    ir_func *ir = ir_new(ctx->mem);
+    rt_aval xa = f32_shape(2, (int64_t[]){4, 1024});
+    int x = ir_add_input(ir, &xa);
+    int u = add_reduce(ir, PRIM_REDUCE_SUM, x, 1, (int64_t[]){0});
+    int v = add_unary(ir, PRIM_EXP, u);
+    int s = add_reduce_all(ir, PRIM_REDUCE_SUM, v);
+    int y = add_binary(ir, PRIM_MUL, v, s);
+    ir_add_output(ir, u);
+    ir_add_output(ir, y);
+    CHECK_MSG(ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
+    compiled *c = compile_ir(ctx, ir);
+    CHECK_MSG(c, "%s", cj_error_message(ctx));
+    CHECK_SCANS(c);
+    CHECK(c->home[u] == HOME_OUTPUT && c->home[y] == HOME_OUTPUT);
+    CHECK_EQ_INT(c->last_use[v], c->kernel_of[y]);
+    CHECK_EQ_INT(plan_in_place_of(c, v), -1);
+    CHECK_EQ_INT(plan_in_place_of(c, y), -1);
+    CHECK_EQ_INT(c->offset[v], 0);
+    CHECK_EQ_INT(c->offset[s], 4096);
+    CHECK_EQ_INT(c->arena_bytes, 4160);
+    compiled_free(ctx, c);
+    ir_free(ir);
+    cj_ctx_free(ctx);
+}
+
+/* ---- the schedule ---- */
+
+/* The diamond: x:f32[16,64] → a = exp x; b = sin(transpose x) (another
+ * loop: another space) → sa = sum a; sb = sum b → y = sa + sb. */
+static ir_func *build_diamond(cj_ctx *ctx, int *va, int *vb, int *vsa, int *vsb) {
+    ir_func *ir = ir_new(ctx->mem);
+    if (!ir) return NULL;
+    rt_aval xa = f32_shape(2, (int64_t[]){16, 64});
+    int x = ir_add_input(ir, &xa);
+    int a = add_unary(ir, PRIM_EXP, x);
+    int b = add_unary(ir, PRIM_SIN, add_transpose(ir, x));
+    int sa = add_reduce_all(ir, PRIM_REDUCE_SUM, a);
+    int sb = add_reduce_all(ir, PRIM_REDUCE_SUM, b);
+    int y = add_binary(ir, PRIM_ADD, sa, sb);
+    if (y < 0 || ir_add_output(ir, y) != 0) {
+        ir_free(ir);
+        return NULL;
+    }
+    if (va) {
+        *va = a;
+        *vb = b;
+        *vsa = sa;
+        *vsb = sb;
+    }
+    return ir;
+}
+
+TEST(plan_schedule_greedy_beats_fusion_order_on_a_diamond) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int a, b, sa, sb;
+    ir_func *ir = build_diamond(ctx, &a, &b, &sa, &sb);
+    CHECK_MSG(ir && ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
+    compiled *c = compile_ir(ctx, ir);
+    CHECK_MSG(c, "%s", cj_error_message(ctx));
+    CHECK_SCANS(c);
+    CHECK_EQ_INT(c->n_kernels, 5);
+    /* greedy: exp (tie with sin: the earlier), then sum a (frees 4096,
+     * takes 64) before sin: a@0, sa@4096; b takes a's dead block at 0;
+     * sb@4160. Arena 4224. */
+    CHECK_STR_CONTAINS(schedule_heuristic(c), "greedy");
+    CHECK(c->kernel_of[sa] < c->kernel_of[b]);
+    CHECK_EQ_INT(c->offset[a], 0);
+    CHECK_EQ_INT(c->offset[sa], 4096);
+    CHECK_EQ_INT(c->offset[b], 0);
+    CHECK_EQ_INT(c->offset[sb], 4160);
+    CHECK_EQ_INT(c->arena_bytes, 4224);
+    CHECK_EQ_INT(c->mem.temp_bytes, 4224);
+    /* fusion order: a@0, b@4096, sa@8192 (nothing has died yet), sb in
+     * a's gap: arena 8256, strictly more */
+    size_t fusion_arena = 0;
+    CHECK(replan_in_fusion_order(ctx, c, &fusion_arena) == 0);
+    CHECK_SCANS(c);
+    CHECK_STR_CONTAINS(schedule_heuristic(c), "fusion");
+    CHECK_EQ_INT(fusion_arena, 8256);
+    compiled_free(ctx, c);
+    ir_free(ir);
+    cj_ctx_free(ctx);
+}
+
+TEST(plan_schedule_keeps_fusion_order_when_greedy_is_no_better) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    /* a chain has one order: the schedule changes nothing */
+    int a, m, b, s;
+    ir_func *ir = build_in_place(ctx, &a, &m, &b, &s);
+    compiled *c = compile_ir(ctx, ir);
+    CHECK_MSG(c, "%s", cj_error_message(ctx));
+    CHECK_STR_CONTAINS(schedule_heuristic(c), "fusion");
+    for (int k = 1; k < c->n_kernels; k++) CHECK(c->kernels[k].eqns[0] > c->kernels[k - 1].eqns[0]);
+    compiled_free(ctx, c);
+    ir_free(ir);
+    cj_ctx_free(ctx);
+}
+
+/* A random DAG of SINGLE kernels over f32[16,16] matrices (1024 B) and
+ * f32[16] vectors (64 B): matrix products, matrix-vector products, row
+ * sums, column maxima, outer products. */
+static ir_func *build_random_dag(cj_ctx *ctx, uint64_t *rng, int n_eqns) {
+    ir_func *ir = ir_new(ctx->mem);
+    rt_aval ma = f32_shape(2, (int64_t[]){16, 16}), va = f32_shape(1, (int64_t[]){16});
+    int vars[64], n = 0;
+    vars[n++] = ir_add_input(ir, &ma);
+    vars[n++] = ir_add_input(ir, &ma);
+    vars[n++] = ir_add_input(ir, &va);
+    for (int i = 0; i < n_eqns && n < 64; i++) {
+        int p = vars[(int)(th_rand_u64(rng) % (uint64_t)n)];
+        int q = vars[(int)(th_rand_u64(rng) % (uint64_t)n)];
+        bool pm = ir->vars[p].rank == 2, qm = ir->vars[q].rank == 2;
+        int r;
+        if (th_rand_u64(rng) % 2 && pm) /* a row sum or a column max */
+            r = th_rand_u64(rng) % 2 ? add_reduce(ir, PRIM_REDUCE_SUM, p, 1, (int64_t[]){1})
+                                      : add_reduce(ir, PRIM_REDUCE_MAX, p, 1, (int64_t[]){0});
+        else if (pm) /* matrix times matrix or vector */
+            r = add_dot(ir, p, q, 1, 0);
+        else if (qm) /* vector times matrix */
+            r = add_dot(ir, p, q, 0, 0);
+        else /* outer product of vectors */
+            r = add_dot(ir, p, q, -1, -1);
+        vars[n++] = r;
+    }
+    /* the last value and two random ones are outputs */
+    ir_add_output(ir, vars[n - 1]);
+    ir_add_output(ir, vars[3 + (int)(th_rand_u64(rng) % (uint64_t)(n - 3))]);
+    ir_add_output(ir, vars[3 + (int)(th_rand_u64(rng) % (uint64_t)(n - 3))]);
+    return ir;
+}
+
+static void fill_inputs(cj_ctx *ctx, const ir_func *ir, rt_array **in, uint64_t *rng) {
+    for (int i = 0; i < ir->n_in; i++) {
+        in[i] = rt_array_new(ctx->mem, &ir->vars[ir->in[i]]);
+        float *d = in[i]->data;
+        for (int64_t j = 0; j < rt_aval_size(&ir->vars[ir->in[i]]); j++) d[j] = (float)th_rand_uniform(rng, -1, 1);
+    }
+}
+
+TEST(plan_schedule_respects_dependencies_on_random_dags) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int improved = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        uint64_t rng = seed * 0x9E3779B97F4A7C15ull;
+        ir_func *ir = build_random_dag(ctx, &rng, 8 + (int)(seed % 17));
+        CHECK_MSG(ir_verify(ctx, ir) == 0, "seed %d: %s", (int)seed, cj_error_message(ctx));
+        compiled *c = compile_ir(ctx, ir);
+        CHECK_MSG(c, "seed %d: %s", (int)seed, cj_error_message(ctx));
+        CHECK_SCANS(c);
+        size_t kept = c->arena_bytes, fusion_arena = 0;
+        CHECK(replan_in_fusion_order(ctx, c, &fusion_arena) == 0);
+        CHECK_SCANS(c);
+        CHECK_MSG(kept <= fusion_arena, "seed %d: kept %zu, fusion order %zu", (int)seed, kept, fusion_arena);
+        improved += kept < fusion_arena;
+        compiled_free(ctx, c);
+
+        /* the rescheduled program computes what the IR says */
+        rt_array *in[3], *want[3] = {0}, *got[3] = {0};
+        fill_inputs(ctx, ir, in, &rng);
+        program *p = backend_prepare(ctx, ir, CJ_BACKEND_INTERP);
+        CHECK_MSG(p, "%s", cj_error_message(ctx));
+        CHECK(ir_eval_arrays(ctx, ir, in, want) == 0);
+        CHECK(program_run(ctx, p, in, got) == 0);
+        for (int o = 0; o < ir->n_out; o++) {
+            CHECK(rt_aval_same_shape(&want[o]->aval, &got[o]->aval));
+            CHECK_MSG(memcmp(want[o]->data, got[o]->data, rt_aval_nbytes(&want[o]->aval)) == 0, "seed %d output %d",
+                      (int)seed, o);
+        }
+        for (int i = 0; i < 3; i++) {
+            rt_array_unref(in[i]);
+            rt_array_unref(want[i]);
+            rt_array_unref(got[i]);
+        }
+        program_free(ctx, p);
+        ir_free(ir);
+    }
+    CHECK_MSG(improved > 0, "the greedy schedule never won on 40 random DAGs");
+    cj_ctx_free(ctx);
+}
+
+/* ---- compiled programs against eager ---- */
+
+static void f_in_place(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    cj_val a = cj_exp(in[0]);
+    cj_val m = cj_reduce_max(a, -1, NULL, 0);
+    cj_val b = cj_sub(cj_mul(a, a), m);
+    out[0] = cj_div(b, cj_sum(b, -1, NULL, 0));
+}
+
+static void f_diamond(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    cj_val a = cj_exp(in[0]);
+    cj_val b = cj_sin(cj_transpose(in[0], NULL));
+    out[0] = cj_add(cj_sum(a, -1, NULL, 0), cj_sum(b, -1, NULL, 0));
+}
+
+static void f_transposed(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    cj_val a = cj_exp(in[0]);
+    cj_val m = cj_reduce_max(a, -1, NULL, 0);
+    cj_val b = cj_mul(cj_add(a, cj_transpose(a, NULL)), m);
+    out[0] = cj_div(b, cj_sum(b, -1, NULL, 0));
+}
+
+static void f_late_reader(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    int64_t ax = 0;
+    cj_val s = cj_sum(in[0], 1, &ax, 0);
+    cj_val v = cj_exp(s);
+    out[0] = cj_add(v, s);
+    out[1] = cj_sum(v, -1, NULL, 0);
+}
+
+/* outputs made early and read by later kernels must survive them */
+static void f_outputs(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    int64_t ax = 0;
+    cj_val s = cj_sum(in[0], 1, &ax, 0);
+    cj_val v = cj_exp(s);
+    cj_val t = cj_mul(v, cj_sum(v, -1, NULL, 0));
+    out[0] = s;
+    out[1] = v;
+    out[2] = cj_sub(t, cj_reduce_max(t, -1, NULL, 0));
+}
+
+typedef struct jit_case {
+    const char *name;
+    cj_fn fn;
+    int n_out, rank;
+    int64_t dims[2];
+    size_t temp_bytes; /* hand-computed arena */
+} jit_case;
+
+TEST(plan_jit_results_match_eager_with_in_place_and_rescheduling) {
+    static const jit_case cases[] = {
+        /* a (256 KiB) at 0 and m; b in place of a; s in m's gap */
+        {"in_place", f_in_place, 1, 1, {65536, 0}, 262144 + 64},
+        /* greedy: a, sum a, then b in a's block, sum b: 256 KiB + 2 * 64
+         * (fusion order: 512 KiB + 64) */
+        {"diamond", f_diamond, 1, 2, {128, 512}, 262144 + 128},
+        /* a, m, then b beside a (no in place through the transpose) */
+        {"transposed", f_transposed, 1, 2, {256, 256}, 2 * 262144 + 64},
+        /* s (64 KiB), then v beside it (s is read after v is written) */
+        {"late_reader", f_late_reader, 2, 2, {4, 16384}, 2 * 65536},
+        /* s and v are outputs; t (64 KiB) and its max */
+        {"outputs", f_outputs, 3, 2, {4, 16384}, 65536 + 64},
+    };
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const jit_case *jc = &cases[ci];
+        int64_t n = jc->dims[0] * (jc->rank == 2 ? jc->dims[1] : 1);
+        float *xv = malloc(sizeof(float) * (size_t)n);
+        uint64_t rng = 99 + ci;
+        for (int64_t i = 0; i < n; i++) xv[i] = (float)th_rand_uniform(&rng, -2, 2);
+        cj_val x = cj_array(ctx, CJ_F32, jc->rank, jc->dims, xv);
+        free(xv);
+        cj_func *f = cj_func_new(ctx, jc->name, jc->fn, 1, jc->n_out, NULL);
+        cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP}, cc = {0, NULL, 0, NULL, CJ_BACKEND_CC};
+        cj_func *ji = cj_jit(f, &interp), *jcc = cj_jit(f, &cc);
+        cj_memory_analysis m;
+        CHECK(cj_jit_memory_analysis(ji, &x, &m) == CJ_OK);
+        char *text = cj_jit_dump(ji, &x, "fuse,plan");
+        CHECK_MSG(m.temp_bytes == jc->temp_bytes, "%s: temp %zu, expected %zu\n%s", jc->name, m.temp_bytes,
+                  jc->temp_bytes, text);
+        cj_string_free(ctx, text);
+        cj_val ye[3], yi[3], yc[3];
+        CHECK_MSG(cj_call(f, &x, ye) == CJ_OK, "%s", cj_error_message(ctx));
+        /* twice each: the second call runs on the kept arena */
+        for (int rep = 0; rep < 2; rep++) {
+            CHECK_MSG(cj_call(ji, &x, yi) == CJ_OK, "%s", cj_error_message(ctx));
+            CHECK_MSG(cj_call(jcc, &x, yc) == CJ_OK, "%s", cj_error_message(ctx));
+            for (int o = 0; o < jc->n_out; o++) {
+                size_t bytes = sizeof(float) * (size_t)cj_val_size(ye[o]);
+                float *e = malloc(bytes), *i = malloc(bytes), *c = malloc(bytes);
+                cj_read(ye[o], e, bytes);
+                cj_read(yi[o], i, bytes);
+                cj_read(yc[o], c, bytes);
+                int same_i = memcmp(e, i, bytes) == 0, same_c = memcmp(e, c, bytes) == 0;
+                free(e);
+                free(i);
+                free(c);
+                CHECK_MSG(same_i && same_c, "%s output %d: interp %s eager, cc %s eager", jc->name, o,
+                          same_i ? "equals" : "differs from", same_c ? "equals" : "differs from");
+            }
+        }
+    }
+    cj_ctx_free(ctx);
+}
+
+/* An independent check of one in-place program's numbers, in double. */
+TEST(plan_in_place_program_matches_plain_loops) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t n = 40000;
+    cj_val x = tu_ramp(ctx, n, 1e-4f, -2);
+    cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP};
+    cj_func *ji = cj_jit(cj_func_new(ctx, "in_place", f_in_place, 1, 1, NULL), &interp);
+    cj_val y;
+    CHECK(cj_call(ji, &x, &y) == CJ_OK);
+    float *got = malloc(sizeof(float) * (size_t)n);
+    cj_read(y, got, sizeof(float) * (size_t)n);
+    double mx = -INFINITY, s = 0;
+    for (int64_t i = 0; i < n; i++) mx = fmax(mx, exp((float)i * 1e-4f - 2));
+    for (int64_t i = 0; i < n; i++) {
+        double a = exp((float)i * 1e-4f - 2);
+        s += a * a - mx;
+    }
+    int bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; i++) {
+        double a = exp((float)i * 1e-4f - 2);
+        if (!th_close(got[i], (a * a - mx) / s, 1e-3, 1e-9)) bad = (int)i;
+    }
+    free(got);
+    CHECK_MSG(bad < 0, "element %d", bad);
+    cj_ctx_free(ctx);
+}
+
+/* ---- faults ---- */
+
+/* Compiles the diamond (two plans per schedule) and the in-place program
+ * with allocation N failing, for N = 1, 2, ... until nothing fails: each
+ * run ends compiled or with a clean CJ_ERR_OOM, and leaks nothing. */
+TEST(plan_allocation_failure_during_compile_is_clean) {
+    for (int which = 0; which < 2; which++) {
+        int covered = 0;
+        for (long long n = 1; n < 5000 && !covered; n++) {
+            tu_alloc st = {0};
+            st.fail_at = n;
+            cj_allocator al = tu_allocator(&st);
+            cj_ctx *ctx = cj_ctx_new(&al);
+            if (ctx) {
+                ir_func *ir = which ? build_in_place(ctx, NULL, NULL, NULL, NULL)
+                                    : build_diamond(ctx, NULL, NULL, NULL, NULL);
+                if (ir) {
+                    compiled *c = compile_ir(ctx, ir);
+                    if (c) {
+                        char msg[200];
+                        CHECK_MSG(schedule_is_valid(c, msg, sizeof msg), "%s", msg);
+                        CHECK_MSG(plan_is_sound(c, msg, sizeof msg), "%s", msg);
+                        CHECK_EQ_INT(c->arena_bytes, which ? 4160 : 4224);
+                        if (!st.failed) covered = 1;
+                    } else {
+                        CHECK_MSG(cj_error(ctx) == CJ_ERR_OOM, "allocation %lld: %s", n, cj_error_message(ctx));
+                    }
+                    compiled_free(ctx, c);
+                    ir_free(ir);
+                }
+                cj_ctx_free(ctx);
+            }
+            CHECK_MSG(st.live == 0, "allocation %lld failing leaked %lld blocks", n, st.live);
+        }
+        CHECK(covered);
+    }
+}
