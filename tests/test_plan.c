@@ -542,10 +542,10 @@ TEST(plan_schedule_respects_dependencies_on_random_dags) {
         /* the rescheduled program computes what the IR says */
         rt_array *in[3], *want[3] = {0}, *got[3] = {0};
         fill_inputs(ctx, ir, in, &rng);
-        program *p = backend_prepare(ctx, ir, CJ_BACKEND_INTERP);
+        program *p = backend_prepare(ctx, ir, CJ_BACKEND_INTERP, NULL);
         CHECK_MSG(p, "%s", cj_error_message(ctx));
         CHECK(ir_eval_arrays(ctx, ir, in, want) == 0);
-        CHECK(program_run(ctx, p, in, got) == 0);
+        CHECK(program_run(ctx, p, in, got, NULL) == 0);
         for (int o = 0; o < ir->n_out; o++) {
             CHECK(rt_aval_same_shape(&want[o]->aval, &got[o]->aval));
             CHECK_MSG(memcmp(want[o]->data, got[o]->data, rt_aval_nbytes(&want[o]->aval)) == 0, "seed %d output %d",
