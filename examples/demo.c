@@ -133,6 +133,20 @@ int main(void) {
            (unsigned long long)st.traces, (unsigned long long)st.hits, (unsigned long long)st.misses,
            cj_jit_last_miss(jf));
 
+    cj_program_info info;
+    cj_memory_analysis ma;
+    cj_cost_analysis ca;
+    if (cj_jit_program_info(jf, in, &info) == CJ_OK && cj_jit_memory_analysis(jf, in, &ma) == CJ_OK &&
+        cj_jit_cost_analysis(jf, in, &ca) == CJ_OK) {
+        printf("compiled: %d equations in %d kernels (%d fused), generated C %s\n", info.n_equations,
+               info.n_kernels, info.n_fused_kernels,
+               info.native ? "in use" : info.native_pending ? "still compiling" : "not used");
+        printf("memory analysis: arguments %.2f MiB, outputs %zu B, temporaries %.2f MiB, peak %.2f MiB\n",
+               ma.argument_bytes / 1048576.0, ma.output_bytes, ma.temp_bytes / 1048576.0,
+               ma.peak_bytes / 1048576.0);
+        printf("cost analysis: %.1f MFLOP, %.0f transcendentals, %.1f MB accessed\n", ca.flops / 1e6,
+               ca.transcendentals, ca.bytes_accessed / 1e6);
+    }
     cj_mem_stats ms;
     cj_mem_stats_get(ctx, &ms);
     printf("memory: %.1f MiB held now, %.1f MiB at peak, %llu allocator calls, %llu buffers reused from the pool\n",

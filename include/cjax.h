@@ -417,7 +417,7 @@ cj_status cj_jit_cost_analysis(cj_func *jitted, const cj_val *in, cj_cost_analys
 
 typedef struct cj_program_info {
     int n_kernels;        /* kernels run per call */
-    int n_fused_kernels;  /* of which loop kernels (fused elementwise groups) */
+    int n_fused_kernels;  /* of which fused kernels (loop and rows kernels) */
     int n_equations;      /* equations after simplification */
     int native;           /* generated C is compiled and in use */
     int native_pending;   /* generated C is still being compiled */

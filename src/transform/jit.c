@@ -408,7 +408,7 @@ cj_status cj_jit_program_info(cj_func *f, const cj_val *in, cj_program_info *out
     const compiled *c = program_compiled(e->prog);
     memset(out, 0, sizeof *out);
     out->n_kernels = c->n_kernels;
-    for (int k = 0; k < c->n_kernels; k++) out->n_fused_kernels += c->kernels[k].kind == KERNEL_LOOP;
+    for (int k = 0; k < c->n_kernels; k++) out->n_fused_kernels += c->kernels[k].kind != KERNEL_SINGLE;
     out->n_equations = c->ir->n_eqns;
     program_backend_info(e->prog, out);
     return CJ_OK;
