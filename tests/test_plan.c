@@ -6,8 +6,8 @@
  * failure at every site of compile. */
 #include <stdlib.h>
 
-#include "backend/backend.h"
 #include "compiler/program.h"
+#include "core/func.h"
 #include "harness.h"
 #include "test_util.h"
 
@@ -48,13 +48,6 @@ static int add_reduce(ir_func *ir, prim_id p, int x, int n_axes, const int64_t *
     }
     rt_aval out = f32_shape(rank, dims);
     return ir_add_eqn(ir, p, &q, 1, &x, &out);
-}
-
-static int add_reduce_all(ir_func *ir, prim_id p, int x) {
-    if (x < 0) return -1;
-    int64_t axes[CJ_MAX_RANK];
-    for (int d = 0; d < ir->vars[x].rank; d++) axes[d] = d;
-    return add_reduce(ir, p, x, ir->vars[x].rank, axes);
 }
 
 static int add_transpose(ir_func *ir, int x) {
@@ -189,22 +182,44 @@ static int replan_in_fusion_order(cj_ctx *ctx, compiled *c, size_t *arena) {
         CHECK_MSG(plan_is_sound(c, th_msg, sizeof th_msg), "%s", th_msg);     \
     } while (0)
 
-/* ---- reuse ---- */
+/* ---- reuse ----
+ *
+ * The programs below separate kernels with scans (cumsum: a SINGLE kernel
+ * on whole buffers) and reductions over a leading axis (SINGLE too): a
+ * reduction over trailing axes would fuse with its producer into a ROWS
+ * kernel, and the buffers these tests are about would not exist. */
+
+static int add_cumsum(ir_func *ir, int x, int axis) {
+    if (x < 0) return -1;
+    prim_params q = prim_params_zero();
+    q.axes.n = 1;
+    q.axes.v[0] = axis;
+    return ir_add_eqn(ir, PRIM_CUMSUM, &q, 1, &x, &ir->vars[x]);
+}
+
+static int add_slice(ir_func *ir, int x, int64_t lo, int64_t hi) {
+    if (x < 0) return -1;
+    prim_params q = prim_params_zero();
+    q.lo.n = q.hi.n = 1;
+    q.lo.v[0] = lo;
+    q.hi.v[0] = hi;
+    rt_aval out = f32_shape(1, (int64_t[]){hi - lo});
+    return ir_add_eqn(ir, PRIM_SLICE, &q, 1, &x, &out);
+}
 
 TEST(plan_reuses_dead_buffer) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    /* x:f32[4,16,16] → a = sum axis 0 (f32[16,16], 1024 B) → b = max axis
-     * 1 of a (f32[16], 64 B) → d = exp(broadcast b) (f32[16,16]) → e =
-     * sum d (output). a@0, b@1024; a dies at b's kernel, so d takes a's
-     * offset 0 exactly: arena 1024 + 64 = 1088 (not 2112). */
+    /* x:f32[1024] → a = cumsum x (4096 B) → b = exp(a[0:16]) (loop, 64 B)
+     * → d = sin(broadcast b to [64,16]) (loop, 4096 B) → e = cumsum d
+     * (output). a@0, b@4096; a dies at b's kernel, so d takes a's offset 0
+     * exactly: arena 4096 + 64 = 4160 (not 8256). */
     ir_func *ir = ir_new(ctx->mem);
-    rt_aval xa = f32_shape(3, (int64_t[]){4, 16, 16});
+    rt_aval xa = f32_shape(1, (int64_t[]){1024});
     int x = ir_add_input(ir, &xa);
-    int a = add_reduce(ir, PRIM_REDUCE_SUM, x, 1, (int64_t[]){0});
-    int b = add_reduce(ir, PRIM_REDUCE_MAX, a, 1, (int64_t[]){1});
-    int bc = add_broadcast(ir, b, 2, (int64_t[]){16, 16}, (int64_t[]){0});
-    int d = add_unary(ir, PRIM_EXP, bc);
-    int e = add_reduce_all(ir, PRIM_REDUCE_SUM, d);
+    int a = add_cumsum(ir, x, 0);
+    int b = add_unary(ir, PRIM_EXP, add_slice(ir, a, 0, 16));
+    int d = add_unary(ir, PRIM_SIN, add_broadcast(ir, b, 2, (int64_t[]){64, 16}, (int64_t[]){1}));
+    int e = add_cumsum(ir, d, 0);
     ir_add_output(ir, e);
     CHECK_MSG(ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
     compiled *c = compile_ir(ctx, ir);
@@ -212,12 +227,12 @@ TEST(plan_reuses_dead_buffer) {
     CHECK_SCANS(c);
     CHECK_EQ_INT(c->n_kernels, 4);
     CHECK(c->home[a] == HOME_ARENA && c->home[b] == HOME_ARENA && c->home[d] == HOME_ARENA);
-    CHECK(c->home[bc] == HOME_NONE && c->home[e] == HOME_OUTPUT);
+    CHECK(c->home[e] == HOME_OUTPUT);
     CHECK_EQ_INT(c->offset[a], 0);
-    CHECK_EQ_INT(c->offset[b], 1024);
+    CHECK_EQ_INT(c->offset[b], 4096);
     CHECK_EQ_INT(c->offset[d], 0);
-    CHECK_EQ_INT(c->arena_bytes, 1088);
-    CHECK_EQ_INT(c->mem.temp_bytes, 1088);
+    CHECK_EQ_INT(c->arena_bytes, 4160);
+    CHECK_EQ_INT(c->mem.temp_bytes, 4160);
     CHECK_EQ_INT(plan_in_place_of(c, d), -1); /* reuse after death, not in place */
     compiled_free(ctx, c);
     ir_free(ir);
@@ -226,52 +241,45 @@ TEST(plan_reuses_dead_buffer) {
 
 /* ---- in place ---- */
 
-/* x:f32[1024] → a = exp x (loop) → m = reduce_max a → t = a*a, b = t - m
- * (one loop; a's last reader, t, comes before b) → s = sum b → y = b / s
- * (output). */
-static ir_func *build_in_place(cj_ctx *ctx, int *va, int *vm, int *vb, int *vs) {
+/* x:f32[1024], w:f32[] → a = cumsum x → t = a*w, b = t - a (one loop;
+ * a's last reader is b's own equation) → y = cumsum b (output). */
+static ir_func *build_in_place(cj_ctx *ctx, int *va, int *vb) {
     ir_func *ir = ir_new(ctx->mem);
     if (!ir) return NULL;
-    rt_aval xa = f32_shape(1, (int64_t[]){1024});
+    rt_aval xa = f32_shape(1, (int64_t[]){1024}), wa = f32_shape(0, NULL);
     int x = ir_add_input(ir, &xa);
-    int a = add_unary(ir, PRIM_EXP, x);
-    int m = add_reduce_all(ir, PRIM_REDUCE_MAX, a);
-    int t = add_binary(ir, PRIM_MUL, a, a);
-    int b = add_binary(ir, PRIM_SUB, t, m);
-    int s = add_reduce_all(ir, PRIM_REDUCE_SUM, b);
-    int y = add_binary(ir, PRIM_DIV, b, s);
-    if (y < 0 || ir_add_output(ir, y) != 0) {
+    int w = ir_add_input(ir, &wa);
+    int a = add_cumsum(ir, x, 0);
+    int b = add_binary(ir, PRIM_SUB, add_binary(ir, PRIM_MUL, a, w), a);
+    int y = add_cumsum(ir, b, 0);
+    if (w < 0 || y < 0 || ir_add_output(ir, y) != 0) {
         ir_free(ir);
         return NULL;
     }
     if (va) {
         *va = a;
-        *vm = m;
         *vb = b;
-        *vs = s;
     }
     return ir;
 }
 
 TEST(plan_in_place_when_operand_dies_at_its_loop) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    int a, m, b, s;
-    ir_func *ir = build_in_place(ctx, &a, &m, &b, &s);
+    int a, b;
+    ir_func *ir = build_in_place(ctx, &a, &b);
     CHECK_MSG(ir && ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
     compiled *c = compile_ir(ctx, ir);
     CHECK_MSG(c, "%s", cj_error_message(ctx));
     CHECK_SCANS(c);
-    CHECK_EQ_INT(c->n_kernels, 5);
-    /* a@0 (4096), m@4096 (64); b takes a's block in place at 0, as a dies
-     * there; m dies too, so s takes its gap at 4096: arena 4160. Without
-     * in place b would go to 4160 and the arena be 8256. */
+    CHECK_EQ_INT(c->n_kernels, 3);
+    CHECK(c->kernels[c->kernel_of[b]].kind == KERNEL_LOOP);
+    /* a@0 (4096 B); b takes a's block in place, as a dies there: arena
+     * 4096. Without in place b would go to 4096 and the arena be 8192. */
     CHECK_EQ_INT(c->offset[a], 0);
-    CHECK_EQ_INT(c->offset[m], 4096);
     CHECK_EQ_INT(plan_in_place_of(c, b), a);
     CHECK_EQ_INT(c->offset[b], 0);
-    CHECK_EQ_INT(c->offset[s], 4096);
-    CHECK_EQ_INT(c->arena_bytes, 4160);
-    CHECK_EQ_INT(c->mem.temp_bytes, 4160);
+    CHECK_EQ_INT(c->arena_bytes, 4096);
+    CHECK_EQ_INT(c->mem.temp_bytes, 4096);
     compiled_free(ctx, c);
     ir_free(ir);
     cj_ctx_free(ctx);
@@ -279,34 +287,27 @@ TEST(plan_in_place_when_operand_dies_at_its_loop) {
 
 TEST(plan_in_place_refused_through_transpose_leaf) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    /* x:f32[32,32] → a = exp x → m = max a → b = (a + transpose a) * m →
-     * s = sum b → y = b / s. b's kernel reads a at (i,j) and at (j,i): a
-     * tile of b written over a would clobber elements a later tile reads
-     * through the transpose. a@0, m@4096, b@4160; then a and m die and s
-     * takes offset 0: arena 8256. */
+    /* x:f32[32,32] → a = cumsum x → b = a + transpose a → y = cumsum b.
+     * b's kernel reads a at (i,j) and at (j,i): a tile of b written over a
+     * would clobber elements a later tile reads through the transpose.
+     * a@0, b@4096: arena 8192. */
     ir_func *ir = ir_new(ctx->mem);
     rt_aval xa = f32_shape(2, (int64_t[]){32, 32});
     int x = ir_add_input(ir, &xa);
-    int a = add_unary(ir, PRIM_EXP, x);
-    int m = add_reduce_all(ir, PRIM_REDUCE_MAX, a);
+    int a = add_cumsum(ir, x, 0);
     int at = add_transpose(ir, a);
-    int b1 = add_binary(ir, PRIM_ADD, a, at);
-    int b = add_binary(ir, PRIM_MUL, b1, m);
-    int s = add_reduce_all(ir, PRIM_REDUCE_SUM, b);
-    int y = add_binary(ir, PRIM_DIV, b, s);
-    ir_add_output(ir, y);
+    int b = add_binary(ir, PRIM_ADD, a, at);
+    ir_add_output(ir, add_cumsum(ir, b, 0));
     CHECK_MSG(ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
     compiled *c = compile_ir(ctx, ir);
     CHECK_MSG(c, "%s", cj_error_message(ctx));
     CHECK_SCANS(c);
     CHECK_EQ_INT(c->kernel_of[at], c->kernel_of[b]);
-    CHECK(c->last_use[a] == c->kernel_of[b]);
+    CHECK_EQ_INT(c->last_use[a], c->kernel_of[b]);
     CHECK_EQ_INT(plan_in_place_of(c, b), -1);
     CHECK_EQ_INT(c->offset[a], 0);
-    CHECK_EQ_INT(c->offset[m], 4096);
-    CHECK_EQ_INT(c->offset[b], 4160);
-    CHECK_EQ_INT(c->offset[s], 0);
-    CHECK_EQ_INT(c->arena_bytes, 8256);
+    CHECK_EQ_INT(c->offset[b], 4096);
+    CHECK_EQ_INT(c->arena_bytes, 8192);
     compiled_free(ctx, c);
     ir_free(ir);
     cj_ctx_free(ctx);
@@ -314,59 +315,46 @@ TEST(plan_in_place_refused_through_transpose_leaf) {
 
 TEST(plan_in_place_refused_through_broadcast_leaf) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    /* x:f32[1024] → a = exp x → m = max a → b = broadcast(a → [1,1024]) * m
-     * (same bytes and dtype as a, but read through a leaf) → s = sum b →
-     * y = b / s. a@0, m@4096, b@4160, s@0: arena 8256. */
+    /* x:f32[1024] → a = cumsum x → b = exp(broadcast a to [1,1024]) (the
+     * same bytes and dtype as a, but read through a leaf — and so not of
+     * the loop's shape: both rules refuse) → y = cumsum b. a@0, b@4096:
+     * arena 8192. */
     ir_func *ir = ir_new(ctx->mem);
     rt_aval xa = f32_shape(1, (int64_t[]){1024});
     int x = ir_add_input(ir, &xa);
-    int a = add_unary(ir, PRIM_EXP, x);
-    int m = add_reduce_all(ir, PRIM_REDUCE_MAX, a);
-    int ab = add_broadcast(ir, a, 2, (int64_t[]){1, 1024}, (int64_t[]){1});
-    int b = add_binary(ir, PRIM_MUL, ab, m);
-    int s = add_reduce_all(ir, PRIM_REDUCE_SUM, b);
-    int y = add_binary(ir, PRIM_DIV, b, s);
-    ir_add_output(ir, y);
+    int a = add_cumsum(ir, x, 0);
+    int b = add_unary(ir, PRIM_EXP, add_broadcast(ir, a, 2, (int64_t[]){1, 1024}, (int64_t[]){1}));
+    ir_add_output(ir, add_cumsum(ir, b, 1));
     CHECK_MSG(ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
     compiled *c = compile_ir(ctx, ir);
     CHECK_MSG(c, "%s", cj_error_message(ctx));
     CHECK_SCANS(c);
-    CHECK(c->last_use[a] == c->kernel_of[b]);
+    CHECK_EQ_INT(c->last_use[a], c->kernel_of[b]);
     CHECK_EQ_INT(plan_in_place_of(c, b), -1);
-    CHECK_EQ_INT(c->offset[b], 4160);
-    CHECK_EQ_INT(c->arena_bytes, 8256);
+    CHECK_EQ_INT(c->offset[b], 4096);
+    CHECK_EQ_INT(c->arena_bytes, 8192);
     compiled_free(ctx, c);
     ir_free(ir);
     cj_ctx_free(ctx);
 }
 
-/* x:f32[4,1024] → u = sum axis 0 (f32[1024]) → v = exp u; w = v + u (one
- * loop: u is read after v is written) → s = sum v. Outputs w, s. */
-static ir_func *build_late_reader(cj_ctx *ctx, int *vu, int *vv) {
-    ir_func *ir = ir_new(ctx->mem);
-    rt_aval xa = f32_shape(2, (int64_t[]){4, 1024});
-    int x = ir_add_input(ir, &xa);
-    int u = add_reduce(ir, PRIM_REDUCE_SUM, x, 1, (int64_t[]){0});
-    int v = add_unary(ir, PRIM_EXP, u);
-    int w = add_binary(ir, PRIM_ADD, v, u);
-    int s = add_reduce_all(ir, PRIM_REDUCE_SUM, v);
-    ir_add_output(ir, w);
-    ir_add_output(ir, s);
-    *vu = u;
-    *vv = v;
-    return ir;
-}
-
 TEST(plan_in_place_refused_when_read_after_the_result) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    int u, v;
-    ir_func *ir = build_late_reader(ctx, &u, &v);
+    /* x:f32[1024] → u = cumsum x → v = exp u; w = v + u (one loop: u is
+     * read after v is written) → s = cumsum v. Outputs w, s. u@0, v@4096:
+     * arena 8192 (in place would have been 4096, and w wrong). */
+    ir_func *ir = ir_new(ctx->mem);
+    rt_aval xa = f32_shape(1, (int64_t[]){1024});
+    int x = ir_add_input(ir, &xa);
+    int u = add_cumsum(ir, x, 0);
+    int v = add_unary(ir, PRIM_EXP, u);
+    int w = add_binary(ir, PRIM_ADD, v, u);
+    ir_add_output(ir, w);
+    ir_add_output(ir, add_cumsum(ir, v, 0));
     CHECK_MSG(ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
     compiled *c = compile_ir(ctx, ir);
     CHECK_MSG(c, "%s", cj_error_message(ctx));
     CHECK_SCANS(c);
-    /* u dies at v's kernel, but w = v + u reads it after v is written:
-     * u@0, v@4096, arena 8192 (in place would have been 4096) */
     CHECK_EQ_INT(c->kernel_of[v], c->last_use[u]);
     CHECK_EQ_INT(plan_in_place_of(c, v), -1);
     CHECK_EQ_INT(c->offset[u], 0);
@@ -379,16 +367,16 @@ TEST(plan_in_place_refused_when_read_after_the_result) {
 
 TEST(plan_in_place_refused_for_program_outputs) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    /* x:f32[4,1024] → u = sum axis 0 (output) → v = exp u → s = sum v →
+    /* x:f32[1024] → u = cumsum x (output) → v = exp u → s = cumsum v →
      * y = v * s (output). v's kernel reads u, which dies there, but u is an
-     * output array, never the arena's; y's kernel reads v, which dies
-     * there, but y is an output. Arena: v@0 (4096), s@4096: 4160. */
+     * output array, never the arena's; y's kernel reads v and s, which die
+     * there, but y is an output. Arena: v@0, s@4096: 8192. */
     ir_func *ir = ir_new(ctx->mem);
-    rt_aval xa = f32_shape(2, (int64_t[]){4, 1024});
+    rt_aval xa = f32_shape(1, (int64_t[]){1024});
     int x = ir_add_input(ir, &xa);
-    int u = add_reduce(ir, PRIM_REDUCE_SUM, x, 1, (int64_t[]){0});
+    int u = add_cumsum(ir, x, 0);
     int v = add_unary(ir, PRIM_EXP, u);
-    int s = add_reduce_all(ir, PRIM_REDUCE_SUM, v);
+    int s = add_cumsum(ir, v, 0);
     int y = add_binary(ir, PRIM_MUL, v, s);
     ir_add_output(ir, u);
     ir_add_output(ir, y);
@@ -397,12 +385,13 @@ TEST(plan_in_place_refused_for_program_outputs) {
     CHECK_MSG(c, "%s", cj_error_message(ctx));
     CHECK_SCANS(c);
     CHECK(c->home[u] == HOME_OUTPUT && c->home[y] == HOME_OUTPUT);
+    CHECK_EQ_INT(c->last_use[u], c->kernel_of[v]);
     CHECK_EQ_INT(c->last_use[v], c->kernel_of[y]);
     CHECK_EQ_INT(plan_in_place_of(c, v), -1);
     CHECK_EQ_INT(plan_in_place_of(c, y), -1);
     CHECK_EQ_INT(c->offset[v], 0);
     CHECK_EQ_INT(c->offset[s], 4096);
-    CHECK_EQ_INT(c->arena_bytes, 4160);
+    CHECK_EQ_INT(c->arena_bytes, 8192);
     compiled_free(ctx, c);
     ir_free(ir);
     cj_ctx_free(ctx);
@@ -410,8 +399,10 @@ TEST(plan_in_place_refused_for_program_outputs) {
 
 /* ---- the schedule ---- */
 
-/* The diamond: x:f32[16,64] → a = exp x; b = sin(transpose x) (another
- * loop: another space) → sa = sum a; sb = sum b → y = sa + sb. */
+/* The diamond: x:f32[16,64] → a = exp x (4096 B); b = sin(transpose x)
+ * (another loop: another space, 4096 B) → sa = column sums of a
+ * (f32[64], 256 B); sb = column sums of b (f32[16], 64 B) → y = outer
+ * product of sa and sb (output). */
 static ir_func *build_diamond(cj_ctx *ctx, int *va, int *vb, int *vsa, int *vsb) {
     ir_func *ir = ir_new(ctx->mem);
     if (!ir) return NULL;
@@ -419,9 +410,9 @@ static ir_func *build_diamond(cj_ctx *ctx, int *va, int *vb, int *vsa, int *vsb)
     int x = ir_add_input(ir, &xa);
     int a = add_unary(ir, PRIM_EXP, x);
     int b = add_unary(ir, PRIM_SIN, add_transpose(ir, x));
-    int sa = add_reduce_all(ir, PRIM_REDUCE_SUM, a);
-    int sb = add_reduce_all(ir, PRIM_REDUCE_SUM, b);
-    int y = add_binary(ir, PRIM_ADD, sa, sb);
+    int sa = add_reduce(ir, PRIM_REDUCE_SUM, a, 1, (int64_t[]){0});
+    int sb = add_reduce(ir, PRIM_REDUCE_SUM, b, 1, (int64_t[]){0});
+    int y = add_dot(ir, sa, sb, -1, -1);
     if (y < 0 || ir_add_output(ir, y) != 0) {
         ir_free(ir);
         return NULL;
@@ -444,24 +435,24 @@ TEST(plan_schedule_greedy_beats_fusion_order_on_a_diamond) {
     CHECK_MSG(c, "%s", cj_error_message(ctx));
     CHECK_SCANS(c);
     CHECK_EQ_INT(c->n_kernels, 5);
-    /* greedy: exp (tie with sin: the earlier), then sum a (frees 4096,
-     * takes 64) before sin: a@0, sa@4096; b takes a's dead block at 0;
-     * sb@4160. Arena 4224. */
+    /* greedy: exp (a tie with sin: the earlier), then the sums of a (frees
+     * 4096, takes 256) before sin: a@0, sa@4096; b takes a's dead block
+     * at 0; sb@4352. Arena 4416. */
     CHECK_STR_CONTAINS(schedule_heuristic(c), "greedy");
     CHECK(c->kernel_of[sa] < c->kernel_of[b]);
     CHECK_EQ_INT(c->offset[a], 0);
     CHECK_EQ_INT(c->offset[sa], 4096);
     CHECK_EQ_INT(c->offset[b], 0);
-    CHECK_EQ_INT(c->offset[sb], 4160);
-    CHECK_EQ_INT(c->arena_bytes, 4224);
-    CHECK_EQ_INT(c->mem.temp_bytes, 4224);
+    CHECK_EQ_INT(c->offset[sb], 4352);
+    CHECK_EQ_INT(c->arena_bytes, 4416);
+    CHECK_EQ_INT(c->mem.temp_bytes, 4416);
     /* fusion order: a@0, b@4096, sa@8192 (nothing has died yet), sb in
-     * a's gap: arena 8256, strictly more */
+     * a's gap: arena 8448, strictly more */
     size_t fusion_arena = 0;
     CHECK(replan_in_fusion_order(ctx, c, &fusion_arena) == 0);
     CHECK_SCANS(c);
     CHECK_STR_CONTAINS(schedule_heuristic(c), "fusion");
-    CHECK_EQ_INT(fusion_arena, 8256);
+    CHECK_EQ_INT(fusion_arena, 8448);
     compiled_free(ctx, c);
     ir_free(ir);
     cj_ctx_free(ctx);
@@ -470,8 +461,7 @@ TEST(plan_schedule_greedy_beats_fusion_order_on_a_diamond) {
 TEST(plan_schedule_keeps_fusion_order_when_greedy_is_no_better) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     /* a chain has one order: the schedule changes nothing */
-    int a, m, b, s;
-    ir_func *ir = build_in_place(ctx, &a, &m, &b, &s);
+    ir_func *ir = build_in_place(ctx, NULL, NULL);
     compiled *c = compile_ir(ctx, ir);
     CHECK_MSG(c, "%s", cj_error_message(ctx));
     CHECK_STR_CONTAINS(schedule_heuristic(c), "fusion");
@@ -481,83 +471,89 @@ TEST(plan_schedule_keeps_fusion_order_when_greedy_is_no_better) {
     cj_ctx_free(ctx);
 }
 
-/* A random DAG of SINGLE kernels over f32[16,16] matrices (1024 B) and
- * f32[16] vectors (64 B): matrix products, matrix-vector products, row
- * sums, column maxima, outer products. */
-static ir_func *build_random_dag(cj_ctx *ctx, uint64_t *rng, int n_eqns) {
-    ir_func *ir = ir_new(ctx->mem);
-    rt_aval ma = f32_shape(2, (int64_t[]){16, 16}), va = f32_shape(1, (int64_t[]){16});
-    int vars[64], n = 0;
-    vars[n++] = ir_add_input(ir, &ma);
-    vars[n++] = ir_add_input(ir, &ma);
-    vars[n++] = ir_add_input(ir, &va);
-    for (int i = 0; i < n_eqns && n < 64; i++) {
-        int p = vars[(int)(th_rand_u64(rng) % (uint64_t)n)];
-        int q = vars[(int)(th_rand_u64(rng) % (uint64_t)n)];
-        bool pm = ir->vars[p].rank == 2, qm = ir->vars[q].rank == 2;
-        int r;
-        if (th_rand_u64(rng) % 2 && pm) /* a row sum or a column max */
-            r = th_rand_u64(rng) % 2 ? add_reduce(ir, PRIM_REDUCE_SUM, p, 1, (int64_t[]){1})
-                                      : add_reduce(ir, PRIM_REDUCE_MAX, p, 1, (int64_t[]){0});
-        else if (pm) /* matrix times matrix or vector */
-            r = add_dot(ir, p, q, 1, 0);
-        else if (qm) /* vector times matrix */
-            r = add_dot(ir, p, q, 0, 0);
-        else /* outer product of vectors */
-            r = add_dot(ir, p, q, -1, -1);
-        vars[n++] = r;
-    }
-    /* the last value and two random ones are outputs */
-    ir_add_output(ir, vars[n - 1]);
-    ir_add_output(ir, vars[3 + (int)(th_rand_u64(rng) % (uint64_t)(n - 3))]);
-    ir_add_output(ir, vars[3 + (int)(th_rand_u64(rng) % (uint64_t)(n - 3))]);
-    return ir;
+/* A random DAG of whole-buffer kernels (SINGLE, and ROWS kernels of one
+ * row sum each) over f32[16,16] matrices (1024 B) and f32[16] vectors
+ * (64 B): matrix products, matrix-vector and
+ * vector-matrix products, outer products, row sums, column maxima. The
+ * choices depend only on the seed and the ranks, so the traced program
+ * and the eager run make the same DAG. */
+typedef struct dag_spec {
+    uint64_t seed;
+    int n_eqns;
+} dag_spec;
+
+static cj_val dot_axes(cj_val a, cj_val b, int64_t ac, int64_t bc) {
+    return ac < 0 ? cj_dot_general(a, b, 0, NULL, NULL, 0, NULL, NULL)
+                  : cj_dot_general(a, b, 1, &ac, &bc, 0, NULL, NULL);
 }
 
-static void fill_inputs(cj_ctx *ctx, const ir_func *ir, rt_array **in, uint64_t *rng) {
-    for (int i = 0; i < ir->n_in; i++) {
-        in[i] = rt_array_new(ctx->mem, &ir->vars[ir->in[i]]);
-        float *d = in[i]->data;
-        for (int64_t j = 0; j < rt_aval_size(&ir->vars[ir->in[i]]); j++) d[j] = (float)th_rand_uniform(rng, -1, 1);
+static void f_random_dag(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    const dag_spec *spec = user;
+    uint64_t rng = spec->seed;
+    cj_val vals[64];
+    int n = 0;
+    for (int i = 0; i < 3; i++) vals[n++] = in[i];
+    for (int i = 0; i < spec->n_eqns && n < 64; i++) {
+        cj_val p = vals[th_rand_u64(&rng) % (uint64_t)n], q = vals[th_rand_u64(&rng) % (uint64_t)n];
+        bool pm = cj_val_rank(p) == 2, qm = cj_val_rank(q) == 2;
+        int64_t ax1 = 1, ax0 = 0;
+        if (th_rand_u64(&rng) % 2 && pm) /* a row sum or a column max */
+            vals[n++] = th_rand_u64(&rng) % 2 ? cj_sum(p, 1, &ax1, 0) : cj_reduce_max(p, 1, &ax0, 0);
+        else if (pm) /* matrix times matrix or vector */
+            vals[n++] = dot_axes(p, q, 1, 0);
+        else if (qm) /* vector times matrix */
+            vals[n++] = dot_axes(p, q, 0, 0);
+        else /* outer product */
+            vals[n++] = dot_axes(p, q, -1, -1);
     }
+    /* the last value and two random ones */
+    out[0] = vals[n - 1];
+    out[1] = vals[3 + th_rand_u64(&rng) % (uint64_t)(n - 3)];
+    out[2] = vals[3 + th_rand_u64(&rng) % (uint64_t)(n - 3)];
 }
 
 TEST(plan_schedule_respects_dependencies_on_random_dags) {
     cj_ctx *ctx = cj_ctx_new(NULL);
+    rt_aval avals[3] = {f32_shape(2, (int64_t[]){16, 16}), f32_shape(2, (int64_t[]){16, 16}),
+                        f32_shape(1, (int64_t[]){16})};
+    cj_val x[3];
+    uint64_t data_rng = 5;
+    for (int i = 0; i < 3; i++) {
+        float v[256];
+        for (int j = 0; j < 256; j++) v[j] = (float)th_rand_uniform(&data_rng, -1, 1);
+        x[i] = cj_array(ctx, CJ_F32, avals[i].rank, avals[i].dims, v);
+    }
     int improved = 0;
-    for (uint64_t seed = 1; seed <= 40; seed++) {
-        uint64_t rng = seed * 0x9E3779B97F4A7C15ull;
-        ir_func *ir = build_random_dag(ctx, &rng, 8 + (int)(seed % 17));
-        CHECK_MSG(ir_verify(ctx, ir) == 0, "seed %d: %s", (int)seed, cj_error_message(ctx));
+    for (int seed = 1; seed <= 40; seed++) {
+        dag_spec spec = {(uint64_t)seed * 0x9E3779B97F4A7C15ull, 8 + seed % 17};
+        cj_func *f = cj_func_new(ctx, "dag", f_random_dag, 3, 3, &spec);
+        ir_func *ir = func_trace_to_ir(f, avals, NULL, "plan test");
+        CHECK_MSG(ir, "seed %d: %s", seed, cj_error_message(ctx));
         compiled *c = compile_ir(ctx, ir);
-        CHECK_MSG(c, "seed %d: %s", (int)seed, cj_error_message(ctx));
+        CHECK_MSG(c, "seed %d: %s", seed, cj_error_message(ctx));
         CHECK_SCANS(c);
         size_t kept = c->arena_bytes, fusion_arena = 0;
         CHECK(replan_in_fusion_order(ctx, c, &fusion_arena) == 0);
         CHECK_SCANS(c);
-        CHECK_MSG(kept <= fusion_arena, "seed %d: kept %zu, fusion order %zu", (int)seed, kept, fusion_arena);
+        CHECK_MSG(kept <= fusion_arena, "seed %d: kept %zu, fusion order %zu", seed, kept, fusion_arena);
         improved += kept < fusion_arena;
         compiled_free(ctx, c);
-
-        /* the rescheduled program computes what the IR says */
-        rt_array *in[3], *want[3] = {0}, *got[3] = {0};
-        fill_inputs(ctx, ir, in, &rng);
-        program *p = backend_prepare(ctx, ir, CJ_BACKEND_INTERP, NULL);
-        CHECK_MSG(p, "%s", cj_error_message(ctx));
-        CHECK(ir_eval_arrays(ctx, ir, in, want) == 0);
-        CHECK(program_run(ctx, p, in, got, NULL) == 0);
-        for (int o = 0; o < ir->n_out; o++) {
-            CHECK(rt_aval_same_shape(&want[o]->aval, &got[o]->aval));
-            CHECK_MSG(memcmp(want[o]->data, got[o]->data, rt_aval_nbytes(&want[o]->aval)) == 0, "seed %d output %d",
-                      (int)seed, o);
-        }
-        for (int i = 0; i < 3; i++) {
-            rt_array_unref(in[i]);
-            rt_array_unref(want[i]);
-            rt_array_unref(got[i]);
-        }
-        program_free(ctx, p);
         ir_free(ir);
+
+        /* the rescheduled program computes what eager does */
+        cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP};
+        cj_val want[3], got[3];
+        CHECK(cj_call(f, x, want) == CJ_OK);
+        CHECK_MSG(cj_call(cj_jit(f, &interp), x, got) == CJ_OK, "%s", cj_error_message(ctx));
+        for (int o = 0; o < 3; o++) {
+            float a[256], b[256];
+            size_t bytes = sizeof(float) * (size_t)cj_val_size(want[o]);
+            CHECK(cj_val_size(got[o]) == cj_val_size(want[o]));
+            cj_read(want[o], a, bytes);
+            cj_read(got[o], b, bytes);
+            CHECK_MSG(memcmp(a, b, bytes) == 0, "seed %d output %d", seed, o);
+        }
     }
     CHECK_MSG(improved > 0, "the greedy schedule never won on 40 random DAGs");
     cj_ctx_free(ctx);
@@ -566,47 +562,42 @@ TEST(plan_schedule_respects_dependencies_on_random_dags) {
 /* ---- compiled programs against eager ---- */
 
 static void f_in_place(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
-    (void)ctx, (void)u;
-    cj_val a = cj_exp(in[0]);
-    cj_val m = cj_reduce_max(a, -1, NULL, 0);
-    cj_val b = cj_sub(cj_mul(a, a), m);
-    out[0] = cj_div(b, cj_sum(b, -1, NULL, 0));
+    (void)u;
+    cj_val a = cj_cumsum(in[0], 0, 0);
+    cj_val b = cj_sub(cj_mul(a, cj_scalar(ctx, 0.5)), a);
+    out[0] = cj_cumsum(b, 0, 0);
 }
 
 static void f_diamond(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     (void)ctx, (void)u;
+    int64_t ax0 = 0;
     cj_val a = cj_exp(in[0]);
     cj_val b = cj_sin(cj_transpose(in[0], NULL));
-    out[0] = cj_add(cj_sum(a, -1, NULL, 0), cj_sum(b, -1, NULL, 0));
+    cj_val sa = cj_sum(a, 1, &ax0, 0), sb = cj_sum(b, 1, &ax0, 0);
+    out[0] = cj_dot_general(sa, sb, 0, NULL, NULL, 0, NULL, NULL);
 }
 
 static void f_transposed(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     (void)ctx, (void)u;
-    cj_val a = cj_exp(in[0]);
-    cj_val m = cj_reduce_max(a, -1, NULL, 0);
-    cj_val b = cj_mul(cj_add(a, cj_transpose(a, NULL)), m);
-    out[0] = cj_div(b, cj_sum(b, -1, NULL, 0));
+    cj_val a = cj_cumsum(in[0], 0, 0);
+    out[0] = cj_cumsum(cj_add(a, cj_transpose(a, NULL)), 0, 0);
 }
 
 static void f_late_reader(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     (void)ctx, (void)u;
-    int64_t ax = 0;
-    cj_val s = cj_sum(in[0], 1, &ax, 0);
+    cj_val s = cj_cumsum(in[0], 0, 0);
     cj_val v = cj_exp(s);
     out[0] = cj_add(v, s);
-    out[1] = cj_sum(v, -1, NULL, 0);
+    out[1] = cj_cumsum(v, 0, 0);
 }
 
 /* outputs made early and read by later kernels must survive them */
 static void f_outputs(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     (void)ctx, (void)u;
-    int64_t ax = 0;
-    cj_val s = cj_sum(in[0], 1, &ax, 0);
+    cj_val s = cj_cumsum(in[0], 0, 0);
     cj_val v = cj_exp(s);
-    cj_val t = cj_mul(v, cj_sum(v, -1, NULL, 0));
     out[0] = s;
-    out[1] = v;
-    out[2] = cj_sub(t, cj_reduce_max(t, -1, NULL, 0));
+    out[1] = cj_mul(v, cj_cumsum(v, 0, 0));
 }
 
 typedef struct jit_case {
@@ -619,17 +610,17 @@ typedef struct jit_case {
 
 TEST(plan_jit_results_match_eager_with_in_place_and_rescheduling) {
     static const jit_case cases[] = {
-        /* a (256 KiB) at 0 and m; b in place of a; s in m's gap */
-        {"in_place", f_in_place, 1, 1, {65536, 0}, 262144 + 64},
-        /* greedy: a, sum a, then b in a's block, sum b: 256 KiB + 2 * 64
-         * (fusion order: 512 KiB + 64) */
-        {"diamond", f_diamond, 1, 2, {128, 512}, 262144 + 128},
-        /* a, m, then b beside a (no in place through the transpose) */
-        {"transposed", f_transposed, 1, 2, {256, 256}, 2 * 262144 + 64},
-        /* s (64 KiB), then v beside it (s is read after v is written) */
-        {"late_reader", f_late_reader, 2, 2, {4, 16384}, 2 * 65536},
-        /* s and v are outputs; t (64 KiB) and its max */
-        {"outputs", f_outputs, 3, 2, {4, 16384}, 65536 + 64},
+        /* a (256 KiB), then b in place of a */
+        {"in_place", f_in_place, 1, 1, {65536, 0}, 262144},
+        /* greedy: a@0, its column sums (2 KiB), then b in a's block, b's
+         * sums (512 B): 256 KiB + 2560 (fusion order: 512 KiB + 2048) */
+        {"diamond", f_diamond, 1, 2, {128, 512}, 262144 + 2560},
+        /* a, then b beside it (no in place through the transpose) */
+        {"transposed", f_transposed, 1, 2, {256, 256}, 2 * 262144},
+        /* s, then v beside it (s is read after v is written) */
+        {"late_reader", f_late_reader, 2, 1, {65536, 0}, 2 * 262144},
+        /* s is an output; v and its cumsum */
+        {"outputs", f_outputs, 2, 1, {65536, 0}, 2 * 262144},
     };
     cj_ctx *ctx = cj_ctx_new(NULL);
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
@@ -637,19 +628,13 @@ TEST(plan_jit_results_match_eager_with_in_place_and_rescheduling) {
         int64_t n = jc->dims[0] * (jc->rank == 2 ? jc->dims[1] : 1);
         float *xv = malloc(sizeof(float) * (size_t)n);
         uint64_t rng = 99 + ci;
-        for (int64_t i = 0; i < n; i++) xv[i] = (float)th_rand_uniform(&rng, -2, 2);
+        for (int64_t i = 0; i < n; i++) xv[i] = (float)th_rand_uniform(&rng, -2, 2) * 1e-3f;
         cj_val x = cj_array(ctx, CJ_F32, jc->rank, jc->dims, xv);
         free(xv);
         cj_func *f = cj_func_new(ctx, jc->name, jc->fn, 1, jc->n_out, NULL);
         cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP}, cc = {0, NULL, 0, NULL, CJ_BACKEND_CC};
         cj_func *ji = cj_jit(f, &interp), *jcc = cj_jit(f, &cc);
-        cj_memory_analysis m;
-        CHECK(cj_jit_memory_analysis(ji, &x, &m) == CJ_OK);
-        char *text = cj_jit_dump(ji, &x, "fuse,plan");
-        CHECK_MSG(m.temp_bytes == jc->temp_bytes, "%s: temp %zu, expected %zu\n%s", jc->name, m.temp_bytes,
-                  jc->temp_bytes, text);
-        cj_string_free(ctx, text);
-        cj_val ye[3], yi[3], yc[3];
+        cj_val ye[2], yi[2], yc[2];
         CHECK_MSG(cj_call(f, &x, ye) == CJ_OK, "%s", cj_error_message(ctx));
         /* twice each: the second call runs on the kept arena */
         for (int rep = 0; rep < 2; rep++) {
@@ -669,34 +654,38 @@ TEST(plan_jit_results_match_eager_with_in_place_and_rescheduling) {
                           same_i ? "equals" : "differs from", same_c ? "equals" : "differs from");
             }
         }
+        /* the plan these results ran on */
+        cj_memory_analysis m;
+        CHECK(cj_jit_memory_analysis(ji, &x, &m) == CJ_OK);
+        char *text = cj_jit_dump(ji, &x, "fuse,plan");
+        CHECK_MSG(m.temp_bytes == jc->temp_bytes, "%s: temp %zu, expected %zu\n%s", jc->name, m.temp_bytes,
+                  jc->temp_bytes, text);
+        cj_string_free(ctx, text);
     }
     cj_ctx_free(ctx);
 }
 
-/* An independent check of one in-place program's numbers, in double. */
+/* An independent check of the in-place program's numbers: plain loops in
+ * double over the same float inputs. */
 TEST(plan_in_place_program_matches_plain_loops) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     int64_t n = 40000;
-    cj_val x = tu_ramp(ctx, n, 1e-4f, -2);
+    cj_val x = tu_ramp(ctx, n, 1e-5f, -0.2f);
     cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP};
     cj_func *ji = cj_jit(cj_func_new(ctx, "in_place", f_in_place, 1, 1, NULL), &interp);
     cj_val y;
     CHECK(cj_call(ji, &x, &y) == CJ_OK);
     float *got = malloc(sizeof(float) * (size_t)n);
     cj_read(y, got, sizeof(float) * (size_t)n);
-    double mx = -INFINITY, s = 0;
-    for (int64_t i = 0; i < n; i++) mx = fmax(mx, exp((float)i * 1e-4f - 2));
-    for (int64_t i = 0; i < n; i++) {
-        double a = exp((float)i * 1e-4f - 2);
-        s += a * a - mx;
-    }
-    int bad = -1;
+    double a = 0, yy = 0;
+    int64_t bad = -1;
     for (int64_t i = 0; i < n && bad < 0; i++) {
-        double a = exp((float)i * 1e-4f - 2);
-        if (!th_close(got[i], (a * a - mx) / s, 1e-3, 1e-9)) bad = (int)i;
+        a += (double)((float)i * 1e-5f - 0.2f);
+        yy += a * 0.5 - a;
+        if (!th_close(got[i], yy, 1e-3, 1e-3)) bad = i;
     }
     free(got);
-    CHECK_MSG(bad < 0, "element %d", bad);
+    CHECK_MSG(bad < 0, "element %lld", (long long)bad);
     cj_ctx_free(ctx);
 }
 
@@ -714,15 +703,14 @@ TEST(plan_allocation_failure_during_compile_is_clean) {
             cj_allocator al = tu_allocator(&st);
             cj_ctx *ctx = cj_ctx_new(&al);
             if (ctx) {
-                ir_func *ir = which ? build_in_place(ctx, NULL, NULL, NULL, NULL)
-                                    : build_diamond(ctx, NULL, NULL, NULL, NULL);
+                ir_func *ir = which ? build_in_place(ctx, NULL, NULL) : build_diamond(ctx, NULL, NULL, NULL, NULL);
                 if (ir) {
                     compiled *c = compile_ir(ctx, ir);
                     if (c) {
                         char msg[200];
                         CHECK_MSG(schedule_is_valid(c, msg, sizeof msg), "%s", msg);
                         CHECK_MSG(plan_is_sound(c, msg, sizeof msg), "%s", msg);
-                        CHECK_EQ_INT(c->arena_bytes, which ? 4160 : 4224);
+                        CHECK_EQ_INT(c->arena_bytes, which ? 4096 : 4416);
                         if (!st.failed) covered = 1;
                     } else {
                         CHECK_MSG(cj_error(ctx) == CJ_ERR_OOM, "allocation %lld: %s", n, cj_error_message(ctx));

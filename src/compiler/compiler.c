@@ -1,10 +1,12 @@
 /* compiler.c — the pipeline: one function calling named passes in order
  * (compiler layer).
  *
- *   copy → simplify → fuse → schedule (fusion order) → plan → analyse
+ *   copy → simplify → fuse → schedule (fusion order or greedy, the lower
+ *   peak) → plan → analyse
  *
  * The IR is verified after each IR-to-IR pass. CJAX_DUMP (a comma list of
- * simplify, fuse, plan) prints the program after those passes to stderr. */
+ * simplify, fuse, schedule, plan, c) prints the program after those passes
+ * to stderr. */
 #include <stdio.h>
 #include <string.h>
 
@@ -75,11 +77,10 @@ compiled *compile_ir(cj_ctx *ctx, const ir_func *ir) {
     if (schedule_kernels(ctx, c) != 0) goto fail;
     if (plan_buffers(ctx, c) != 0) goto fail;
     analyse_program(c);
-    if (compiler_dump_wants("fuse") || compiler_dump_wants("plan")) {
+    if (compiler_dump_wants("fuse") || compiler_dump_wants("schedule") || compiler_dump_wants("plan")) {
         strbuf sb;
         sb_init(&sb, ctx->mem);
-        compiled_dump(c, compiler_dump_wants("fuse") && compiler_dump_wants("plan") ? "fuse,plan" : compiler_dump_wants("fuse") ? "fuse" : "plan",
-                      &sb);
+        compiled_dump(c, compiler_dump_wants("plan") ? "fuse,plan" : "fuse", &sb);
         if (sb.data) fputs(sb.data, stderr);
         sb_free(&sb);
     }
@@ -90,9 +91,24 @@ fail:
 }
 
 /* ---- dump ---- */
-static void var_str(const compiled *c, const int *names, int v, char *buf, size_t n) {
-    char name[16], t[96];
+/* A variable's name as the IR printer spells it; rank-0 constants, which
+ * the printer shows inline, are spelled as their value. */
+static void var_name(const compiled *c, const int *names, int v, char *buf, size_t n) {
+    for (int i = 0; i < c->ir->n_consts; i++) {
+        const rt_array *a = c->ir->consts[i].val;
+        if (c->ir->consts[i].var == v && a->aval.rank == 0) {
+            snprintf(buf, n, "%g", rt_get_f64(a->aval.dtype, a->data, 0));
+            return;
+        }
+    }
+    char name[16];
     ir_name_str(names[v], name);
+    snprintf(buf, n, "%s", name);
+}
+
+static void var_str(const compiled *c, const int *names, int v, char *buf, size_t n) {
+    char name[40], t[96];
+    var_name(c, names, v, name, sizeof name);
     rt_aval_str(&c->ir->vars[v], t, sizeof t);
     snprintf(buf, n, "%s:%s", name, t);
 }
@@ -105,9 +121,9 @@ void compiled_dump(const compiled *c, const char *what, strbuf *sb) {
         return;
     }
     ir_var_ordinals(ir, names);
-    char buf[160], nm[16];
-    if (strstr(what, "fuse")) {
-        sb_printf(sb, "kernels (%d):\n", c->n_kernels);
+    char buf[160], nm[40];
+    if (strstr(what, "fuse") || strstr(what, "schedule")) {
+        sb_printf(sb, "kernels (%d), schedule: %s:\n", c->n_kernels, schedule_heuristic(c));
         for (int k = 0; k < c->n_kernels; k++) {
             const kernel *K = &c->kernels[k];
             rt_aval_str(&K->space, buf, sizeof buf);
@@ -115,12 +131,12 @@ void compiled_dump(const compiled *c, const char *what, strbuf *sb) {
                       K->n_eqns, K->n_eqns == 1 ? "" : "s");
             sb_printf(sb, "    reads:");
             for (int i = 0; i < K->n_in; i++) {
-                ir_name_str(names[K->in[i]], nm);
+                var_name(c, names, K->in[i], nm, sizeof nm);
                 sb_printf(sb, " %s", nm);
             }
             sb_printf(sb, "\n    writes:");
             for (int i = 0; i < K->n_out; i++) {
-                ir_name_str(names[K->out[i]], nm);
+                var_name(c, names, K->out[i], nm, sizeof nm);
                 sb_printf(sb, " %s", nm);
             }
             sb_printf(sb, "\n");
@@ -130,7 +146,7 @@ void compiled_dump(const compiled *c, const char *what, strbuf *sb) {
                 sb_printf(sb, "    %s = %s", buf, prim_names[e->prim]);
                 const int *in = ir_eqn_inputs(ir, e);
                 for (int i = 0; i < e->n_in; i++) {
-                    ir_name_str(names[in[i]], nm);
+                    var_name(c, names, in[i], nm, sizeof nm);
                     sb_printf(sb, " %s", nm);
                 }
                 sb_printf(sb, "\n");
@@ -145,6 +161,10 @@ void compiled_dump(const compiled *c, const char *what, strbuf *sb) {
             var_str(c, names, v, buf, sizeof buf);
             sb_printf(sb, "  %-24s %-9s %10zu bytes", buf, home_names[c->home[v]], rt_aval_nbytes(&ir->vars[v]));
             if (c->home[v] == HOME_ARENA) sb_printf(sb, " @ %zu", c->offset[v]);
+            if (plan_in_place_of(c, v) >= 0) {
+                var_name(c, names, plan_in_place_of(c, v), nm, sizeof nm);
+                sb_printf(sb, " (in place of %s)", nm);
+            }
             if (c->first_use[v] >= 0) sb_printf(sb, "  live kernels %d..%d", c->first_use[v], c->last_use[v]);
             sb_printf(sb, "\n");
         }

@@ -280,7 +280,7 @@ VMATH_BINARY(atan2, double, f64)
             if (ops->scalar[pick])                                                 \
                 for (int64_t i = begin; i < end; i++) y[i] = src[0];               \
             else                                                                   \
-                memcpy(y + begin, src + begin, sizeof(T) * (size_t)(end - begin)); \
+                memmove(y + begin, src + begin, sizeof(T) * (size_t)(end - begin)); \
             return;                                                                \
         }                                                                          \
         if (!ops->scalar[1] && !ops->scalar[2]) {                                  \
