@@ -323,3 +323,38 @@ TEST(compiler_unusable_donation_is_reported) {
     CHECK(!cj_is_error(x)); /* not consumed */
     cj_ctx_free(ctx);
 }
+
+/* pad inside a loop kernel: low, high, negative (crop) and interior padding */
+static void f_pad(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    cj_val pv = cj_scalar_typed(ctx, -1.5, CJ_F32);
+    cj_val p = cj_pad(in[0], pv, (int64_t[]){2, -1}, (int64_t[]){1, 3}, (int64_t[]){1, 2});
+    out[0] = cj_add(cj_exp(p), cj_scalar(ctx, 1.0));
+}
+
+TEST(compiler_pad_fuses_as_a_leaf) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t d[2] = {4, 5};
+    float xv[20];
+    for (int i = 0; i < 20; i++) xv[i] = (float)i * 0.1f;
+    cj_val x = cj_array(ctx, CJ_F32, 2, d, xv);
+    cj_func *f = cj_func_new(ctx, "pad", f_pad, 1, 1, NULL);
+    cj_jit_opts oi = {0, NULL, 0, NULL, CJ_BACKEND_INTERP}, oc = {0, NULL, 0, NULL, CJ_BACKEND_CC};
+    cj_func *ji = cj_jit(f, &oi), *jc = cj_jit(f, &oc);
+    cj_val ye, yi, yc;
+    CHECK(cj_call(f, &x, &ye) == CJ_OK);
+    CHECK(cj_call(ji, &x, &yi) == CJ_OK);
+    CHECK(cj_call(jc, &x, &yc) == CJ_OK);
+    int64_t n = cj_val_size(ye);
+    CHECK_EQ_INT(cj_val_dim(ye, 0), 2 + 1 + 4 + 3 * 1); /* lo + hi + in + (in-1)*interior */
+    CHECK_EQ_INT(cj_val_dim(ye, 1), -1 + 3 + 5 + 4 * 2);
+    float a[200], b[200], c[200];
+    cj_read(ye, a, sizeof a);
+    cj_read(yi, b, sizeof b);
+    cj_read(yc, c, sizeof c);
+    for (int64_t i = 0; i < n; i++) CHECK_MSG(a[i] == b[i] && a[i] == c[i], "[%lld] %g %g %g", (long long)i, a[i], b[i], c[i]);
+    cj_program_info info;
+    CHECK(cj_jit_program_info(ji, &x, &info) == CJ_OK);
+    CHECK_EQ_INT(info.n_kernels, 1);
+    cj_ctx_free(ctx);
+}

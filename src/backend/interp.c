@@ -30,7 +30,7 @@ static size_t slot_stride(const kernel *K) {
 
 static void map_of_leaf(const ir_func *ir, const ir_eqn *e, leaf_map *m) {
     memset(m, 0, sizeof *m);
-    if (e->prim == PRIM_IOTA) return;
+    if (e->prim == PRIM_IOTA || e->prim == PRIM_PAD) return; /* not affine: own paths */
     const rt_aval *src = &ir->vars[ir_eqn_inputs(ir, e)[0]];
     const rt_aval *out = &ir->vars[e->out];
     int64_t s[CJ_MAX_RANK];
@@ -143,9 +143,46 @@ typedef struct loop_job {
 static size_t esize(const ir_func *ir, int v) { return rt_dtypes[ir->vars[v].dtype].size; }
 
 /* Gathers `len` elements of a leaf starting at linear index t0. */
-static void gather_leaf(const ir_func *ir, const ir_eqn *e, const leaf_map *m, const rt_aval *space,
-                        const char *src, char *dst, int64_t t0, int64_t len) {
+/* pad: output index o reads input index (o - lo) / (interior + 1) when
+ * that divides exactly and lands inside the input, else the pad value. */
+static void gather_pad(const ir_func *ir, const ir_eqn *e, const rt_aval *space, const char *src,
+                       const char *padv, char *dst, int64_t t0, int64_t len) {
     size_t es = esize(ir, e->out);
+    const rt_aval *in = &ir->vars[ir_eqn_inputs(ir, e)[0]];
+    const prim_params *p = &e->params;
+    int r = space->rank;
+    int64_t idx[CJ_MAX_RANK], stride[CJ_MAX_RANK], rem = t0;
+    rt_strides(in, stride);
+    for (int d = r - 1; d >= 0; d--) {
+        idx[d] = space->dims[d] ? rem % space->dims[d] : 0;
+        rem = space->dims[d] ? rem / space->dims[d] : 0;
+    }
+    for (int64_t j = 0; j < len; j++) {
+        int64_t off = 0;
+        bool inside = true;
+        for (int d = 0; d < r && inside; d++) {
+            int64_t step = (p->step.n ? p->step.v[d] : 0) + 1;
+            int64_t t = idx[d] - p->lo.v[d];
+            inside = t >= 0 && t % step == 0 && t / step < in->dims[d];
+            off += (t / step) * stride[d];
+        }
+        memcpy(dst + (size_t)j * es, inside ? src + (size_t)off * es : padv, es);
+        for (int d = r - 1; d >= 0; d--) {
+            if (++idx[d] < space->dims[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+static void gather_leaf(const ir_func *ir, const ir_eqn *e, const leaf_map *m, const rt_aval *space,
+                        char *const *buf, char *dst, int64_t t0, int64_t len) {
+    size_t es = esize(ir, e->out);
+    const int *ops = ir_eqn_inputs(ir, e);
+    const char *src = e->n_in ? buf[ops[0]] : NULL;
+    if (e->prim == PRIM_PAD) {
+        gather_pad(ir, e, space, src, buf[ops[1]], dst, t0, len);
+        return;
+    }
     if (e->prim == PRIM_IOTA) {
         int dim = (int)e->params.axes.v[0];
         int64_t stride = 1;
@@ -236,8 +273,7 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
                                         : job->buf[v] + (size_t)t0 * esize(ir, v);
             const int *in = ir_eqn_inputs(ir, e);
             if (fuse_is_leaf_map(e->prim)) {
-                gather_leaf(ir, e, &p->maps[K->eqns[j]], &K->space, e->n_in ? job->buf[in[0]] : NULL, dst, t0,
-                            len);
+                gather_leaf(ir, e, &p->maps[K->eqns[j]], &K->space, job->buf, dst, t0, len);
                 continue;
             }
             ew_operands ops;
@@ -265,8 +301,7 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
 void interp_gather_leaf(const program *p, int eqn, char *const *buf, int64_t t0, int64_t len, void *dst) {
     const ir_func *ir = p->c->ir;
     const ir_eqn *e = &ir->eqns[eqn];
-    gather_leaf(ir, e, &p->maps[eqn], &p->c->kernels[p->eqn_kernel[eqn]].space,
-                e->n_in ? buf[ir_eqn_inputs(ir, e)[0]] : NULL, dst, t0, len);
+    gather_leaf(ir, e, &p->maps[eqn], &p->c->kernels[p->eqn_kernel[eqn]].space, buf, dst, t0, len);
 }
 
 void interp_run_loop(program *p, const kernel *K, char *const *buf) {
@@ -370,8 +405,7 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
                     if (fo == FORM_ROW) fill_row(dst, ptr[0], esize(ir, v), C);
                     else memcpy(dst, ptr[0], esize(ir, v));
                 } else {
-                    gather_leaf(ir, e, &p->maps[ei], &K->space, e->n_in ? job->buf[in[0]] : NULL, dst, r * C,
-                                C);
+                    gather_leaf(ir, e, &p->maps[ei], &K->space, job->buf, dst, r * C, C);
                 }
             } else { /* elementwise over a row, or over the per-row values */
                 ew_operands ops;

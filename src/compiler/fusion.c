@@ -32,6 +32,7 @@ bool fuse_is_leaf_map(prim_id p) {
     case PRIM_RESHAPE:
     case PRIM_SQUEEZE:
     case PRIM_EXPAND_DIMS:
+    case PRIM_PAD:
     case PRIM_IOTA: return true;
     default: return false;
     }
@@ -121,6 +122,7 @@ static bool rows_accept(const compiled *c, int k, int ei) {
     if (!fuse_is_leaf_map(e->prim)) return false;
     if (e->prim == PRIM_IOTA) return fo == FORM_ROW;
     int u = in[0];
+    if (e->prim == PRIM_PAD) return fo == FORM_ROW && c->kernel_of[in[0]] != k && c->kernel_of[in[1]] != k;
     if (c->kernel_of[u] != k) return fo == FORM_ROW; /* a gather from a buffer */
     /* a per-row value of this kernel: broadcast back across the row, or
      * reshaped among its per-row forms */
