@@ -358,3 +358,58 @@ TEST(compiler_pad_fuses_as_a_leaf) {
     CHECK_EQ_INT(info.n_kernels, 1);
     cj_ctx_free(ctx);
 }
+
+/* Golden: the simplified IR, the kernels and the buffer plan of a small
+ * program, pinned as text. A change in fusion or planning shows up here. */
+static void f_golden(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    cj_val h = cj_relu(cj_add(in[0], in[1])); /* [8,16] + [16] */
+    int64_t ax = 1;
+    cj_val s = cj_sum(h, 1, &ax, 0); /* [8] */
+    out[0] = cj_mul(s, cj_scalar(ctx, 0.5));
+    out[1] = cj_transpose(h, NULL); /* [16,8] */
+}
+
+TEST(compiler_golden_dump) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t dx[2] = {8, 16}, db = 16;
+    cj_val in[2] = {cj_zeros(ctx, CJ_F32, 2, dx), cj_zeros(ctx, CJ_F32, 1, &db)};
+    cj_jit_opts o = {0, NULL, 0, NULL, CJ_BACKEND_INTERP};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "golden", f_golden, 2, 2, NULL), &o);
+    char *text = cj_jit_dump(jf, in, "simplify,fuse,plan");
+    CHECK(text);
+    const char *expect =
+        "{ lambda ; a:f32[8,16] b:f32[16]. let\n"
+        "    c:f32[8,16] = broadcast_in_dim[shape=(8, 16) broadcast_dimensions=(1,)] b\n"
+        "    d:f32[8,16] = add a c\n"
+        "    e:f32[8,16] = max d 0:f32[]\n"
+        "    f:f32[8] = reduce_sum[axes=(1,)] e\n"
+        "    g:f32[8] = mul f 0.5:f32[]\n"
+        "    h:f32[16,8] = transpose[permutation=(1, 0)] e\n"
+        "  in (g, h) }\n"
+        "kernels (2), schedule: fusion order:\n"
+        "  kernel 0 rows f32[8,16], 5 equations\n"
+        "    reads: b a 0 0.5\n"
+        "    writes: e g\n"
+        "    c:f32[8,16] = broadcast_in_dim b\n"
+        "    d:f32[8,16] = add a c\n"
+        "    e:f32[8,16] = max d 0\n"
+        "    f:f32[8] = reduce_sum e\n"
+        "    g:f32[8] = mul f 0.5\n"
+        "  kernel 1 loop f32[16,8], 1 equation\n"
+        "    reads: e\n"
+        "    writes: h\n"
+        "    h:f32[16,8] = transpose e\n"
+        "buffers (arena 512 bytes):\n"
+        "  a:f32[8,16]              argument         512 bytes  live kernels 0..0\n"
+        "  b:f32[16]                argument          64 bytes  live kernels 0..0\n"
+        "  0.5:f32[]                constant           4 bytes  live kernels 0..0\n"
+        "  0:f32[]                  constant           4 bytes  live kernels 0..0\n"
+        "  e:f32[8,16]              temporary        512 bytes @ 0  live kernels 0..1\n"
+        "  g:f32[8]                 output            32 bytes  live kernels 0..0\n"
+        "  h:f32[16,8]              output           512 bytes  live kernels 1..1\n"
+        "memory: arguments 576, outputs 544, temporaries 512, constants 8, peak 1640 bytes\n";
+    CHECK_MSG(strcmp(text, expect) == 0, "got:\n%s", text);
+    cj_string_free(ctx, text);
+    cj_ctx_free(ctx);
+}
