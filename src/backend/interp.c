@@ -143,6 +143,25 @@ typedef struct loop_job {
 static size_t esize(const ir_func *ir, int v) { return rt_dtypes[ir->vars[v].dtype].size; }
 
 /* Gathers `len` elements of a leaf starting at linear index t0. */
+/* n copies of one element of es bytes. */
+static void fill_row(char *dst, const char *val, size_t es, int64_t n) {
+    switch (es) {
+    case 1: memset(dst, *(const uint8_t *)val, (size_t)n); break;
+    case 4: {
+        uint32_t v;
+        memcpy(&v, val, 4);
+        for (int64_t q = 0; q < n; q++) ((uint32_t *)dst)[q] = v;
+        break;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, val, 8);
+        for (int64_t q = 0; q < n; q++) ((uint64_t *)dst)[q] = v;
+        break;
+    }
+    }
+}
+
 /* pad: output index o reads input index (o - lo) / (interior + 1) when
  * that divides exactly and lands inside the input, else the pad value. */
 static void gather_pad(const ir_func *ir, const ir_eqn *e, const rt_aval *space, const char *src,
@@ -214,21 +233,7 @@ static void gather_leaf(const ir_func *ir, const ir_eqn *e, const leaf_map *m, c
         if (s_in == 1) {
             memcpy(d, sp, (size_t)run * es);
         } else if (s_in == 0) {
-            switch (es) {
-            case 1: memset(d, *(const uint8_t *)sp, (size_t)run); break;
-            case 4: {
-                uint32_t v;
-                memcpy(&v, sp, 4);
-                for (int64_t q = 0; q < run; q++) ((uint32_t *)d)[q] = v;
-                break;
-            }
-            default: {
-                uint64_t v;
-                memcpy(&v, sp, 8);
-                for (int64_t q = 0; q < run; q++) ((uint64_t *)d)[q] = v;
-                break;
-            }
-            }
+            fill_row(d, sp, es, run);
         } else {
             for (int64_t q = 0; q < run; q++) memcpy(d + (size_t)q * es, sp + (ptrdiff_t)(q * s_in) * (ptrdiff_t)es, es);
         }
@@ -331,25 +336,6 @@ typedef struct rows_job {
     char *const *buf;
     cj_ctx *ctx;
 } rows_job;
-
-/* n copies of one element of es bytes. */
-static void fill_row(char *dst, const char *val, size_t es, int64_t n) {
-    switch (es) {
-    case 1: memset(dst, *(const uint8_t *)val, (size_t)n); break;
-    case 4: {
-        uint32_t v;
-        memcpy(&v, val, 4);
-        for (int64_t q = 0; q < n; q++) ((uint32_t *)dst)[q] = v;
-        break;
-    }
-    default: {
-        uint64_t v;
-        memcpy(&v, val, 8);
-        for (int64_t q = 0; q < n; q++) ((uint64_t *)dst)[q] = v;
-        break;
-    }
-    }
-}
 
 static void run_rows_range(void *arg, int64_t begin, int64_t end) {
     rows_job *job = arg;
