@@ -402,7 +402,8 @@ typedef struct cj_memory_analysis {
     size_t output_bytes;         /* the outputs, fresh arrays per call */
     size_t temp_bytes;           /* the arena of intermediates kept by the program */
     size_t alias_bytes;          /* outputs written into donated inputs */
-    size_t generated_code_bytes; /* compiled machine code (0 on the interpreter) */
+    size_t generated_code_bytes; /* the generated code's shared object, once built
+                                    (0 before, and on the interpreter) */
     size_t constant_bytes;       /* arrays baked into the program */
     size_t peak_bytes;           /* all of the above at once, at most */
 } cj_memory_analysis;

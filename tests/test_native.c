@@ -187,3 +187,23 @@ TEST(native_allocation_failure_is_clean) {
     CHECK(covered);
     native_set_build_options_for_testing(NULL);
 }
+
+static void f_axb(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    out[0] = cj_add(cj_mul(in[0], cj_scalar(ctx, 3.0)), cj_scalar(ctx, 1.0));
+}
+
+TEST(native_memory_analysis_counts_generated_code) {
+    use_private_cache(NULL);
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_jit_opts o = {0, NULL, 0, NULL, CJ_BACKEND_CC};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "axb", f_axb, 1, 1, NULL), &o);
+    cj_val x = tu_ramp(ctx, 100, 1, 0);
+    cj_program_info info;
+    cj_memory_analysis m;
+    CHECK(cj_jit_program_info(jf, &x, &info) == CJ_OK);
+    CHECK(cj_jit_memory_analysis(jf, &x, &m) == CJ_OK);
+    if (info.native) CHECK(m.generated_code_bytes > 1000 && m.generated_code_bytes == info.code_bytes);
+    else CHECK(m.generated_code_bytes == 0);
+    cj_ctx_free(ctx);
+}

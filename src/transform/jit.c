@@ -381,13 +381,18 @@ static const compiled *compiled_for(cj_func *f, const cj_val *in, const char *op
 }
 
 cj_status cj_jit_memory_analysis(cj_func *f, const cj_val *in, cj_memory_analysis *out) {
-    const compiled *c = compiled_for(f, in, "cj_jit_memory_analysis");
-    if (!c) return f ? f->ctx->err : CJ_ERR_ARG;
+    jit_entry *e = entry_for(f, in, "cj_jit_memory_analysis");
+    if (!e) return f ? f->ctx->err : CJ_ERR_ARG;
+    const compiled *c = program_compiled(e->prog);
+    cj_program_info info;
+    memset(&info, 0, sizeof info);
+    program_backend_info(e->prog, &info);
     out->argument_bytes = c->mem.argument_bytes;
     out->output_bytes = c->mem.output_bytes;
     out->temp_bytes = c->mem.temp_bytes;
     out->alias_bytes = c->mem.alias_bytes;
-    out->generated_code_bytes = c->mem.generated_code_bytes;
+    /* known once the generated C is built (0 before, and on the interpreter) */
+    out->generated_code_bytes = info.code_bytes;
     out->constant_bytes = c->mem.constant_bytes;
     out->peak_bytes = c->mem.peak_bytes;
     return CJ_OK;
