@@ -437,6 +437,30 @@ cj_status cj_jit_program_info(cj_func *jitted, const cj_val *in, cj_program_info
  * same to stderr as programs are compiled. */
 char *cj_jit_dump(cj_func *jitted, const cj_val *in, const char *what);
 
+/* ---- vmap -------------------------------------------------------------- */
+/* in_axes / out_axes entry for "this argument / output has no batch axis"
+ * (JAX's None; -1 is a valid axis, counted from the end). */
+#define CJ_NOT_MAPPED INT64_MIN
+
+typedef struct cj_vmap_opts {
+    const int64_t *in_axes;  /* per input: the axis mapped over, or CJ_NOT_MAPPED;
+                                NULL: every input on axis 0 */
+    const int64_t *out_axes; /* per output: where the batch axis goes, or
+                                CJ_NOT_MAPPED for outputs that do not depend
+                                on the batch; NULL: axis 0 */
+    int64_t axis_size;       /* the batch size when no input is mapped ... */
+    int has_axis_size;       /* ... and whether it is given */
+    int64_t chunk_size;      /* > 0: run the batch in chunks of this size, so
+                                intermediates stay bounded (results identical) */
+} cj_vmap_opts;
+
+/* jax.vmap: f applied to every slice of the mapped inputs along their axes,
+ * computed as one batched program (no C loop over the batch). The result
+ * is a function like any other: it can be jitted, vmapped again, or called
+ * inside other functions. opts may be NULL (all axes 0). Owned by f's
+ * context. */
+cj_func *cj_vmap(cj_func *f, const cj_vmap_opts *opts);
+
 /* ---- The IR ------------------------------------------------------------ */
 /* Abstract input: dtype and shape (JAX: ShapeDtypeStruct). */
 typedef struct cj_spec {

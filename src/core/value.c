@@ -183,17 +183,23 @@ int cj_scope_begin(cj_ctx *ctx) {
     return ctx->n_scopes++;
 }
 
+/* Moves a kept value to the enclosing scope, and with it the values a
+ * tracer wraps (a vmap tracer's batched value), which must live as long. */
+static void keep_value(cj_ctx *ctx, cj_val h, int depth) {
+    core_value *v = core_peek(h);
+    if (!v || v->scope != depth) return;
+    scope_unlink(ctx, h.slot);
+    scope_link(ctx, h.slot, depth - 1);
+    if (v->kind == VALUE_TRACER)
+        for (int i = 0; i < 2; i++)
+            if (v->sub[i].slot) keep_value(ctx, v->sub[i], depth);
+}
+
 /* Ends the innermost scope whatever the trace floor: used by tracing. */
 void core_scope_end(cj_ctx *ctx, int n_keep, const cj_val *keep) {
     int depth = ctx->n_scopes - 1;
     if (depth <= 0) return;
-    for (int i = 0; i < n_keep; i++) {
-        core_value *v = core_peek(keep[i]);
-        if (v && v->scope == depth) {
-            scope_unlink(ctx, keep[i].slot);
-            scope_link(ctx, keep[i].slot, depth - 1);
-        }
-    }
+    for (int i = 0; i < n_keep; i++) keep_value(ctx, keep[i], depth);
     while (ctx->scopes[depth].head) core_release(ctx, ctx->scopes[depth].head);
     ctx->n_scopes--;
 }

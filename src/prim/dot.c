@@ -23,6 +23,7 @@
 
 #include "../runtime/gemm.h"
 #include "../runtime/threads.h"
+#include "batching.h"
 #include "prim.h"
 
 /* ---- abstract evaluation ---------------------------------------------- */
@@ -478,11 +479,63 @@ static int dot_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int 
     return rc;
 }
 
+/* ---- vmap rule: a batched operand's batch axis becomes a batch dimension
+ * of the contraction when both are batched (no loop over the batch), and a
+ * free dimension when only one is. */
+static bool in_ivec(const prim_ivec *v, int64_t a) {
+    for (int i = 0; i < v->n; i++)
+        if (v->v[i] == a) return true;
+    return false;
+}
+
+static void shift_ivec(prim_ivec *v, int64_t bdim) {
+    for (int i = 0; i < v->n; i++) v->v[i] = batch_axis(v->v[i], bdim);
+}
+
+/* Position of free axis `a` among an operand's free axes. */
+static int free_index(const prim_ivec *contract, const prim_ivec *batch, int64_t a) {
+    int k = 0;
+    for (int64_t d = 0; d < a; d++)
+        if (!in_ivec(contract, d) && !in_ivec(batch, d)) k++;
+    return k;
+}
+
+static int batch_dot(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                     const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
+    (void)n_in, (void)size;
+    prim_params q = *p;
+    int64_t lb = bdim[0], rb = bdim[1];
+    shift_ivec(&q.lhs_contract, lb);
+    shift_ivec(&q.lhs_batch, lb);
+    shift_ivec(&q.rhs_contract, rb);
+    shift_ivec(&q.rhs_batch, rb);
+    if (lb != BDIM_NONE && rb != BDIM_NONE) {
+        for (int i = q.lhs_batch.n; i > 0; i--) {
+            q.lhs_batch.v[i] = q.lhs_batch.v[i - 1];
+            q.rhs_batch.v[i] = q.rhs_batch.v[i - 1];
+        }
+        q.lhs_batch.v[0] = lb;
+        q.rhs_batch.v[0] = rb;
+        q.lhs_batch.n++;
+        q.rhs_batch.n++;
+        *out_bdim = 0;
+    } else if (lb != BDIM_NONE) {
+        *out_bdim = q.lhs_batch.n + free_index(&q.lhs_contract, &q.lhs_batch, lb);
+    } else {
+        const rt_aval *l = &core_peek(in[0])->aval;
+        int lhs_free = l->rank - q.lhs_contract.n - q.lhs_batch.n;
+        *out_bdim = q.rhs_batch.n + lhs_free + free_index(&q.rhs_contract, &q.rhs_batch, rb);
+    }
+    *out = core_bind(ctx, prim, &q, 2, in);
+    return out->slot ? 0 : -1;
+}
+
 void prim_register_dot(void) {
     prim_rules[PRIM_DOT_GENERAL] = (prim_rule){
         .abstract_eval = dot_abstract_eval,
         .impl = dot_impl,
         .print_params = dot_print_params,
         .lower = LOWER_DOT,
+        .batch = batch_dot,
     };
 }

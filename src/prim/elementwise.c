@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../runtime/threads.h"
+#include "batching.h"
 #include "elementwise_kernels.h"
 
 /* ---- validation ---- */
@@ -208,6 +209,7 @@ void prim_register_elementwise(void) {
         prim_rules[i].abstract_eval = ew_abstract_eval;
         prim_rules[i].impl = ew_impl;
         prim_rules[i].lower = LOWER_ELEMENTWISE;
+        prim_rules[i].batch = batch_elementwise;
     }
     prim_rules[PRIM_CONVERT].print_params = convert_print_params;
 }

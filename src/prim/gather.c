@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../runtime/threads.h"
+#include "batching.h"
 #include "prim.h"
 
 enum { FORM_TAKE = 0, FORM_ALONG = 1 };
@@ -305,6 +306,50 @@ static int scatter_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, 
     return 0;
 }
 
+/* ---- vmap rules ----
+ * The "along" form works elementwise outside its axis, so every operand
+ * goes to batch axis 0 and the axis shifts by one. The "take" form with
+ * only the array batched (or only the indices) binds as it is with the
+ * axis renumbered; batched indices into a batched array, in the take form,
+ * are not supported yet. */
+static int batch_gather(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                        const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
+    prim_params q = *p;
+    cj_val args[3];
+    int64_t axis = p->axes.v[0];
+    if (p->flag == 1) { /* along */
+        for (int i = 0; i < n_in; i++) {
+            args[i] = batch_to(in[i], bdim[i], size, 0);
+            if (!args[i].slot) return -1;
+        }
+        q.axes.v[0] = axis + 1;
+        *out_bdim = 0;
+    } else if (prim == PRIM_GATHER) {
+        const rt_aval *idx = &core_peek(in[1])->aval;
+        if (bdim[0] != BDIM_NONE && bdim[1] != BDIM_NONE)
+            return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "vmap with both array and indices batched is not supported yet");
+        args[0] = in[0];
+        args[1] = in[1];
+        if (bdim[0] != BDIM_NONE) {
+            q.axes.v[0] = batch_axis(axis, bdim[0]);
+            *out_bdim = bdim[0] < q.axes.v[0] ? bdim[0] : bdim[0] + idx->rank - 1;
+        } else {
+            *out_bdim = axis + bdim[1]; /* the indices' axes replace `axis` */
+        }
+    } else { /* scatter_add, take form: x, idx, updates */
+        if (bdim[1] != BDIM_NONE)
+            return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "vmap with batched indices is not supported yet");
+        args[0] = batch_to(in[0], bdim[0], size, 0);
+        args[1] = in[1];
+        args[2] = batch_to(in[2], bdim[2], size, 0);
+        if (!args[0].slot || !args[2].slot) return -1;
+        q.axes.v[0] = axis + 1;
+        *out_bdim = 0;
+    }
+    *out = core_bind(ctx, prim, &q, n_in, args);
+    return out->slot ? 0 : -1;
+}
+
 void prim_register_gather(void) {
     prim_rules[PRIM_GATHER] = (prim_rule){
         .abstract_eval = gather_abstract_eval,
@@ -317,5 +362,7 @@ void prim_register_gather(void) {
         .impl = scatter_impl,
         .print_params = gather_print_params,
         .lower = LOWER_OPAQUE,
+        .batch = batch_gather,
     };
+    prim_rules[PRIM_GATHER].batch = batch_gather;
 }

@@ -68,6 +68,17 @@ typedef enum prim_lower_kind {
     LOWER_OPAQUE
 } prim_lower_kind;
 
+/* vmap: the batch axis of a value that is not batched. */
+#define BDIM_NONE ((int64_t)-1)
+
+/* The vmap rule: operands are the underlying (one level down) values, with
+ * their batch axes (BDIM_NONE when not batched; at least one is batched)
+ * and the batch size. Binds whatever computes the batched result and
+ * writes it with its batch axis. 0, or -1 with the error recorded. */
+typedef int (*prim_batch_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                             const cj_val *in, const int64_t *bdim, int64_t size, cj_val *out,
+                             int64_t *out_bdim);
+
 typedef struct prim_rule {
     prim_abstract_eval_fn abstract_eval;
     prim_impl_fn impl;
@@ -75,8 +86,9 @@ typedef struct prim_rule {
      * "axes=(1,)"; NULL prints none. Returns the length written. */
     int (*print_params)(const prim_params *p, char *buf, size_t size);
     prim_lower_kind lower;
-    /* Slots for the transformations (filled by the vmap/autodiff issues). */
-    void *jvp, *transpose, *batch;
+    prim_batch_fn batch;
+    /* Slots for the autodiff issue. */
+    void *jvp, *transpose;
 } prim_rule;
 
 extern prim_rule prim_rules[PRIM_COUNT];

@@ -38,6 +38,7 @@
 
 #include "../core/core.h"
 #include "../runtime/threads.h"
+#include "batching.h"
 #include "prim.h"
 
 enum {
@@ -931,6 +932,23 @@ static int cum_print(const prim_params *p, char *buf, size_t size) {
                     p->flag ? "True" : "False");
 }
 
+/* ---- vmap rules: the reduced axes are renumbered around the batch axis,
+ * which stays where it is (shifted left by the reduced axes before it). */
+static int batch_reduce(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                        const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
+    (void)size, (void)n_in;
+    prim_params q = *p;
+    int64_t bd = bdim[0];
+    int keeps_rank = prim == PRIM_CUMSUM || prim == PRIM_CUMPROD || prim == PRIM_CUMMAX;
+    for (int i = 0; i < q.axes.n; i++) {
+        q.axes.v[i] = batch_axis(p->axes.v[i], bdim[0]);
+        if (!keeps_rank && q.axes.v[i] < bdim[0]) bd--;
+    }
+    *out = core_bind(ctx, prim, &q, 1, in);
+    *out_bdim = bd;
+    return out->slot ? 0 : -1;
+}
+
 void prim_register_reduce(void) {
     static const prim_id reductions[] = {PRIM_REDUCE_SUM, PRIM_REDUCE_PROD, PRIM_REDUCE_MAX, PRIM_REDUCE_MIN};
     static const prim_id args[] = {PRIM_ARGMAX, PRIM_ARGMIN};
@@ -950,4 +968,6 @@ void prim_register_reduce(void) {
                                            .impl = cum_impl,
                                            .print_params = cum_print,
                                            .lower = LOWER_REDUCTION};
+    for (int i = 0; i < PRIM_COUNT; i++)
+        if (prim_families[i] == FAMILY_REDUCE) prim_rules[i].batch = batch_reduce;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "batching.h"
 #include "prim.h"
 #include "shape_kernels.h"
 
@@ -653,6 +654,97 @@ static void set_rule(prim_id id, prim_abstract_eval_fn eval, prim_impl_fn impl,
     prim_rules[id].lower = LOWER_DATA_MOVEMENT;
 }
 
+/* ---- vmap rules ----
+ * Most move the batch axis to the front (only when it is elsewhere) and
+ * prepend the batch dimension to the parameters; squeeze and rev keep it
+ * where it is. */
+static cj_val front(cj_val x, int64_t bdim, int64_t size) { return batch_to(x, bdim, size, 0); }
+
+static void prepend(prim_ivec *v, int64_t first, int shift) {
+    for (int i = v->n; i > 0; i--) v->v[i] = v->v[i - 1] + shift;
+    v->v[0] = first;
+    v->n++;
+}
+
+static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                       const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
+    prim_params q = *p;
+    cj_val args[64];
+    *out_bdim = 0;
+    switch (prim) {
+    case PRIM_BROADCAST_IN_DIM:
+        args[0] = front(in[0], bdim[0], size);
+        prepend(&q.shape, size, 0);
+        prepend(&q.axes, 0, 1);
+        break;
+    case PRIM_RESHAPE:
+        args[0] = front(in[0], bdim[0], size);
+        prepend(&q.shape, size, 0);
+        break;
+    case PRIM_TRANSPOSE:
+        args[0] = in[0];
+        for (int d = 0; d < p->axes.n; d++) q.axes.v[d] = batch_axis(p->axes.v[d], bdim[0]);
+        prepend(&q.axes, bdim[0], 0);
+        break;
+    case PRIM_SQUEEZE:
+    case PRIM_REV: {
+        args[0] = in[0];
+        int64_t bd = bdim[0];
+        for (int d = 0; d < p->axes.n; d++) {
+            q.axes.v[d] = batch_axis(p->axes.v[d], bdim[0]);
+            if (prim == PRIM_SQUEEZE && q.axes.v[d] < bdim[0]) bd--;
+        }
+        *out_bdim = bd;
+        break;
+    }
+    case PRIM_EXPAND_DIMS:
+        args[0] = front(in[0], bdim[0], size);
+        q.axes.v[0] = p->axes.v[0] + 1;
+        break;
+    case PRIM_SLICE:
+        args[0] = front(in[0], bdim[0], size);
+        prepend(&q.lo, 0, 0);
+        prepend(&q.hi, size, 0);
+        if (q.step.n) prepend(&q.step, 1, 0);
+        break;
+    case PRIM_PAD:
+        if (bdim[1] != BDIM_NONE)
+            return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "vmap of a batched padding value is not supported yet");
+        args[0] = front(in[0], bdim[0], size);
+        args[1] = in[1];
+        prepend(&q.lo, 0, 0);
+        prepend(&q.hi, 0, 0);
+        if (q.step.n) prepend(&q.step, 0, 0);
+        break;
+    case PRIM_CONCATENATE:
+        for (int i = 0; i < n_in; i++) args[i] = front(in[i], bdim[i], size);
+        q.axes.v[0] = p->axes.v[0] + 1;
+        break;
+    case PRIM_DYNAMIC_SLICE:
+    case PRIM_DYNAMIC_UPDATE_SLICE: {
+        int n_data = prim == PRIM_DYNAMIC_SLICE ? 1 : 2;
+        for (int i = n_data; i < n_in; i++)
+            if (bdim[i] != BDIM_NONE)
+                return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim,
+                                  "vmap with batched start indices is not supported yet");
+        for (int i = 0; i < n_data; i++) args[i] = front(in[i], bdim[i], size);
+        /* the batch axis starts at 0: one more start index */
+        core_value *idx = core_peek(in[n_data]);
+        args[n_data] = cj_scalar_typed(ctx, 0, idx->aval.dtype);
+        for (int i = n_data; i < n_in; i++) args[i + 1] = in[i];
+        if (prim == PRIM_DYNAMIC_SLICE) prepend(&q.shape, size, 0);
+        *out = core_bind(ctx, prim, &q, n_in + 1, args);
+        return out->slot ? 0 : -1;
+    }
+    default:
+        return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "vmap: no batching rule");
+    }
+    for (int i = 0; i < n_in; i++)
+        if (!args[i].slot) return -1;
+    *out = core_bind(ctx, prim, &q, n_in, args);
+    return out->slot ? 0 : -1;
+}
+
 void prim_register_shape(void) {
     set_rule(PRIM_BROADCAST_IN_DIM, eval_broadcast_in_dim, impl_broadcast_in_dim, print_broadcast_in_dim);
     set_rule(PRIM_RESHAPE, eval_reshape, impl_same_order, print_reshape);
@@ -666,4 +758,6 @@ void prim_register_shape(void) {
     set_rule(PRIM_PAD, eval_pad, impl_pad, print_pad);
     set_rule(PRIM_REV, eval_rev, impl_rev, print_dimensions);
     set_rule(PRIM_IOTA, eval_iota, impl_iota, print_iota);
+    for (int i = 0; i < PRIM_COUNT; i++)
+        if (prim_families[i] == FAMILY_SHAPE && i != PRIM_IOTA) prim_rules[i].batch = batch_shape;
 }

@@ -1,0 +1,302 @@
+/* test_vmap.c — vmap against a C loop of the function over slices,
+ * stacked along out_axes, for a table of programs and in_axes
+ * combinations (batch sizes 0, 1 and more), nesting with itself and jit,
+ * chunking, and the error cases. */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "test_util.h"
+
+/* The reference: loop over the batch, slice each mapped input, call f,
+ * stack the results along out_axis. */
+static cj_val loop_reference(cj_func *f, int n_in, const cj_val *in, const int64_t *in_axes,
+                             int64_t out_axis, int64_t size) {
+    cj_val parts[64];
+    for (int64_t b = 0; b < size; b++) {
+        cj_val args[8];
+        for (int i = 0; i < n_in; i++) {
+            if (in_axes[i] == CJ_NOT_MAPPED) {
+                args[i] = in[i];
+                continue;
+            }
+            int r = cj_val_rank(in[i]);
+            int64_t ax = in_axes[i] < 0 ? in_axes[i] + r : in_axes[i];
+            int64_t start[8] = {0}, limit[8];
+            for (int d = 0; d < r; d++) limit[d] = cj_val_dim(in[i], d);
+            start[ax] = b;
+            limit[ax] = b + 1;
+            args[i] = cj_squeeze(cj_slice(in[i], start, limit, NULL), 1, &ax);
+        }
+        cj_val y;
+        cj_call(f, args, &y);
+        parts[b] = cj_expand_dims(y, out_axis);
+    }
+    return cj_concatenate((int)size, parts, out_axis);
+}
+
+static int same_array(cj_val a, cj_val b, double tol) {
+    if (cj_val_rank(a) != cj_val_rank(b)) return 0;
+    for (int d = 0; d < cj_val_rank(a); d++)
+        if (cj_val_dim(a, d) != cj_val_dim(b, d)) return 0;
+    int64_t n = cj_val_size(a);
+    double *x = malloc(sizeof(double) * (size_t)(n + 1)), *y = malloc(sizeof(double) * (size_t)(n + 1));
+    cj_read_as(a, CJ_F64, x, sizeof(double) * (size_t)n);
+    cj_read_as(b, CJ_F64, y, sizeof(double) * (size_t)n);
+    int ok = 1;
+    for (int64_t i = 0; i < n && ok; i++) ok = th_close(x[i], y[i], tol, tol);
+    free(x);
+    free(y);
+    return ok;
+}
+
+static cj_val rand_array(cj_ctx *ctx, int rank, const int64_t *dims, uint64_t *rng) {
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= dims[i];
+    float *v = malloc(sizeof(float) * (size_t)(n + 1));
+    for (int64_t i = 0; i < n; i++) v[i] = (float)th_rand_uniform(rng, -1, 1);
+    cj_val a = cj_array(ctx, CJ_F32, rank, dims, v);
+    free(v);
+    return a;
+}
+
+/* ---- programs (per example) ---- */
+static void p_ew(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[3,4], y[3,4] */
+    (void)u;
+    out[0] = cj_add(cj_mul(cj_sin(in[0]), in[1]), cj_scalar(ctx, 2.0));
+}
+static void p_bcast(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[3,4], b[4] */
+    (void)u, (void)ctx;
+    out[0] = cj_where(cj_gt(in[0], in[1]), in[0], cj_neg(in[1]));
+}
+static void p_softmax(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[3,4] */
+    (void)u, (void)ctx;
+    out[0] = cj_softmax(in[0], -1);
+}
+static void p_matvec(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* W[4,3], x[3] */
+    (void)u, (void)ctx;
+    out[0] = cj_matmul(in[0], in[1]);
+}
+static void p_movement(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[3,4] */
+    (void)u;
+    cj_val t = cj_transpose(in[0], NULL);                                        /* [4,3] */
+    cj_val s = cj_slice(t, (int64_t[]){1, 0}, (int64_t[]){4, 3}, NULL);          /* [3,3] */
+    cj_val p = cj_pad(s, cj_scalar_typed(ctx, 0.5, CJ_F32), (int64_t[]){1, 0}, (int64_t[]){0, 1}, NULL); /* [4,4] */
+    cj_val r = cj_reshape(in[0], 2, (int64_t[]){4, 3});
+    cj_val c = cj_concatenate(2, (cj_val[]){p, cj_rev(r, 1, (int64_t[]){0})}, 1); /* [4,7] */
+    out[0] = cj_cumsum(c, 1, 0);
+}
+static void p_reduce(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[3,4] */
+    (void)u;
+    int64_t ax0 = 0;
+    cj_val m = cj_reduce_max(in[0], 1, &ax0, 0); /* [4] */
+    cj_val a = cj_astype(cj_argmin(in[0], 0, 0), CJ_F32);
+    out[0] = cj_add(cj_add(m, a), cj_mul(cj_sum(in[0], -1, NULL, 0), cj_scalar(ctx, 0.1)));
+}
+static void p_take(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[3,4] */
+    (void)u;
+    int32_t idx[3] = {2, 0, 3};
+    int64_t n = 3;
+    cj_val i = cj_array(ctx, CJ_I32, 1, &n, idx);
+    out[0] = cj_take(in[0], i, 1);
+}
+static void p_scale(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[3,4], s[] */
+    (void)u, (void)ctx;
+    out[0] = cj_mul(in[0], in[1]);
+}
+
+typedef struct vcase {
+    const char *name;
+    cj_fn fn;
+    int n_in;
+    int ranks[2];
+    int64_t dims[2][2]; /* per-example shapes */
+} vcase;
+
+static const vcase cases[] = {
+    {"elementwise", p_ew, 2, {2, 2}, {{3, 4}, {3, 4}}},
+    {"broadcast_where", p_bcast, 2, {2, 1}, {{3, 4}, {4}}},
+    {"softmax", p_softmax, 1, {2}, {{3, 4}}},
+    {"matvec", p_matvec, 2, {2, 1}, {{4, 3}, {3}}},
+    {"movement", p_movement, 1, {2}, {{3, 4}}},
+    {"reduce", p_reduce, 1, {2}, {{3, 4}}},
+    {"take", p_take, 1, {2}, {{3, 4}}},
+    {"scale", p_scale, 2, {2, 0}, {{3, 4}, {0}}},
+};
+
+/* Batched input for per-example shape `dims` with the batch axis at `ax`. */
+static cj_val batched_input(cj_ctx *ctx, int rank, const int64_t *dims, int64_t ax, int64_t size, uint64_t *rng) {
+    int64_t bd[8];
+    for (int d = 0, k = 0; d <= rank; d++) bd[d] = d == ax ? size : dims[k++];
+    return rand_array(ctx, rank + 1, bd, rng);
+}
+
+TEST(vmap_matches_loop_for_program_table) {
+    uint64_t rng = 11;
+    int64_t sizes[3] = {5, 1, 0};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const vcase *vc = &cases[c];
+        /* in_axes combinations: all 0; last axis / not mapped; mixed */
+        for (int combo = 0; combo < 3; combo++) {
+            for (int si = 0; si < 3; si++) {
+                cj_ctx *ctx = cj_ctx_new(NULL);
+                int64_t size = sizes[si], in_axes[2], ax_pos[2];
+                cj_val in[2];
+                for (int i = 0; i < vc->n_in; i++) {
+                    int r = vc->ranks[i];
+                    if (combo == 0) in_axes[i] = 0;
+                    else if (combo == 1) in_axes[i] = i == 0 ? -1 : CJ_NOT_MAPPED;
+                    else in_axes[i] = i == 0 ? (r >= 1 ? 1 : 0) : 0;
+                    if (in_axes[i] == CJ_NOT_MAPPED) {
+                        in[i] = rand_array(ctx, r, vc->dims[i], &rng);
+                        continue;
+                    }
+                    ax_pos[i] = in_axes[i] < 0 ? in_axes[i] + r + 1 : in_axes[i];
+                    in[i] = batched_input(ctx, r, vc->dims[i], ax_pos[i], size, &rng);
+                }
+                int64_t out_axis = combo == 2 ? 1 : 0;
+                cj_func *f = cj_func_new(ctx, vc->name, vc->fn, vc->n_in, 1, NULL);
+                cj_vmap_opts o = {in_axes, &out_axis, 0, 0, 0};
+                cj_func *vf = cj_vmap(f, &o);
+                cj_val got;
+                cj_status st = cj_call(vf, in, &got);
+                CHECK_MSG(st == CJ_OK, "%s combo %d size %lld: %s", vc->name, combo, (long long)size,
+                          cj_error_message(ctx));
+                cj_val want = size ? loop_reference(f, vc->n_in, in, in_axes, out_axis, size) : got;
+                CHECK_MSG(cj_error(ctx) == CJ_OK, "%s reference: %s", vc->name, cj_error_message(ctx));
+                if (size == 0) {
+                    CHECK(cj_val_size(got) == 0);
+                    CHECK_EQ_INT(cj_val_dim(got, out_axis), 0);
+                } else {
+                    char t1[64], t2[64];
+                    CHECK_MSG(same_array(got, want, 1e-5), "%s combo %d size %lld: %s vs %s", vc->name, combo,
+                              (long long)size, cj_val_type_str(got, t1, sizeof t1), cj_val_type_str(want, t2, sizeof t2));
+                }
+                cj_ctx_free(ctx);
+            }
+        }
+    }
+}
+
+static void p_dotpair(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* a[6], b[6] */
+    (void)u, (void)ctx;
+    cj_val d = cj_dot_general(in[0], in[1], 1, (int64_t[]){0}, (int64_t[]){0}, 0, NULL, NULL);
+    out[0] = cj_sqrt(cj_abs(d));
+}
+
+TEST(vmap_per_example_dots_become_one_batched_dot) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t rng = 3;
+    cj_val a = rand_array(ctx, 2, (int64_t[]){7, 6}, &rng), b = rand_array(ctx, 2, (int64_t[]){6, 7}, &rng);
+    cj_func *f = cj_func_new(ctx, "dotpair", p_dotpair, 2, 1, NULL);
+    int64_t axes[2] = {0, 1};
+    cj_vmap_opts o = {axes, NULL, 0, 0, 0};
+    cj_func *vf = cj_vmap(f, &o);
+    cj_val in[2] = {a, b}, got;
+    CHECK(cj_call(vf, in, &got) == CJ_OK);
+    cj_val want = loop_reference(f, 2, in, axes, 0, 7);
+    CHECK(same_array(got, want, 1e-6));
+    /* traced, the batch is a dot_general batch dimension, not a loop */
+    cj_spec specs[2] = {cj_spec_of(a), cj_spec_of(b)};
+    char *text = cj_make_jaxpr(vf, 2, specs);
+    CHECK(text);
+    CHECK_STR_CONTAINS(text, "dot_general");
+    CHECK_MSG(strstr(text, "(([1], [0]), ([0], [1]))") != NULL, "%s", text);
+    cj_string_free(ctx, text);
+    cj_ctx_free(ctx);
+}
+
+TEST(vmap_nests_and_composes_with_jit) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t rng = 5;
+    cj_val x = rand_array(ctx, 4, (int64_t[]){2, 3, 3, 4}, &rng); /* batch 2 x batch 3 of [3,4] */
+    cj_func *f = cj_func_new(ctx, "softmax", p_softmax, 1, 1, NULL);
+    int64_t ax1 = 1, ax0 = 0;
+    cj_vmap_opts inner = {&ax1, &ax1, 0, 0, 0}, outer = {&ax0, &ax0, 0, 0, 0};
+    cj_func *vv = cj_vmap(cj_vmap(f, &inner), &outer);
+    cj_val got;
+    CHECK(cj_call(vv, &x, &got) == CJ_OK);
+    /* reference: a double loop */
+    cj_val rows[2];
+    for (int i = 0; i < 2; i++) {
+        cj_val xi = cj_squeeze(cj_slice(x, (int64_t[]){i, 0, 0, 0}, (int64_t[]){i + 1, 3, 3, 4}, NULL), 1, &ax0);
+        cj_val cols[3];
+        for (int j = 0; j < 3; j++) {
+            cj_val xij = cj_squeeze(cj_slice(xi, (int64_t[]){0, j, 0}, (int64_t[]){3, j + 1, 4}, NULL), 1, &ax1);
+            cj_val y;
+            cj_call(f, &xij, &y);
+            cols[j] = cj_expand_dims(y, 1);
+        }
+        rows[i] = cj_expand_dims(cj_concatenate(3, cols, 1), 0);
+    }
+    cj_val want = cj_concatenate(2, rows, 0);
+    CHECK(same_array(got, want, 1e-6));
+    /* vmap(jit(f)) re-binds the cached IR: f is traced once per shape */
+    cj_func *jf = cj_jit(f, NULL);
+    cj_func *vj = cj_vmap(jf, NULL);
+    cj_val x2 = rand_array(ctx, 3, (int64_t[]){5, 3, 4}, &rng), y1, y2, y3;
+    CHECK(cj_call(vj, &x2, &y1) == CJ_OK);
+    CHECK(cj_call(vj, &x2, &y2) == CJ_OK);
+    cj_jit_stats st;
+    cj_jit_stats_get(jf, &st);
+    CHECK_EQ_INT(st.traces, 1);
+    /* jit(vmap(f)) compiles one batched program with the same results */
+    cj_func *jv = cj_jit(cj_vmap(f, NULL), NULL);
+    CHECK(cj_call(jv, &x2, &y3) == CJ_OK);
+    CHECK(same_array(y1, y3, 1e-6) && same_array(y1, y2, 0));
+    cj_ctx_free(ctx);
+}
+
+TEST(vmap_chunked_equals_unchunked) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t rng = 9;
+    cj_val x = rand_array(ctx, 3, (int64_t[]){37, 3, 4}, &rng), y = rand_array(ctx, 3, (int64_t[]){37, 3, 4}, &rng);
+    cj_func *f = cj_func_new(ctx, "ew", p_ew, 2, 1, NULL);
+    int64_t out_axis = 2;
+    cj_vmap_opts plain = {NULL, &out_axis, 0, 0, 0}, chunked = {NULL, &out_axis, 0, 0, 8};
+    cj_val in[2] = {x, y}, a, b;
+    CHECK(cj_call(cj_vmap(f, &plain), in, &a) == CJ_OK);
+    CHECK(cj_call(cj_vmap(f, &chunked), in, &b) == CJ_OK);
+    CHECK_EQ_INT(cj_val_dim(b, 2), 37);
+    CHECK(same_array(a, b, 0));
+    cj_ctx_free(ctx);
+}
+
+static void p_const(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u, (void)in;
+    out[0] = cj_full(ctx, 3.0, CJ_F32, 1, (int64_t[]){2});
+}
+
+TEST(vmap_errors_are_clear) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t rng = 1;
+    cj_val a = rand_array(ctx, 2, (int64_t[]){3, 4}, &rng), b = rand_array(ctx, 1, (int64_t[]){5}, &rng), y;
+    cj_func *f = cj_func_new(ctx, "ew", p_ew, 2, 1, NULL);
+    cj_val in[2] = {a, b};
+    CHECK(cj_call(cj_vmap(f, NULL), in, &y) == CJ_ERR_SHAPE);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "inconsistent sizes");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "argument 0 of type f32[3,4] has size 3 along axis 0");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "argument 1 of type f32[5] has size 5 along axis 0");
+    cj_error_clear(ctx);
+    int64_t bad[2] = {2, 0};
+    cj_vmap_opts o = {bad, NULL, 0, 0, 0};
+    CHECK(cj_call(cj_vmap(f, &o), in, &y) == CJ_ERR_AXIS);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "in_axes[0] = 2 is out of range");
+    cj_error_clear(ctx);
+    /* nothing mapped: axis_size is required, then used */
+    int64_t none[1] = {CJ_NOT_MAPPED};
+    cj_func *g = cj_func_new(ctx, "const", p_const, 1, 1, NULL);
+    cj_vmap_opts o2 = {none, NULL, 0, 0, 0};
+    CHECK(cj_call(cj_vmap(g, &o2), &a, &y) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "axis_size");
+    cj_error_clear(ctx);
+    cj_vmap_opts o3 = {none, NULL, 4, 1, 0};
+    CHECK(cj_call(cj_vmap(g, &o3), &a, &y) == CJ_OK);
+    CHECK_EQ_INT(cj_val_dim(y, 0), 4);
+    /* an output said to be unmapped that depends on the batch */
+    int64_t out_none = CJ_NOT_MAPPED;
+    cj_vmap_opts o4 = {NULL, &out_none, 0, 0, 0};
+    cj_val in2[2] = {a, a};
+    CHECK(cj_call(cj_vmap(f, &o4), in2, &y) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "out_axes[0]");
+    cj_ctx_free(ctx);
+}
