@@ -300,3 +300,45 @@ TEST(vmap_errors_are_clear) {
     CHECK_STR_CONTAINS(cj_error_message(ctx), "out_axes[0]");
     cj_ctx_free(ctx);
 }
+
+/* dynamic slices with per-example start indices */
+static void p_dslice(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[6,5], i[], j[] */
+    (void)u, (void)ctx;
+    cj_val starts[2] = {in[1], in[2]};
+    out[0] = cj_dynamic_slice(in[0], starts, (int64_t[]){3, 2});
+}
+static void p_dupdate(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[6,5], up[2,3], i[], j[] */
+    (void)u, (void)ctx;
+    cj_val starts[2] = {in[2], in[3]};
+    out[0] = cj_dynamic_update_slice(in[0], in[1], starts);
+}
+
+TEST(vmap_dynamic_slices_with_batched_indices) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t rng = 21;
+    int64_t B = 6;
+    cj_val x = rand_array(ctx, 3, (int64_t[]){B, 6, 5}, &rng), up = rand_array(ctx, 3, (int64_t[]){B, 2, 3}, &rng);
+    int32_t iv[6] = {0, 2, 5, -1, 3, 4}, jv[6] = {4, 0, 1, 3, 9, 2}; /* some clamp */
+    cj_val i = cj_array(ctx, CJ_I32, 1, &B, iv), j = cj_array(ctx, CJ_I32, 1, &B, jv);
+    cj_func *fs = cj_func_new(ctx, "dslice", p_dslice, 3, 1, NULL);
+    cj_val in3[3] = {x, i, j}, got, want;
+    int64_t axes3[3] = {0, 0, 0};
+    CHECK(cj_call(cj_vmap(fs, NULL), in3, &got) == CJ_OK);
+    want = loop_reference(fs, 3, in3, axes3, 0, B);
+    CHECK_MSG(same_array(got, want, 0), "%s", cj_error_message(ctx));
+    /* only the start batched, the array shared */
+    cj_val x1 = rand_array(ctx, 2, (int64_t[]){6, 5}, &rng);
+    int64_t axes_shared[3] = {CJ_NOT_MAPPED, 0, 0};
+    cj_vmap_opts o = {axes_shared, NULL, 0, 0, 0};
+    cj_val in3b[3] = {x1, i, j};
+    CHECK(cj_call(cj_vmap(fs, &o), in3b, &got) == CJ_OK);
+    want = loop_reference(fs, 3, in3b, axes_shared, 0, B);
+    CHECK(same_array(got, want, 0));
+    cj_func *fu = cj_func_new(ctx, "dupdate", p_dupdate, 4, 1, NULL);
+    cj_val in4[4] = {x, up, i, j};
+    int64_t axes4[4] = {0, 0, 0, 0};
+    CHECK(cj_call(cj_vmap(fu, NULL), in4, &got) == CJ_OK);
+    want = loop_reference(fu, 4, in4, axes4, 0, B);
+    CHECK_MSG(same_array(got, want, 0), "%s", cj_error_message(ctx));
+    cj_ctx_free(ctx);
+}

@@ -666,6 +666,81 @@ static void prepend(prim_ivec *v, int64_t first, int shift) {
     v->n++;
 }
 
+
+/* Per-example start indices of a dynamic slice or update (batched or
+ * not): for each axis the slice's positions start_b + j (start clamped as
+ * lax does), read or written with along-axis gathers, so no loop over the
+ * batch is needed. */
+static cj_val batched_positions(cj_ctx *ctx, cj_val start, int64_t sbd, int64_t size, int64_t dim, int64_t k,
+                                int rank, int axis, const int64_t *full_dims) {
+    cj_val s = batch_to(start, sbd, size, 0); /* [B] */
+    s = cj_clamp(cj_scalar_int(ctx, 0), cj_astype(s, CJ_I64), cj_scalar_typed(ctx, (double)(dim - k), CJ_I64));
+    int64_t sdims[CJ_MAX_RANK + 1], idims[CJ_MAX_RANK + 1];
+    for (int d = 0; d <= rank; d++) sdims[d] = idims[d] = 1;
+    sdims[0] = size;
+    idims[axis + 1] = k;
+    cj_val sb = cj_reshape(s, rank + 1, sdims);
+    cj_val j = cj_iota(ctx, CJ_I64, rank + 1, idims, axis + 1);
+    return cj_broadcast_to(cj_add(sb, j), rank + 1, full_dims);
+}
+
+static int batch_dynamic_indices(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                                 const cj_val *in, const int64_t *bdim, int64_t size, cj_val *out,
+                                 int64_t *out_bdim) {
+    (void)n_in;
+    int n_data = prim == PRIM_DYNAMIC_SLICE ? 1 : 2;
+    cj_val x = batch_to(in[0], bdim[0], size, 0);
+    const rt_aval *xa = &core_peek(x)->aval;
+    int rank = xa->rank - 1;
+    int64_t dims[CJ_MAX_RANK + 1];
+    memcpy(dims, xa->dims, sizeof(int64_t) * (size_t)(rank + 1));
+    if (prim == PRIM_DYNAMIC_SLICE) {
+        /* narrow one axis at a time: gather along it */
+        for (int a = 0; a < rank; a++) {
+            int64_t k = p->shape.v[a];
+            int64_t want[CJ_MAX_RANK + 1];
+            memcpy(want, dims, sizeof want);
+            want[a + 1] = k;
+            cj_val idx = batched_positions(ctx, in[n_data + a], bdim[n_data + a], size, xa->dims[a + 1], k, rank, a, want);
+            x = cj_take_along_axis(x, idx, a + 1);
+            dims[a + 1] = k;
+        }
+        *out = x;
+    } else {
+        /* out = where(inside the window, update read at (position - start), x) */
+        cj_val u = batch_to(in[1], bdim[1], size, 0);
+        const rt_aval *ua = &core_peek(u)->aval;
+        cj_val inside = cj_scalar_typed(ctx, 1, CJ_BOOL);
+        cj_val spread = u;
+        int64_t cur[CJ_MAX_RANK + 1];
+        memcpy(cur, ua->dims, sizeof(int64_t) * (size_t)(rank + 1));
+        for (int a = 0; a < rank; a++) {
+            int64_t k = ua->dims[a + 1], dim = xa->dims[a + 1];
+            cj_val s = batch_to(in[n_data + a], bdim[n_data + a], size, 0);
+            s = cj_clamp(cj_scalar_int(ctx, 0), cj_astype(s, CJ_I64), cj_scalar_typed(ctx, (double)(dim - k), CJ_I64));
+            int64_t sdims[CJ_MAX_RANK + 1], pdims[CJ_MAX_RANK + 1];
+            for (int d = 0; d <= rank; d++) sdims[d] = pdims[d] = 1;
+            sdims[0] = size;
+            pdims[a + 1] = dim;
+            cj_val sb = cj_reshape(s, rank + 1, sdims);
+            cj_val pos = cj_iota(ctx, CJ_I64, rank + 1, pdims, a + 1);
+            cj_val rel = cj_sub(pos, sb); /* [B,...,dim,...] */
+            inside = cj_and(inside, cj_and(cj_ge(rel, cj_scalar_int(ctx, 0)), cj_lt(rel, cj_scalar_typed(ctx, (double)k, CJ_I64))));
+            /* spread the update along this axis to the array's extent */
+            int64_t want[CJ_MAX_RANK + 1];
+            memcpy(want, cur, sizeof want);
+            want[a + 1] = dim;
+            cj_val idx = cj_broadcast_to(cj_clamp(cj_scalar_int(ctx, 0), rel, cj_scalar_typed(ctx, (double)(k - 1), CJ_I64)),
+                                         rank + 1, want);
+            spread = cj_take_along_axis(spread, idx, a + 1);
+            cur[a + 1] = dim;
+        }
+        *out = cj_where(inside, spread, x);
+    }
+    *out_bdim = 0;
+    return out->slot ? 0 : -1;
+}
+
 static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                        const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
     prim_params q = *p;
@@ -724,9 +799,7 @@ static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, i
     case PRIM_DYNAMIC_UPDATE_SLICE: {
         int n_data = prim == PRIM_DYNAMIC_SLICE ? 1 : 2;
         for (int i = n_data; i < n_in; i++)
-            if (bdim[i] != BDIM_NONE)
-                return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim,
-                                  "vmap with batched start indices is not supported yet");
+            if (bdim[i] != BDIM_NONE) return batch_dynamic_indices(ctx, prim, p, n_in, in, bdim, size, out, out_bdim);
         for (int i = 0; i < n_data; i++) args[i] = front(in[i], bdim[i], size);
         /* the batch axis starts at 0: one more start index */
         core_value *idx = core_peek(in[n_data]);
