@@ -24,8 +24,15 @@
 #define TILE 1024
 
 /* Bytes between tile slots: a tile for LOOP kernels, a row for ROWS. */
+/* Rows a ROWS kernel handles at once: short rows are grouped into blocks
+ * of about a tile, so per-call overheads are paid per block, not per row. */
+static int64_t rows_per_block(const kernel *K) {
+    int64_t r = TILE * 4 / (K->row_len ? K->row_len : 1);
+    return r < 1 ? 1 : r;
+}
+
 static size_t slot_stride(const kernel *K) {
-    return (size_t)(K->kind == KERNEL_ROWS ? K->row_len : TILE) * 8;
+    return (size_t)(K->kind == KERNEL_ROWS ? K->row_len * rows_per_block(K) : TILE) * 8;
 }
 
 static void map_of_leaf(const ir_func *ir, const ir_eqn *e, leaf_map *m) {
@@ -345,8 +352,9 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
     int kidx = (int)(K - p->c->kernels);
     int which = 0;
     char *scratch = p->scratch_each ? claim_scratch(p, &which) : NULL;
-    int64_t C = K->row_len;
-    for (int64_t r = begin; r < end; r++) {
+    int64_t C = K->row_len, R = rows_per_block(K);
+    for (int64_t r = begin; r < end; r += R) {
+        int64_t nr = end - r < R ? end - r : R; /* rows in this block */
         for (int j = 0; j < K->n_eqns; j++) {
             int ei = K->eqns[j];
             const ir_eqn *e = &ir->eqns[ei];
@@ -369,41 +377,45 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
                     ptr[i] = job->buf[u];
             }
             char *dst = ptr[e->n_in < 4 ? e->n_in : 3];
-            if (prim_families[e->prim] == FAMILY_REDUCE) { /* a row reduction */
+            if (prim_families[e->prim] == FAMILY_REDUCE) { /* each row of the block reduced */
                 rt_array a, o;
                 memset(&a, 0, sizeof a);
                 memset(&o, 0, sizeof o);
                 a.refcount = o.refcount = 1;
-                a.aval = rt_aval_make(ir->vars[in[0]].dtype, 1, &C);
-                a.size = C;
+                int64_t ad[2] = {nr, C};
+                a.aval = rt_aval_make(ir->vars[in[0]].dtype, 2, ad);
+                a.size = nr * C;
                 a.data = ptr[0];
-                o.aval = rt_aval_make(ir->vars[v].dtype, 0, NULL);
-                o.size = 1;
+                o.aval = rt_aval_make(ir->vars[v].dtype, 1, &nr);
+                o.size = nr;
                 o.data = dst;
                 prim_params q = e->params;
                 q.axes.n = 1;
-                q.axes.v[0] = 0;
+                q.axes.v[0] = 1;
                 rt_array *args[1] = {&a};
                 prim_rules[e->prim].impl(job->ctx, e->prim, &q, 1, args, &o);
             } else if (fuse_is_leaf_map(e->prim)) {
+                size_t es = esize(ir, v);
                 if (e->n_in && p->c->kernel_of[in[0]] == kidx) {
-                    /* a per-row value: broadcast across the row, or reshaped */
-                    if (fo == FORM_ROW) fill_row(dst, ptr[0], esize(ir, v), C);
-                    else memcpy(dst, ptr[0], esize(ir, v));
+                    /* per-row values: broadcast across their rows, or reshaped */
+                    if (fo == FORM_ROW)
+                        for (int64_t q = 0; q < nr; q++) fill_row(dst + (size_t)(q * C) * es, ptr[0] + (size_t)q * es, es, C);
+                    else
+                        memcpy(dst, ptr[0], (size_t)nr * es);
                 } else {
-                    gather_leaf(ir, e, &p->maps[ei], &K->space, job->buf, dst, r * C, C);
+                    gather_leaf(ir, e, &p->maps[ei], &K->space, job->buf, dst, r * C, nr * C);
                 }
-            } else { /* elementwise over a row, or over the per-row values */
+            } else { /* elementwise over the rows, or over the per-row values */
                 ew_operands ops;
                 memset(&ops, 0, sizeof ops);
                 for (int i = 0; i < e->n_in && i < 3; i++) {
                     ops.in[i] = ptr[i];
-                    ops.scalar[i] = ir->vars[in[i]].rank == 0 && fo == FORM_ROW;
+                    ops.scalar[i] = ir->vars[in[i]].rank == 0 && (fo == FORM_ROW || K->outer_rank > 0);
                 }
                 ops.out = dst;
                 ops.in_dtype = ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype;
                 ops.out_dtype = ir->vars[v].dtype;
-                ew_kernel(e->prim, ops.in_dtype)(&ops, 0, fo == FORM_ROW ? C : 1);
+                ew_kernel(e->prim, ops.in_dtype)(&ops, 0, fo == FORM_ROW ? nr * C : nr);
             }
         }
     }

@@ -304,6 +304,22 @@ typedef struct dot_job {
     char *c;          /* [B, M, N], dense */
 } dot_job;
 
+/* Tiny products (a vmapped dot of short vectors: many batches of a few
+ * multiply-adds) cost more in GEMM's setup than in arithmetic: plain loops. */
+#define TINY_GEMM_FLOPS 256
+#define TINY_PRODUCT(T)                                                                      \
+    do {                                                                                     \
+        const T *A = (const T *)a, *Bm = (const T *)b;                                       \
+        T *Cm = (T *)c;                                                                      \
+        for (int64_t i = 0; i < j->M; i++)                                                   \
+            for (int64_t n = 0; n < j->N; n++) {                                             \
+                T acc = 0;                                                                   \
+                for (int64_t k = 0; k < j->K; k++)                                           \
+                    acc += A[ta ? k * lda + i : i * lda + k] * Bm[tb ? n * ldb + k : k * ldb + n]; \
+                Cm[i * j->N + n] = acc;                                                      \
+            }                                                                                \
+    } while (0)
+
 static void gemm_one(const dot_job *j, int64_t bi) {
     int ta = 0, tb = 0;
     int64_t lda = 1, ldb = 1;
@@ -313,6 +329,11 @@ static void gemm_one(const dot_job *j, int64_t bi) {
     const char *a = j->a.data + (size_t)(bi * j->a.batch_stride) * es;
     const char *b = j->b.data + (size_t)(bi * j->b.batch_stride) * es;
     char *c = j->c + (size_t)(bi * j->M * j->N) * es;
+    if (j->M * j->N * j->K <= TINY_GEMM_FLOPS) {
+        if (j->dtype == CJ_F32) TINY_PRODUCT(float);
+        else TINY_PRODUCT(double);
+        return;
+    }
     if (j->dtype == CJ_F32)
         rt_gemm_f32(j->M, j->N, j->K, (const float *)a, lda, ta, (const float *)b, ldb, tb, (float *)c,
                     j->N, 0);
@@ -428,7 +449,7 @@ static void run_products(dot_job *j, int64_t B) {
     int64_t flops = j->M * j->N * j->K;
     if (j->dtype == CJ_F32 || j->dtype == CJ_F64) {
         if (B > 1 && flops < SMALL_GEMM_FLOPS && B * flops >= RT_PARALLEL_MIN_ELEMS)
-            rt_parallel_for(B, 1, gemm_batches, j);
+            rt_parallel_for(B, 1 + B / ((int64_t)rt_num_threads() * 8), gemm_batches, j);
         else gemm_batches(j, 0, B);
         return;
     }
@@ -505,6 +526,21 @@ static int batch_dot(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int
     (void)n_in, (void)size;
     prim_params q = *p;
     int64_t lb = bdim[0], rb = bdim[1];
+    const rt_aval *la = &core_peek(in[0])->aval, *ra = &core_peek(in[1])->aval;
+    if (lb != BDIM_NONE && rb != BDIM_NONE && la->rank == 2 && ra->rank == 2 && p->lhs_contract.n == 1 &&
+        la->dtype != CJ_BOOL) {
+        /* per-example vector · vector: a batch of tiny products is better as
+         * one multiply and a row sum, which fuse into a single pass */
+        cj_val a = batch_to(in[0], lb, size, 0), b = batch_to(in[1], rb, size, 0);
+        prim_params none = prim_params_zero(), rows = prim_params_zero();
+        cj_val ab[2] = {a, b};
+        cj_val prod = core_bind(ctx, PRIM_MUL, &none, 2, ab);
+        rows.axes.n = 1;
+        rows.axes.v[0] = 1;
+        *out = core_bind(ctx, PRIM_REDUCE_SUM, &rows, 1, &prod);
+        *out_bdim = 0;
+        return out->slot ? 0 : -1;
+    }
     shift_ivec(&q.lhs_contract, lb);
     shift_ivec(&q.lhs_batch, lb);
     shift_ivec(&q.rhs_contract, rb);
