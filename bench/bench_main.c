@@ -72,7 +72,8 @@ static void do_gemm(void *p) {
 typedef struct cj_arg {
     cj_ctx *ctx;
     cj_val x, y, a, b, m, tiny;
-    cj_func *jf, *jaxb, *jsoftmax;
+    cj_func *jf, *jaxb, *jsoftmax, *jmlp_vmap, *jmlp_one, *jdots_vmap, *jdots_hand;
+    cj_val mlp_in[5], mlp_rows[256], pairs[2];
 } cj_arg;
 
 static void sincos_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
@@ -132,6 +133,49 @@ static void w_first_call(void *p) {
     cj_arg *c = p;
     cj_func *jf = cj_jit(cj_func_new(c->ctx, "ten_ops", ten_ops, 1, 1, NULL), NULL);
     SCOPED(cj_val o; cj_call(jf, &c->tiny, &o));
+}
+
+/* Per-example MLP forward (784 → 512 → 10): vmapped and jitted, next to
+ * the hand-batched jitted version and a C loop of per-example jit calls. */
+static void mlp_one(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user, (void)ctx;
+    cj_val h = cj_relu(cj_add(cj_matmul(in[0], in[1]), in[2]));
+    out[0] = cj_add(cj_matmul(h, in[3]), in[4]);
+}
+static void w_mlp_vmap(void *p) {
+    cj_arg *c = p;
+    SCOPED(cj_val o; cj_call(c->jmlp_vmap, c->mlp_in, &o));
+}
+static void w_mlp_hand(void *p) {
+    cj_arg *c = p;
+    SCOPED(cj_val o; cj_call(c->jmlp_one, c->mlp_in, &o)); /* matmul batches itself */
+}
+static void w_mlp_loop(void *p) {
+    cj_arg *c = p;
+    cj_scope_begin(c->ctx);
+    for (int64_t b = 0; b < 256; b++) {
+        cj_val args[5] = {c->mlp_rows[b], c->mlp_in[1], c->mlp_in[2], c->mlp_in[3], c->mlp_in[4]}, o;
+        cj_call(c->jmlp_one, args, &o);
+    }
+    cj_scope_end(c->ctx, 0, NULL);
+}
+/* 10^6 per-example dot products of 16-vectors: vmap against hand-batched. */
+static void dot_one(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user, (void)ctx;
+    out[0] = cj_dot_general(in[0], in[1], 1, (int64_t[]){0}, (int64_t[]){0}, 0, NULL, NULL);
+}
+static void dot_hand(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user, (void)ctx;
+    int64_t ax = 1;
+    out[0] = cj_sum(cj_mul(in[0], in[1]), 1, &ax, 0);
+}
+static void w_dots_vmap(void *p) {
+    cj_arg *c = p;
+    SCOPED(cj_val o; cj_call(c->jdots_vmap, c->pairs, &o));
+}
+static void w_dots_hand(void *p) {
+    cj_arg *c = p;
+    SCOPED(cj_val o; cj_call(c->jdots_hand, c->pairs, &o));
 }
 
 static void w_tiny_jit(void *p) { /* 1000 cached calls on a 4-element array */
@@ -202,6 +246,25 @@ int main(void) {
     int64_t dm[2] = {4096, 4096}, d4 = 4;
     c.m = cj_reshape(cj_linspace(ctx, -3, 3, 4096 * 4096, CJ_F32), 2, dm);
     c.tiny = cj_linspace(ctx, 0, 1, d4, CJ_F32);
+    int64_t dx[2] = {256, 784}, dw1[2] = {784, 512}, db1 = 512, dw2[2] = {512, 10}, db2 = 10;
+    c.mlp_in[0] = cj_reshape(cj_linspace(ctx, -1, 1, 256 * 784, CJ_F32), 2, dx);
+    c.mlp_in[1] = cj_mul(cj_reshape(cj_linspace(ctx, -1, 1, 784 * 512, CJ_F32), 2, dw1), cj_scalar(ctx, 0.05));
+    c.mlp_in[2] = cj_zeros(ctx, CJ_F32, 1, &db1);
+    c.mlp_in[3] = cj_mul(cj_reshape(cj_linspace(ctx, -1, 1, 512 * 10, CJ_F32), 2, dw2), cj_scalar(ctx, 0.05));
+    c.mlp_in[4] = cj_zeros(ctx, CJ_F32, 1, &db2);
+    for (int64_t b = 0; b < 256; b++)
+        c.mlp_rows[b] = cj_reshape(cj_slice(c.mlp_in[0], (int64_t[]){b, 0}, (int64_t[]){b + 1, 784}, NULL), 1,
+                                   (int64_t[]){784});
+    int64_t mlp_axes[5] = {0, CJ_NOT_MAPPED, CJ_NOT_MAPPED, CJ_NOT_MAPPED, CJ_NOT_MAPPED};
+    cj_vmap_opts mv = {mlp_axes, NULL, 0, 0, 0};
+    cj_func *one = cj_func_new(ctx, "mlp", mlp_one, 5, 1, NULL);
+    c.jmlp_vmap = cj_jit(cj_vmap(one, &mv), &wait);
+    c.jmlp_one = cj_jit(one, &wait);
+    int64_t dp[2] = {1000000, 16};
+    c.pairs[0] = cj_reshape(cj_linspace(ctx, -1, 1, 16000000, CJ_F32), 2, dp);
+    c.pairs[1] = cj_reshape(cj_linspace(ctx, 1, -1, 16000000, CJ_F32), 2, dp);
+    c.jdots_vmap = cj_jit(cj_vmap(cj_func_new(ctx, "dot", dot_one, 2, 1, NULL), NULL), &wait);
+    c.jdots_hand = cj_jit(cj_func_new(ctx, "dots", dot_hand, 2, 1, NULL), &wait);
     if (cj_error(ctx)) {
         fprintf(stderr, "bench: %s\n", cj_error_message(ctx));
         return 1;
@@ -225,6 +288,11 @@ int main(void) {
         {"softmax 4096^2 (jit)", "softmax", w_softmax_jit, 2.0 * 4 * 4096 * 4096, 0, "softmax_jit"},
         {"1000 tiny jit calls", "tiny_calls", w_tiny_jit, 0, 0, "tiny_calls"},
         {"first call, 10 ops", "first_call", w_first_call, 0, 0, "first_call"},
+        {"MLP fwd jit(vmap)", "mlp_vmap", w_mlp_vmap, 0, 0, NULL},
+        {"MLP fwd hand-batched jit", "mlp_hand", w_mlp_hand, 0, 0, NULL},
+        {"MLP fwd loop of 256 jit", "mlp_loop", w_mlp_loop, 0, 0, NULL},
+        {"1e6 dots jit(vmap)", "dots_vmap", w_dots_vmap, 2.0 * 4 * 16e6, 0, NULL},
+        {"1e6 dots hand-batched", "dots_hand", w_dots_hand, 2.0 * 4 * 16e6, 0, NULL},
     };
     printf("%-22s %10s %12s %10s %10s %10s %10s\n", "workload", "cjax ms", "of limit", "numpy ms",
            "cjax/np", "jax ms", "cjax/jax");
