@@ -355,3 +355,26 @@ TEST(vmap_dynamic_slices_with_batched_indices) {
     CHECK_MSG(same_array(got, want, 0), "%s", cj_error_message(ctx));
     cj_ctx_free(ctx);
 }
+
+static void p_padv(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[3,2], v[] */
+    (void)u, (void)ctx;
+    out[0] = cj_pad(in[0], in[1], (int64_t[]){1, 0}, (int64_t[]){0, 2}, (int64_t[]){1, 0});
+}
+
+TEST(vmap_pad_with_per_example_padding_values) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t rng = 8;
+    cj_val x = rand_array(ctx, 3, (int64_t[]){4, 3, 2}, &rng), v = rand_array(ctx, 1, (int64_t[]){4}, &rng), got;
+    cj_func *f = cj_func_new(ctx, "padv", p_padv, 2, 1, NULL);
+    cj_val in[2] = {x, v};
+    int64_t axes[2] = {0, 0};
+    CHECK_MSG(cj_call(cj_vmap(f, NULL), in, &got) == CJ_OK, "%s", cj_error_message(ctx));
+    CHECK(same_array(got, loop_reference(f, 2, in, axes, 0, 4), 0));
+    cj_val x1 = rand_array(ctx, 2, (int64_t[]){3, 2}, &rng); /* shared array, batched values */
+    int64_t axes2[2] = {CJ_NOT_MAPPED, 0};
+    cj_vmap_opts o = {axes2, NULL, 0, 0, 0};
+    cj_val in2[2] = {x1, v};
+    CHECK(cj_call(cj_vmap(f, &o), in2, &got) == CJ_OK);
+    CHECK(same_array(got, loop_reference(f, 2, in2, axes2, 0, 4), 0));
+    cj_ctx_free(ctx);
+}

@@ -783,8 +783,30 @@ static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, i
         if (q.step.n) prepend(&q.step, 1, 0);
         break;
     case PRIM_PAD:
-        if (bdim[1] != BDIM_NONE)
-            return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "vmap of a batched padding value is not supported yet");
+        if (bdim[1] != BDIM_NONE) {
+            /* per-example padding values: pad with anything, then choose the
+             * batched value wherever the (unbatched) mask of x is false */
+            cj_val x = front(in[0], bdim[0], size), zero = cj_scalar_typed(ctx, 0, core_peek(in[1])->aval.dtype);
+            prim_params q0 = *p;
+            prepend(&q0.lo, 0, 0);
+            prepend(&q0.hi, 0, 0);
+            if (q0.step.n) prepend(&q0.step, 0, 0);
+            cj_val xz[2] = {x, zero};
+            cj_val padded = core_bind(ctx, PRIM_PAD, &q0, 2, xz);
+            const rt_aval *xa = &core_peek(x)->aval;
+            cj_val inside = cj_pad(cj_full(ctx, 1, CJ_BOOL, xa->rank, xa->dims), cj_scalar_typed(ctx, 0, CJ_BOOL),
+                                   q0.lo.v, q0.hi.v, q0.step.n ? q0.step.v : NULL);
+            const rt_aval *pa = &core_peek(padded)->aval;
+            cj_val v = in[1]; /* [B]: one padding value per example */
+            prim_params qb = prim_params_zero();
+            qb.shape.n = pa->rank;
+            memcpy(qb.shape.v, pa->dims, sizeof(int64_t) * (size_t)pa->rank);
+            qb.axes.n = 1;
+            qb.axes.v[0] = 0;
+            cj_val vb = core_bind(ctx, PRIM_BROADCAST_IN_DIM, &qb, 1, &v);
+            *out = cj_where(inside, padded, vb);
+            return out->slot ? 0 : -1;
+        }
         args[0] = front(in[0], bdim[0], size);
         args[1] = in[1];
         prepend(&q.lo, 0, 0);
