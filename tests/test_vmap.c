@@ -378,3 +378,45 @@ TEST(vmap_pad_with_per_example_padding_values) {
     CHECK(same_array(got, loop_reference(f, 2, in2, axes2, 0, 4), 0));
     cj_ctx_free(ctx);
 }
+
+/* take and index_add with per-example indices */
+static void p_take_i(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[5,3], idx[2,2] */
+    (void)u, (void)ctx;
+    out[0] = cj_take(in[0], in[1], 0);
+}
+static void p_take_s(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[5,3], idx[] */
+    (void)u, (void)ctx;
+    out[0] = cj_take(in[0], in[1], 1);
+}
+static void p_index_add(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x[5,3], idx[4], up[4,3] */
+    (void)u, (void)ctx;
+    out[0] = cj_index_add(in[0], 0, in[1], in[2]);
+}
+
+TEST(vmap_take_and_index_add_with_batched_indices) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t rng = 4;
+    int64_t B = 3;
+    cj_val x = rand_array(ctx, 3, (int64_t[]){B, 5, 3}, &rng), got;
+    int32_t iv[12] = {0, 4, -1, 2, 7, 1, 1, 1, 3, 0, -6, 2}; /* negatives wrap, out of range clamps/drops */
+    cj_val idx = cj_array(ctx, CJ_I32, 3, (int64_t[]){B, 2, 2}, iv);
+    cj_func *f = cj_func_new(ctx, "take_i", p_take_i, 2, 1, NULL);
+    cj_val in[2] = {x, idx};
+    int64_t axes[3] = {0, 0, 0};
+    CHECK_MSG(cj_call(cj_vmap(f, NULL), in, &got) == CJ_OK, "%s", cj_error_message(ctx));
+    CHECK(same_array(got, loop_reference(f, 2, in, axes, 0, B), 0));
+    int32_t sv[3] = {2, 0, -1};
+    cj_val s = cj_array(ctx, CJ_I32, 1, &B, sv);
+    cj_func *fs = cj_func_new(ctx, "take_s", p_take_s, 2, 1, NULL);
+    cj_val in2[2] = {x, s};
+    CHECK(cj_call(cj_vmap(fs, NULL), in2, &got) == CJ_OK);
+    CHECK(same_array(got, loop_reference(fs, 2, in2, axes, 0, B), 0));
+    int32_t av[12] = {0, 0, 4, 9, 1, 2, 3, -1, 4, 4, 4, 4}; /* duplicates accumulate, 9 is dropped */
+    cj_val ai = cj_array(ctx, CJ_I32, 2, (int64_t[]){B, 4}, av);
+    cj_val up = rand_array(ctx, 3, (int64_t[]){B, 4, 3}, &rng);
+    cj_func *fa = cj_func_new(ctx, "index_add", p_index_add, 3, 1, NULL);
+    cj_val in3[3] = {x, ai, up};
+    CHECK_MSG(cj_call(cj_vmap(fa, NULL), in3, &got) == CJ_OK, "%s", cj_error_message(ctx));
+    CHECK(same_array(got, loop_reference(fa, 3, in3, axes, 0, B), 1e-6));
+    cj_ctx_free(ctx);
+}

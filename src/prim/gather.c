@@ -312,6 +312,49 @@ static int scatter_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, 
  * only the array batched (or only the indices) binds as it is with the
  * axis renumbered; batched indices into a batched array, in the take form,
  * are not supported yet. */
+
+/* Take form with per-example indices: flatten each example's indices to
+ * [B, N], spread them over the array's other axes, and use the along form
+ * (which works elementwise outside its axis); a scatter's updates are
+ * reshaped the same way. A gather's result is reshaped back to the take
+ * form's shape x[:axis] + indices + x[axis+1:]. n_in tells gather (2) from
+ * scatter_add (3). */
+static int batch_take_both(struct cj_ctx *ctx, int n_in, const prim_params *p, const cj_val *in,
+                           const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
+    int64_t axis = p->axes.v[0];
+    cj_val x = batch_to(in[0], bdim[0], size, 0);
+    cj_val idx = batch_to(in[1], bdim[1], size, 0);
+    const rt_aval *xa = &core_peek(x)->aval, *ia = &core_peek(idx)->aval;
+    int64_t n = 1;
+    for (int d = 1; d < ia->rank; d++) n *= ia->dims[d];
+    int r = xa->rank; /* batched rank of x */
+    int64_t flat_dims[CJ_MAX_RANK + 1], spread[CJ_MAX_RANK + 1];
+    for (int d = 0; d < r; d++) flat_dims[d] = 1, spread[d] = xa->dims[d];
+    flat_dims[0] = size;
+    flat_dims[axis + 1] = n;
+    spread[axis + 1] = n;
+    cj_val ix = cj_broadcast_to(cj_reshape(idx, r, flat_dims), r, spread);
+    if (n_in == 2) {
+        cj_val g = cj_take_along_axis(x, ix, axis + 1);
+        int64_t shape[CJ_MAX_RANK + 1];
+        int k = 0;
+        for (int d = 0; d <= axis; d++) shape[k++] = xa->dims[d];
+        for (int d = 1; d < ia->rank; d++) shape[k++] = ia->dims[d];
+        for (int d = (int)axis + 2; d < r; d++) shape[k++] = xa->dims[d];
+        *out = cj_reshape(g, k, shape);
+    } else {
+        cj_val u = batch_to(in[2], bdim[2], size, 0);
+        cj_val uf = cj_reshape(u, r, spread);
+        prim_params q = *p;
+        q.flag = 1;
+        q.axes.v[0] = axis + 1;
+        cj_val args[3] = {x, ix, uf};
+        *out = core_bind(ctx, PRIM_SCATTER_ADD, &q, 3, args);
+    }
+    *out_bdim = 0;
+    return out->slot ? 0 : -1;
+}
+
 static int batch_gather(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                         const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
     prim_params q = *p;
@@ -327,7 +370,7 @@ static int batch_gather(struct cj_ctx *ctx, prim_id prim, const prim_params *p, 
     } else if (prim == PRIM_GATHER) {
         const rt_aval *idx = &core_peek(in[1])->aval;
         if (bdim[0] != BDIM_NONE && bdim[1] != BDIM_NONE)
-            return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "vmap with both array and indices batched is not supported yet");
+            return batch_take_both(ctx, n_in, p, in, bdim, size, out, out_bdim);
         args[0] = in[0];
         args[1] = in[1];
         if (bdim[0] != BDIM_NONE) {
@@ -337,8 +380,7 @@ static int batch_gather(struct cj_ctx *ctx, prim_id prim, const prim_params *p, 
             *out_bdim = axis + bdim[1]; /* the indices' axes replace `axis` */
         }
     } else { /* scatter_add, take form: x, idx, updates */
-        if (bdim[1] != BDIM_NONE)
-            return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "vmap with batched indices is not supported yet");
+        if (bdim[1] != BDIM_NONE) return batch_take_both(ctx, n_in, p, in, bdim, size, out, out_bdim);
         args[0] = batch_to(in[0], bdim[0], size, 0);
         args[1] = in[1];
         args[2] = batch_to(in[2], bdim[2], size, 0);
