@@ -420,3 +420,50 @@ TEST(vmap_take_and_index_add_with_batched_indices) {
     CHECK(same_array(got, loop_reference(fa, 3, in3, axes, 0, B), 1e-6));
     cj_ctx_free(ctx);
 }
+
+/* Every elementwise operation, unary and binary, with the batch on
+ * different axes and one operand unbatched. */
+typedef cj_val (*unary_op)(cj_val);
+typedef cj_val (*binary_op)(cj_val, cj_val);
+static const unary_op unary_ops[] = {cj_neg, cj_abs, cj_sign, cj_floor, cj_ceil, cj_round, cj_exp, cj_exp2,
+                                     cj_log1p, cj_expm1, cj_cbrt, cj_sin, cj_cos, cj_tan, cj_atan, cj_sinh,
+                                     cj_cosh, cj_tanh, cj_logistic, cj_erf, cj_is_finite, cj_relu, cj_gelu,
+                                     cj_square};
+static const binary_op binary_ops[] = {cj_add, cj_sub, cj_mul, cj_div, cj_rem, cj_max, cj_min, cj_atan2,
+                                       cj_eq, cj_ne, cj_lt, cj_le, cj_gt, cj_ge};
+static int op_index;
+static void p_unary(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u, (void)ctx;
+    out[0] = cj_astype(unary_ops[op_index](in[0]), CJ_F32);
+}
+static void p_binary(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u, (void)ctx;
+    out[0] = cj_astype(binary_ops[op_index](in[0], in[1]), CJ_F32);
+}
+
+TEST(vmap_every_elementwise_operation) {
+    uint64_t rng = 77;
+    for (size_t k = 0; k < sizeof unary_ops / sizeof unary_ops[0]; k++) {
+        cj_ctx *ctx = cj_ctx_new(NULL);
+        op_index = (int)k;
+        cj_val x = rand_array(ctx, 2, (int64_t[]){3, 4}, &rng), got;
+        int64_t ax = 1;
+        cj_vmap_opts o = {&ax, &ax, 0, 0, 0};
+        cj_func *f = cj_func_new(ctx, "unary", p_unary, 1, 1, NULL);
+        CHECK(cj_call(cj_vmap(f, &o), &x, &got) == CJ_OK);
+        CHECK_MSG(same_array(got, loop_reference(f, 1, &x, &ax, 1, 4), 0), "unary op %zu", k);
+        cj_ctx_free(ctx);
+    }
+    for (size_t k = 0; k < sizeof binary_ops / sizeof binary_ops[0]; k++) {
+        cj_ctx *ctx = cj_ctx_new(NULL);
+        op_index = (int)k;
+        cj_val a = rand_array(ctx, 2, (int64_t[]){3, 4}, &rng), b = rand_array(ctx, 1, (int64_t[]){3}, &rng), got;
+        int64_t axes[2] = {1, CJ_NOT_MAPPED}, out_ax = 0;
+        cj_vmap_opts o = {axes, &out_ax, 0, 0, 0};
+        cj_func *f = cj_func_new(ctx, "binary", p_binary, 2, 1, NULL);
+        cj_val in[2] = {a, b};
+        CHECK(cj_call(cj_vmap(f, &o), in, &got) == CJ_OK);
+        CHECK_MSG(same_array(got, loop_reference(f, 2, in, axes, 0, 4), 0), "binary op %zu", k);
+        cj_ctx_free(ctx);
+    }
+}
