@@ -1,4 +1,5 @@
-/* codegen.c — writes C for loop kernels (backend layer).
+/* codegen.c — writes C for the fused kernels, LOOP and ROWS (backend
+ * layer).
  *
  * Each LOOP kernel becomes one function over a range of its flat
  * iteration space, processed in tiles of CODEGEN_TILE elements. Within a
@@ -7,10 +8,16 @@
  * contraction under -std=c11, so results equal the interpreter's), and
  * every other equation is a call through the runtime table on the whole
  * tile. Values that never leave the kernel are tile arrays on the stack;
- * materialised values are read and written in place in their buffers. */
+ * materialised values are read and written in place in their buffers.
+ *
+ * Each ROWS kernel (softmax, layer norm, logsumexp) becomes one function
+ * over a range of rows: per row, fused loops over the row, per-row scalars
+ * as locals, and row reductions through the table's folds, which sum in
+ * the reduce primitive's order (see "ROWS kernels" below). */
 #include <string.h>
 
 #include "codegen.h"
+#include "program_impl.h"
 
 static const char *ctype(cj_dtype dt) {
     switch (dt) {
@@ -64,10 +71,18 @@ bool codegen_needs_kernel(const compiled *c, int eqn) {
     return fuse_is_elementwise(e->prim) && !inline_op(c->ir, e);
 }
 
+/* Does u live only as a tile array of kernel k? Not the product of a
+ * DOT_EPILOGUE kernel: its block is read through buf like a buffer. */
+static bool tile_value(const compiled *c, int k, int u) {
+    const kernel *K = &c->kernels[k];
+    if (c->kernel_of[u] != k || c->home[u] != HOME_NONE) return false;
+    return !(K->kind == KERNEL_DOT_EPILOGUE && c->ir->eqns[K->eqns[0]].out == u);
+}
+
 /* How generated code names operand u inside kernel k's element loop. */
 static void operand_expr(const compiled *c, int k, int u, char *buf, size_t n) {
     const kernel *K = &c->kernels[k];
-    if (c->kernel_of[u] == k && c->home[u] == HOME_NONE) snprintf(buf, n, "v%d[j]", u);
+    if (tile_value(c, k, u)) snprintf(buf, n, "v%d[j]", u);
     else if (c->ir->vars[u].rank == 0 && K->space.rank > 0) snprintf(buf, n, "s%d", u);
     else snprintf(buf, n, "p%d[j]", u);
 }
@@ -76,7 +91,7 @@ static void operand_expr(const compiled *c, int k, int u, char *buf, size_t n) {
 static void operand_ptr(const compiled *c, int k, int u, char *buf, size_t n, int *scalar) {
     const kernel *K = &c->kernels[k];
     *scalar = 0;
-    if (c->kernel_of[u] == k && c->home[u] == HOME_NONE) snprintf(buf, n, "v%d", u);
+    if (tile_value(c, k, u)) snprintf(buf, n, "v%d", u);
     else if (c->ir->vars[u].rank == 0 && K->space.rank > 0) {
         snprintf(buf, n, "buf[%d]", u);
         *scalar = 1;
@@ -89,42 +104,51 @@ static void dest_name(const compiled *c, int k, int v, char *buf, size_t n) {
     else snprintf(buf, n, "p%d", v);
 }
 
-static void emit_inline(const compiled *c, int k, const ir_eqn *e, strbuf *sb) {
-    const ir_func *ir = c->ir;
+/* The right-hand side of an inline equation, over operand expressions a,
+ * b and p (its first, second and third operands). */
+static void inline_rhs(const ir_func *ir, const ir_eqn *e, const char *a, const char *b, const char *p,
+                       char *out, size_t n) {
     const char *op = inline_op(ir, e);
     const int *in = ir_eqn_inputs(ir, e);
-    char a[32] = "", b[32] = "", p[32] = "", d[32];
-    operand_expr(c, k, in[0], a, sizeof a);
-    if (e->n_in > 1) operand_expr(c, k, in[1], b, sizeof b);
-    if (e->n_in > 2) operand_expr(c, k, in[2], p, sizeof p);
-    dest_name(c, k, e->out, d, sizeof d);
     cj_dtype dt = ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype;
     cj_dtype ot = ir->vars[e->out].dtype;
     const char *T = ctype(dt), *O = ctype(ot);
     bool fl = rt_is_float(dt);
     if (!strcmp(op, "neg")) {
-        if (fl) sb_printf(sb, "      %s[j] = -%s;\n", d, a);
-        else sb_printf(sb, "      %s[j] = (%s)((%s)0 - (%s)%s);\n", d, T, utype(dt), utype(dt), a);
+        if (fl) snprintf(out, n, "-%s", a);
+        else snprintf(out, n, "(%s)((%s)0 - (%s)%s)", T, utype(dt), utype(dt), a);
     } else if (!strcmp(op, "abs")) {
-        sb_printf(sb, "      %s[j] = %s(%s);\n", d, dt == CJ_F32 ? "__builtin_fabsf" : "__builtin_fabs", a);
+        snprintf(out, n, "%s(%s)", dt == CJ_F32 ? "__builtin_fabsf" : "__builtin_fabs", a);
     } else if (!strcmp(op, "sqrt")) {
-        sb_printf(sb, "      %s[j] = %s(%s);\n", d, dt == CJ_F32 ? "__builtin_sqrtf" : "__builtin_sqrt", a);
+        snprintf(out, n, "%s(%s)", dt == CJ_F32 ? "__builtin_sqrtf" : "__builtin_sqrt", a);
     } else if (!strcmp(op, "not")) {
-        if (dt == CJ_BOOL) sb_printf(sb, "      %s[j] = (unsigned char)(%s ^ 1);\n", d, a);
-        else sb_printf(sb, "      %s[j] = (%s)~%s;\n", d, T, a);
+        if (dt == CJ_BOOL) snprintf(out, n, "(unsigned char)(%s ^ 1)", a);
+        else snprintf(out, n, "(%s)~%s", T, a);
     } else if (!strcmp(op, "select")) { /* select_n(pred, on_false, on_true) */
-        sb_printf(sb, "      %s[j] = %s ? %s : %s;\n", d, a, p, b);
+        snprintf(out, n, "%s ? %s : %s", a, p, b);
     } else if (!strcmp(op, "cast")) {
-        sb_printf(sb, "      %s[j] = (%s)%s;\n", d, O, a);
+        snprintf(out, n, "(%s)%s", O, a);
     } else if (ot == CJ_BOOL && dt != CJ_BOOL) { /* comparisons */
-        sb_printf(sb, "      %s[j] = (unsigned char)(%s %s %s);\n", d, a, op, b);
+        snprintf(out, n, "(unsigned char)(%s %s %s)", a, op, b);
     } else if (!fl && dt != CJ_BOOL && strchr("+-*", op[0]) && !op[1]) { /* wrapping int arithmetic */
-        sb_printf(sb, "      %s[j] = (%s)((%s)%s %s (%s)%s);\n", d, T, utype(dt), a, op, utype(dt), b);
+        snprintf(out, n, "(%s)((%s)%s %s (%s)%s)", T, utype(dt), a, op, utype(dt), b);
     } else if (ot == CJ_BOOL) {
-        sb_printf(sb, "      %s[j] = (unsigned char)(%s %s %s);\n", d, a, op, b);
+        snprintf(out, n, "(unsigned char)(%s %s %s)", a, op, b);
     } else {
-        sb_printf(sb, "      %s[j] = %s %s %s;\n", d, a, op, b);
+        snprintf(out, n, "%s %s %s", a, op, b);
     }
+}
+
+static void emit_inline(const compiled *c, int k, const ir_eqn *e, strbuf *sb) {
+    const ir_func *ir = c->ir;
+    const int *in = ir_eqn_inputs(ir, e);
+    char a[32] = "", b[32] = "", p[32] = "", d[32], rhs[256];
+    operand_expr(c, k, in[0], a, sizeof a);
+    if (e->n_in > 1) operand_expr(c, k, in[1], b, sizeof b);
+    if (e->n_in > 2) operand_expr(c, k, in[2], p, sizeof p);
+    dest_name(c, k, e->out, d, sizeof d);
+    inline_rhs(ir, e, a, b, p, rhs, sizeof rhs);
+    sb_printf(sb, "      %s[j] = %s;\n", d, rhs);
 }
 
 static void emit_call(const compiled *c, int k, int eqn, strbuf *sb) {
@@ -147,11 +171,14 @@ static void emit_call(const compiled *c, int k, int eqn, strbuf *sb) {
               (int)ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype, (int)ir->vars[e->out].dtype, eqn);
 }
 
-static void emit_kernel(const compiled *c, int k, strbuf *sb) {
+static void emit_loop_kernel(const compiled *c, int k, strbuf *sb) {
     const ir_func *ir = c->ir;
     const kernel *K = &c->kernels[k];
+    /* a DOT_EPILOGUE kernel's function is its epilogue (equations from 1),
+     * reading the product's current block through buf (dot_epilogue.c) */
+    int first = K->kind == KERNEL_DOT_EPILOGUE;
     sb_printf(sb, "\nvoid cjk_kernel_%d(const cjk_rt *rt, char *const *buf, i64 begin, i64 end) {\n", k);
-    for (int j = 0; j < K->n_eqns; j++) {
+    for (int j = first; j < K->n_eqns; j++) {
         int v = ir->eqns[K->eqns[j]].out;
         if (c->home[v] == HOME_NONE) sb_printf(sb, "  %s v%d[TILE];\n", ctype(ir->vars[v].dtype), v);
     }
@@ -179,13 +206,18 @@ static void emit_kernel(const compiled *c, int k, strbuf *sb) {
         sb_printf(sb, "    const %s *p%d = (const %s *)buf[%d] + t;\n", ctype(ir->vars[u].dtype), u,
                   ctype(ir->vars[u].dtype), u);
     }
+    if (first && c->home[ir->eqns[K->eqns[0]].out] == HOME_NONE) {
+        int d = ir->eqns[K->eqns[0]].out;
+        sb_printf(sb, "    const %s *p%d = (const %s *)buf[%d] + t;\n", ctype(ir->vars[d].dtype), d,
+                  ctype(ir->vars[d].dtype), d);
+    }
     for (int i = 0; i < K->n_out; i++) {
         int v = K->out[i];
         sb_printf(sb, "    %s *p%d = (%s *)buf[%d] + t;\n", ctype(ir->vars[v].dtype), v, ctype(ir->vars[v].dtype),
                   v);
     }
     int in_loop = 0;
-    for (int j = 0; j < K->n_eqns; j++) {
+    for (int j = first; j < K->n_eqns; j++) {
         const ir_eqn *e = &ir->eqns[K->eqns[j]];
         bool inl = fuse_is_elementwise(e->prim) && inline_op(ir, e);
         if (inl && !in_loop) {
@@ -202,15 +234,563 @@ static void emit_kernel(const compiled *c, int k, strbuf *sb) {
     sb_printf(sb, "  }\n}\n");
 }
 
-void codegen_program(const compiled *c, strbuf *sb) {
+/* ---- ROWS kernels ----
+ * One function over a range of rows [begin, end) of the kernel's outer
+ * shape. Per row each equation becomes a statement of one of the kinds
+ * below. Consecutive inline statements over the row share one loop over
+ * the row; per-row scalars computed before such a loop are hoisted in
+ * front of it so they do not split it. A row value lives as a local of
+ * its loop unless a later statement or a call reads it (then it is a row
+ * array) or it is materialised (then it is its row of its buffer). Per-row
+ * values are C locals, and a broadcast of one back across the row is that
+ * local inside the loop. Leaves whose row is contiguous in their operand's
+ * buffer (or one value repeated along the row) are read in place; others
+ * are gathered once per row through the table.
+ *
+ * Row reductions call their fold through the table (native_row_fold:
+ * reduce.c's fold of one contiguous run, compiled once with the library,
+ * so generated code costs no compile time for it and the interpreter's
+ * call of the eager kernel on the row gives the same bits). */
+
+enum { FOLD_PIECE = 65536 }; /* reduce.c folds a longer row in pieces, in another order */
+
+typedef enum row_stmt {
+    RS_REDUCE,      /* a row folded to a per-row scalar */
+    RS_SCALAR,      /* inline elementwise on per-row scalars */
+    RS_SCALAR_CALL, /* elementwise on per-row scalars through the table (one element) */
+    RS_SCALAR_COPY, /* a per-row scalar reshaped */
+    RS_ROW,         /* inline elementwise over the row */
+    RS_ROW_CALL,    /* elementwise over the row through the table */
+    RS_BCAST,       /* a per-row scalar broadcast across the row */
+    RS_LEAF,        /* a buffer's row read in place */
+    RS_GATHER,      /* a buffer's row gathered through the table */
+} row_stmt;
+
+/* Where a row value lives while its row is computed. */
+typedef enum row_store {
+    RV_EXPR,   /* nowhere: an expression (a broadcast scalar, a leaf read in place) */
+    RV_LOCAL,  /* a local of the one loop over the row that computes and reads it */
+    RV_ARRAY,  /* a row array: read by a later statement or by a call */
+    RV_BUFFER, /* its row of a materialised buffer */
+} row_store;
+
+/* What a statement is within its block: hoisted before the block's loop
+ * (per-row scalars), inside the loop, or a call over the whole row (a
+ * table call or a fold). Gathers are done first in every row. */
+typedef enum row_role { ROLE_NONE, ROLE_PRE, ROLE_RUN, ROLE_CALL, ROLE_GATHER } row_role;
+
+typedef struct rows_gen {
+    const compiled *c;
+    const ir_func *ir;
+    const leaf_map *maps;
+    int k;
+    const kernel *K;
+    int64_t C;         /* row length */
+    int n;             /* equations of the kernel */
+    row_stmt *kind;    /* per position in the kernel */
+    int *block;        /* per position: its block, -1 for none */
+    row_role *role;    /* per position */
+    int n_blocks;
+    row_store *store;  /* per variable */
+    bool *contiguous;  /* per variable: an RS_LEAF's row is contiguous (else one repeated value) */
+    int *pos;          /* per variable defined in the kernel: its position */
+    const char *restrict_rows; /* "restrict " when no two row pointers share a buffer, else "" */
+} rows_gen;
+
+/* ---- statements and where their values live ---- */
+
+static const int *eqn_inputs_at(const rows_gen *g, int j) {
+    return ir_eqn_inputs(g->ir, &g->ir->eqns[g->K->eqns[j]]);
+}
+static const ir_eqn *eqn_at(const rows_gen *g, int j) { return &g->ir->eqns[g->K->eqns[j]]; }
+static bool own(const rows_gen *g, int u) { return g->c->kernel_of[u] == g->k; }
+static row_form form_of(const rows_gen *g, int u) { return fuse_row_form(g->K, &g->ir->vars[u]); }
+static const char *vtype(const rows_gen *g, int u) { return ctype(g->ir->vars[u].dtype); }
+static bool materialised(const rows_gen *g, int u) { return g->c->home[u] != HOME_NONE; }
+
+/* How row r of a leaf lies in its operand's buffer. */
+typedef enum leaf_row {
+    LEAF_SCATTERED,  /* gather it */
+    LEAF_CONTIGUOUS, /* row_len elements from an offset */
+    LEAF_REPEATED,   /* one value along the whole row (stride 0) */
+} leaf_row;
+
+static leaf_row leaf_layout(const rows_gen *g, int eqn) {
+    const ir_eqn *e = &g->ir->eqns[eqn];
+    if (e->prim == PRIM_IOTA || !e->n_in) return LEAF_SCATTERED;
+    const leaf_map *m = &g->maps[eqn];
+    if (m->linear) return LEAF_CONTIGUOUS;
+    const rt_aval *s = &g->K->space;
+    int64_t expect = 1;
+    bool contiguous = true, repeated = true;
+    for (int d = s->rank - 1; d >= g->K->outer_rank; d--) {
+        if (s->dims[d] == 1) continue;
+        contiguous &= m->stride[d] == expect;
+        repeated &= m->stride[d] == 0;
+        expect *= s->dims[d];
+    }
+    return contiguous ? LEAF_CONTIGUOUS : repeated ? LEAF_REPEATED : LEAF_SCATTERED;
+}
+
+/* The element offset of row r of a leaf in its operand: the map's offset
+ * plus each outer index (taken from r) times its stride. */
+static void leaf_row_offset(const rows_gen *g, int eqn, char *out, size_t n) {
+    const leaf_map *m = &g->maps[eqn];
+    if (m->linear) {
+        snprintf(out, n, "r * %lld", (long long)g->C);
+        return;
+    }
+    const rt_aval *s = &g->K->space;
+    size_t len = (size_t)snprintf(out, n, "%lld", (long long)m->offset);
+    int64_t inner = 1;
+    for (int d = g->K->outer_rank - 1; d >= 0 && len < n; d--) {
+        if (s->dims[d] != 1 && m->stride[d] != 0) {
+            char idx[96]; /* index d of row r: (r / inner) % dims[d], no % for the first axis */
+            int w = inner == 1 ? snprintf(idx, sizeof idx, "r")
+                               : snprintf(idx, sizeof idx, "r / %lld", (long long)inner);
+            if (d > 0) snprintf(idx + w, sizeof idx - (size_t)w, " %% %lld", (long long)s->dims[d]);
+            len += (size_t)snprintf(out + len, n - len, " + (%s) * (%lld)", idx, (long long)m->stride[d]);
+        }
+        inner *= s->dims[d];
+    }
+}
+
+/* Does a call over the row (a table call or a fold), which needs its
+ * operand's row in memory, read v? */
+static bool read_by_call(const rows_gen *g, int v) {
+    for (int j = 0; j < g->n; j++) {
+        if (g->kind[j] != RS_ROW_CALL && g->kind[j] != RS_REDUCE) continue;
+        for (int i = 0; i < eqn_at(g, j)->n_in; i++)
+            if (eqn_inputs_at(g, j)[i] == v) return true;
+    }
+    return false;
+}
+
+/* Is statement j computed inside its block's loop over the row? */
+static bool in_run(const rows_gen *g, int j) {
+    row_stmt s = g->kind[j];
+    return s == RS_ROW || ((s == RS_BCAST || s == RS_LEAF) && g->store[eqn_at(g, j)->out] != RV_EXPR);
+}
+
+/* Kinds of statement (rows_supported has accepted every equation), and
+ * where leaves, broadcasts, gathers and table calls keep their rows. */
+static void classify(rows_gen *g) {
+    for (int j = 0; j < g->n; j++) {
+        const ir_eqn *e = eqn_at(g, j);
+        const int *in = eqn_inputs_at(g, j);
+        int v = e->out;
+        row_form fo = form_of(g, v);
+        g->pos[v] = j;
+        if (prim_families[e->prim] == FAMILY_REDUCE) {
+            g->kind[j] = RS_REDUCE;
+        } else if (fuse_is_leaf_map(e->prim)) {
+            if (e->n_in && own(g, in[0])) {
+                g->kind[j] = fo == FORM_ROW ? RS_BCAST : RS_SCALAR_COPY;
+            } else {
+                leaf_row layout = leaf_layout(g, g->K->eqns[j]);
+                g->kind[j] = layout == LEAF_SCATTERED ? RS_GATHER : RS_LEAF;
+                g->contiguous[v] = layout == LEAF_CONTIGUOUS;
+            }
+        } else {
+            bool inl = inline_op(g->ir, e) != NULL;
+            g->kind[j] = fo == FORM_ROW ? (inl ? RS_ROW : RS_ROW_CALL) : (inl ? RS_SCALAR : RS_SCALAR_CALL);
+        }
+    }
+    for (int j = 0; j < g->n; j++) {
+        int v = eqn_at(g, j)->out;
+        bool mat = materialised(g, v);
+        switch (g->kind[j]) {
+        case RS_BCAST: g->store[v] = mat ? RV_BUFFER : read_by_call(g, v) ? RV_ARRAY : RV_EXPR; break;
+        case RS_LEAF:
+            g->store[v] = mat ? RV_BUFFER : read_by_call(g, v) && !g->contiguous[v] ? RV_ARRAY : RV_EXPR;
+            break;
+        case RS_GATHER:
+        case RS_ROW_CALL: g->store[v] = mat ? RV_BUFFER : RV_ARRAY; break;
+        default: g->store[v] = RV_LOCAL; break; /* RS_ROW: decided with the blocks */
+        }
+    }
+}
+
+/* Groups statements into blocks, in order: a loop over the row (inline
+ * statements, with the per-row scalars computed before it hoisted in
+ * front: none of them can depend on the loop, which folds nothing), a call
+ * over the row, or per-row scalars after a call. Then decides where each
+ * inline row value lives. */
+static void assign_blocks(rows_gen *g) {
+    int open = -1; /* the block whose loop is still open */
+    for (int j = 0; j < g->n; j++) {
+        g->block[j] = -1;
+        g->role[j] = ROLE_NONE;
+        switch (g->kind[j]) {
+        case RS_ROW:
+        case RS_BCAST:
+        case RS_LEAF:
+            if (!in_run(g, j)) break; /* an expression where it is read */
+            if (open < 0) open = g->n_blocks++;
+            g->block[j] = open;
+            g->role[j] = ROLE_RUN;
+            break;
+        case RS_SCALAR:
+        case RS_SCALAR_CALL:
+        case RS_SCALAR_COPY:
+            g->block[j] = open >= 0 ? open : g->n_blocks++;
+            g->role[j] = ROLE_PRE;
+            break;
+        case RS_REDUCE:
+        case RS_ROW_CALL:
+            g->block[j] = g->n_blocks++;
+            g->role[j] = ROLE_CALL;
+            open = -1;
+            break;
+        case RS_GATHER: g->role[j] = ROLE_GATHER; break;
+        }
+    }
+    for (int j = 0; j < g->n; j++) {
+        if (g->kind[j] != RS_ROW) continue;
+        int v = eqn_at(g, j)->out;
+        if (materialised(g, v)) {
+            g->store[v] = RV_BUFFER;
+            continue;
+        }
+        g->store[v] = RV_LOCAL;
+        for (int q = j + 1; q < g->n; q++)
+            for (int i = 0; i < eqn_at(g, q)->n_in; i++)
+                if (eqn_inputs_at(g, q)[i] == v && (g->block[q] != g->block[j] || g->role[q] == ROLE_CALL))
+                    g->store[v] = RV_ARRAY;
+    }
+}
+
+/* ---- emitting ---- */
+
+/* Operand u read at element j of the row inside a loop. */
+static void row_expr(const rows_gen *g, int u, char *out, size_t n) {
+    if (!own(g, u)) {
+        row_form f = form_of(g, u);
+        snprintf(out, n, f == FORM_ROW ? "p%d[j]" : f == FORM_SCALAR ? "s%d" : "k%d", u);
+        return;
+    }
+    if (form_of(g, u) != FORM_ROW) { /* a rank-0 per-row value (outer rank 0) */
+        snprintf(out, n, "s%d", u);
+        return;
+    }
+    switch (g->store[u]) {
+    case RV_BUFFER: snprintf(out, n, "p%d[j]", u); break;
+    case RV_ARRAY: snprintf(out, n, "a%d[j]", u); break;
+    case RV_LOCAL: snprintf(out, n, "v%d", u); break;
+    case RV_EXPR:
+        if (g->kind[g->pos[u]] == RS_BCAST) snprintf(out, n, "s%d", eqn_inputs_at(g, g->pos[u])[0]);
+        else snprintf(out, n, g->contiguous[u] ? "g%d[j]" : "g%d", u);
+        break;
+    }
+}
+
+/* A per-row scalar operand. */
+static void scalar_expr(const rows_gen *g, int u, char *out, size_t n) {
+    snprintf(out, n, !own(g, u) && form_of(g, u) == FORM_RANK0 ? "k%d" : "s%d", u);
+}
+
+/* A pointer to operand u's row for a call over the row; a per-row scalar
+ * (only rank-0 ones reach a call over the row) is passed by address and
+ * *scalar set, as the interpreter passes it. */
+static void row_ptr(const rows_gen *g, int u, char *out, size_t n, int *scalar) {
+    *scalar = form_of(g, u) != FORM_ROW;
+    if (*scalar) {
+        char s[32];
+        scalar_expr(g, u, s, sizeof s);
+        snprintf(out, n, "&%s", s);
+    } else if (!own(g, u) || g->store[u] == RV_BUFFER) {
+        snprintf(out, n, "p%d", u);
+    } else {
+        snprintf(out, n, g->store[u] == RV_ARRAY ? "a%d" : "g%d", u); /* else a contiguous leaf */
+    }
+}
+
+static void store_materialised_scalar(const rows_gen *g, int v, strbuf *sb) {
+    if (materialised(g, v)) sb_printf(sb, "    ((%s *)buf[%d])[r] = s%d;\n", vtype(g, v), v, v);
+}
+
+/* An elementwise kernel through the table: over the row, or on one
+ * element (per-row scalars, all passed by address). */
+static void emit_table_call(const rows_gen *g, int j, bool over_row, strbuf *sb) {
+    const ir_eqn *e = eqn_at(g, j);
+    const int *in = eqn_inputs_at(g, j);
+    char ptr[3][40] = {"0", "0", "0"}, dst[40];
+    int sc[3] = {0, 0, 0};
+    for (int i = 0; i < e->n_in; i++) {
+        if (over_row) {
+            row_ptr(g, in[i], ptr[i], sizeof ptr[i], &sc[i]);
+        } else {
+            char s[32];
+            scalar_expr(g, in[i], s, sizeof s);
+            snprintf(ptr[i], sizeof ptr[i], "&%s", s);
+        }
+    }
+    if (!over_row) snprintf(dst, sizeof dst, "&s%d", e->out);
+    else snprintf(dst, sizeof dst, g->store[e->out] == RV_BUFFER ? "p%d" : "a%d", e->out);
     sb_printf(sb,
-              "/* generated by cjax: one function per loop kernel */\n"
+              "    { cjk_ops o = {{%s, %s, %s}, {%d, %d, %d}, %s, %d, %d};\n"
+              "      ((cjk_ew)rt->ew[%d])(&o, 0, %lld); }\n",
+              ptr[0], ptr[1], ptr[2], sc[0], sc[1], sc[2], dst,
+              (int)g->ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype, (int)g->ir->vars[e->out].dtype,
+              g->K->eqns[j], over_row ? (long long)g->C : 1LL);
+}
+
+/* A row reduction: the fold through the table (native_row_fold). */
+static void emit_reduce(const rows_gen *g, int j, strbuf *sb) {
+    int u = eqn_inputs_at(g, j)[0], v = eqn_at(g, j)->out, scalar;
+    char x[40];
+    row_ptr(g, u, x, sizeof x, &scalar);
+    sb_printf(sb, "    %s s%d;\n    ((cjk_fold)rt->ew[%d])(%s, %lld, &s%d);\n", vtype(g, v), v, g->K->eqns[j], x,
+              (long long)g->C, v);
+    store_materialised_scalar(g, v, sb);
+}
+
+static void emit_scalar_stmt(const rows_gen *g, int j, strbuf *sb) {
+    const ir_eqn *e = eqn_at(g, j);
+    const int *in = eqn_inputs_at(g, j);
+    int v = e->out;
+    if (g->kind[j] == RS_SCALAR_CALL) {
+        sb_printf(sb, "    %s s%d;\n", vtype(g, v), v);
+        emit_table_call(g, j, false, sb);
+    } else {
+        char a[3][32] = {"", "", ""}, rhs[256];
+        for (int i = 0; i < e->n_in; i++) scalar_expr(g, in[i], a[i], sizeof a[i]);
+        if (g->kind[j] == RS_SCALAR_COPY) snprintf(rhs, sizeof rhs, "%s", a[0]);
+        else inline_rhs(g->ir, e, a[0], a[1], a[2], rhs, sizeof rhs);
+        sb_printf(sb, "    %s s%d = %s;\n", vtype(g, v), v, rhs);
+    }
+    store_materialised_scalar(g, v, sb);
+}
+
+/* Element j of an inline row statement, into where its value lives. */
+static void emit_row_stmt(const rows_gen *g, int j, strbuf *sb) {
+    const ir_eqn *e = eqn_at(g, j);
+    const int *in = eqn_inputs_at(g, j);
+    int v = e->out;
+    char rhs[256];
+    if (g->kind[j] == RS_ROW) {
+        char a[3][32] = {"", "", ""};
+        for (int i = 0; i < e->n_in; i++) row_expr(g, in[i], a[i], sizeof a[i]);
+        inline_rhs(g->ir, e, a[0], a[1], a[2], rhs, sizeof rhs);
+    } else if (g->kind[j] == RS_BCAST) {
+        snprintf(rhs, sizeof rhs, "s%d", in[0]);
+    } else { /* a leaf read in place */
+        snprintf(rhs, sizeof rhs, g->contiguous[v] ? "g%d[j]" : "g%d", v);
+    }
+    switch (g->store[v]) {
+    case RV_LOCAL: sb_printf(sb, "      const %s v%d = %s;\n", vtype(g, v), v, rhs); break;
+    case RV_ARRAY: sb_printf(sb, "      a%d[j] = %s;\n", v, rhs); break;
+    default: sb_printf(sb, "      p%d[j] = %s;\n", v, rhs); break;
+    }
+}
+
+static void emit_block(const rows_gen *g, int b, strbuf *sb) {
+    bool run = false;
+    for (int j = 0; j < g->n; j++) {
+        if (g->block[j] != b) continue;
+        if (g->role[j] == ROLE_PRE) emit_scalar_stmt(g, j, sb);
+        run |= g->role[j] == ROLE_RUN;
+    }
+    if (run) {
+        sb_printf(sb, "    for (i64 j = 0; j < %lld; j++) {\n", (long long)g->C);
+        for (int j = 0; j < g->n; j++)
+            if (g->block[j] == b && g->role[j] == ROLE_RUN) emit_row_stmt(g, j, sb);
+        sb_printf(sb, "    }\n");
+    }
+    for (int j = 0; j < g->n; j++) {
+        if (g->block[j] != b || g->role[j] != ROLE_CALL) continue;
+        if (g->kind[j] == RS_REDUCE) emit_reduce(g, j, sb);
+        else emit_table_call(g, j, true, sb);
+    }
+}
+
+/* Is kernel input u read by an elementwise statement or a reduction (not
+ * only by leaves, which read it through their map)? */
+static bool read_directly(const rows_gen *g, int u) {
+    for (int j = 0; j < g->n; j++) {
+        const ir_eqn *e = eqn_at(g, j);
+        if (fuse_is_leaf_map(e->prim)) continue;
+        for (int i = 0; i < e->n_in; i++)
+            if (eqn_inputs_at(g, j)[i] == u) return true;
+    }
+    return false;
+}
+
+/* Declarations before the loop over rows: rank-0 operands, read once, and
+ * the row arrays — on the stack when they are small, else in a block of
+ * the program's per-thread scratch (one row slot of 8-byte elements per
+ * array, as the interpreter sizes its slots, so they always fit). Returns
+ * whether the scratch was claimed. */
+static bool emit_rows_prologue(const rows_gen *g, strbuf *sb) {
+    const kernel *K = g->K;
+    for (int i = 0; i < K->n_in; i++) {
+        int u = K->in[i];
+        if (form_of(g, u) == FORM_RANK0 && read_directly(g, u))
+            sb_printf(sb, "  const %s k%d = *(const %s *)buf[%d];\n", vtype(g, u), u, vtype(g, u), u);
+    }
+    size_t bytes = 0;
+    for (int j = 0; j < g->n; j++) {
+        int v = eqn_at(g, j)->out;
+        if (g->store[v] == RV_ARRAY) bytes += (size_t)g->C * rt_dtypes[g->ir->vars[v].dtype].size;
+    }
+    bool scratch = bytes > CODEGEN_ROWS_STACK_BYTES;
+    if (scratch) sb_printf(sb, "  int slot;\n  char *const scratch = rt->claim(rt->prog, &slot);\n");
+    size_t offset = 0;
+    for (int j = 0; j < g->n; j++) {
+        int v = eqn_at(g, j)->out;
+        if (g->store[v] != RV_ARRAY) continue;
+        if (scratch) {
+            sb_printf(sb, "  %s *restrict const a%d = (%s *)(scratch + %zu);\n", vtype(g, v), v, vtype(g, v), offset);
+            offset += (size_t)g->C * 8;
+        } else {
+            sb_printf(sb, "  _Alignas(64) %s a%d[%lld];\n", vtype(g, v), v, (long long)g->C);
+        }
+    }
+    return scratch;
+}
+
+/* May the kernel's row pointers be restrict? Its buffers are distinct
+ * unless an output was planned into an operand's buffer (a donation, or
+ * in place); then reads of the operand and writes of the output at the
+ * same element must stay in program order. */
+static const char *row_pointer_qualifier(const rows_gen *g) {
+    for (int j = 0; j < g->n; j++) {
+        int v = eqn_at(g, j)->out;
+        if ((g->c->donor && g->c->donor[v] >= 0) || plan_in_place_of(g->c, v) >= 0) return "";
+    }
+    return "restrict ";
+}
+
+/* Per row, before the blocks: pointers to the rows of operands and of
+ * materialised values, per-row operands, leaves read in place, gathers. */
+static void emit_row_setup(const rows_gen *g, strbuf *sb) {
+    const kernel *K = g->K;
+    long long C = (long long)g->C;
+    for (int i = 0; i < K->n_in; i++) {
+        int u = K->in[i];
+        row_form f = form_of(g, u);
+        const char *T = vtype(g, u);
+        if (!read_directly(g, u) || f == FORM_RANK0) continue;
+        if (f == FORM_ROW)
+            sb_printf(sb, "    const %s *%sp%d = (const %s *)buf[%d] + r * %lld;\n", T, g->restrict_rows, u, T, u, C);
+        else sb_printf(sb, "    const %s s%d = ((const %s *)buf[%d])[r];\n", T, u, T, u);
+    }
+    for (int j = 0; j < g->n; j++) {
+        int v = eqn_at(g, j)->out;
+        const char *T = vtype(g, v);
+        if (g->store[v] == RV_BUFFER)
+            sb_printf(sb, "    %s *%sp%d = (%s *)buf[%d] + r * %lld;\n", T, g->restrict_rows, v, T, v, C);
+    }
+    for (int j = 0; j < g->n; j++) {
+        int v = eqn_at(g, j)->out;
+        const char *T = vtype(g, v);
+        if (g->kind[j] == RS_LEAF) {
+            char off[512];
+            int src = eqn_inputs_at(g, j)[0];
+            leaf_row_offset(g, g->K->eqns[j], off, sizeof off);
+            if (g->contiguous[v]) sb_printf(sb, "    const %s *g%d = (const %s *)buf[%d] + (%s);\n", T, v, T, src, off);
+            else sb_printf(sb, "    const %s g%d = ((const %s *)buf[%d])[%s];\n", T, v, T, src, off);
+        } else if (g->kind[j] == RS_GATHER) {
+            sb_printf(sb, "    rt->gather(rt->prog, %d, buf, r * %lld, %lld, %s%d);\n", g->K->eqns[j], C, C,
+                      g->store[v] == RV_BUFFER ? "p" : "a", v);
+        }
+    }
+}
+
+static void emit_rows_kernel(const rows_gen *g, strbuf *sb) {
+    sb_printf(sb, "\nvoid cjk_kernel_%d(const cjk_rt *rt, char *const *buf, i64 begin, i64 end) {\n", g->k);
+    sb_printf(sb, "  (void)rt;\n");
+    bool scratch = emit_rows_prologue(g, sb);
+    sb_printf(sb, "  for (i64 r = begin; r < end; r++) {\n");
+    emit_row_setup(g, sb);
+    for (int b = 0; b < g->n_blocks; b++) emit_block(g, b, sb);
+    sb_printf(sb, "  }\n");
+    if (scratch) sb_printf(sb, "  rt->release(rt->prog, slot);\n");
+    sb_printf(sb, "}\n");
+}
+
+/* Can every equation of ROWS kernel k be written? Fusion (rows_accept)
+ * only makes kernels that can; this guards the generator's assumptions
+ * against a kernel it might make later, which then stays on the
+ * interpreter. */
+static bool rows_supported(const compiled *c, int k) {
+    const kernel *K = &c->kernels[k];
+    if (K->row_len > FOLD_PIECE) return false; /* the eager kernel folds longer rows in pieces */
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+        const int *in = ir_eqn_inputs(c->ir, e);
+        row_form fo = fuse_row_form(K, &c->ir->vars[e->out]);
+        if (fo != FORM_ROW && fo != FORM_SCALAR) return false;
+        if (prim_families[e->prim] == FAMILY_REDUCE) {
+            if (!native_row_fold(e->prim, c->ir->vars[in[0]].dtype) ||
+                fuse_row_form(K, &c->ir->vars[in[0]]) != FORM_ROW || fo != FORM_SCALAR)
+                return false;
+        } else if (fuse_is_leaf_map(e->prim)) {
+            bool own_scalar = e->n_in && c->kernel_of[in[0]] == k;
+            if (own_scalar ? fuse_row_form(K, &c->ir->vars[in[0]]) != FORM_SCALAR : fo != FORM_ROW) return false;
+        } else if (fuse_is_elementwise(e->prim) && e->n_in <= 3) {
+            for (int i = 0; i < e->n_in; i++) { /* rows read rows or rank-0 values, scalars read scalars */
+                const rt_aval *a = &c->ir->vars[in[i]];
+                row_form f = fuse_row_form(K, a);
+                if (f != fo && f != FORM_RANK0 && !(fo == FORM_ROW && a->rank == 0)) return false;
+            }
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool codegen_generates(const compiled *c, int k) {
+    switch (c->kernels[k].kind) {
+    case KERNEL_LOOP: return true;
+    case KERNEL_DOT_EPILOGUE: return true; /* its epilogue */
+    case KERNEL_ROWS: return rows_supported(c, k);
+    default: return false;
+    }
+}
+
+static void generate_rows(const compiled *c, const leaf_map *maps, int k, strbuf *sb) {
+    const ir_func *ir = c->ir;
+    rows_gen g = {.c = c, .ir = ir, .maps = maps, .k = k, .K = &c->kernels[k], .C = c->kernels[k].row_len,
+                  .n = c->kernels[k].n_eqns};
+    size_t nv = (size_t)ir->n_vars + 1, ne = (size_t)g.n + 1;
+    g.kind = rt_calloc(sb->mem, sizeof(row_stmt) * ne);
+    g.block = rt_calloc(sb->mem, sizeof(int) * ne);
+    g.role = rt_calloc(sb->mem, sizeof(row_role) * ne);
+    g.store = rt_calloc(sb->mem, sizeof(row_store) * nv);
+    g.contiguous = rt_calloc(sb->mem, sizeof(bool) * nv);
+    g.pos = rt_calloc(sb->mem, sizeof(int) * nv);
+    if (g.kind && g.block && g.role && g.store && g.contiguous && g.pos) {
+        classify(&g);
+        assign_blocks(&g);
+        g.restrict_rows = row_pointer_qualifier(&g);
+        emit_rows_kernel(&g, sb);
+    } else {
+        sb->failed = 1;
+    }
+    if (g.kind) rt_free(sb->mem, g.kind, sizeof(row_stmt) * ne);
+    if (g.block) rt_free(sb->mem, g.block, sizeof(int) * ne);
+    if (g.role) rt_free(sb->mem, g.role, sizeof(row_role) * ne);
+    if (g.store) rt_free(sb->mem, g.store, sizeof(row_store) * nv);
+    if (g.contiguous) rt_free(sb->mem, g.contiguous, sizeof(bool) * nv);
+    if (g.pos) rt_free(sb->mem, g.pos, sizeof(int) * nv);
+}
+
+void codegen_program(const compiled *c, const leaf_map *maps, strbuf *sb) {
+    sb_printf(sb,
+              "/* generated by cjax: one function per loop or rows kernel */\n"
               "typedef long long i64;\n"
               "#define TILE %d\n"
               "typedef struct { const void *in[3]; _Bool scalar[3]; void *out; int in_dtype; int out_dtype; } cjk_ops;\n"
               "typedef void (*cjk_ew)(const cjk_ops *, i64, i64);\n"
-              "typedef struct { void *const *ew; void (*gather)(const void *, int, char *const *, i64, i64, void *); const void *prog; } cjk_rt;\n",
+              "typedef struct { void *const *ew; void (*gather)(const void *, int, char *const *, i64, i64, void *);\n"
+              "  const void *prog; char *(*claim)(const void *, int *); void (*release)(const void *, int); } cjk_rt;\n"
+              "typedef void (*cjk_fold)(const void *, i64, void *);\n",
               CODEGEN_TILE);
-    for (int k = 0; k < c->n_kernels; k++)
-        if (c->kernels[k].kind == KERNEL_LOOP) emit_kernel(c, k, sb);
+    for (int k = 0; k < c->n_kernels; k++) {
+        if (c->kernels[k].kind == KERNEL_LOOP || c->kernels[k].kind == KERNEL_DOT_EPILOGUE)
+            emit_loop_kernel(c, k, sb);
+        else if (codegen_generates(c, k)) generate_rows(c, maps, k, sb);
+    }
 }

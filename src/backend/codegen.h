@@ -1,9 +1,10 @@
-/* codegen.h — C source for a compiled program's loop kernels (backend
- * layer). The source is self-contained: no #include (headers cost compile
- * time), no libm: cheap operations are written inline, everything else
- * (transcendentals through the vectorised math kernels, integer division,
- * gathers of data-movement leaves) calls back into cjax through a table
- * the loader fills, so both backends compute bit-identical results. */
+/* codegen.h — C source for a compiled program's fused kernels, LOOP and
+ * ROWS (backend layer). The source is self-contained: no #include (headers
+ * cost compile time), no libm: cheap operations are written inline,
+ * everything else (transcendentals through the vectorised math kernels,
+ * integer division, gathers of data-movement leaves, row reductions)
+ * calls back into cjax through a table the loader fills, so both backends
+ * compute bit-identical results. */
 #ifndef CJ_BACKEND_CODEGEN_H
 #define CJ_BACKEND_CODEGEN_H
 
@@ -12,19 +13,46 @@
 /* Tile length of generated loops (elements). */
 #define CODEGEN_TILE 1024
 
+/* Row arrays of a generated ROWS kernel live on its stack up to this many
+ * bytes in all; beyond, in a per-thread block of the program's scratch
+ * claimed through the table (rows may hold up to 65536 elements). */
+#define CODEGEN_ROWS_STACK_BYTES 32768
+
 /* The table generated code receives (mirrored in the generated source). */
 typedef struct cjk_rt {
-    void *const *ew;  /* per equation: an ew_kernel_fn, or NULL */
+    void *const *ew;  /* per equation: an ew_kernel_fn, for a row reduction its
+                         cjk_fold_fn, or NULL (written inline) */
     void (*gather)(const void *prog, int eqn, char *const *buf, int64_t t0, int64_t n, void *dst);
     const void *prog;
+    /* A per-thread scratch block (at least one slot of row_len * 8 bytes
+     * per value of the kernel that lives only inside it), held until
+     * release; ROWS kernels whose row arrays exceed the stack budget. */
+    char *(*claim)(const void *prog, int *slot);
+    void (*release)(const void *prog, int slot);
 } cjk_rt;
 
+/* A row reduction: *out = the fold of x[0..n) from the identity, in the
+ * reduce primitive's order for one contiguous run (native.c). */
+typedef void (*cjk_fold_fn)(const void *x, int64_t n, void *out);
+/* The fold of reduce_sum/prod/max/min over dtype dt, NULL when the
+ * primitive has no kernel for dt (native.c). */
+cjk_fold_fn native_row_fold(prim_id prim, cj_dtype dt);
+
 /* Generated kernel k is `void cjk_kernel_<k>(const cjk_rt *, char *const *buf,
- * int64_t begin, int64_t end)` over the kernel's flat iteration space. */
+ * int64_t begin, int64_t end)`: for a LOOP kernel over its flat iteration
+ * space, for a ROWS kernel over rows [begin, end) of its outer shape. */
 typedef void (*cjk_kernel_fn)(const cjk_rt *rt, char *const *buf, int64_t begin, int64_t end);
 
-/* Appends the translation unit for every LOOP kernel of c to sb. */
-void codegen_program(const compiled *c, strbuf *sb);
+/* How data-movement leaves read their operand (program_impl.h), indexed by
+ * equation; ROWS kernels read rows of contiguous leaves in place. */
+struct leaf_map;
+
+/* Appends the translation unit for every LOOP kernel of c, and every ROWS
+ * kernel codegen_generates, to sb. */
+void codegen_program(const compiled *c, const struct leaf_map *maps, strbuf *sb);
+/* Is kernel k written as C (LOOP kernels always; ROWS kernels whose
+ * reductions have a generated form)? */
+bool codegen_generates(const compiled *c, int k);
 /* Does equation e of c need rt->ew[e] (not written inline)? */
 bool codegen_needs_kernel(const compiled *c, int eqn);
 

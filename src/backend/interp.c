@@ -108,7 +108,7 @@ program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const 
         for (int j = 0; j < K->n_eqns; j++) {
             const ir_eqn *e = &cir->eqns[K->eqns[j]];
             if (fuse_is_leaf_map(e->prim)) map_of_leaf(cir, e, &p->maps[K->eqns[j]]);
-            if (c->home[e->out] == HOME_NONE) p->slot[e->out] = used++;
+            if (c->home[e->out] == HOME_NONE && !(K->kind == KERNEL_DOT_EPILOGUE && j == 0)) p->slot[e->out] = used++;
         }
         size_t need = (size_t)used * slot_stride(K);
         if (need > p->scratch_each) p->scratch_each = need;
@@ -145,6 +145,8 @@ typedef struct loop_job {
     program *p;
     const kernel *K;
     char *const *buf; /* per variable: its buffer's base, or NULL */
+    int first;        /* the first equation run (1 for a DOT_EPILOGUE's epilogue) */
+    int64_t base;     /* where the range handed to run_tiles starts */
 } loop_job;
 
 static size_t esize(const ir_func *ir, int v) { return rt_dtypes[ir->vars[v].dtype].size; }
@@ -276,9 +278,11 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
     int kidx = (int)(K - p->c->kernels);
     int which = 0;
     char *scratch = p->scratch_each ? claim_scratch(p, &which) : NULL;
+    begin += job->base;
+    end += job->base;
     for (int64_t t0 = begin; t0 < end; t0 += TILE) {
         int64_t len = end - t0 < TILE ? end - t0 : TILE;
-        for (int j = 0; j < K->n_eqns; j++) {
+        for (int j = job->first; j < K->n_eqns; j++) {
             const ir_eqn *e = &ir->eqns[K->eqns[j]];
             int v = e->out;
             char *dst = p->slot[v] >= 0 ? scratch + (size_t)p->slot[v] * TILE * 8
@@ -317,9 +321,13 @@ void interp_gather_leaf(const program *p, int eqn, char *const *buf, int64_t t0,
 }
 
 void interp_run_loop(program *p, const kernel *K, char *const *buf) {
-    int64_t n = rt_aval_size(&K->space);
-    if (n == 0) return;
-    loop_job job = {p, K, buf};
+    interp_run_loop_range(p, K, 0, buf, 0, rt_aval_size(&K->space));
+}
+
+void interp_run_loop_range(program *p, const kernel *K, int first, char *const *buf, int64_t begin, int64_t end) {
+    int64_t n = end - begin;
+    if (n <= 0) return;
+    loop_job job = {p, K, buf, first, begin};
     int64_t grain = n;
     if (n >= RT_PARALLEL_MIN_ELEMS) {
         grain = n / ((int64_t)p->n_scratch * 4);
@@ -509,7 +517,9 @@ int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, ui
         if (K->kind == KERNEL_LOOP) {
             if (!native_run_loop(p, k, buf)) interp_run_loop(p, K, buf);
         } else if (K->kind == KERNEL_ROWS) {
-            run_rows(ctx, p, K, buf);
+            if (!native_run_rows(p, k, buf)) run_rows(ctx, p, K, buf);
+        } else if (K->kind == KERNEL_DOT_EPILOGUE) {
+            status = dot_epilogue_run(ctx, p, k, buf);
         } else {
             status = run_single(ctx, ir, K, buf);
         }

@@ -1,5 +1,6 @@
 /* native.c — the generated-C backend: build in the background, switch over
- * when ready (backend layer).
+ * when ready, run the generated LOOP and ROWS kernels on the pool (backend
+ * layer).
  *
  * native_start writes the program's C (codegen.c) and compiles it through
  * cc_build, with a context of its own so the compile never touches the
@@ -11,6 +12,7 @@
  * the program on the interpreter, with the reason kept for
  * cj_jit_program_info. Generated kernels compute exactly what the
  * interpreter computes, so switching mid-stream changes no result. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,17 +43,127 @@ static void *build_main(void *arg) {
     return NULL;
 }
 
+/* ---- row folds ----
+ * What a generated ROWS kernel calls for a row reduction: reduce.c's fold
+ * of one contiguous run, the order the eager kernel (which the interpreter
+ * calls on the row) folds a run of at most 65536 elements in, repeated
+ * here because reduce.c keeps its loops private. Runs shorter than 256
+ * bytes are one serial chain from the identity; longer ones go in blocks
+ * of FOLD_BLOCK elements, each folded into 128 bytes of independent lanes
+ * (the part that vectorises; a block's last few elements go into lane 0),
+ * the lanes combined pairwise by halves, and each block into the total.
+ * Integer sums and products wrap; float max and min let a NaN win. */
+enum { FOLD_BLOCK = 4096 };
+
+#define FOLD_ADD(a, b) ((a) + (b))
+#define FOLD_MUL(a, b) ((a) * (b))
+#define FOLD_ADD_I32(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
+#define FOLD_MUL_I32(a, b) ((int32_t)((uint32_t)(a) * (uint32_t)(b)))
+#define FOLD_ADD_I64(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
+#define FOLD_MUL_I64(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
+#define FOLD_FMAX(a, b) ((((b) != (b)) | ((b) > (a))) ? (b) : (a))
+#define FOLD_FMIN(a, b) ((((b) != (b)) | ((b) < (a))) ? (b) : (a))
+#define FOLD_IMAX(a, b) ((b) > (a) ? (b) : (a))
+#define FOLD_IMIN(a, b) ((b) < (a) ? (b) : (a))
+
+#define DEFINE_ROW_FOLD(NAME, T, ID, COMB)                                                     \
+    static void NAME(const void *xp, int64_t n, void *out) {                                    \
+        enum { LANES = 128 / sizeof(T) };                                                       \
+        const T *x = xp;                                                                        \
+        T total = (ID);                                                                         \
+        if (n < 2 * LANES) {                                                                    \
+            for (int64_t i = 0; i < n; i++) total = COMB(total, x[i]);                          \
+        } else {                                                                                \
+            for (int64_t b = 0; b < n; b += FOLD_BLOCK) {                                       \
+                int64_t e = n - b < FOLD_BLOCK ? n : b + FOLD_BLOCK;                            \
+                T lane[LANES];                                                                  \
+                for (int k = 0; k < LANES; k++) lane[k] = (ID);                                 \
+                int64_t i = b;                                                                  \
+                for (; i + LANES <= e; i += LANES)                                              \
+                    for (int k = 0; k < LANES; k++) lane[k] = COMB(lane[k], x[i + k]);          \
+                for (; i < e; i++) lane[0] = COMB(lane[0], x[i]);                               \
+                for (int w = LANES / 2; w > 0; w /= 2)                                          \
+                    for (int k = 0; k < w; k++) lane[k] = COMB(lane[k], lane[k + w]);           \
+                total = COMB(total, lane[0]);                                                   \
+            }                                                                                   \
+        }                                                                                       \
+        memcpy(out, &total, sizeof total);                                                      \
+    }
+
+DEFINE_ROW_FOLD(fold_sum_i32, int32_t, 0, FOLD_ADD_I32)
+DEFINE_ROW_FOLD(fold_sum_i64, int64_t, 0, FOLD_ADD_I64)
+DEFINE_ROW_FOLD(fold_sum_f32, float, 0.0f, FOLD_ADD)
+DEFINE_ROW_FOLD(fold_sum_f64, double, 0.0, FOLD_ADD)
+DEFINE_ROW_FOLD(fold_prod_i32, int32_t, 1, FOLD_MUL_I32)
+DEFINE_ROW_FOLD(fold_prod_i64, int64_t, 1, FOLD_MUL_I64)
+DEFINE_ROW_FOLD(fold_prod_f32, float, 1.0f, FOLD_MUL)
+DEFINE_ROW_FOLD(fold_prod_f64, double, 1.0, FOLD_MUL)
+DEFINE_ROW_FOLD(fold_max_bool, uint8_t, 0, FOLD_IMAX)
+DEFINE_ROW_FOLD(fold_max_i32, int32_t, INT32_MIN, FOLD_IMAX)
+DEFINE_ROW_FOLD(fold_max_i64, int64_t, INT64_MIN, FOLD_IMAX)
+DEFINE_ROW_FOLD(fold_max_f32, float, -INFINITY, FOLD_FMAX)
+DEFINE_ROW_FOLD(fold_max_f64, double, -INFINITY, FOLD_FMAX)
+DEFINE_ROW_FOLD(fold_min_bool, uint8_t, 1, FOLD_IMIN)
+DEFINE_ROW_FOLD(fold_min_i32, int32_t, INT32_MAX, FOLD_IMIN)
+DEFINE_ROW_FOLD(fold_min_i64, int64_t, INT64_MAX, FOLD_IMIN)
+DEFINE_ROW_FOLD(fold_min_f32, float, INFINITY, FOLD_FMIN)
+DEFINE_ROW_FOLD(fold_min_f64, double, INFINITY, FOLD_FMIN)
+
+cjk_fold_fn native_row_fold(prim_id prim, cj_dtype dt) {
+    static const cjk_fold_fn sum[CJ_NUM_DTYPES] = {[CJ_I32] = fold_sum_i32, [CJ_I64] = fold_sum_i64,
+                                                   [CJ_F32] = fold_sum_f32, [CJ_F64] = fold_sum_f64};
+    static const cjk_fold_fn prod[CJ_NUM_DTYPES] = {[CJ_I32] = fold_prod_i32, [CJ_I64] = fold_prod_i64,
+                                                    [CJ_F32] = fold_prod_f32, [CJ_F64] = fold_prod_f64};
+    static const cjk_fold_fn max[CJ_NUM_DTYPES] = {[CJ_BOOL] = fold_max_bool, [CJ_I32] = fold_max_i32,
+                                                   [CJ_I64] = fold_max_i64, [CJ_F32] = fold_max_f32,
+                                                   [CJ_F64] = fold_max_f64};
+    static const cjk_fold_fn min[CJ_NUM_DTYPES] = {[CJ_BOOL] = fold_min_bool, [CJ_I32] = fold_min_i32,
+                                                   [CJ_I64] = fold_min_i64, [CJ_F32] = fold_min_f32,
+                                                   [CJ_F64] = fold_min_f64};
+    if (!rt_dtype_valid((int)dt)) return NULL;
+    switch (prim) {
+    case PRIM_REDUCE_SUM: return sum[dt];
+    case PRIM_REDUCE_PROD: return prod[dt];
+    case PRIM_REDUCE_MAX: return max[dt];
+    case PRIM_REDUCE_MIN: return min[dt];
+    default: return NULL;
+    }
+}
+
+/* ---- the table ---- */
+
 static void gather_cb(const void *prog, int eqn, char *const *buf, int64_t t0, int64_t n, void *dst) {
     interp_gather_leaf(prog, eqn, buf, t0, n, dst);
+}
+
+/* A free block of the program's per-thread scratch (interp.c sizes it for
+ * the largest kernel: a row of 8-byte elements per value living only
+ * inside a ROWS kernel, so generated row arrays always fit). Spins while
+ * every block is taken: at most n_scratch workers run a kernel at once. */
+static char *claim_cb(const void *prog, int *slot) {
+    program *p = (program *)prog;
+    for (;;)
+        for (int i = 0; i < p->n_scratch; i++) {
+            int expect = 0;
+            if (atomic_compare_exchange_strong(&p->busy[i], &expect, 1)) {
+                *slot = i;
+                return (char *)p->scratch + (size_t)i * p->scratch_each;
+            }
+        }
+}
+
+static void release_cb(const void *prog, int slot) {
+    program *p = (program *)prog;
+    atomic_store(&p->busy[slot], 0);
 }
 
 void native_start(cj_ctx *ctx, program *p) {
     atomic_store(&p->native_state, NATIVE_NONE);
     if (p->mode == CJ_BACKEND_INTERP) return;
     const compiled *c = p->c;
-    int loops = 0;
-    for (int k = 0; k < c->n_kernels; k++) loops += c->kernels[k].kind == KERNEL_LOOP;
-    if (!loops) return; /* nothing to generate */
+    int generated = 0;
+    for (int k = 0; k < c->n_kernels; k++) generated += codegen_generates(c, k);
+    if (!generated) return; /* nothing to generate */
 
     p->ew_table = rt_calloc(ctx->mem, sizeof(void *) * (size_t)(c->ir->n_eqns + 1));
     p->native = rt_calloc(ctx->mem, sizeof(cjk_kernel_fn) * (size_t)(c->n_kernels + 1));
@@ -60,18 +172,25 @@ void native_start(cj_ctx *ctx, program *p) {
         return;
     }
     for (int e = 0; e < c->ir->n_eqns; e++) {
-        if (!codegen_needs_kernel(c, e)) continue;
         const ir_eqn *q = &c->ir->eqns[e];
+        const kernel *K = &c->kernels[p->eqn_kernel[e]];
+        if (K->kind == KERNEL_ROWS && prim_families[q->prim] == FAMILY_REDUCE) { /* a row reduction's fold */
+            p->ew_table[e] = (void *)native_row_fold(q->prim, c->ir->vars[ir_eqn_inputs(c->ir, q)[0]].dtype);
+            continue;
+        }
+        if (!codegen_needs_kernel(c, e)) continue;
         cj_dtype dt = c->ir->vars[ir_eqn_inputs(c->ir, q)[q->prim == PRIM_SELECT ? 1 : 0]].dtype;
         p->ew_table[e] = (void *)ew_kernel(q->prim, dt);
     }
     p->rt.ew = p->ew_table;
     p->rt.gather = gather_cb;
     p->rt.prog = p;
+    p->rt.claim = claim_cb;
+    p->rt.release = release_cb;
 
     strbuf sb;
     sb_init(&sb, ctx->mem);
-    codegen_program(c, &sb);
+    codegen_program(c, p->maps, &sb);
     if (sb.failed || !sb.data) {
         sb_free(&sb);
         core_oom(ctx, "jit: generating C");
@@ -106,7 +225,7 @@ void native_poll(program *p) {
     if (p->native_installed || atomic_load(&p->native_state) != NATIVE_READY) return;
     const compiled *c = p->c;
     for (int k = 0; k < c->n_kernels; k++) {
-        if (c->kernels[k].kind != KERNEL_LOOP) continue;
+        if (!codegen_generates(c, k)) continue;
         char name[48];
         snprintf(name, sizeof name, "cjk_kernel_%d", k);
         void *sym = cc_symbol(p->module, name);
@@ -125,18 +244,19 @@ typedef struct native_job {
     cjk_kernel_fn fn;
     const cjk_rt *rt;
     char *const *buf;
+    int64_t base; /* native_run_loop_range: where the pool's range starts */
 } native_job;
 
 static void native_range(void *arg, int64_t begin, int64_t end) {
     native_job *j = arg;
-    j->fn(j->rt, j->buf, begin, end);
+    j->fn(j->rt, j->buf, j->base + begin, j->base + end);
 }
 
 bool native_run_loop(program *p, int k, char *const *buf) {
     if (!p->native_installed || !p->native[k]) return false;
     int64_t n = rt_aval_size(&p->c->kernels[k].space);
     if (n == 0) return true;
-    native_job job = {p->native[k], &p->rt, buf};
+    native_job job = {p->native[k], &p->rt, buf, 0};
     int64_t grain = n;
     if (n >= RT_PARALLEL_MIN_ELEMS) {
         grain = n / ((int64_t)rt_num_threads() * 4);
@@ -144,6 +264,41 @@ bool native_run_loop(program *p, int k, char *const *buf) {
         if (grain < 4 * CODEGEN_TILE) grain = 4 * CODEGEN_TILE;
     }
     rt_parallel_for(n, grain, native_range, &job);
+    return true;
+}
+
+bool native_run_loop_range(program *p, int k, char *const *buf, int64_t begin, int64_t end) {
+    if (!p->native_installed || !p->native[k]) return false;
+    if (end <= begin) return true;
+    native_job job = {p->native[k], &p->rt, buf, 0};
+    int64_t n = end - begin, grain = n;
+    if (n >= RT_PARALLEL_MIN_ELEMS) {
+        grain = n / ((int64_t)rt_num_threads() * 4);
+        grain = (grain + CODEGEN_TILE - 1) / CODEGEN_TILE * CODEGEN_TILE;
+        if (grain < 4 * CODEGEN_TILE) grain = 4 * CODEGEN_TILE;
+    }
+    job.base = begin;
+    rt_parallel_for(n, grain, native_range, &job);
+    return true;
+}
+
+bool native_run_rows(program *p, int k, char *const *buf) {
+    if (!p->native_installed || !p->native[k]) return false;
+    const kernel *K = &p->c->kernels[k];
+    int64_t rows = 1;
+    for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
+    if (rows == 0) return true;
+    native_job job = {p->native[k], &p->rt, buf, 0};
+    int64_t grain = rows;
+    if (rows * K->row_len >= RT_PARALLEL_MIN_ELEMS) {
+        /* about four chunks per thread so uneven rows balance, each at
+         * least a few thousand elements so a chunk outweighs its dispatch */
+        int64_t least = (4 * CODEGEN_TILE + K->row_len - 1) / K->row_len;
+        grain = rows / ((int64_t)rt_num_threads() * 4);
+        if (grain < least) grain = least;
+        if (grain < 1) grain = 1;
+    }
+    rt_parallel_for(rows, grain, native_range, &job);
     return true;
 }
 

@@ -56,12 +56,26 @@ enum { NATIVE_NONE, NATIVE_BUILDING, NATIVE_READY, NATIVE_FAILED };
 /* interp.c */
 void interp_gather_leaf(const program *p, int eqn, char *const *buf, int64_t t0, int64_t len, void *dst);
 void interp_run_loop(program *p, const kernel *K, char *const *buf);
+/* Runs equations [first, n_eqns) of kernel K — a LOOP kernel's, or a
+ * DOT_EPILOGUE kernel's epilogue from 1 — over elements [begin, end) of its
+ * iteration space, tile by tile on the pool. */
+void interp_run_loop_range(program *p, const kernel *K, int first, char *const *buf, int64_t begin, int64_t end);
+
+/* dot_epilogue.c: runs DOT_EPILOGUE kernel k block by block. 0 or -1. */
+int dot_epilogue_run(cj_ctx *ctx, program *p, int k, char **buf);
 
 /* native.c: starts (or, in wait mode, finishes) the build of generated
  * code; installs it when ready; runs a loop kernel natively if it can. */
 void native_start(cj_ctx *ctx, program *p);
 void native_poll(program *p);
 bool native_run_loop(program *p, int k, char *const *buf);
+/* Runs ROWS kernel k natively if its generated code is installed (false:
+ * the caller runs it on the interpreter's row loop). */
+bool native_run_rows(program *p, int k, char *const *buf);
+/* The same over elements [begin, end) of kernel k's space (a DOT_EPILOGUE
+ * kernel's epilogue, one block at a time); false when k has no generated
+ * code installed. */
+bool native_run_loop_range(program *p, int k, char *const *buf, int64_t begin, int64_t end);
 void native_free(cj_ctx *ctx, program *p);
 /* Test hook: the compiler, flags and cache directory later builds use. */
 void native_set_build_options_for_testing(const cc_build_options *o);

@@ -75,6 +75,7 @@ compiled *compile_ir(cj_ctx *ctx, const ir_func *ir) {
     }
     if (fuse_kernels(ctx, c) != 0) goto fail;
     if (schedule_kernels(ctx, c) != 0) goto fail;
+    if (fuse_dot_epilogues(ctx, c) != 0) goto fail;
     if (plan_buffers(ctx, c) != 0) goto fail;
     analyse_program(c);
     if (compiler_dump_wants("fuse") || compiler_dump_wants("schedule") || compiler_dump_wants("plan")) {

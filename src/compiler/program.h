@@ -9,7 +9,11 @@
  * with their elementwise producers and the consumers that broadcast the
  * reduced values back across the row (softmax, layer norm), run row by row
  * so each row is read from memory once — or a SINGLE equation run by its
- * primitive's eager kernel on whole buffers (dot, gather, concatenate, ...).
+ * primitive's eager kernel on whole buffers (dot, gather, concatenate, ...)
+ * — or DOT_EPILOGUE: a matrix product (its first equation) followed by the
+ * LOOP equations that consume its result elementwise (bias, activation,
+ * scale), run a block of rows at a time so the product's result lives
+ * only in a block buffer while the epilogue reads it (epilogue.c).
  * Values are materialised only when they cross a kernel boundary or are
  * program outputs; temporaries live at planned offsets in one arena kept
  * by the program across calls. */
@@ -18,10 +22,10 @@
 
 #include "../core/ir.h"
 
-typedef enum kernel_kind { KERNEL_LOOP, KERNEL_ROWS, KERNEL_SINGLE } kernel_kind;
+typedef enum kernel_kind { KERNEL_LOOP, KERNEL_ROWS, KERNEL_SINGLE, KERNEL_DOT_EPILOGUE } kernel_kind;
 
 static inline const char *kernel_kind_name(kernel_kind k) {
-    return k == KERNEL_LOOP ? "loop" : k == KERNEL_ROWS ? "rows" : "single";
+    return k == KERNEL_LOOP ? "loop" : k == KERNEL_ROWS ? "rows" : k == KERNEL_SINGLE ? "single" : "dot+epilogue";
 }
 
 typedef struct kernel {
@@ -36,6 +40,8 @@ typedef struct kernel {
                       ROWS: the shape of the reduced operand, outer ++ row */
     int outer_rank;  /* ROWS: leading axes iterated over; the rest is a row */
     int64_t row_len; /* ROWS: elements per row */
+    int64_t n_blocks; /* DOT_EPILOGUE: blocks of the product's rows (block b
+                         is rows [b*M/n_blocks, (b+1)*M/n_blocks) of M) */
 } kernel;
 
 /* Where a variable lives at run time. */
@@ -66,6 +72,8 @@ typedef struct compiled {
     int *first_use, *last_use; /* per variable: kernel range over which its buffer is live */
     size_t arena_bytes;
     size_t tile_scratch_bytes; /* per thread, for LOOP kernel tiles */
+    size_t dot_block_bytes;    /* the largest DOT_EPILOGUE block buffer: scratch
+                                  taken per call, outside the arena (0: none) */
     memory_analysis mem;
     cost_analysis cost;
     int *donor;            /* per variable: the IR input position whose donated
@@ -83,6 +91,14 @@ int fuse_kernels(cj_ctx *ctx, compiled *c);
 /* Reorders c->kernels (and c->kernel_of) for a lower arena peak: fusion
  * order or a greedy schedule, whichever plans smaller. */
 int schedule_kernels(cj_ctx *ctx, compiled *c);
+/* Merges each f32/f64 matrix product (SINGLE kernel) with the LOOP kernel
+ * scheduled right after it that reads its result only elementwise, into
+ * one DOT_EPILOGUE kernel; the result needs no buffer of its own when
+ * nothing else reads it. Runs after schedule, before plan. */
+int fuse_dot_epilogues(cj_ctx *ctx, compiled *c);
+/* Testing: the block buffer size DOT_EPILOGUE kernels aim for (0: the
+ * default), so tests reach many blocks on small products. */
+void fuse_set_dot_block_bytes_for_testing(size_t bytes);
 /* Plans (or re-plans) homes, live ranges and arena offsets, with in place
  * where a LOOP kernel's result may overwrite an operand dying there. */
 int plan_buffers(cj_ctx *ctx, compiled *c);
