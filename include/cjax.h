@@ -432,7 +432,8 @@ cj_status cj_jit_program_info(cj_func *jitted, const cj_val *in, cj_program_info
 
 /* The compiled program as text: which equations are in which kernel, and
  * each buffer's size, offset and live range. `what` is a comma list of
- * "simplify" (the IR after simplification), "fuse", "plan"; NULL for all.
+ * "simplify" (the IR after simplification), "fuse", "plan", "c" (the
+ * generated C source); NULL for all.
  * Release with cj_string_free. CJAX_DUMP=simplify,fuse,plan prints the
  * same to stderr as programs are compiled. */
 char *cj_jit_dump(cj_func *jitted, const cj_val *in, const char *what);

@@ -207,3 +207,21 @@ TEST(native_memory_analysis_counts_generated_code) {
     else CHECK(m.generated_code_bytes == 0);
     cj_ctx_free(ctx);
 }
+
+TEST(native_generated_source_is_available_as_text) {
+    use_private_cache(NULL);
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_jit_opts cc = {0, NULL, 0, NULL, CJ_BACKEND_CC}, interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP};
+    cj_func *f = cj_func_new(ctx, "axb", f_axb, 1, 1, NULL);
+    cj_val x = tu_ramp(ctx, 100, 1, 0);
+    char *text = cj_jit_dump(cj_jit(f, &cc), &x, "c");
+    CHECK(text);
+    CHECK_STR_CONTAINS(text, "void cjk_kernel_0(const cjk_rt *rt, char *const *buf, i64 begin, i64 end)");
+    CHECK(!strstr(text, "kernels (")); /* only what was asked for */
+    cj_string_free(ctx, text);
+    text = cj_jit_dump(cj_jit(f, &interp), &x, "c");
+    CHECK(text);
+    CHECK_STR_CONTAINS(text, "no generated C");
+    cj_string_free(ctx, text);
+    cj_ctx_free(ctx);
+}

@@ -23,6 +23,8 @@ void program_free(cj_ctx *ctx, program *p);
 /* The compiled form (kernels, buffer plan, analyses) behind a program. */
 struct compiled;
 const struct compiled *program_compiled(const program *p);
+/* The generated C source, or NULL when none was generated. */
+const char *program_source(const program *p);
 /* Fills the backend fields of info (native, pending, compile figures). */
 void program_backend_info(program *p, cj_program_info *info);
 

@@ -317,6 +317,8 @@ void native_free(cj_ctx *ctx, program *p) {
     p->native = NULL;
 }
 
+const char *program_source(const program *p) { return p->source; }
+
 void program_backend_info(program *p, cj_program_info *info) {
     native_poll(p);
     int st = atomic_load(&p->native_state);

@@ -419,14 +419,33 @@ cj_status cj_jit_program_info(cj_func *f, const cj_val *in, cj_program_info *out
     return CJ_OK;
 }
 
+/* Does the comma list `what` name `item`? */
+static bool names(const char *what, const char *item) {
+    size_t n = strlen(item);
+    for (const char *p = what; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && !strncmp(p, item, n)) return true;
+        p = comma ? comma + 1 : NULL;
+    }
+    return false;
+}
+
 char *cj_jit_dump(cj_func *f, const cj_val *in, const char *what) {
-    const compiled *c = compiled_for(f, in, "cj_jit_dump");
-    if (!c) return NULL;
+    jit_entry *e = entry_for(f, in, "cj_jit_dump");
+    if (!e) return NULL;
+    const compiled *c = program_compiled(e->prog);
     cj_ctx *ctx = f->ctx;
     strbuf sb;
     sb_init(&sb, ctx->mem);
-    if (!what || strstr(what, "simplify")) ir_print(c->ir, &sb);
-    compiled_dump(c, what ? what : "fuse,plan", &sb);
+    if (!what || names(what, "simplify")) ir_print(c->ir, &sb);
+    if (!what || names(what, "fuse") || names(what, "schedule") || names(what, "plan"))
+        compiled_dump(c, what ? what : "fuse,plan", &sb);
+    if (!what || names(what, "c")) {
+        const char *src = program_source(e->prog);
+        if (!src) sb_printf(&sb, "(no generated C: this program runs on the interpreter)\n");
+        else sb_printf(&sb, "%s", src);
+    }
     char *s = !sb.failed && sb.data ? rt_strdup(ctx->mem, sb.data) : NULL;
     sb_free(&sb);
     if (!s) core_oom(ctx, "cj_jit_dump");
