@@ -2,9 +2,11 @@
  *
  * Standalone: for each function, 10^7 elements (float32 by default; pass
  * "f64" for float64, "all" for both, then optionally function names to
- * run only those), buffers touched beforehand and reused,
- * best of several runs. Prints ns/element for vmath and for a scalar libm
- * loop, the speedup, and a copy loop as the memory-bandwidth floor.
+ * run only those), buffers touched beforehand and reused, REPS runs of
+ * each with vmath and libm alternating. Prints the median ns/element for
+ * vmath and for a scalar libm loop, their ratio, the best runs, and a copy
+ * loop as the memory-bandwidth floor. "sincos" times vm_sincos against a
+ * loop calling sin and cos.
  *
  * Built by CMake as bench_vmath, or by hand:
  *   gcc -O3 -march=native -fno-math-errno -fno-trapping-math -std=c11 \
@@ -24,7 +26,7 @@
 #include <time.h>
 
 #define N 10000000
-#define REPS 5
+#define REPS 9
 
 static double now(void) {
     struct timespec t;
@@ -73,6 +75,17 @@ LIBM_LOOP(float, l_erf_f, erff(v))
 LIBM_LOOP(float, l_cbrt_f, cbrtf(v))
 LIBM_LOOP(float, l_copy_f, v)
 LIBM_LOOP2(float, l_pow_f, powf(u, v))
+/* sin and cos of one argument into two outputs */
+#define LIBM_SINCOS(T, name, s_expr, c_expr)                               \
+    static void __attribute__((noinline)) name(const T *x, T *s, T *c, int64_t n) { \
+        for (int64_t i = 0; i < n; i++) {                                 \
+            T v = x[i];                                                   \
+            s[i] = s_expr;                                                \
+            c[i] = c_expr;                                                \
+        }                                                                 \
+    }
+LIBM_SINCOS(float, l_sincos_f, sinf(v), cosf(v))
+LIBM_SINCOS(double, l_sincos_d, sin(v), cos(v))
 LIBM_LOOP2(float, l_atan2_f, atan2f(u, v))
 
 LIBM_LOOP(double, l_exp_d, exp(v))
@@ -100,6 +113,8 @@ typedef void (*un_f)(const float *, float *, int64_t);
 typedef void (*un_d)(const double *, double *, int64_t);
 typedef void (*bin_f)(const float *, const float *, float *, int64_t);
 typedef void (*bin_d)(const double *, const double *, double *, int64_t);
+typedef void (*sc_f)(const float *, float *, float *, int64_t);
+typedef void (*sc_d)(const double *, double *, double *, int64_t);
 
 typedef struct {
     const char *name;
@@ -108,16 +123,22 @@ typedef struct {
     bin_f vf2, lf2;
     bin_d vd2, ld2;
     double lo, hi, lo2, hi2; /* input ranges (second operand for binaries) */
+    sc_f vf3, lf3;           /* two outputs (sincos) */
+    sc_d vd3, ld3;
 } bench_case;
 
-#define UN(n, lo, hi) {#n, vm_##n##_f32, l_##n##_f, vm_##n##_f64, l_##n##_d, 0, 0, 0, 0, lo, hi, 0, 0}
+#define UN(n, lo, hi) \
+    {#n, vm_##n##_f32, l_##n##_f, vm_##n##_f64, l_##n##_d, 0, 0, 0, 0, lo, hi, 0, 0, 0, 0, 0, 0}
 #define BIN(n, lo, hi, lo2, hi2) \
-    {#n, 0, 0, 0, 0, vm_##n##_f32, l_##n##_f, vm_##n##_f64, l_##n##_d, lo, hi, lo2, hi2}
+    {#n, 0, 0, 0, 0, vm_##n##_f32, l_##n##_f, vm_##n##_f64, l_##n##_d, lo, hi, lo2, hi2, 0, 0, 0, 0}
+#define SC(n, lo, hi) \
+    {#n, 0, 0, 0, 0, 0, 0, 0, 0, lo, hi, 0, 0, vm_##n##_f32, l_##n##_f, vm_##n##_f64, l_##n##_d}
 
 static const bench_case CASES[] = {
     UN(exp, -80, 80),      UN(exp2, -120, 120),   UN(log, 1e-30, 1e30),
     UN(log1p, -0.9, 100),  UN(expm1, -10, 10),    UN(sin, -100, 100),
-    UN(cos, -100, 100),    UN(tan, -100, 100),    UN(asin, -1, 1),
+    UN(cos, -100, 100),    UN(tan, -100, 100),    SC(sincos, -100, 100),
+    UN(asin, -1, 1),
     UN(acos, -1, 1),       UN(atan, -50, 50),     UN(sinh, -20, 20),
     UN(cosh, -20, 20),     UN(tanh, -10, 10),     UN(logistic, -20, 20),
     UN(erf, -4, 4),        UN(cbrt, -1e6, 1e6),   BIN(pow, 0.01, 10, -8, 8),
@@ -135,20 +156,28 @@ static double best_time(void (*run)(void *), void *arg) {
     return best;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static float *xa_f, *xb_f, *y_f;
 static double *xa_d, *xb_d, *y_d;
 static const bench_case *cur;
 static int use_vm;
 
+/* sincos writes its second output over xb, which it does not read */
 static void run_f32(void *unused) {
     (void)unused;
     if (cur->vf) (use_vm ? cur->vf : cur->lf)(xa_f, y_f, N);
-    else (use_vm ? cur->vf2 : cur->lf2)(xa_f, xb_f, y_f, N);
+    else if (cur->vf2) (use_vm ? cur->vf2 : cur->lf2)(xa_f, xb_f, y_f, N);
+    else (use_vm ? cur->vf3 : cur->lf3)(xa_f, y_f, xb_f, N);
 }
 static void run_f64(void *unused) {
     (void)unused;
     if (cur->vd) (use_vm ? cur->vd : cur->ld)(xa_d, y_d, N);
-    else (use_vm ? cur->vd2 : cur->ld2)(xa_d, xb_d, y_d, N);
+    else if (cur->vd2) (use_vm ? cur->vd2 : cur->ld2)(xa_d, xb_d, y_d, N);
+    else (use_vm ? cur->vd3 : cur->ld3)(xa_d, y_d, xb_d, N);
 }
 static void copy_f32(void *u) { (void)u; l_copy_f(xa_f, y_f, N); }
 static void copy_f64(void *u) { (void)u; l_copy_d(xa_d, y_d, N); }
@@ -173,20 +202,33 @@ static int selected(const char *name) {
 }
 
 static void bench(int f64) {
-    printf("%s, %d elements, best of %d\n", f64 ? "float64" : "float32", N, REPS);
+    printf("%s, %d elements, %d runs each, vmath and libm alternating\n",
+           f64 ? "float64" : "float32", N, REPS);
     double tc = best_time(f64 ? copy_f64 : copy_f32, 0);
     printf("  %-9s %8.3f ns/elem  (copy loop: read + write, the bandwidth floor)\n", "copy",
            tc / N * 1e9);
-    printf("  %-9s %8s %8s %8s\n", "function", "vmath", "libm", "speedup");
+    printf("  %-9s %8s %8s %8s   %s\n", "function", "vmath", "libm", "speedup",
+           "(medians, ns/elem; best vmath, libm)");
     for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
         cur = &CASES[k];
         if (!selected(cur->name)) continue;
         fill(f64, cur);
-        use_vm = 1;
-        double tv = best_time(f64 ? run_f64 : run_f32, 0);
-        use_vm = 0;
-        double tl = best_time(f64 ? run_f64 : run_f32, 0);
-        printf("  %-9s %8.3f %8.3f %7.1fx\n", cur->name, tv / N * 1e9, tl / N * 1e9, tl / tv);
+        double tv[REPS], tl[REPS];
+        for (int r = 0; r < REPS; r++) {
+            use_vm = 1;
+            double t0 = now();
+            (f64 ? run_f64 : run_f32)(0);
+            tv[r] = now() - t0;
+            use_vm = 0;
+            t0 = now();
+            (f64 ? run_f64 : run_f32)(0);
+            tl[r] = now() - t0;
+        }
+        qsort(tv, REPS, sizeof tv[0], cmp_double);
+        qsort(tl, REPS, sizeof tl[0], cmp_double);
+        double mv = tv[REPS / 2], ml = tl[REPS / 2];
+        printf("  %-9s %8.3f %8.3f %7.1fx   (%.3f, %.3f)\n", cur->name, mv / N * 1e9,
+               ml / N * 1e9, ml / mv, tv[0] / N * 1e9, tl[0] / N * 1e9);
         fflush(stdout);
     }
 }

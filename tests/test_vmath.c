@@ -457,3 +457,231 @@ TEST(vmath_special_values) {
     vm_exp_f64(d, r, -5);
     CHECK(r[0] == 42);
 }
+
+/* ---- float32 trig: sweeps over the float grid, sincos ---- */
+
+/* Checks sin, cos, tan and sincos on the floats whose bit patterns run from
+ * lo to hi (inclusive) in steps of stride, with sign bit sign, against the
+ * double libm functions; sincos must match sin and cos bit for bit. Returns
+ * the worst error in ulps and where it was seen. */
+typedef struct {
+    double worst[3]; /* sin, cos, tan */
+    float at[3];
+    int64_t count, sincos_mismatch;
+} trig_sweep;
+
+static void trig_sweep_run(trig_sweep *acc, uint32_t lo, uint32_t hi, uint32_t stride,
+                           uint32_t sign) {
+    enum { CH = 4096 };
+    static float x[CH], s[CH], c[CH], t[CH], s2[CH], c2[CH];
+    uint64_t b = lo;
+    while (b <= hi) {
+        int m = 0;
+        for (; m < CH && b <= hi; m++, b += stride) {
+            uint32_t u = (uint32_t)b | sign;
+            memcpy(&x[m], &u, sizeof u);
+        }
+        vm_sin_f32(x, s, m), vm_cos_f32(x, c, m), vm_tan_f32(x, t, m);
+        vm_sincos_f32(x, s2, c2, m);
+        for (int i = 0; i < m; i++) {
+            double xd = x[i];
+            double e[3] = {err_f32(s[i], sin(xd)), err_f32(c[i], cos(xd)),
+                           err_f32(t[i], tan(xd))};
+            for (int f = 0; f < 3; f++)
+                if (!(e[f] <= acc->worst[f])) acc->worst[f] = e[f], acc->at[f] = x[i];
+            if (memcmp(&s[i], &s2[i], sizeof s[i]) || memcmp(&c[i], &c2[i], sizeof c[i]))
+                acc->sincos_mismatch++;
+        }
+        acc->count += m;
+    }
+}
+
+static int trig_sweep_check(const trig_sweep *acc, const char *what) {
+    static const char *names[3] = {"sin", "cos", "tan"};
+    if (verbose())
+        printf("    %s: %lld floats, max %.3f / %.3f / %.3f ulp (sin/cos/tan)\n", what,
+               (long long)acc->count, acc->worst[0], acc->worst[1], acc->worst[2]);
+    for (int f = 0; f < 3; f++)
+        if (!(acc->worst[f] <= 4)) {
+            th_fail(__FILE__, __LINE__, "%s_f32 (%s): %.3g ulp at x = %a", names[f], what,
+                    acc->worst[f], (double)acc->at[f]);
+            return 0;
+        }
+    if (acc->sincos_mismatch) {
+        th_fail(__FILE__, __LINE__, "sincos_f32 (%s): %lld results differ from sin/cos", what,
+                (long long)acc->sincos_mismatch);
+        return 0;
+    }
+    return 1;
+}
+
+static uint32_t f32_bits(float v) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* Every float of either sign, at a stride of 1021 bit patterns (the float
+ * kernel, the double fix-up beyond 2^19, libm beyond 2^24, inf). */
+TEST(vmath_trig_f32_sweep_all) {
+    trig_sweep acc = {{0}, {0}, 0, 0};
+    trig_sweep_run(&acc, 0, 0x7f800000u, 1021, 0);
+    trig_sweep_run(&acc, 0, 0x7f800000u, 1021, 0x80000000u);
+    trig_sweep_run(&acc, 0x7f800000u, 0x7f800000u, 1, 0); /* inf itself */
+    trig_sweep_run(&acc, 0x7f800000u, 0x7f800000u, 1, 0x80000000u);
+    trig_sweep_check(&acc, "all floats / 1021");
+}
+
+/* Dense: every 13th float with 2^-4 <= |x| <= 2 pi (below 2^-4 the
+ * results are x or 1 to within the polynomials' first terms), and every
+ * float within 2^12 ulps of the kernel-range boundaries 2^19 and 2^24. */
+TEST(vmath_trig_f32_sweep_dense) {
+    trig_sweep acc = {{0}, {0}, 0, 0};
+    uint32_t lo = f32_bits(0x1p-4f), hi = f32_bits(6.2831855f);
+    trig_sweep_run(&acc, lo, hi, 13, 0);
+    trig_sweep_run(&acc, lo, hi, 13, 0x80000000u);
+    static const float edges[] = {0x1p19f, 0x1p24f};
+    for (int i = 0; i < 2; i++) {
+        uint32_t e = f32_bits(edges[i]);
+        trig_sweep_run(&acc, e - 4096, e + 4096, 1, 0);
+        trig_sweep_run(&acc, e - 4096, e + 4096, 1, 0x80000000u);
+    }
+    trig_sweep_check(&acc, "dense [-2pi, 2pi] / 13, range edges");
+}
+
+/* The floats nearest k pi/2 and their neighbours, where the reduction
+ * cancels most: every k up to 2^14, then random k up to 2^24 2/pi. */
+TEST(vmath_trig_f32_near_pio2) {
+    enum { NK = 16384, NR = 16384, W = 2 };
+    trig_sweep acc = {{0}, {0}, 0, 0};
+    uint64_t st = 17;
+    for (int i = 1; i <= NK + NR; i++) {
+        double k = i <= NK ? i : floor(th_rand_uniform(&st, NK, 0x1p24 / 1.5707963267948966));
+        float v = (float)(k * 1.5707963267948966192L);
+        uint32_t b = f32_bits(v);
+        trig_sweep_run(&acc, b - W, b + W, 1, 0);
+    }
+    trig_sweep_check(&acc, "near k pi/2");
+}
+
+/* A lane's result depends on its own argument only: small arguments give
+ * the same bits whether or not their block also holds arguments that take
+ * the fix-up paths (beyond 2^19, beyond 2^24, inf). */
+TEST(vmath_trig_f32_fixup_independent) {
+    enum { N = 1500 };
+    static float mixed[N], alone[N], ym[N], ya[N], sm[N], cm[N];
+    static const float big[] = {1e6f, -3e5f, 1e30f, INFINITY, 0x1.8p19f, -1e8f};
+    uint64_t st = 23;
+    for (int i = 0; i < N; i++) {
+        alone[i] = (float)th_rand_uniform(&st, -20, 20);
+        mixed[i] = (i % 7 == 3) ? big[i % 6] : alone[i];
+    }
+    un_f32 fns[3] = {vm_sin_f32, vm_cos_f32, vm_tan_f32};
+    for (int f = 0; f < 3; f++) {
+        fns[f](mixed, ym, N), fns[f](alone, ya, N);
+        for (int i = 0; i < N; i++) {
+            if (i % 7 == 3) continue;
+            CHECK_MSG(memcmp(&ym[i], &ya[i], sizeof ym[i]) == 0,
+                      "function %d at x = %a: %a next to big arguments, %a without", f,
+                      (double)alone[i], (double)ym[i], (double)ya[i]);
+        }
+    }
+    vm_sincos_f32(mixed, sm, cm, N);
+    vm_sin_f32(alone, ya, N);
+    for (int i = 0; i < N; i++)
+        if (i % 7 != 3) CHECK(memcmp(&sm[i], &ya[i], sizeof sm[i]) == 0);
+    for (int i = 0; i < N; i++) /* and the big lanes are right */
+        if (i % 7 == 3) {
+            CHECK_MSG(err_f32(sm[i], sin((double)mixed[i])) <= 4, "sin(%a)", (double)mixed[i]);
+            CHECK_MSG(err_f32(cm[i], cos((double)mixed[i])) <= 4, "cos(%a)", (double)mixed[i]);
+        }
+}
+
+/* sincos: special values (sin keeps the sign of zero), in place over
+ * either output, and bit-for-bit agreement with sin and cos. */
+TEST(vmath_sincos_special) {
+    static const float xf[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN,
+                               FLT_TRUE_MIN, -FLT_TRUE_MIN, FLT_MIN, 0x1p-20f,
+                               -0x1p-20f, 1.0f, -2.5f, 0x1p19f, 0x1p24f,
+                               1e30f, FLT_MAX, -FLT_MAX, 1.5707964f};
+    static const double xd[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN,
+                                DBL_TRUE_MIN, -DBL_TRUE_MIN, 0x1p-40, 1.0,
+                                -2.5, 0x1p20, 0x1p20 + 1, 1e300, DBL_MAX,
+                                1.5707963267948966};
+    enum { NF = sizeof xf / sizeof xf[0], ND = sizeof xd / sizeof xd[0] };
+    float sf[NF], cf[NF], rf[NF], inpl[NF];
+    double sd[ND], cd[ND], rd[ND], inpd[ND];
+
+    vm_sincos_f32(xf, sf, cf, NF);
+    CHECK(sf[0] == 0 && !signbit(sf[0]) && sf[1] == 0 && signbit(sf[1]));
+    CHECK(cf[0] == 1 && cf[1] == 1);
+    for (int i = 2; i < 6; i++) CHECK(isnan(sf[i]) && isnan(cf[i]));
+    CHECK(sf[6] == FLT_TRUE_MIN && sf[7] == -FLT_TRUE_MIN && cf[6] == 1);
+    vm_sin_f32(xf, rf, NF);
+    for (int i = 0; i < NF; i++)
+        CHECK_MSG(memcmp(&rf[i], &sf[i], sizeof rf[i]) == 0 || (isnan(rf[i]) && isnan(sf[i])),
+                  "sincos_f32 sin(%a)", (double)xf[i]);
+    vm_cos_f32(xf, rf, NF);
+    for (int i = 0; i < NF; i++)
+        CHECK_MSG(memcmp(&rf[i], &cf[i], sizeof rf[i]) == 0 || (isnan(rf[i]) && isnan(cf[i])),
+                  "sincos_f32 cos(%a)", (double)xf[i]);
+    for (int i = 0; i < NF; i++) {
+        CHECK_MSG(err_f32(sf[i], sin((double)xf[i])) <= 4, "sin(%a)", (double)xf[i]);
+        CHECK_MSG(err_f32(cf[i], cos((double)xf[i])) <= 4, "cos(%a)", (double)xf[i]);
+    }
+    memcpy(inpl, xf, sizeof inpl);
+    vm_sincos_f32(inpl, inpl, rf, NF); /* s == x */
+    for (int i = 0; i < NF; i++)
+        CHECK((memcmp(&inpl[i], &sf[i], 4) == 0 && memcmp(&rf[i], &cf[i], 4) == 0) ||
+              isnan(xf[i]) || isinf(xf[i]));
+    memcpy(inpl, xf, sizeof inpl);
+    vm_sincos_f32(inpl, rf, inpl, NF); /* c == x */
+    for (int i = 0; i < NF; i++)
+        CHECK((memcmp(&rf[i], &sf[i], 4) == 0 && memcmp(&inpl[i], &cf[i], 4) == 0) ||
+              isnan(xf[i]) || isinf(xf[i]));
+
+    vm_sincos_f64(xd, sd, cd, ND);
+    CHECK(sd[0] == 0 && !signbit(sd[0]) && sd[1] == 0 && signbit(sd[1]));
+    CHECK(cd[0] == 1 && cd[1] == 1);
+    for (int i = 2; i < 6; i++) CHECK(isnan(sd[i]) && isnan(cd[i]));
+    CHECK(sd[6] == DBL_TRUE_MIN && sd[7] == -DBL_TRUE_MIN);
+    vm_sin_f64(xd, rd, ND);
+    for (int i = 0; i < ND; i++)
+        CHECK(memcmp(&rd[i], &sd[i], sizeof rd[i]) == 0 || (isnan(rd[i]) && isnan(sd[i])));
+    vm_cos_f64(xd, rd, ND);
+    for (int i = 0; i < ND; i++)
+        CHECK(memcmp(&rd[i], &cd[i], sizeof rd[i]) == 0 || (isnan(rd[i]) && isnan(cd[i])));
+    for (int i = 0; i < ND; i++) {
+        CHECK_MSG(err_f64(sd[i], sinl((long double)xd[i])) <= 4, "sin(%a)", xd[i]);
+        CHECK_MSG(err_f64(cd[i], cosl((long double)xd[i])) <= 4, "cos(%a)", xd[i]);
+    }
+    memcpy(inpd, xd, sizeof inpd);
+    vm_sincos_f64(inpd, rd, inpd, ND); /* c == x */
+    for (int i = 0; i < ND; i++)
+        CHECK((memcmp(&rd[i], &sd[i], 8) == 0 && memcmp(&inpd[i], &cd[i], 8) == 0) ||
+              isnan(xd[i]) || isinf(xd[i]));
+
+    sf[0] = 42, cf[0] = 43; /* n <= 0 touches nothing */
+    vm_sincos_f32(xf, sf, cf, 0);
+    vm_sincos_f32(xf, sf, cf, -3);
+    CHECK(sf[0] == 42 && cf[0] == 43);
+}
+
+/* sincos_f64 on random arguments over the kernel's range and beyond
+ * (libm fix-up), against long double references. */
+TEST(vmath_sincos_f64_accuracy) {
+    enum { N = 6000 };
+    static double x[N], s[N], c[N];
+    uint64_t st = 31;
+    for (int i = 0; i < N; i++) {
+        int kind = i % 3;
+        x[i] = kind == 0 ? th_rand_uniform(&st, -10, 10)
+             : kind == 1 ? th_rand_uniform(&st, -2e6, 2e6)
+                         : exp2(th_rand_uniform(&st, -60, 80)) * ((i & 8) ? -1 : 1);
+    }
+    vm_sincos_f64(x, s, c, N);
+    for (int i = 0; i < N; i++) {
+        CHECK_MSG(err_f64(s[i], sinl((long double)x[i])) <= 4, "sin(%a) = %a", x[i], s[i]);
+        CHECK_MSG(err_f64(c[i], cosl((long double)x[i])) <= 4, "cos(%a) = %a", x[i], c[i]);
+    }
+}

@@ -10,18 +10,20 @@
  * an integer uses the "add 1.5*2^52" trick, so no float->int conversion
  * (unvectorisable for int64 on AVX2, undefined for NaN) appears.
  *
- * float32 functions of the exp/log family run in float; those whose argument
- * reduction needs more than float precision (trig, inverse trig, erf, cbrt,
- * pow) run in double with shorter polynomials and round once at the end.
- * sin/cos/tan of arguments beyond the Cody–Waite range (|x| > 2^20 for
- * double, 2^24 for float) are recomputed by libm in a fix-up pass that only
- * runs for blocks containing such an argument.
+ * float32 functions of the exp/log family run in float; so do sin/cos/tan
+ * on FMA hardware (a three-piece Cody–Waite reduction whose rounding error
+ * FMA recovers), for |x| <= 2^19. Those whose argument reduction needs more
+ * than float precision (trig elsewhere, inverse trig, erf, cbrt, pow) run
+ * in double with shorter polynomials and round once at the end. sin/cos/tan
+ * of arguments beyond a kernel's range are recomputed in a fix-up pass that
+ * only runs for blocks containing such an argument: float32 by the double
+ * kernel up to 2^24, libm beyond (float64: libm beyond 2^20).
  *
  * Contraction: with FMA hardware (__FMA__) the polynomials use fused
  * multiply-adds explicitly; without it every step is still accurate (the
  * split constants carry trailing zero bits so their products are exact).
  *
- * Flags: gcc 12 vectorises all 38 loops only at -O3 with -fno-trapping-math
+ * Flags: gcc 12 vectorises all 44 loops only at -O3 with -fno-trapping-math
  * (the selects) and -fno-math-errno (sqrt); without them the code is still
  * correct, just scalar. No -ffast-math: NaN, inf and -0 are handled. */
 #include "vmath.h"
@@ -173,6 +175,13 @@ static inline double two_sum(double a, double b, double *lo) {
 #define PIO2F_2 0x1.10b4612p-30
 #define PIO2F_3 -0x1.676733ae8fe48p-60
 #define TWO_OVER_PI 0x1.45f306dc9c883p-1
+/* pi/2 as three floats for the float-only reduction: PIO2FF_A is pi/2
+ * rounded to float, PIO2FF_B and PIO2FF_C the next two float roundings of
+ * what is left (~74 bits in all). */
+#define PIO2FF_A 0x1.921fb6p+0f
+#define PIO2FF_B -0x1.777a5cp-25f
+#define PIO2FF_C -0x1.ee59dap-50f
+#define TWO_OVER_PI_F 0x1.45f306p-1f
 
 /* pi/4 = PIO4_HI + PIO4_LO with a 41-bit high part, so that the multiples
  * pi/2, pi, 3pi/4 below are exact sums of high parts. */
@@ -245,6 +254,22 @@ static const double SIN_S[6] = {-0x1.5555555555555p-3, 0x1.1111111110ba9p-7,
 static const double COS_C[6] = {0x1.5555555555555p-5, -0x1.6c16c16c16962p-10,
                                 0x1.a01a019f4d89cp-16, -0x1.27e4fa165895ap-22,
                                 0x1.1eeb67548bd64p-29, -0x1.907c7e27d70f2p-37};
+#if defined(__FMA__) /* used by the float kernel only */
+/* float: (sin r - r)/r^3 and (cos r - 1 + r^2/2)/r^4 in z = r^2 on
+ * |r| <= 0.83 (room for the float reduction's k to be off by one near
+ * odd multiples of pi/4): relative errors of sin and cos 2^-28.1 and 2^-32.1
+ * with the coefficients as rounded to float. */
+static const float SINF_S[4] = {-0x1.555556p-3f, 0x1.11121cp-7f,
+                                -0x1.a113dcp-13f, 0x1.aaefe6p-19f};
+static const float COSF_C[3] = {0x1.555546p-5f, -0x1.6c09cp-10f,
+                                0x1.993bcep-16f};
+/* (tan r - r)/r^3 in z = r^2 on the same range: relative error of tan
+ * 2^-28.0 with the coefficients as rounded to float. */
+static const float TANF_T[7] = {0x1.555572p-2f, 0x1.1108eep-3f, 0x1.bba7a6p-5f,
+                                0x1.54b530p-6f, 0x1.8b2ba4p-7f, -0x1.726af0p-10f,
+                                0x1.4dd08ep-8f};
+#endif
+
 /* lite: abs errors 2^-35.0 and 2^-38.6 */
 static const double SINL_S[4] = {-0x1.555555545d047p-3, 0x1.11110dec6469ap-7,
                                  -0x1.a013a39281b8bp-13, 0x1.6dbcaebaa2a29p-19};
@@ -658,15 +683,6 @@ static inline double reduce_pio2_d(double x, double *rl, uint64_t *kb) {
     *kb = bits_d(t);
     return r;
 }
-/* the same for float arguments, |x| <= 2^24 */
-static inline double reduce_pio2_f(double x, uint64_t *kb) {
-    double t = FMA(x, TWO_OVER_PI, RND_D), k = t - RND_D;
-    double r = FMA(-k, PIO2F_1, x);
-    r = FMA(-k, PIO2F_2, r);
-    r = FMA(-k, PIO2F_3, r);
-    *kb = bits_d(t);
-    return r;
-}
 
 /* sin r = r + r^3 S(r^2); cos r = 1 - r^2/2 + r^4 C(r^2), with the rounding
  * of 1 - r^2/2 recovered (fdlibm's trick). The low part rl of the reduced
@@ -677,12 +693,6 @@ static inline double sin_poly_d(double r, double rl, double z) {
 static inline double cos_poly_d(double r, double rl, double z) {
     double hz = 0.5 * z, w = 1.0 - hz;
     return w + (((1.0 - w) - hz) + FMA(z * z, poly_d(z, COS_C, 6), -r * rl));
-}
-static inline double sin_poly_l(double r, double z) {
-    return FMA(r * z, poly_d(z, SINL_S, 4), r);
-}
-static inline double cos_poly_l(double z) {
-    return FMA(z * z, poly_d(z, COSL_C, 4), FMA(-0.5, z, 1.0));
 }
 
 /* quadrant k mod 4: sin(x) = sin r, cos r, -sin r, -cos r;
@@ -700,16 +710,25 @@ static inline double tan_quadrant(double s, double c, uint64_t kb) {
     return select_d(odd, -c, s) / select_d(odd, s, c);
 }
 
-static inline double sin_k(double x) {
+/* sin r and cos r of the reduced argument, then the quadrant: sin x and
+ * cos x from one reduction. */
+static inline void sincos_k(double x, double *s, double *c) {
     uint64_t kb;
     double rl, r = reduce_pio2_d(x, &rl, &kb), z = r * r;
-    double v = sin_quadrant(sin_poly_d(r, rl, z), cos_poly_d(r, rl, z), kb);
-    return x == 0.0 ? x : v; /* keeps -0 */
+    double sr = sin_poly_d(r, rl, z), cr = cos_poly_d(r, rl, z);
+    double v = sin_quadrant(sr, cr, kb);
+    *s = x == 0.0 ? x : v; /* keeps -0 */
+    *c = cos_quadrant(sr, cr, kb);
+}
+static inline double sin_k(double x) {
+    double s, c;
+    sincos_k(x, &s, &c);
+    return s;
 }
 static inline double cos_k(double x) {
-    uint64_t kb;
-    double rl, r = reduce_pio2_d(x, &rl, &kb), z = r * r;
-    return cos_quadrant(sin_poly_d(r, rl, z), cos_poly_d(r, rl, z), kb);
+    double s, c;
+    sincos_k(x, &s, &c);
+    return c;
 }
 static inline double tan_k(double x) {
     uint64_t kb;
@@ -717,22 +736,174 @@ static inline double tan_k(double x) {
     double v = tan_quadrant(sin_poly_d(r, rl, z), cos_poly_d(r, rl, z), kb);
     return x == 0.0 ? x : v;
 }
-static inline float sin_kf(float xf) {
+
+/* float32. Two kernels:
+ *  - "via double" (all builds): the reduction and shorter polynomials in
+ *    double, rounded once at the end; good for |x| <= 2^24.
+ *  - "in float" (FMA builds): everything in float, at twice the SIMD width;
+ *    good for |x| <= TRIGF_FAST_LIM. Blocks holding larger arguments
+ *    recompute those lanes with the kernel via double.
+ * Without FMA the float kernel would need a much longer reduction (exact
+ * float products need short pieces of pi/2) and compensation steps that
+ * FMA gives for free; a float kernel behind a double reduction measured
+ * only ~10% faster there for sin and cos, slower for tan, and less
+ * accurate, so those builds use the double kernel alone. Beyond 2^24 the
+ * fix-up calls libm. */
+
+/* x = k pi/2 + r in double for float arguments, |x| <= 2^24 */
+static inline double reduce_pio2_f(double x, uint64_t *kb) {
+    double t = FMA(x, TWO_OVER_PI, RND_D), k = t - RND_D;
+    double r = FMA(-k, PIO2F_1, x);
+    r = FMA(-k, PIO2F_2, r);
+    r = FMA(-k, PIO2F_3, r);
+    *kb = bits_d(t);
+    return r;
+}
+static inline double sin_poly_l(double r, double z) {
+    return FMA(r * z, poly_d(z, SINL_S, 4), r);
+}
+static inline double cos_poly_l(double z) {
+    return FMA(z * z, poly_d(z, COSL_C, 4), FMA(-0.5, z, 1.0));
+}
+static inline void sincos_kd(float xf, float *s, float *c) {
     uint64_t kb;
     double r = reduce_pio2_f((double)xf, &kb), z = r * r;
-    float v = (float)sin_quadrant(sin_poly_l(r, z), cos_poly_l(z), kb);
-    return xf == 0.0f ? xf : v;
+    double sr = sin_poly_l(r, z), cr = cos_poly_l(z);
+    float v = (float)sin_quadrant(sr, cr, kb);
+    *s = xf == 0.0f ? xf : v;
+    *c = (float)cos_quadrant(sr, cr, kb);
 }
-static inline float cos_kf(float xf) {
-    uint64_t kb;
-    double r = reduce_pio2_f((double)xf, &kb), z = r * r;
-    return (float)cos_quadrant(sin_poly_l(r, z), cos_poly_l(z), kb);
+static inline float sin_kd(float xf) {
+    float s, c;
+    sincos_kd(xf, &s, &c);
+    return s;
 }
-static inline float tan_kf(float xf) {
+static inline float cos_kd(float xf) {
+    float s, c;
+    sincos_kd(xf, &s, &c);
+    return c;
+}
+static inline float tan_kd(float xf) {
     uint64_t kb;
     double r = reduce_pio2_f((double)xf, &kb), z = r * r;
     float v = (float)tan_quadrant(sin_poly_l(r, z), cos_poly_l(z), kb);
     return xf == 0.0f ? xf : v;
+}
+
+#if defined(__FMA__)
+/* The float kernel. The reduction leaves x = k pi/2 + r + tail, tail at
+ * most about half an ulp of r:
+ *  - k = round(x 2/pi) from the exact product;
+ *  - r1 = x - k PIO2FF_A is exact (inside the FMA, and the result lies on
+ *    x's grid or the 2^-23 grid of PIO2FF_A and is below 2);
+ *  - r = r1 - k PIO2FF_B rounds once, and a second FMA recovers that
+ *    rounding error whenever r1 - r is exact, which |r1 - r| < |r|
+ *    guarantees (otherwise |r| is below ~k 2^-24 and its error stays under
+ *    half an ulp of r);
+ *  - tail adds -k PIO2FF_C.
+ * TRIGF_FAST_LIM keeps r within the polynomials' range (k can be off by
+ * one where x 2/pi is within ~2^-25 |x| of a half-integer) and the
+ * truncation of pi/2 (~2^-76 k) far below an ulp of the smallest r a float
+ * argument produces. An exhaustive check of all floats up to it gives
+ * 1.00 ulp for sin and cos, 1.24 for tan below 2^11 and 1.44 above (where
+ * k PIO2FF_B is large enough for the uncorrected case to occur); the kernel
+ * via double gives 0.56, 0.56 and 1.31 up to 2^24.
+ *
+ * sin takes tail to first order (sin(r + tail) = sin r + tail cos r, and
+ * cos r ~ 1 at the scale of an ulp of r); cos takes it through
+ * zc = (r + tail)^2 in its last step only, which keeps the correction off
+ * the polynomial's critical path (C varies too slowly for the difference
+ * in z to matter there). */
+#define TRIGF_FAST_LIM 0x1p19f
+
+static inline float reduce_pio2_ff(float x, float *tail, uint32_t *kb) {
+    float t = FMAF(x, TWO_OVER_PI_F, RND_F), k = t - RND_F;
+    float r1 = FMAF(-k, PIO2FF_A, x);
+    float r = FMAF(-k, PIO2FF_B, r1);
+    float d = r1 - r;
+    float e = FMAF(-k, PIO2FF_B, d); /* r's rounding error when d is exact */
+    e = abs_f(d) < abs_f(r) ? e : 0.0f;
+    *tail = FMAF(-k, PIO2FF_C, e);
+    *kb = bits_f(t);
+    return r;
+}
+
+static inline float select_f(uint32_t mask, float a, float b) {
+    return from_bits_f((bits_f(a) & mask) | (bits_f(b) & ~mask));
+}
+
+/* The reduced argument and what the polynomials need of it. */
+typedef struct {
+    float r, tail, z, zc; /* z = r^2, zc = (r + tail)^2 */
+    uint32_t kb;          /* k in the low bits */
+} trigf_arg;
+
+static inline trigf_arg trigf_reduce(float x) {
+    trigf_arg a;
+    a.r = reduce_pio2_ff(x, &a.tail, &a.kb);
+    a.z = a.r * a.r;
+    a.zc = FMAF(a.r, a.r, (a.r + a.r) * a.tail);
+    return a;
+}
+/* sin(r + tail) - r */
+static inline float sin_rest_f(const trigf_arg *a) {
+    return FMAF(a->r * a->z, poly_f(a->z, SINF_S, 4), a->tail);
+}
+/* cos(r + tail) = 1 + zc (-1/2 + z C(z)), rounded once */
+static inline float cos_red_f(const trigf_arg *a) {
+    return FMAF(a->zc, FMAF(a->z, poly_f(a->z, COSF_C, 3), -0.5f), 1.0f);
+}
+
+/* quadrant k mod 4 as for double */
+static inline float sin_quadrant_f(float s, float c, uint32_t kb) {
+    float v = select_f(0u - (kb & 1), c, s);
+    return from_bits_f(bits_f(v) ^ ((kb & 2) << 30));
+}
+static inline float cos_quadrant_f(float s, float c, uint32_t kb) {
+    float v = select_f(0u - (kb & 1), s, c);
+    return from_bits_f(bits_f(v) ^ (((kb + 1) & 2) << 30));
+}
+
+static inline void sincos_kf(float x, float *s, float *c) {
+    trigf_arg a = trigf_reduce(x);
+    float sr = a.r + sin_rest_f(&a), cr = cos_red_f(&a);
+    float v = sin_quadrant_f(sr, cr, a.kb);
+    *s = x == 0.0f ? x : v; /* keeps -0 */
+    *c = cos_quadrant_f(sr, cr, a.kb);
+}
+
+/* tan(r + tail) = r + r^3 T(r^2) + tail (1 + tan^2 r), the last factor
+ * taken as 1 + z (its error, below 0.4 tail, is ~0.2 ulp at worst); this
+ * is tan x for even k. For odd k, tan x = -1/tan(r + tail): t = t_hi +
+ * t_lo exactly (Fast2Sum, |r| >= |rest|), and the reciprocal 1/t_hi gets
+ * one correction step, whose remainder 1 - inv t_hi is exact under FMA:
+ * 1/t = inv + (remainder - inv t_lo) inv. */
+static inline float tan_kf(float x) {
+    trigf_arg a = trigf_reduce(x);
+    float tail = FMAF(a.tail, a.z, a.tail);
+    float rest = FMAF(a.r * a.z, poly_f(a.z, TANF_T, 7), tail);
+    float t_hi = a.r + rest, t_lo = rest - (t_hi - a.r);
+    float inv = 1.0f / t_hi, rem = FMAF(-inv, t_hi, 1.0f);
+    float cot = FMAF(FMAF(-inv, t_lo, rem), inv, inv);
+    float v = select_f(0u - (a.kb & 1), -cot, t_hi);
+    return x == 0.0f ? x : v;
+}
+#else
+#define TRIGF_FAST_LIM 0x1p24f
+static inline void sincos_kf(float x, float *s, float *c) { sincos_kd(x, s, c); }
+static inline float tan_kf(float x) { return tan_kd(x); }
+#endif
+#define TRIGF_MID_LIM 0x1p24f
+
+static inline float sin_kf(float x) {
+    float s, c;
+    sincos_kf(x, &s, &c);
+    return s;
+}
+static inline float cos_kf(float x) {
+    float s, c;
+    sincos_kf(x, &s, &c);
+    return c;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -958,11 +1129,8 @@ VM_UNARY(float, vm_tanh_f32, tanh_kf)
 VM_UNARY(double, vm_logistic_f64, logistic_k)
 VM_UNARY(float, vm_logistic_f32, logistic_kf)
 VM_UNARY_FIXUP(double, uint64_t, vm_sin_f64, sin_k, SIGNBIT_D, abs_d, 0x1p20, sin)
-VM_UNARY_FIXUP(float, uint32_t, vm_sin_f32, sin_kf, SIGNBIT_F, abs_f, 0x1p24f, sinf)
 VM_UNARY_FIXUP(double, uint64_t, vm_cos_f64, cos_k, SIGNBIT_D, abs_d, 0x1p20, cos)
-VM_UNARY_FIXUP(float, uint32_t, vm_cos_f32, cos_kf, SIGNBIT_F, abs_f, 0x1p24f, cosf)
 VM_UNARY_FIXUP(double, uint64_t, vm_tan_f64, tan_k, SIGNBIT_D, abs_d, 0x1p20, tan)
-VM_UNARY_FIXUP(float, uint32_t, vm_tan_f32, tan_kf, SIGNBIT_F, abs_f, 0x1p24f, tanf)
 VM_UNARY(double, vm_asin_f64, asin_k)
 VM_UNARY(float, vm_asin_f32, asin_kf)
 VM_UNARY(double, vm_acos_f64, acos_k)
@@ -977,3 +1145,91 @@ VM_BINARY(double, uint64_t, vm_pow_f64, pow_k, pow_special_d, pow)
 VM_BINARY(float, uint32_t, vm_pow_f32, pow_kf, pow_special_f, powf)
 VM_BINARY(double, uint64_t, vm_atan2_f64, atan2_k, VM_NONE, atan2)
 VM_BINARY(float, uint32_t, vm_atan2_f32, atan2_kf, VM_NONE, atan2f)
+
+/* float32 trig: kernel K (the fast float reduction under FMA) for every
+ * element; a block holding some |x| > TRIGF_FAST_LIM (or an infinity)
+ * recomputes those lanes with MID (double reduction, good to 2^24) in a
+ * blended pass, and those beyond 2^24 with LIBM. Each result depends on its
+ * own argument only, never on its neighbours in the block. */
+#define TRIGF_FIXUP_LANE(v, dst, MID)                                     \
+    do {                                                                  \
+        if (TRIGF_FAST_LIM < TRIGF_MID_LIM) {                             \
+            float mid_ = MID(v);                                          \
+            dst = abs_f(v) > TRIGF_FAST_LIM ? mid_ : dst;                 \
+        }                                                                 \
+    } while (0)
+#define VM_TRIG_F32(NAME, K, MID, LIBM)                                   \
+    void NAME(const float *x, float *y, int64_t n) {                      \
+        _Alignas(64) float buf[VM_BLOCK];                                 \
+        for (int64_t i0 = 0; i0 < n; i0 += VM_BLOCK) {                    \
+            int64_t m = n - i0 < VM_BLOCK ? n - i0 : VM_BLOCK;            \
+            float *yb = y + i0;                                           \
+            uint32_t big = 0;                                             \
+            memcpy(buf, x + i0, (size_t)m * sizeof(float));               \
+            for (int64_t i = 0; i < m; i++) {                             \
+                big |= SIGNBIT_F(TRIGF_FAST_LIM - abs_f(buf[i]));         \
+                yb[i] = K(buf[i]);                                        \
+            }                                                             \
+            if (!big) continue;                                           \
+            uint32_t huge = 0;                                            \
+            for (int64_t i = 0; i < m; i++) {                             \
+                huge |= SIGNBIT_F(TRIGF_MID_LIM - abs_f(buf[i]));         \
+                TRIGF_FIXUP_LANE(buf[i], yb[i], MID);                     \
+            }                                                             \
+            if (huge)                                                     \
+                for (int64_t i = 0; i < m; i++)                           \
+                    if (abs_f(buf[i]) > TRIGF_MID_LIM) yb[i] = LIBM(buf[i]); \
+        }                                                                 \
+    }
+
+VM_TRIG_F32(vm_sin_f32, sin_kf, sin_kd, sinf)
+VM_TRIG_F32(vm_cos_f32, cos_kf, cos_kd, cosf)
+VM_TRIG_F32(vm_tan_f32, tan_kf, tan_kd, tanf)
+
+/* sin and cos from one reduction; the same fix-ups as VM_TRIG_F32. s or c
+ * may be x itself: x is read into buf before either is written. */
+void vm_sincos_f32(const float *x, float *s, float *c, int64_t n) {
+    _Alignas(64) float buf[VM_BLOCK];
+    for (int64_t i0 = 0; i0 < n; i0 += VM_BLOCK) {
+        int64_t m = n - i0 < VM_BLOCK ? n - i0 : VM_BLOCK;
+        float *sb = s + i0, *cb = c + i0;
+        uint32_t big = 0;
+        memcpy(buf, x + i0, (size_t)m * sizeof(float));
+        for (int64_t i = 0; i < m; i++) {
+            float sv, cv;
+            big |= SIGNBIT_F(TRIGF_FAST_LIM - abs_f(buf[i]));
+            sincos_kf(buf[i], &sv, &cv);
+            sb[i] = sv, cb[i] = cv;
+        }
+        if (!big) continue;
+        uint32_t huge = 0;
+        for (int64_t i = 0; i < m; i++) {
+            huge |= SIGNBIT_F(TRIGF_MID_LIM - abs_f(buf[i]));
+            TRIGF_FIXUP_LANE(buf[i], sb[i], sin_kd);
+            TRIGF_FIXUP_LANE(buf[i], cb[i], cos_kd);
+        }
+        if (huge)
+            for (int64_t i = 0; i < m; i++)
+                if (abs_f(buf[i]) > TRIGF_MID_LIM) sb[i] = sinf(buf[i]), cb[i] = cosf(buf[i]);
+    }
+}
+
+/* float64: the kernel is good to |x| <= 2^20; libm beyond. */
+void vm_sincos_f64(const double *x, double *s, double *c, int64_t n) {
+    _Alignas(64) double buf[VM_BLOCK];
+    for (int64_t i0 = 0; i0 < n; i0 += VM_BLOCK) {
+        int64_t m = n - i0 < VM_BLOCK ? n - i0 : VM_BLOCK;
+        double *sb = s + i0, *cb = c + i0;
+        uint64_t big = 0;
+        memcpy(buf, x + i0, (size_t)m * sizeof(double));
+        for (int64_t i = 0; i < m; i++) {
+            double sv, cv;
+            big |= SIGNBIT_D(0x1p20 - abs_d(buf[i]));
+            sincos_k(buf[i], &sv, &cv);
+            sb[i] = sv, cb[i] = cv;
+        }
+        if (big)
+            for (int64_t i = 0; i < m; i++)
+                if (abs_d(buf[i]) > 0x1p20) sb[i] = sin(buf[i]), cb[i] = cos(buf[i]);
+    }
+}

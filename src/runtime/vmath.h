@@ -45,6 +45,10 @@ void vm_cos_f32(const float *x, float *y, int64_t n);
 void vm_cos_f64(const double *x, double *y, int64_t n);
 void vm_tan_f32(const float *x, float *y, int64_t n);
 void vm_tan_f64(const double *x, double *y, int64_t n);
+/* s[i] = sin(x[i]), c[i] = cos(x[i]) from one range reduction, as accurate
+ * as vm_sin/vm_cos. s or c may equal x exactly; s and c must not overlap. */
+void vm_sincos_f32(const float *x, float *s, float *c, int64_t n);
+void vm_sincos_f64(const double *x, double *s, double *c, int64_t n);
 void vm_asin_f32(const float *x, float *y, int64_t n);
 void vm_asin_f64(const double *x, double *y, int64_t n);
 void vm_acos_f32(const float *x, float *y, int64_t n);
