@@ -5,7 +5,8 @@
  * contiguous elements; the loops inside are branch-free polynomial / rational
  * approximations with range reduction that the compiler auto-vectorises, with
  * no libm call per element. A few rare inputs (sin/cos/tan of arguments too
- * large for the Cody–Waite reduction) are recomputed afterwards with libm.
+ * large for the fast reduction) are recomputed afterwards with a slower
+ * kernel or, beyond it, with libm.
  *
  * Accuracy: float32 results within 4 ulp of the correctly rounded value
  * (most within 1–2); float64 within about 4 ulp (relative error <= 1e-15).
