@@ -259,7 +259,9 @@ static void gather_leaf(const ir_func *ir, const ir_eqn *e, const leaf_map *m, c
     }
 }
 
-static char *claim_scratch(program *p, int *which) {
+/* A free block of the per-thread scratch. Spins while every block is
+ * taken: at most n_scratch workers run a kernel at once. */
+char *interp_claim_scratch(program *p, int *which) {
     for (;;)
         for (int i = 0; i < p->n_scratch; i++) {
             int expect = 0;
@@ -270,6 +272,8 @@ static char *claim_scratch(program *p, int *which) {
         }
 }
 
+void interp_release_scratch(program *p, int which) { atomic_store(&p->busy[which], 0); }
+
 static void run_tiles(void *arg, int64_t begin, int64_t end) {
     loop_job *job = arg;
     program *p = job->p;
@@ -277,7 +281,7 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
     const kernel *K = job->K;
     int kidx = (int)(K - p->c->kernels);
     int which = 0;
-    char *scratch = p->scratch_each ? claim_scratch(p, &which) : NULL;
+    char *scratch = p->scratch_each ? interp_claim_scratch(p, &which) : NULL;
     begin += job->base;
     end += job->base;
     for (int64_t t0 = begin; t0 < end; t0 += TILE) {
@@ -311,7 +315,7 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
             ew_kernel(e->prim, ops.in_dtype)(&ops, 0, len);
         }
     }
-    if (scratch) atomic_store(&p->busy[which], 0);
+    if (scratch) interp_release_scratch(p, which);
 }
 
 void interp_gather_leaf(const program *p, int eqn, char *const *buf, int64_t t0, int64_t len, void *dst) {
@@ -359,7 +363,7 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
     const kernel *K = job->K;
     int kidx = (int)(K - p->c->kernels);
     int which = 0;
-    char *scratch = p->scratch_each ? claim_scratch(p, &which) : NULL;
+    char *scratch = p->scratch_each ? interp_claim_scratch(p, &which) : NULL;
     int64_t C = K->row_len, R = rows_per_block(K);
     for (int64_t r = begin; r < end; r += R) {
         int64_t nr = end - r < R ? end - r : R; /* rows in this block */
@@ -427,7 +431,7 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
             }
         }
     }
-    if (scratch) atomic_store(&p->busy[which], 0);
+    if (scratch) interp_release_scratch(p, which);
 }
 
 static void run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf) {

@@ -43,92 +43,10 @@ static void *build_main(void *arg) {
     return NULL;
 }
 
-/* ---- row folds ----
- * What a generated ROWS kernel calls for a row reduction: reduce.c's fold
- * of one contiguous run, the order the eager kernel (which the interpreter
- * calls on the row) folds a run of at most 65536 elements in, repeated
- * here because reduce.c keeps its loops private. Runs shorter than 256
- * bytes are one serial chain from the identity; longer ones go in blocks
- * of FOLD_BLOCK elements, each folded into 128 bytes of independent lanes
- * (the part that vectorises; a block's last few elements go into lane 0),
- * the lanes combined pairwise by halves, and each block into the total.
- * Integer sums and products wrap; float max and min let a NaN win. */
-enum { FOLD_BLOCK = 4096 };
-
-#define FOLD_ADD(a, b) ((a) + (b))
-#define FOLD_MUL(a, b) ((a) * (b))
-#define FOLD_ADD_I32(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
-#define FOLD_MUL_I32(a, b) ((int32_t)((uint32_t)(a) * (uint32_t)(b)))
-#define FOLD_ADD_I64(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
-#define FOLD_MUL_I64(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
-#define FOLD_FMAX(a, b) ((((b) != (b)) | ((b) > (a))) ? (b) : (a))
-#define FOLD_FMIN(a, b) ((((b) != (b)) | ((b) < (a))) ? (b) : (a))
-#define FOLD_IMAX(a, b) ((b) > (a) ? (b) : (a))
-#define FOLD_IMIN(a, b) ((b) < (a) ? (b) : (a))
-
-#define DEFINE_ROW_FOLD(NAME, T, ID, COMB)                                                     \
-    static void NAME(const void *xp, int64_t n, void *out) {                                    \
-        enum { LANES = 128 / sizeof(T) };                                                       \
-        const T *x = xp;                                                                        \
-        T total = (ID);                                                                         \
-        if (n < 2 * LANES) {                                                                    \
-            for (int64_t i = 0; i < n; i++) total = COMB(total, x[i]);                          \
-        } else {                                                                                \
-            for (int64_t b = 0; b < n; b += FOLD_BLOCK) {                                       \
-                int64_t e = n - b < FOLD_BLOCK ? n : b + FOLD_BLOCK;                            \
-                T lane[LANES];                                                                  \
-                for (int k = 0; k < LANES; k++) lane[k] = (ID);                                 \
-                int64_t i = b;                                                                  \
-                for (; i + LANES <= e; i += LANES)                                              \
-                    for (int k = 0; k < LANES; k++) lane[k] = COMB(lane[k], x[i + k]);          \
-                for (; i < e; i++) lane[0] = COMB(lane[0], x[i]);                               \
-                for (int w = LANES / 2; w > 0; w /= 2)                                          \
-                    for (int k = 0; k < w; k++) lane[k] = COMB(lane[k], lane[k + w]);           \
-                total = COMB(total, lane[0]);                                                   \
-            }                                                                                   \
-        }                                                                                       \
-        memcpy(out, &total, sizeof total);                                                      \
-    }
-
-DEFINE_ROW_FOLD(fold_sum_i32, int32_t, 0, FOLD_ADD_I32)
-DEFINE_ROW_FOLD(fold_sum_i64, int64_t, 0, FOLD_ADD_I64)
-DEFINE_ROW_FOLD(fold_sum_f32, float, 0.0f, FOLD_ADD)
-DEFINE_ROW_FOLD(fold_sum_f64, double, 0.0, FOLD_ADD)
-DEFINE_ROW_FOLD(fold_prod_i32, int32_t, 1, FOLD_MUL_I32)
-DEFINE_ROW_FOLD(fold_prod_i64, int64_t, 1, FOLD_MUL_I64)
-DEFINE_ROW_FOLD(fold_prod_f32, float, 1.0f, FOLD_MUL)
-DEFINE_ROW_FOLD(fold_prod_f64, double, 1.0, FOLD_MUL)
-DEFINE_ROW_FOLD(fold_max_bool, uint8_t, 0, FOLD_IMAX)
-DEFINE_ROW_FOLD(fold_max_i32, int32_t, INT32_MIN, FOLD_IMAX)
-DEFINE_ROW_FOLD(fold_max_i64, int64_t, INT64_MIN, FOLD_IMAX)
-DEFINE_ROW_FOLD(fold_max_f32, float, -INFINITY, FOLD_FMAX)
-DEFINE_ROW_FOLD(fold_max_f64, double, -INFINITY, FOLD_FMAX)
-DEFINE_ROW_FOLD(fold_min_bool, uint8_t, 1, FOLD_IMIN)
-DEFINE_ROW_FOLD(fold_min_i32, int32_t, INT32_MAX, FOLD_IMIN)
-DEFINE_ROW_FOLD(fold_min_i64, int64_t, INT64_MAX, FOLD_IMIN)
-DEFINE_ROW_FOLD(fold_min_f32, float, INFINITY, FOLD_FMIN)
-DEFINE_ROW_FOLD(fold_min_f64, double, INFINITY, FOLD_FMIN)
-
-cjk_fold_fn native_row_fold(prim_id prim, cj_dtype dt) {
-    static const cjk_fold_fn sum[CJ_NUM_DTYPES] = {[CJ_I32] = fold_sum_i32, [CJ_I64] = fold_sum_i64,
-                                                   [CJ_F32] = fold_sum_f32, [CJ_F64] = fold_sum_f64};
-    static const cjk_fold_fn prod[CJ_NUM_DTYPES] = {[CJ_I32] = fold_prod_i32, [CJ_I64] = fold_prod_i64,
-                                                    [CJ_F32] = fold_prod_f32, [CJ_F64] = fold_prod_f64};
-    static const cjk_fold_fn max[CJ_NUM_DTYPES] = {[CJ_BOOL] = fold_max_bool, [CJ_I32] = fold_max_i32,
-                                                   [CJ_I64] = fold_max_i64, [CJ_F32] = fold_max_f32,
-                                                   [CJ_F64] = fold_max_f64};
-    static const cjk_fold_fn min[CJ_NUM_DTYPES] = {[CJ_BOOL] = fold_min_bool, [CJ_I32] = fold_min_i32,
-                                                   [CJ_I64] = fold_min_i64, [CJ_F32] = fold_min_f32,
-                                                   [CJ_F64] = fold_min_f64};
-    if (!rt_dtype_valid((int)dt)) return NULL;
-    switch (prim) {
-    case PRIM_REDUCE_SUM: return sum[dt];
-    case PRIM_REDUCE_PROD: return prod[dt];
-    case PRIM_REDUCE_MAX: return max[dt];
-    case PRIM_REDUCE_MIN: return min[dt];
-    default: return NULL;
-    }
-}
+/* What a generated ROWS kernel calls for a row reduction: reduce.c's own
+ * fold of one contiguous run, so generated code and the interpreter agree
+ * bit for bit. */
+cjk_fold_fn native_row_fold(prim_id prim, cj_dtype dt) { return prim_reduce_row_fold(prim, dt); }
 
 /* ---- the table ---- */
 
@@ -136,26 +54,10 @@ static void gather_cb(const void *prog, int eqn, char *const *buf, int64_t t0, i
     interp_gather_leaf(prog, eqn, buf, t0, n, dst);
 }
 
-/* A free block of the program's per-thread scratch (interp.c sizes it for
- * the largest kernel: a row of 8-byte elements per value living only
- * inside a ROWS kernel, so generated row arrays always fit). Spins while
- * every block is taken: at most n_scratch workers run a kernel at once. */
-static char *claim_cb(const void *prog, int *slot) {
-    program *p = (program *)prog;
-    for (;;)
-        for (int i = 0; i < p->n_scratch; i++) {
-            int expect = 0;
-            if (atomic_compare_exchange_strong(&p->busy[i], &expect, 1)) {
-                *slot = i;
-                return (char *)p->scratch + (size_t)i * p->scratch_each;
-            }
-        }
-}
-
-static void release_cb(const void *prog, int slot) {
-    program *p = (program *)prog;
-    atomic_store(&p->busy[slot], 0);
-}
+/* The program's per-thread scratch (interp.c sizes it for the largest
+ * kernel, so generated row arrays always fit). */
+static char *claim_cb(const void *prog, int *slot) { return interp_claim_scratch((program *)prog, slot); }
+static void release_cb(const void *prog, int slot) { interp_release_scratch((program *)prog, slot); }
 
 void native_start(cj_ctx *ctx, program *p) {
     atomic_store(&p->native_state, NATIVE_NONE);

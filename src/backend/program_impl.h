@@ -54,6 +54,8 @@ struct program {
 enum { NATIVE_NONE, NATIVE_BUILDING, NATIVE_READY, NATIVE_FAILED };
 
 /* interp.c */
+char *interp_claim_scratch(program *p, int *which);
+void interp_release_scratch(program *p, int which);
 void interp_gather_leaf(const program *p, int eqn, char *const *buf, int64_t t0, int64_t len, void *dst);
 void interp_run_loop(program *p, const kernel *K, char *const *buf);
 /* Runs equations [first, n_eqns) of kernel K — a LOOP kernel's, or a

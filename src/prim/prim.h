@@ -105,6 +105,13 @@ void prim_register_reduce(void);
 void prim_register_dot(void);
 void prim_register_gather(void);
 
+/* A reduction's fold of one contiguous run, from the identity: exactly the
+ * order the eager kernel folds a run of at most 65536 elements in, so code
+ * generated for row reductions can call it and match bit for bit. NULL
+ * for a primitive or dtype without one. */
+typedef void (*prim_row_fold_fn)(const void *x, int64_t n, void *out);
+prim_row_fold_fn prim_reduce_row_fold(prim_id prim, cj_dtype dt);
+
 /* Helpers for print_params. */
 int prim_print_ivec(char *buf, size_t size, const char *name, const prim_ivec *v);
 

@@ -115,6 +115,11 @@ enum {
         }                                                                                          \
         *(T *)accp = total;                                                                        \
     }                                                                                              \
+    static void NAME##_row_fold(const void *xp, int64_t n, void *out) {                            \
+        T acc = (ID);                                                                              \
+        NAME##_fold(&acc, xp, n);                                                                  \
+        memcpy(out, &acc, sizeof acc);                                                             \
+    }                                                                                              \
     static void NAME##_fold_runs(void *accp, const void *xp, int64_t len, int64_t n_runs) {        \
         T *acc = accp;                                                                             \
         const T *x = xp;                                                                           \
@@ -178,13 +183,14 @@ typedef struct reducer {
     void (*scan)(void *dst, const void *x, int64_t n, void *carry,
                  int reverse);                                  /* inclusive scan from *carry */
     void (*scan_rows)(void *dst, const void *prev, const void *x, int64_t n); /* dst = prev ∘ x */
+    prim_row_fold_fn row_fold;                                  /* *out = identity ∘ x[0] ∘ ... */
 } reducer;
 
 typedef enum reduce_op { OP_SUM, OP_PROD, OP_MAX, OP_MIN, OP_COUNT } reduce_op;
 
 #define REDUCER(NAME)                                                                              \
     {NAME##_fill, NAME##_rows, NAME##_rows_strided, NAME##_fold, NAME##_fold_runs, NAME##_scan,     \
-     NAME##_scan_rows}
+     NAME##_scan_rows, NAME##_row_fold}
 static const reducer reducers[OP_COUNT][CJ_NUM_DTYPES] = {
     [OP_SUM] = {[CJ_I32] = REDUCER(sum_i32), [CJ_I64] = REDUCER(sum_i64),
                 [CJ_F32] = REDUCER(sum_f32), [CJ_F64] = REDUCER(sum_f64)},
@@ -208,6 +214,13 @@ static reduce_op op_of(prim_id prim) {
     case PRIM_ARGMIN: return OP_MIN;
     default: return OP_MAX;
     }
+}
+
+prim_row_fold_fn prim_reduce_row_fold(prim_id prim, cj_dtype dt) {
+    if (prim != PRIM_REDUCE_SUM && prim != PRIM_REDUCE_PROD && prim != PRIM_REDUCE_MAX && prim != PRIM_REDUCE_MIN)
+        return NULL;
+    if (!rt_dtype_valid((int)dt)) return NULL;
+    return reducers[op_of(prim)][dt].row_fold;
 }
 
 /* Arg-reductions. `find` gives the first index of a value (NaN matches NaN);
