@@ -79,6 +79,26 @@ typedef int (*prim_batch_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params
                              const cj_val *in, const int64_t *bdim, int64_t size, cj_val *out,
                              int64_t *out_bdim);
 
+/* Autodiff rules (filled by src/autodiff/rules_*.c; see ad.h).
+ *
+ * jvp: primals `in`, their tangents `tin` (a handle with slot 0 is a
+ * symbolic zero), and the primal output `out` already computed. Binds the
+ * tangent of the output through the current traces (it must be linear in
+ * the tangents: tangent × value known from the primals, sums, and linear
+ * primitives) and writes it to *tout, or a slot-0 handle for zero.
+ *
+ * transpose: for a primitive linear in the operands flagged in `linear`
+ * (1) given the others, which are in `in` (linear operands' entries are
+ * slot-0 handles). `in_avals` are every operand's types, `ct` the
+ * cotangent of the output (never zero). Writes ct_in[i] for each linear
+ * operand (slot 0 for zero) and leaves the others alone.
+ * Both return 0, or -1 with the error recorded. */
+typedef int (*prim_jvp_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                           const cj_val *tin, cj_val out, cj_val *tout);
+typedef int (*prim_transpose_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                                 const cj_val *in, const int *linear, const rt_aval *in_avals, cj_val ct,
+                                 cj_val *ct_in);
+
 typedef struct prim_rule {
     prim_abstract_eval_fn abstract_eval;
     prim_impl_fn impl;
@@ -87,8 +107,8 @@ typedef struct prim_rule {
     int (*print_params)(const prim_params *p, char *buf, size_t size);
     prim_lower_kind lower;
     prim_batch_fn batch;
-    /* Slots for the autodiff issue. */
-    void *jvp, *transpose;
+    prim_jvp_fn jvp;             /* every primitive */
+    prim_transpose_fn transpose; /* primitives that can be linear */
 } prim_rule;
 
 extern prim_rule prim_rules[PRIM_COUNT];
@@ -104,6 +124,11 @@ void prim_register_shape(void);
 void prim_register_reduce(void);
 void prim_register_dot(void);
 void prim_register_gather(void);
+/* The autodiff rules, one file per family (src/autodiff/rules_*.c). */
+void ad_register_elementwise(void);
+void ad_register_shape(void);
+void ad_register_reduce(void);
+void ad_register_dot_gather(void);
 
 /* A reduction's fold of one contiguous run, from the identity: exactly the
  * order the eager kernel folds a run of at most 65536 elements in, so code

@@ -35,6 +35,10 @@ static void register_all(void) {
     prim_register_reduce();
     prim_register_dot();
     prim_register_gather();
+    ad_register_elementwise();
+    ad_register_shape();
+    ad_register_reduce();
+    ad_register_dot_gather();
 }
 
 void prim_init(void) { pthread_once(&once, register_all); }

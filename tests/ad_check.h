@@ -1,0 +1,27 @@
+/* ad_check.h — checks for autodiff rules shared by the test files:
+ * a primitive's jvp rule against central finite differences, and a linear
+ * primitive's transpose rule by the dot-product test
+ * <u, P v> = <P^T u, v> on random vectors. Inputs are concrete f64 arrays
+ * (the checks compute in f64). */
+#ifndef CJ_TEST_AD_CHECK_H
+#define CJ_TEST_AD_CHECK_H
+#include "../src/core/core.h"
+#include "cjax.h"
+
+/* f64 array, entries uniform in [lo, hi); *seed advances. */
+cj_val adc_uniform(cj_ctx *ctx, int rank, const int64_t *dims, double lo, double hi, uint64_t *seed);
+/* Largest |jvp - fd| / (1 + |fd|) over the elements and 3 random
+ * directions; the operands with diff[i] set get random tangents, the others
+ * zero (symbolic). For outputs that are not float the rule must return a
+ * zero tangent: 0 when it does, 1e30 when not. Negative on an error. */
+double adc_prim_jvp_error(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                          const int *diff, uint64_t seed);
+/* For a primitive linear in the operands with lin[i] set (the others fixed
+ * at in[i]): |<u, P v> - sum_i <ct_i, v_i>| / (1 + |<u, P v>|) for random
+ * u, v, where ct = the transpose rule applied to u. Negative on an error. */
+double adc_prim_transpose_error(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                                const int *lin, uint64_t seed);
+/* sum(a * b) over all elements, in f64. */
+double adc_dot(cj_val a, cj_val b);
+
+#endif
