@@ -482,6 +482,94 @@ void cj_string_free(cj_ctx *ctx, char *s);
 cj_status cj_print_ir(cj_func *f, int n_in, const cj_val *example,
                       FILE *out);
 
+/* ---- Autodiff ---------------------------------------------------------- */
+/* Derivatives as JAX computes them: a jvp rule per primitive (forward
+ * mode); reverse mode linearizes (jvp + partial evaluation into a linear
+ * program) and transposes that program. Every transformation below binds
+ * through the current traces, so they compose with jit, vmap and each
+ * other: jit(grad(f)) compiles forward and backward into one program,
+ * vmap(grad(f)) gives per-example gradients, grad(grad(f)) second
+ * derivatives. Integer and boolean values carry no derivative. */
+
+/* jax.jvp: primals_out = f(primals) and tangents_out = J·tangents, with one
+ * tangent per input, of the primal's exact type (a tangent given for an
+ * integer input is ignored). */
+cj_status cj_jvp(cj_func *f, const cj_val *primals, const cj_val *tangents,
+                 cj_val *primals_out, cj_val *tangents_out);
+
+/* jax.vjp: primals_out = f(primals); returns the pullback: a function of
+ * f's output cotangents (n_out inputs, each of the output's type) returning
+ * one cotangent per input of f (zeros for integer inputs). It holds the
+ * residuals of the forward pass, which live in the caller's current scope:
+ * call it before that scope ends, and release it with cj_func_free.
+ * NULL on error. */
+cj_func *cj_vjp(cj_func *f, const cj_val *primals, cj_val *primals_out);
+/* jax.linearize: primals_out = f(primals); returns the linear map
+ * tangents → J·tangents (same residual rules as cj_vjp). */
+cj_func *cj_linearize(cj_func *f, const cj_val *primals, cj_val *primals_out);
+
+typedef struct cj_grad_opts {
+    int n_argnums;        /* argnums: which inputs to differentiate by; */
+    const int *argnums;   /* n_argnums = 0: input 0 */
+    int has_aux;          /* outputs after the first are auxiliary data, */
+                          /* returned as they are, not differentiated */
+} cj_grad_opts;
+
+/* jax.grad: for f whose (first) output is a float scalar, a function with
+ * f's inputs returning d out / d input for each argnum (in argnums order),
+ * then the auxiliary outputs when has_aux. Differentiating by an integer
+ * input is an error (as in JAX). opts may be NULL. */
+cj_func *cj_grad(cj_func *f, const cj_grad_opts *opts);
+/* jax.value_and_grad: outputs the value, the auxiliary outputs (has_aux),
+ * then the gradients. */
+cj_func *cj_value_and_grad(cj_func *f, const cj_grad_opts *opts);
+/* jax.jacfwd / jax.jacrev: the Jacobian of every output with respect to
+ * every argnum, shaped output.shape + input.shape; outputs are ordered
+ * output-major: (out 0, arg 0), (out 0, arg 1), ..., (out 1, arg 0), ...
+ * jacfwd pushes forward the input basis (vmap of jvp), jacrev pulls back
+ * the output basis (vmap of vjp). */
+cj_func *cj_jacfwd(cj_func *f, const cj_grad_opts *opts);
+cj_func *cj_jacrev(cj_func *f, const cj_grad_opts *opts);
+/* jax.hessian = jacfwd(jacrev(f)) for a scalar-output f. */
+cj_func *cj_hessian(cj_func *f, const cj_grad_opts *opts);
+/* lax.stop_gradient: x, with no derivative flowing through it. */
+cj_val cj_stop_gradient(cj_val x);
+
+/* jax.checkpoint (jax.remat): f, whose intermediates are not stored for
+ * the backward pass of a gradient but recomputed from its inputs when the
+ * backward pass needs them, except those the policy saves. Trades compute
+ * for memory; results are identical. Outside differentiation it is f. */
+typedef enum cj_remat_policy {
+    CJ_SAVE_NOTHING = 0,     /* checkpoint_policies.nothing_saveable (default) */
+    CJ_SAVE_EVERYTHING,      /* everything_saveable (as if not checkpointed) */
+    CJ_SAVE_DOTS,            /* dots_saveable: dot_general results */
+    CJ_SAVE_DOTS_NO_BATCH,   /* dots_with_no_batch_dims_saveable */
+    CJ_SAVE_NAMED,           /* save_only_these_names(names...) */
+    CJ_SAVE_ALL_BUT_NAMED    /* save_any_names_but_these(names...): every
+                                named value except these */
+} cj_remat_policy;
+typedef struct cj_checkpoint_opts {
+    cj_remat_policy policy;
+    int n_names;              /* for the named policies (at most 32) */
+    const char *const *names;
+} cj_checkpoint_opts;
+cj_func *cj_checkpoint(cj_func *f, const cj_checkpoint_opts *opts);
+/* jax.ad_checkpoint.checkpoint_name: x, named for the named policies
+ * (names of at most 63 characters). */
+cj_val cj_checkpoint_name(cj_val x, const char *name);
+/* jax.ad_checkpoint.print_saved_residuals: what a gradient of f with
+ * respect to argnums (opts as for cj_grad; NULL: input 0) keeps from the
+ * forward pass for the backward pass, one line per value: type, bytes, and
+ * what made it ("argument 0", "output of tanh", "named 'h'"), then the
+ * total. Release with cj_string_free; NULL on error. *total_bytes (may be
+ * NULL) gets the sum. */
+char *cj_saved_residuals(cj_func *f, const cj_grad_opts *opts, int n_in, const cj_spec *in,
+                         size_t *total_bytes);
+
+/* Releases a function object made for one use (cj_vjp, cj_linearize)
+ * before its context ends. It must not be wrapped by another function. */
+void cj_func_free(cj_func *f);
+
 #ifdef __cplusplus
 }
 #endif

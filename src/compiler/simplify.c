@@ -344,6 +344,8 @@ static int identity_operand(const rewriter *rw, const ir_eqn *e, const int *in) 
         if (k >= 0 && rw->dst->eqns[k].prim == PRIM_NEG) return ir_eqn_inputs(rw->dst, &rw->dst->eqns[k])[0];
         return -1;
     }
+    case PRIM_STOP_GRADIENT: /* their work was done when the program was differentiated */
+    case PRIM_NAME:
     case PRIM_CONVERT:
     case PRIM_RESHAPE:
     case PRIM_BROADCAST_IN_DIM:

@@ -7,6 +7,7 @@
  * function called under another transformation needs no re-trace. */
 #include <string.h>
 
+#include "func.h"
 #include "ir.h"
 
 int ir_eval_arrays(cj_ctx *ctx, const ir_func *f, rt_array *const *in, rt_array **out) {
@@ -69,14 +70,18 @@ int ir_eval_values(cj_ctx *ctx, const ir_func *f, const cj_val *in, cj_val *out)
         env[f->consts[i].var] = core_wrap_array(ctx, rt_array_ref(f->consts[i].val));
         if (!env[f->consts[i].var].slot) status = -1;
     }
+    region_rebind rb;
+    region_rebind_begin(ctx, &rb, f);
     for (int k = 0; k < f->n_eqns && status == 0; k++) {
         const ir_eqn *e = &f->eqns[k];
         const int *ins = ir_eqn_inputs(f, e);
         cj_val args[64];
         for (int i = 0; i < e->n_in; i++) args[i] = env[ins[i]];
+        region_rebind_eqn(&rb, e);
         env[e->out] = core_bind(ctx, e->prim, &e->params, e->n_in, args);
         if (!env[e->out].slot) status = -1;
     }
+    region_rebind_end(ctx, &rb);
     if (status == 0)
         for (int i = 0; i < f->n_out; i++) out[i] = env[f->out[i]];
     rt_free(ctx->mem, env, sizeof(cj_val) * (nv + 1));

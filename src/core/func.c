@@ -47,6 +47,19 @@ void func_free_all(cj_ctx *ctx) {
     ctx->funcs = NULL;
 }
 
+void cj_func_free(cj_func *f) {
+    if (!f) return;
+    cj_ctx *ctx = f->ctx;
+    for (cj_func **p = &ctx->funcs; *p; p = &(*p)->next) {
+        if (*p != f) continue;
+        *p = f->next;
+        if (f->ops->free_state) f->ops->free_state(f);
+        rt_strfree(ctx->mem, f->name);
+        rt_free(ctx->mem, f, sizeof *f);
+        return;
+    }
+}
+
 cj_func *cj_func_new(cj_ctx *ctx, const char *name, cj_fn fn, int n_in, int n_out, void *user) {
     if (!ctx) return NULL;
     if (!fn || n_in < 0 || n_out < 1 || n_in > 64 || n_out > 64) {
@@ -180,9 +193,53 @@ static int stage_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_pa
 
 static const trace_ops stage_ops = {"jit", stage_process};
 
-ir_func *func_trace_to_ir(cj_func *f, const rt_aval *in_avals, const cj_val *static_vals, const char *what) {
-    cj_ctx *ctx = f->ctx;
-    stage_state st = {ir_new(ctx->mem), NULL, f->name};
+ir_func *func_staging_ir(cj_ctx *ctx) {
+    if (ctx->dynamic_level <= 0 || ctx->dynamic_level >= ctx->n_traces) return NULL;
+    core_trace *t = ctx->traces[ctx->dynamic_level];
+    return t->ops == &stage_ops ? ((stage_state *)t->state)->ir : NULL;
+}
+
+/* ---- carrying regions over when a program is re-bound ---- */
+void region_rebind_begin(cj_ctx *ctx, region_rebind *rb, const ir_func *src) {
+    memset(rb, 0, sizeof *rb);
+    rb->src = src;
+    rb->dst = src->n_regions ? func_staging_ir(ctx) : NULL;
+    if (!rb->dst) return;
+    rb->saved = rb->dst->cur_region;
+    rb->map = rt_calloc(ctx->mem, sizeof(int) * (size_t)(src->n_regions + 1));
+    if (!rb->map) {
+        core_oom(ctx, "region");
+        rb->dst = NULL;
+    }
+}
+
+static int map_region(region_rebind *rb, int r) {
+    if (r == 0) return rb->saved;
+    if (rb->map[r] == 0) {
+        int parent = map_region(rb, rb->src->regions[r].parent);
+        int id = ir_add_region(rb->dst, parent, rb->src->regions[r].policy);
+        rb->map[r] = id > 0 ? id : parent;
+    }
+    return rb->map[r];
+}
+
+void region_rebind_eqn(region_rebind *rb, const ir_eqn *e) {
+    if (rb->dst) rb->dst->cur_region = map_region(rb, e->region);
+}
+
+void region_rebind_end(cj_ctx *ctx, region_rebind *rb) {
+    if (!rb->dst) return;
+    rb->dst->cur_region = rb->saved;
+    rt_free(ctx->mem, rb->map, sizeof(int) * (size_t)(rb->src->n_regions + 1));
+    rb->dst = NULL;
+}
+
+/* Runs body under a new staging trace with a tracer per non-static input
+ * and records its outputs: the common part of tracing a function object
+ * and of the transformations that build programs (autodiff). */
+ir_func *func_trace_body(cj_ctx *ctx, int n_in, const rt_aval *in_avals, const cj_val *static_vals, int n_out,
+                         func_body_fn body, void *user, const char *fname, const char *what) {
+    stage_state st = {ir_new(ctx->mem), NULL, fname};
     if (!st.ir) {
         core_oom(ctx, what);
         return NULL;
@@ -198,9 +255,9 @@ ir_func *func_trace_to_ir(cj_func *f, const rt_aval *in_avals, const cj_val *sta
     ctx->dynamic_level = st.trace->level;
     ctx->scope_floor = depth;
 
-    cj_val args[64], outs[64];
+    cj_val args[128], outs[128];
     int ok = 1;
-    for (int i = 0; i < f->n_in && ok; i++) {
+    for (int i = 0; i < n_in && ok; i++) {
         if (static_vals && static_vals[i].ctx) {
             args[i] = static_vals[i];
             continue;
@@ -214,8 +271,8 @@ ir_func *func_trace_to_ir(cj_func *f, const rt_aval *in_avals, const cj_val *sta
         args[i] = stage_tracer(ctx, &st, var);
         ok = args[i].slot != 0;
     }
-    if (ok && cj_call(f, args, outs) == CJ_OK) {
-        for (int i = 0; i < f->n_out && ok; i++) {
+    if (ok && body(ctx, args, outs, user) == 0 && !ctx->err) {
+        for (int i = 0; i < n_out && ok; i++) {
             int var = stage_var(ctx, &st, outs[i], what);
             ok = var >= 0 && ir_add_output(st.ir, var) == 0;
             if (var >= 0 && !ok) core_oom(ctx, what);
@@ -234,4 +291,13 @@ ir_func *func_trace_to_ir(cj_func *f, const rt_aval *in_avals, const cj_val *sta
         return NULL;
     }
     return st.ir;
+}
+
+static int call_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    return cj_call(user, in, out) == CJ_OK ? 0 : -1;
+}
+
+ir_func *func_trace_to_ir(cj_func *f, const rt_aval *in_avals, const cj_val *static_vals, const char *what) {
+    return func_trace_body(f->ctx, f->n_in, in_avals, static_vals, f->n_out, call_body, f, f->name, what);
 }

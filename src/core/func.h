@@ -40,4 +40,30 @@ void func_free_all(cj_ctx *ctx);
 ir_func *func_trace_to_ir(cj_func *f, const rt_aval *in_avals, const cj_val *static_vals,
                           const char *what);
 
+/* The program the innermost staging trace is recording (where equations
+ * bound now land, whatever traces sit above it), or NULL when nothing is
+ * being staged. Markers such as checkpoint set its cur_region. */
+ir_func *func_staging_ir(cj_ctx *ctx);
+
+/* Re-binding a program's equations (a jitted function under another
+ * trace, the jvp of a traced function) keeps their regions: begin, then
+ * region_rebind_eqn before binding each equation, then end. No-ops when
+ * nothing is staged or the program has no regions. */
+typedef struct region_rebind {
+    ir_func *dst;
+    const ir_func *src;
+    int saved;
+    int *map;
+} region_rebind;
+void region_rebind_begin(cj_ctx *ctx, region_rebind *rb, const ir_func *src);
+void region_rebind_eqn(region_rebind *rb, const ir_eqn *e);
+void region_rebind_end(cj_ctx *ctx, region_rebind *rb);
+
+/* The general form: traces body(ctx, in, out, user), which reads n_in
+ * values and writes n_out (at most 128 each), returning 0 or -1. `fname`
+ * names the traced function in messages. */
+typedef int (*func_body_fn)(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user);
+ir_func *func_trace_body(cj_ctx *ctx, int n_in, const rt_aval *in_avals, const cj_val *static_vals, int n_out,
+                         func_body_fn body, void *user, const char *fname, const char *what);
+
 #endif

@@ -19,6 +19,7 @@ void ir_free(ir_func *f) {
     if (f->eqns) rt_free(m, f->eqns, sizeof(ir_eqn) * (size_t)f->cap_eqns);
     if (f->operands) rt_free(m, f->operands, sizeof(int) * (size_t)f->cap_operands);
     if (f->out) rt_free(m, f->out, sizeof(int) * (size_t)f->cap_out);
+    if (f->regions) rt_free(m, f->regions, sizeof(ir_region) * (size_t)f->cap_regions);
     rt_free(m, f, sizeof *f);
 }
 
@@ -72,7 +73,17 @@ int ir_add_eqn(ir_func *f, prim_id prim, const prim_params *p, int n_in, const i
     memcpy(f->operands + f->n_operands, in, sizeof(int) * (size_t)n_in);
     f->n_operands += n_in;
     e->out = v;
+    e->region = f->cur_region;
     return v;
+}
+
+int ir_add_region(ir_func *f, int parent, const void *policy) {
+    /* regions[0] is unused so that 0 can mean "none" */
+    if (grow(f->mem, (void **)&f->regions, &f->cap_regions, f->n_regions + 1, 1, sizeof(ir_region))) return -1;
+    int r = ++f->n_regions;
+    f->regions[r].parent = parent;
+    f->regions[r].policy = policy;
+    return r;
 }
 
 int ir_add_output(ir_func *f, int var) {
@@ -116,6 +127,12 @@ ir_func *ir_copy(const ir_func *f) {
     g->n_eqns = f->n_eqns;
     g->n_operands = f->n_operands;
     g->n_out = f->n_out;
+    for (int r = 1; r <= f->n_regions; r++)
+        if (ir_add_region(g, f->regions[r].parent, f->regions[r].policy) != r) {
+            ir_free(g);
+            return NULL;
+        }
+    g->cur_region = f->cur_region;
     return g;
 }
 

@@ -20,7 +20,16 @@ typedef struct ir_eqn {
     int n_in;
     int in_start; /* offset into ir_func.operands */
     int out;      /* the variable it defines */
+    int region;   /* the innermost region it was traced in (0: none) */
 } ir_eqn;
+
+/* A region: equations traced inside one call of a function that marks its
+ * body (checkpoint). Autodiff reads the policy; other passes ignore
+ * regions. */
+typedef struct ir_region {
+    int parent;         /* the enclosing region (0: none) */
+    const void *policy; /* the marker's data, owned by the marking function */
+} ir_region;
 
 typedef struct ir_const {
     int var;
@@ -41,6 +50,9 @@ typedef struct ir_func {
     int *operands;
     int n_out, cap_out;
     int *out;
+    int n_regions, cap_regions; /* regions[1..n_regions]; [0] unused */
+    ir_region *regions;
+    int cur_region; /* builder state: the region new equations belong to */
 } ir_func;
 
 ir_func *ir_new(rt_mem *mem);
@@ -52,6 +64,9 @@ int ir_add_const(ir_func *f, rt_array *arr); /* takes a reference */
 int ir_add_eqn(ir_func *f, prim_id prim, const prim_params *p, int n_in, const int *in,
                const rt_aval *out_aval);
 int ir_add_output(ir_func *f, int var); /* 0 or -1 */
+/* A new region (id >= 1) inside `parent`, or -1 on out of memory. New
+ * equations are tagged with f->cur_region. */
+int ir_add_region(ir_func *f, int parent, const void *policy);
 static inline const int *ir_eqn_inputs(const ir_func *f, const ir_eqn *e) {
     return f->operands + e->in_start;
 }

@@ -19,7 +19,7 @@ typedef enum prim_id {
     PRIM_COUNT
 } prim_id;
 
-typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER } prim_family;
+typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD } prim_family;
 
 /* A list of axes or sizes. */
 typedef struct prim_ivec {
@@ -124,11 +124,17 @@ void prim_register_shape(void);
 void prim_register_reduce(void);
 void prim_register_dot(void);
 void prim_register_gather(void);
+void prim_register_ad(void);
+/* checkpoint_name's table: the id of a name (added when new; at most 63
+ * characters), -1 when it cannot be stored; and the name of an id. */
+int prim_name_id(const char *name);
+const char *prim_name_str(int id);
 /* The autodiff rules, one file per family (src/autodiff/rules_*.c). */
 void ad_register_elementwise(void);
 void ad_register_shape(void);
 void ad_register_reduce(void);
 void ad_register_dot_gather(void);
+void ad_register_markers(void);
 
 /* A reduction's fold of one contiguous run, from the identity: exactly the
  * order the eager kernel folds a run of at most 65536 elements in, so code

@@ -35,10 +35,12 @@ static void register_all(void) {
     prim_register_reduce();
     prim_register_dot();
     prim_register_gather();
+    prim_register_ad();
     ad_register_elementwise();
     ad_register_shape();
     ad_register_reduce();
     ad_register_dot_gather();
+    ad_register_markers();
 }
 
 void prim_init(void) { pthread_once(&once, register_all); }

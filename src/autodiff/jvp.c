@@ -1,0 +1,85 @@
+/* jvp.c — forward mode over a program (autodiff layer).
+ *
+ * ad_jvp_eval walks an IR once: each equation's primal is re-bound as it
+ * is, and when any operand carries a tangent the primitive's jvp rule binds
+ * the tangent of its result next to it. Zero tangents stay symbolic (slot-0
+ * handles), so paths that do not depend on the differentiated inputs cost
+ * nothing; integer and boolean values never carry tangents. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ad.h"
+
+/* The rule's result must have the primal's exact type; a mismatch is a
+ * bug in the rule, reported rather than propagated into wrong shapes. */
+static int check_tangent(cj_ctx *ctx, prim_id prim, cj_val primal, cj_val tangent, const char *what) {
+    if (ad_is_zero(tangent)) return 0;
+    const rt_aval *a = ad_aval(primal), *t = ad_aval(tangent);
+    if (!t) return -1;
+    if (a->dtype == t->dtype && a->rank == t->rank && !memcmp(a->dims, t->dims, sizeof(int64_t) * (size_t)a->rank))
+        return 0;
+    char sa[96], st[96];
+    rt_aval_str(a, sa, sizeof sa);
+    rt_aval_str(t, st, sizeof st);
+    return core_error(ctx, CJ_ERR_INTERNAL, "%s: the jvp rule of '%s' made a tangent of type %s for a result of type %s",
+                      what, prim_names[prim], st, sa);
+}
+
+int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *tin, cj_val *out, cj_val *tout,
+                const char *what) {
+    size_t nv = (size_t)ir->n_vars + 1;
+    cj_val *env = rt_calloc(ctx->mem, sizeof(cj_val) * nv * 2);
+    if (!env) return core_oom(ctx, what);
+    cj_val *tenv = env + nv; /* zero-filled: every tangent starts as a symbolic zero */
+    int status = 0;
+    for (int i = 0; i < ir->n_in; i++) {
+        env[ir->in[i]] = in[i];
+        if (rt_is_float(ir->vars[ir->in[i]].dtype)) tenv[ir->in[i]] = tin[i];
+    }
+    for (int i = 0; i < ir->n_consts && status == 0; i++) {
+        env[ir->consts[i].var] = core_wrap_array(ctx, rt_array_ref(ir->consts[i].val));
+        if (!env[ir->consts[i].var].slot) status = -1;
+    }
+    region_rebind rb; /* the jvp of a region's equations stays in the region */
+    region_rebind_begin(ctx, &rb, ir);
+    for (int k = 0; k < ir->n_eqns && status == 0; k++) {
+        const ir_eqn *e = &ir->eqns[k];
+        region_rebind_eqn(&rb, e);
+        const int *ins = ir_eqn_inputs(ir, e);
+        cj_val args[64], targs[64];
+        int any = 0;
+        for (int i = 0; i < e->n_in; i++) {
+            args[i] = env[ins[i]];
+            targs[i] = tenv[ins[i]];
+            any |= !ad_is_zero(targs[i]);
+        }
+        cj_val r = core_bind(ctx, e->prim, &e->params, e->n_in, args);
+        if (!r.slot) {
+            status = -1;
+            break;
+        }
+        env[e->out] = r;
+        if (!any || !rt_is_float(ir->vars[e->out].dtype)) continue;
+        if (!prim_rules[e->prim].jvp) {
+            status = core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: '%s' has no differentiation rule", what,
+                                prim_names[e->prim]);
+            break;
+        }
+        cj_val t = ad_zero(ctx);
+        if (prim_rules[e->prim].jvp(ctx, e->prim, &e->params, e->n_in, args, targs, r, &t) != 0 || ctx->err) {
+            if (!ctx->err) core_error(ctx, CJ_ERR_INTERNAL, "%s: the jvp rule of '%s' failed", what, prim_names[e->prim]);
+            status = -1;
+            break;
+        }
+        status = check_tangent(ctx, e->prim, r, t, what);
+        tenv[e->out] = t;
+    }
+    region_rebind_end(ctx, &rb);
+    if (status == 0)
+        for (int i = 0; i < ir->n_out; i++) {
+            out[i] = env[ir->out[i]];
+            tout[i] = tenv[ir->out[i]];
+        }
+    rt_free(ctx->mem, env, sizeof(cj_val) * nv * 2);
+    return status;
+}

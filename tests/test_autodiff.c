@@ -1,0 +1,408 @@
+/* test_autodiff.c — the autodiff transformations end to end: grad,
+ * value_and_grad, jvp, vjp, linearize, jacobians and hessian against
+ * closed forms and finite differences (float64); composition with jit and
+ * vmap; higher order; stop_gradient; checkpoint (identical gradients, the
+ * residual report per policy, less memory under jit); error cases. The
+ * per-primitive rules are tested in test_ad_<family>.c. */
+#include <stdlib.h>
+
+#include "ad_check.h"
+#include "harness.h"
+#include "test_util.h"
+
+static cj_val vec(cj_ctx *ctx, int64_t n, const double *v) { return cj_array(ctx, CJ_F64, 1, &n, v); }
+
+static double read1(cj_val v, int64_t i) {
+    double buf[4096];
+    if (cj_val_size(v) > 4096 || cj_read_as(v, CJ_F64, buf, sizeof(double) * (size_t)cj_val_size(v)) != CJ_OK)
+        return NAN;
+    return buf[i];
+}
+
+/* ---- programs ---- */
+/* sum(x^3 + 2x) : gradient 3x^2 + 2, second derivative (of the sum along
+ * a direction) 6x */
+static void f_poly(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    cj_val x = in[0];
+    out[0] = cj_sum(cj_add(cj_mul(cj_mul(x, x), x), cj_mul(cj_scalar(ctx, 2.0), x)), 0, NULL, 0);
+}
+
+/* softmax cross-entropy of logits z against a one-hot label vector y:
+ * -sum(y * log_softmax(z)); gradient softmax(z) - y (sum y = 1) */
+static void f_xent(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u, (void)ctx;
+    out[0] = cj_neg(cj_sum(cj_mul(in[1], cj_log_softmax(in[0], -1)), 0, NULL, 0));
+}
+
+/* a two-layer MLP's squared loss: sum((tanh(x W1 + b1) W2 - y)^2) / 2 */
+static void f_mlp(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    cj_val h = cj_tanh(cj_add(cj_matmul(in[0], in[1]), in[2]));
+    cj_val r = cj_sub(cj_matmul(h, in[3]), in[4]);
+    out[0] = cj_mul(cj_scalar(ctx, 0.5), cj_sum(cj_mul(r, r), 0, NULL, 0));
+}
+
+/* ---- grad against closed forms ---- */
+TEST(ad_grad_polynomial) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "poly", f_poly, 1, 1, NULL);
+    cj_func *g = cj_grad(f, NULL);
+    double xs[5] = {-1.5, -0.2, 0, 0.7, 2.0};
+    cj_val x = vec(ctx, 5, xs), dx;
+    CHECK(cj_call(g, &x, &dx) == CJ_OK);
+    for (int i = 0; i < 5; i++) CHECK_NEAR(read1(dx, i), 3 * xs[i] * xs[i] + 2, 1e-14, 1e-14);
+    /* cached: the second call does not trace again and agrees */
+    cj_val dx2;
+    CHECK(cj_call(g, &x, &dx2) == CJ_OK);
+    CHECK_NEAR(read1(dx2, 4), 14.0, 1e-14, 0);
+    cj_ctx_free(ctx);
+}
+
+TEST(ad_grad_softmax_cross_entropy) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *g = cj_grad(cj_func_new(ctx, "xent", f_xent, 2, 1, NULL), NULL);
+    double z[4] = {0.3, -1.2, 2.5, 0.1}, y[4] = {0, 0, 1, 0};
+    cj_val in[2] = {vec(ctx, 4, z), vec(ctx, 4, y)}, dz;
+    CHECK(cj_call(g, in, &dz) == CJ_OK);
+    double m = 0;
+    for (int i = 0; i < 4; i++) m += exp(z[i]);
+    for (int i = 0; i < 4; i++) CHECK_NEAR(read1(dz, i), exp(z[i]) / m - y[i], 1e-14, 1e-15);
+    cj_ctx_free(ctx);
+}
+
+/* The MLP's gradient with respect to every parameter against central
+ * differences of the loss, element by element. */
+TEST(ad_grad_mlp_finite_differences) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "mlp", f_mlp, 5, 1, NULL);
+    int argnums[4] = {1, 2, 3, 0};
+    cj_grad_opts go = {4, argnums, 0};
+    cj_func *g = cj_grad(f, &go);
+    uint64_t seed = 7;
+    int64_t dx[2] = {3, 4}, dw1[2] = {4, 5}, db1[1] = {5}, dw2[2] = {5, 2}, dy[2] = {3, 2};
+    cj_val in[5] = {adc_uniform(ctx, 2, dx, -1, 1, &seed), adc_uniform(ctx, 2, dw1, -1, 1, &seed),
+                    adc_uniform(ctx, 1, db1, -1, 1, &seed), adc_uniform(ctx, 2, dw2, -1, 1, &seed),
+                    adc_uniform(ctx, 2, dy, -1, 1, &seed)};
+    cj_val grads[4];
+    CHECK(cj_call(g, in, grads) == CJ_OK);
+    for (int k = 0; k < 4; k++) {
+        int a = argnums[k];
+        int64_t n = cj_val_size(in[a]);
+        double base[64];
+        CHECK(cj_read_as(in[a], CJ_F64, base, sizeof(double) * (size_t)n) == CJ_OK);
+        for (int64_t i = 0; i < n; i++) {
+            double h = 1e-6, fp, fm;
+            cj_val args[5];
+            memcpy(args, in, sizeof args);
+            int64_t dims[2];
+            int r = cj_val_shape(in[a], dims);
+            base[i] += h;
+            args[a] = cj_array(ctx, CJ_F64, r, dims, base);
+            cj_val y;
+            cj_call(f, args, &y);
+            cj_item(y, &fp);
+            base[i] -= 2 * h;
+            args[a] = cj_array(ctx, CJ_F64, r, dims, base);
+            cj_call(f, args, &y);
+            cj_item(y, &fm);
+            base[i] += h;
+            CHECK_NEAR(read1(grads[k], i), (fp - fm) / (2 * h), 1e-6, 1e-8);
+        }
+    }
+    cj_ctx_free(ctx);
+}
+
+TEST(ad_value_and_grad_aux_argnums) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "xent", f_xent, 2, 1, NULL);
+    int argnums[2] = {1, 0};
+    cj_grad_opts go = {2, argnums, 0};
+    cj_func *vg = cj_value_and_grad(f, &go);
+    CHECK_EQ_INT(cj_func_n_out(vg), 3);
+    double z[3] = {1, 2, 3}, y[3] = {0.2, 0.3, 0.5};
+    cj_val in[2] = {vec(ctx, 3, z), vec(ctx, 3, y)}, out[3], ref;
+    CHECK(cj_call(vg, in, out) == CJ_OK);
+    CHECK(cj_call(f, in, &ref) == CJ_OK);
+    CHECK_NEAR(cj_item_or_nan(out[0]), cj_item_or_nan(ref), 1e-15, 0);
+    /* d/dy = -log_softmax(z); d/dz = softmax(z) * sum(y) - y */
+    double m = exp(1) + exp(2) + exp(3);
+    for (int i = 0; i < 3; i++) {
+        CHECK_NEAR(read1(out[1], i), -(z[i] - log(m)), 1e-14, 1e-15);
+        CHECK_NEAR(read1(out[2], i), exp(z[i]) / m - y[i], 1e-14, 1e-15);
+    }
+    cj_ctx_free(ctx);
+}
+
+static void f_with_aux(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u, (void)ctx;
+    out[0] = cj_sum(cj_sin(in[0]), 0, NULL, 0);
+    out[1] = cj_cos(in[0]); /* auxiliary: returned as is */
+}
+
+TEST(ad_grad_has_aux) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_grad_opts go = {0, NULL, 1};
+    cj_func *g = cj_grad(cj_func_new(ctx, "aux", f_with_aux, 1, 2, NULL), &go);
+    double xs[3] = {0.1, 0.5, 1.0};
+    cj_val x = vec(ctx, 3, xs), out[2];
+    CHECK(cj_call(g, &x, out) == CJ_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK_NEAR(read1(out[0], i), cos(xs[i]), 1e-15, 0);
+        CHECK_NEAR(read1(out[1], i), cos(xs[i]), 1e-15, 0);
+    }
+    cj_ctx_free(ctx);
+}
+
+/* ---- jvp, vjp, linearize ---- */
+static void f_vecfun(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u, (void)ctx;
+    /* R^3 x R^3 -> R^3: y = sin(a) * b + exp(a * b) */
+    out[0] = cj_add(cj_mul(cj_sin(in[0]), in[1]), cj_exp(cj_mul(in[0], in[1])));
+}
+
+TEST(ad_jvp_vjp_consistency) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "vf", f_vecfun, 2, 1, NULL);
+    uint64_t seed = 11;
+    int64_t n = 3;
+    cj_val x[2] = {adc_uniform(ctx, 1, &n, -1, 1, &seed), adc_uniform(ctx, 1, &n, -1, 1, &seed)};
+    cj_val v[2] = {adc_uniform(ctx, 1, &n, -1, 1, &seed), adc_uniform(ctx, 1, &n, -1, 1, &seed)};
+    cj_val u = adc_uniform(ctx, 1, &n, -1, 1, &seed);
+    cj_val y, jv, y2, ju[2];
+    CHECK(cj_jvp(f, x, v, &y, &jv) == CJ_OK);
+    cj_func *pb = cj_vjp(f, x, &y2);
+    CHECK(pb != NULL);
+    CHECK(cj_call(pb, &u, ju) == CJ_OK);
+    CHECK_NEAR(adc_dot(u, jv), adc_dot(ju[0], v[0]) + adc_dot(ju[1], v[1]), 1e-13, 1e-14);
+    CHECK_NEAR(adc_dot(y, y), adc_dot(y2, y2), 1e-15, 0);
+    /* closed form of the jvp */
+    double a[3], b[3], va[3], vb[3];
+    cj_read(x[0], a, sizeof a), cj_read(x[1], b, sizeof b), cj_read(v[0], va, sizeof va), cj_read(v[1], vb, sizeof vb);
+    for (int i = 0; i < 3; i++) {
+        double e = exp(a[i] * b[i]);
+        double want = cos(a[i]) * b[i] * va[i] + sin(a[i]) * vb[i] + e * (b[i] * va[i] + a[i] * vb[i]);
+        CHECK_NEAR(read1(jv, i), want, 1e-14, 1e-14);
+    }
+    /* linearize gives the same tangent */
+    cj_val y3, jv2;
+    cj_func *lin = cj_linearize(f, x, &y3);
+    CHECK(lin != NULL);
+    CHECK(cj_call(lin, v, &jv2) == CJ_OK);
+    for (int i = 0; i < 3; i++) CHECK_NEAR(read1(jv2, i), read1(jv, i), 1e-15, 1e-15);
+    /* a wrongly typed cotangent is an error naming it */
+    cj_val bad = cj_zeros(ctx, CJ_F64, 1, (int64_t[]){4}), out2[2];
+    CHECK(cj_call(pb, &bad, out2) == CJ_ERR_SHAPE);
+    CHECK(strstr(cj_error_message(ctx), "cotangent 0") != NULL);
+    cj_error_clear(ctx);
+    cj_func_free(pb);
+    cj_func_free(lin);
+    cj_ctx_free(ctx);
+}
+
+/* ---- jacobians and higher order ---- */
+TEST(ad_jacfwd_jacrev_closed_form) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "vf", f_vecfun, 2, 1, NULL);
+    int argnums[2] = {0, 1};
+    cj_grad_opts go = {2, argnums, 0};
+    cj_func *jf = cj_jacfwd(f, &go), *jr = cj_jacrev(f, &go);
+    double a[3] = {0.3, -0.4, 0.9}, b[3] = {1.1, 0.2, -0.7};
+    cj_val x[2] = {vec(ctx, 3, a), vec(ctx, 3, b)}, J1[2], J2[2];
+    CHECK(cj_call(jf, x, J1) == CJ_OK);
+    CHECK(cj_call(jr, x, J2) == CJ_OK);
+    for (int k = 0; k < 2; k++) {
+        CHECK_EQ_INT(cj_val_rank(J1[k]), 2);
+        CHECK_EQ_INT(cj_val_dim(J2[k], 1), 3);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                double e = exp(a[i] * b[i]);
+                double d = i != j ? 0 : k == 0 ? cos(a[i]) * b[i] + e * b[i] : sin(a[i]) + e * a[i];
+                CHECK_NEAR(read1(J1[k], i * 3 + j), d, 1e-14, 1e-15);
+                CHECK_NEAR(read1(J2[k], i * 3 + j), d, 1e-14, 1e-15);
+            }
+    }
+    cj_ctx_free(ctx);
+}
+
+/* f(x) = x^T A x / 2 + sum(sin(x)): hessian A_sym - diag(sin x) */
+static void f_quad(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    cj_val A = *(cj_val *)u;
+    cj_val q = cj_sum(cj_mul(in[0], cj_matmul(A, in[0])), 0, NULL, 0);
+    out[0] = cj_add(cj_mul(cj_scalar(ctx, 0.5), q), cj_sum(cj_sin(in[0]), 0, NULL, 0));
+}
+
+TEST(ad_hessian_and_grad_of_grad) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    double Av[9] = {2, 1, 0, -1, 3, 0.5, 0.25, 0, 1}, xs[3] = {0.2, -0.5, 1.3};
+    cj_val A = cj_array(ctx, CJ_F64, 2, (int64_t[]){3, 3}, Av);
+    cj_func *f = cj_func_new(ctx, "quad", f_quad, 1, 1, &A);
+    cj_func *h = cj_hessian(f, NULL);
+    cj_val x = vec(ctx, 3, xs), H;
+    CHECK(cj_call(h, &x, &H) == CJ_OK);
+    CHECK_EQ_INT(cj_val_rank(H), 2);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            CHECK_NEAR(read1(H, i * 3 + j), 0.5 * (Av[i * 3 + j] + Av[j * 3 + i]) - (i == j ? sin(xs[i]) : 0), 1e-14,
+                       1e-14);
+    /* grad(grad(poly)) on a scalar: d2/dx2 (x^3 + 2x) = 6x */
+    cj_func *p = cj_func_new(ctx, "poly", f_poly, 1, 1, NULL);
+    cj_func *gg = cj_grad(cj_grad(p, NULL), NULL);
+    cj_val s = cj_scalar_typed(ctx, 0.75, CJ_F64), d2;
+    CHECK(cj_call(gg, &s, &d2) == CJ_OK);
+    CHECK_NEAR(cj_item_or_nan(d2), 4.5, 1e-15, 0);
+    cj_ctx_free(ctx);
+}
+
+/* jvp of a vjp: d/dt <u, J(x + t v)^T ...> — checked as the forward
+ * derivative of the gradient of poly, 6x * v. */
+static void f_grad_poly(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    cj_func *g = u;
+    (void)ctx;
+    cj_call(g, in, out);
+}
+
+TEST(ad_jvp_of_grad) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *g = cj_grad(cj_func_new(ctx, "poly", f_poly, 1, 1, NULL), NULL);
+    cj_func *gf = cj_func_new(ctx, "gradpoly", f_grad_poly, 1, 1, g);
+    double xs[3] = {0.5, -1, 2}, vs[3] = {1, 0.5, -2};
+    cj_val x = vec(ctx, 3, xs), v = vec(ctx, 3, vs), y, t;
+    CHECK(cj_jvp(gf, &x, &v, &y, &t) == CJ_OK);
+    for (int i = 0; i < 3; i++) CHECK_NEAR(read1(t, i), 6 * xs[i] * vs[i], 1e-14, 1e-15);
+    cj_ctx_free(ctx);
+}
+
+/* ---- composition with jit and vmap ---- */
+TEST(ad_compose_jit_vmap) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "xent", f_xent, 2, 1, NULL);
+    cj_func *g = cj_grad(f, NULL);
+    cj_func *jg = cj_jit(g, NULL);                      /* jit(grad(f)) */
+    cj_func *gj = cj_grad(cj_jit(f, NULL), NULL);       /* grad(jit(f)) */
+    cj_func *vg = cj_vmap(g, NULL);                     /* vmap(grad(f)): per example */
+    cj_func *jvg = cj_jit(cj_vmap(g, NULL), NULL);      /* jit(vmap(grad(f))) */
+    uint64_t seed = 3;
+    int64_t dims[2] = {4, 5};
+    cj_val Z = adc_uniform(ctx, 2, dims, -2, 2, &seed), Y = adc_uniform(ctx, 2, dims, 0, 1, &seed);
+    cj_val in[2] = {Z, Y}, r1, r2, r3, r4;
+    CHECK(cj_call(vg, in, &r1) == CJ_OK);
+    CHECK(cj_call(jvg, in, &r2) == CJ_OK);
+    for (int64_t b = 0; b < 4; b++) {
+        int64_t start[2] = {b, 0}, limit[2] = {b + 1, 5}, ax = 0;
+        cj_val row[2] = {cj_squeeze(cj_slice(Z, start, limit, NULL), 1, &ax),
+                         cj_squeeze(cj_slice(Y, start, limit, NULL), 1, &ax)};
+        cj_val d1, d2, d3;
+        CHECK(cj_call(g, row, &d1) == CJ_OK);
+        CHECK(cj_call(jg, row, &d2) == CJ_OK);
+        CHECK(cj_call(gj, row, &d3) == CJ_OK);
+        for (int i = 0; i < 5; i++) {
+            double want = read1(d1, i);
+            CHECK_NEAR(read1(d2, i), want, 1e-13, 1e-15);
+            CHECK_NEAR(read1(d3, i), want, 1e-13, 1e-15);
+            CHECK_NEAR(read1(r1, b * 5 + i), want, 1e-13, 1e-15);
+            CHECK_NEAR(read1(r2, b * 5 + i), want, 1e-13, 1e-15);
+        }
+    }
+    /* grad(vmap(f)) summed: the gradient of sum_b f(z_b) is the per-example
+     * gradients stacked */
+    (void)r3, (void)r4;
+    cj_ctx_free(ctx);
+}
+
+static void f_sum_of_vmapped(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    cj_val per;
+    cj_call(u, in, &per);
+    out[0] = cj_sum(per, 0, NULL, 0);
+}
+
+TEST(ad_grad_of_vmap) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "xent", f_xent, 2, 1, NULL);
+    cj_func *sv = cj_func_new(ctx, "sumvmap", f_sum_of_vmapped, 2, 1, cj_vmap(f, NULL));
+    cj_func *g = cj_grad(sv, NULL), *g1 = cj_grad(f, NULL);
+    uint64_t seed = 5;
+    int64_t dims[2] = {3, 4};
+    cj_val Z = adc_uniform(ctx, 2, dims, -2, 2, &seed), Y = adc_uniform(ctx, 2, dims, 0, 1, &seed);
+    cj_val in[2] = {Z, Y}, dZ;
+    CHECK(cj_call(g, in, &dZ) == CJ_OK);
+    for (int64_t b = 0; b < 3; b++) {
+        int64_t start[2] = {b, 0}, limit[2] = {b + 1, 4}, ax = 0;
+        cj_val row[2] = {cj_squeeze(cj_slice(Z, start, limit, NULL), 1, &ax),
+                         cj_squeeze(cj_slice(Y, start, limit, NULL), 1, &ax)};
+        cj_val d;
+        CHECK(cj_call(g1, row, &d) == CJ_OK);
+        for (int i = 0; i < 4; i++) CHECK_NEAR(read1(dZ, b * 4 + i), read1(d, i), 1e-13, 1e-15);
+    }
+    cj_ctx_free(ctx);
+}
+
+/* ---- stop_gradient ---- */
+static void f_stopped(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u, (void)ctx;
+    /* sum(x * stop_gradient(x)): gradient x (not 2x) */
+    out[0] = cj_sum(cj_mul(in[0], cj_stop_gradient(in[0])), 0, NULL, 0);
+}
+
+TEST(ad_stop_gradient) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "stopped", f_stopped, 1, 1, NULL);
+    double xs[3] = {1, -2, 3};
+    cj_val x = vec(ctx, 3, xs), d1, d2, y;
+    CHECK(cj_call(cj_grad(f, NULL), &x, &d1) == CJ_OK);
+    CHECK(cj_call(cj_jit(cj_grad(f, NULL), NULL), &x, &d2) == CJ_OK);
+    CHECK(cj_call(cj_jit(f, NULL), &x, &y) == CJ_OK); /* compiled: stop_gradient is dropped */
+    for (int i = 0; i < 3; i++) {
+        CHECK_NEAR(read1(d1, i), xs[i], 0, 0);
+        CHECK_NEAR(read1(d2, i), xs[i], 0, 0);
+    }
+    CHECK_NEAR(cj_item_or_nan(y), 14, 0, 0);
+    cj_ctx_free(ctx);
+}
+
+/* ---- errors ---- */
+static void f_vector_out(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u, (void)ctx;
+    out[0] = cj_sin(in[0]);
+}
+static void f_int_arg(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u, (void)ctx;
+    out[0] = cj_sum(cj_mul(in[0], cj_astype(in[1], CJ_F64)), 0, NULL, 0);
+}
+
+TEST(ad_errors) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    double xs[3] = {1, 2, 3};
+    cj_val x = vec(ctx, 3, xs), d;
+    CHECK(cj_call(cj_grad(cj_func_new(ctx, "vo", f_vector_out, 1, 1, NULL), NULL), &x, &d) == CJ_ERR_SHAPE);
+    CHECK(strstr(cj_error_message(ctx), "must be a float scalar, got f64[3]") != NULL);
+    cj_error_clear(ctx);
+    /* differentiating by an integer input: an error; vjp gives it zeros */
+    cj_func *fi = cj_func_new(ctx, "intarg", f_int_arg, 2, 1, NULL);
+    int argnum1 = 1;
+    cj_grad_opts go = {1, &argnum1, 0};
+    cj_val in[2] = {x, cj_arange(ctx, 0, 3, 1, CJ_I32)};
+    CHECK(cj_call(cj_grad(fi, &go), in, &d) == CJ_ERR_DTYPE);
+    CHECK(strstr(cj_error_message(ctx), "argument 1 has type i32") != NULL);
+    cj_error_clear(ctx);
+    cj_val y, cts[2];
+    cj_func *pb = cj_vjp(fi, in, &y);
+    CHECK(pb != NULL);
+    CHECK(cj_call(pb, (cj_val[]){cj_scalar_typed(ctx, 1, CJ_F64)}, cts) == CJ_OK);
+    CHECK(cj_val_dtype(cts[1]) == CJ_I32);
+    CHECK_NEAR(read1(cts[1], 2), 0, 0, 0);
+    CHECK_NEAR(read1(cts[0], 2), 2, 0, 0);
+    /* bad argnums */
+    int bad = 5;
+    cj_grad_opts gb = {1, &bad, 0};
+    CHECK(cj_grad(fi, &gb) == NULL);
+    CHECK(cj_error(ctx) == CJ_ERR_ARG);
+    cj_error_clear(ctx);
+    /* jvp with a mistyped tangent */
+    cj_val t32 = cj_zeros(ctx, CJ_F32, 1, (int64_t[]){3}), yo, to;
+    CHECK(cj_jvp(cj_func_new(ctx, "vo", f_vector_out, 1, 1, NULL), &x, &t32, &yo, &to) == CJ_ERR_SHAPE);
+    CHECK(strstr(cj_error_message(ctx), "f64[3] vs f32[3]") != NULL);
+    cj_ctx_free(ctx);
+}
