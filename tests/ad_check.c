@@ -115,7 +115,12 @@ double adc_prim_transpose_error(cj_ctx *ctx, prim_id prim, const prim_params *p,
         args[i] = v[i];
         ct_in[i] = (cj_val){ctx, 0, 0};
     }
-    cj_val pv = core_bind(ctx, prim, p, n_in, args);
+    /* P restricted to the linear operands is affine in them when the others
+     * enter additively (add with one linear operand): subtract P at zero
+     * linear operands, which leaves the linear part the rule transposes */
+    cj_val zero_args[64];
+    for (int i = 0; i < n_in; i++) zero_args[i] = lin[i] ? cj_zeros_like(in[i]) : in[i];
+    cj_val pv = cj_sub(core_bind(ctx, prim, p, n_in, args), core_bind(ctx, prim, p, n_in, zero_args));
     if (pv.slot) {
         cj_val u = random_like(pv, &seed);
         if (prim_rules[prim].transpose(ctx, prim, p, n_in, known, lin, avals, u, ct_in) == 0) {

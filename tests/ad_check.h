@@ -18,7 +18,9 @@ double adc_prim_jvp_error(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
                           const int *diff, uint64_t seed);
 /* For a primitive linear in the operands with lin[i] set (the others fixed
  * at in[i]): |<u, P v> - sum_i <ct_i, v_i>| / (1 + |<u, P v>|) for random
- * u, v, where ct = the transpose rule applied to u. Negative on an error. */
+ * u, v, where ct = the transpose rule applied to u and P v the primitive's
+ * change from zero linear operands to v (so add(v, c) counts as v).
+ * Negative on an error. */
 double adc_prim_transpose_error(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                                 const int *lin, uint64_t seed);
 /* sum(a * b) over all elements, in f64. */

@@ -237,8 +237,8 @@ TEST(ad_ew_select_n_jvp) {
     const int diffs[][3] = {{0, 1, 1}, {0, 1, 0}, {0, 0, 1}};
     for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
         for (int flip = 0; flip < 2; flip++) { /* a rank-0 predicate both ways */
-            cj_val pred = cj_lt(uniform(ctx, layouts[l][0], -1, 1, &seed), cj_scalar(ctx, flip ? 2.0 : -2.0));
-            if (layouts[l][0].rank) pred = cj_lt(uniform(ctx, layouts[l][0], -1, 1, &seed), cj_scalar(ctx, 0));
+            double threshold = layouts[l][0].rank ? 0.0 : flip ? 2.0 : -2.0;
+            cj_val pred = cj_lt(uniform(ctx, layouts[l][0], -1, 1, &seed), cj_scalar(ctx, threshold));
             cj_val in[3] = {pred, uniform(ctx, layouts[l][1], -2, 2, &seed), uniform(ctx, layouts[l][2], -2, 2, &seed)};
             for (size_t d = 0; d < 3; d++) {
                 double e = adc_prim_jvp_error(ctx, PRIM_SELECT, &p, 3, in, diffs[d], seed);
@@ -382,7 +382,6 @@ TEST(ad_ew_tangents_keep_dtype_and_shape) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     uint64_t seed = 8;
     for (size_t c = 0; c < sizeof UNARY / sizeof UNARY[0]; c++) {
-        if (!rt_is_float(UNARY[c].prim == PRIM_IS_FINITE ? CJ_BOOL : CJ_F32)) continue;
         cj_val x = cj_astype(uniform(ctx, MATRIX, UNARY[c].lo, UNARY[c].hi, &seed), CJ_F32);
         cj_val t = cj_astype(uniform(ctx, MATRIX, -1, 1, &seed), CJ_F32);
         CHECK_MSG(tangent_has_result_type(ctx, UNARY[c].prim, 1, &x, &t), "%s", prim_names[UNARY[c].prim]);
@@ -411,9 +410,17 @@ TEST(ad_ew_tangents_keep_dtype_and_shape) {
 
 /* ---- transpose ---- */
 
+/* The dot-product test needs a linear map: where a fixed operand enters
+ * additively (add, sub, select_n's cases) it is set to zero, else the map
+ * is only affine. mul's and div's fixed operands are factors and stay. */
 static double transpose_error(cj_ctx *ctx, prim_id prim, const prim_params *p, int n, const cj_val *in,
                               const int *lin, uint64_t seed) {
-    return adc_prim_transpose_error(ctx, prim, p, n, in, lin, seed);
+    cj_val args[3];
+    for (int i = 0; i < n; i++) {
+        int additive = prim == PRIM_ADD || prim == PRIM_SUB || (prim == PRIM_SELECT && i > 0);
+        args[i] = additive && !lin[i] ? cj_zeros_like(in[i]) : in[i];
+    }
+    return adc_prim_transpose_error(ctx, prim, p, n, args, lin, seed);
 }
 
 TEST(ad_ew_transpose_neg_add_sub_mul_div) {
@@ -510,5 +517,88 @@ TEST(ad_ew_transpose_rejects_nonlinear_operands) {
     CHECK(prim_rules[PRIM_DIV].transpose(ctx, PRIM_DIV, &p, 2, known, (int[]){0, 1}, avals, x, ct_in) != 0);
     CHECK_STR_CONTAINS(cj_error_message(ctx), "div");
     cj_error_clear(ctx);
+    cj_ctx_free(ctx);
+}
+
+/* ---- end to end: cj_jvp and cj_vjp agree, <u, J v> = <J^T u, v> ---- */
+
+typedef struct bound_prim {
+    prim_id prim;
+    prim_params params;
+} bound_prim;
+
+/* The primitive alone, as a user function. */
+static void apply_prim(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const bound_prim *b = user;
+    out[0] = core_bind(ctx, b->prim, &b->params, prim_arity[b->prim], in);
+}
+
+/* |<u, J v> - <J^T u, v>| / (1 + |<u, J v>|), J v from cj_jvp and J^T u
+ * from cj_vjp's pullback, for random float v and u (the other operands'
+ * tangents are zeros and their cotangents ignored). Negative on an error. */
+static double jvp_vjp_mismatch(cj_ctx *ctx, bound_prim *b, const cj_val *in, uint64_t *seed) {
+    int n = prim_arity[b->prim];
+    cj_scope_begin(ctx);
+    cj_func *f = cj_func_new(ctx, prim_names[b->prim], apply_prim, n, 1, b);
+    cj_val v[3], out, jv, ct[3], out2;
+    for (int i = 0; i < n; i++) {
+        const rt_aval *a = &core_peek(in[i])->aval;
+        v[i] = rt_is_float(a->dtype) ? adc_uniform(ctx, a->rank, a->dims, -1, 1, seed) : cj_zeros_like(in[i]);
+    }
+    double err = -1;
+    if (cj_jvp(f, in, v, &out, &jv) == CJ_OK) {
+        cj_func *pullback = cj_vjp(f, in, &out2);
+        const rt_aval *o = &core_peek(out)->aval;
+        /* a non-float result (comparisons, is_finite) takes a cotangent of its own type */
+        cj_val u = rt_is_float(o->dtype) ? adc_uniform(ctx, o->rank, o->dims, -1, 1, seed) : cj_zeros_like(out);
+        if (pullback && cj_call(pullback, &u, ct) == CJ_OK) {
+            double lhs = adc_dot(u, jv), rhs = 0;
+            for (int i = 0; i < n; i++)
+                if (rt_is_float(core_peek(in[i])->aval.dtype)) rhs += adc_dot(ct[i], v[i]);
+            err = fabs(lhs - rhs) / (1 + fabs(lhs));
+            if (isnan(err)) err = 1e30;
+        }
+        if (pullback) cj_func_free(pullback);
+    }
+    if (cj_error(ctx)) err = -1;
+    cj_scope_end(ctx, 0, NULL);
+    return err;
+}
+
+TEST(ad_ew_jvp_and_vjp_agree_for_every_primitive) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t seed = 13;
+    bound_prim b = {PRIM_NEG, prim_params_zero()};
+    for (size_t c = 0; c < sizeof UNARY / sizeof UNARY[0]; c++) {
+        b.prim = UNARY[c].prim;
+        cj_val x = uniform(ctx, MATRIX, UNARY[c].lo, UNARY[c].hi, &seed);
+        double e = jvp_vjp_mismatch(ctx, &b, &x, &seed);
+        CHECK_MSG(e >= 0 && e < TRANSPOSE_TOL, "%s: %g (%s)", prim_names[b.prim], e,
+                  cj_error(ctx) ? cj_error_message(ctx) : "");
+    }
+    for (size_t c = 0; c < sizeof BINARY / sizeof BINARY[0]; c++) {
+        b.prim = BINARY[c].prim;
+        cj_val in[2] = {uniform(ctx, MATRIX, BINARY[c].alo, BINARY[c].ahi, &seed),
+                        uniform(ctx, MATRIX, BINARY[c].blo, BINARY[c].bhi, &seed)};
+        double e = jvp_vjp_mismatch(ctx, &b, in, &seed);
+        CHECK_MSG(e >= 0 && e < TRANSPOSE_TOL, "%s: %g (%s)", prim_names[b.prim], e,
+                  cj_error(ctx) ? cj_error_message(ctx) : "");
+    }
+    b.prim = PRIM_SELECT;
+    cj_val sel[3] = {cj_lt(uniform(ctx, MATRIX, -1, 1, &seed), cj_scalar(ctx, 0)), uniform(ctx, MATRIX, -2, 2, &seed),
+                     uniform(ctx, MATRIX, -2, 2, &seed)};
+    double e = jvp_vjp_mismatch(ctx, &b, sel, &seed);
+    CHECK_MSG(e >= 0 && e < TRANSPOSE_TOL, "select_n: %g (%s)", e, cj_error(ctx) ? cj_error_message(ctx) : "");
+    b.prim = PRIM_CLAMP;
+    cj_val clamp[3] = {uniform(ctx, MATRIX, -1, -0.3, &seed), uniform(ctx, MATRIX, -2, 2, &seed),
+                       uniform(ctx, MATRIX, 0.3, 1, &seed)};
+    e = jvp_vjp_mismatch(ctx, &b, clamp, &seed);
+    CHECK_MSG(e >= 0 && e < TRANSPOSE_TOL, "clamp: %g (%s)", e, cj_error(ctx) ? cj_error_message(ctx) : "");
+    b.prim = PRIM_CONVERT;
+    b.params.dtype = CJ_F64;
+    b.params.weak = 1;
+    cj_val x = uniform(ctx, MATRIX, -2, 2, &seed);
+    e = jvp_vjp_mismatch(ctx, &b, &x, &seed);
+    CHECK_MSG(e >= 0 && e < TRANSPOSE_TOL, "convert: %g (%s)", e, cj_error(ctx) ? cj_error_message(ctx) : "");
     cj_ctx_free(ctx);
 }

@@ -11,7 +11,6 @@
  * (the dot-product test alone cannot tell which rule is at fault), and an
  * end-to-end check per primitive runs the public cj_jvp / cj_vjp. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "ad_check.h"
 #include "harness.h"

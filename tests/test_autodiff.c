@@ -406,3 +406,165 @@ TEST(ad_errors) {
     CHECK(strstr(cj_error_message(ctx), "f64[3] vs f32[3]") != NULL);
     cj_ctx_free(ctx);
 }
+
+/* ---- checkpoint ---- */
+/* layer(h, W) = sin(name(h W, "z")): the tangent needs cos(z), made inside
+ * the layer, so the policies differ in what they keep */
+static void f_sin_layer(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_sin(cj_checkpoint_name(cj_matmul(in[0], in[1]), "z"));
+}
+
+typedef struct chain {
+    cj_func *layer;
+    int n_layers;
+} chain;
+
+/* loss(h0, W1..Wn) = sum(layer_n(...layer_1(h0, W1)..., Wn)^2) / 2 */
+static void f_chain(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    chain *c = u;
+    cj_val h = in[0];
+    for (int l = 0; l < c->n_layers; l++) cj_call(c->layer, (cj_val[]){h, in[1 + l]}, &h);
+    out[0] = cj_mul(cj_scalar(ctx, 0.5), cj_sum(cj_mul(h, h), 0, NULL, 0));
+}
+
+#define CK_LAYERS 3
+#define CK_B 4
+#define CK_W 6
+
+static cj_func *chain_grad(cj_ctx *ctx, chain *c, cj_func *layer) {
+    c->layer = layer;
+    c->n_layers = CK_LAYERS;
+    static int argnums[CK_LAYERS + 1] = {0, 1, 2, 3};
+    cj_grad_opts go = {CK_LAYERS + 1, argnums, 0};
+    return cj_grad(cj_func_new(ctx, "chain", f_chain, CK_LAYERS + 1, 1, c), &go);
+}
+
+TEST(ad_checkpoint_gradients_equal) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *layer = cj_func_new(ctx, "layer", f_sin_layer, 2, 1, NULL);
+    uint64_t seed = 21;
+    cj_val in[CK_LAYERS + 1];
+    in[0] = adc_uniform(ctx, 2, (int64_t[]){CK_B, CK_W}, -1, 1, &seed);
+    for (int l = 1; l <= CK_LAYERS; l++) in[l] = adc_uniform(ctx, 2, (int64_t[]){CK_W, CK_W}, -1, 1, &seed);
+    chain plain_c, ck_c[6];
+    cj_val ref[CK_LAYERS + 1];
+    CHECK(cj_call(chain_grad(ctx, &plain_c, layer), in, ref) == CJ_OK);
+    const char *names[1] = {"z"};
+    for (int pol = CJ_SAVE_NOTHING; pol <= CJ_SAVE_ALL_BUT_NAMED; pol++) {
+        cj_checkpoint_opts co = {(cj_remat_policy)pol, 1, names};
+        cj_func *g = chain_grad(ctx, &ck_c[pol], cj_checkpoint(layer, &co));
+        cj_val eager[CK_LAYERS + 1], jitted[CK_LAYERS + 1];
+        CHECK(cj_call(g, in, eager) == CJ_OK);
+        CHECK(cj_call(cj_jit(g, NULL), in, jitted) == CJ_OK);
+        for (int k = 0; k <= CK_LAYERS; k++)
+            for (int64_t i = 0; i < cj_val_size(ref[k]); i++) {
+                CHECK_NEAR(read1(eager[k], i), read1(ref[k], i), 0, 0); /* recomputed bit for bit */
+                CHECK_NEAR(read1(jitted[k], i), read1(ref[k], i), 1e-12, 1e-14);
+            }
+    }
+    /* outside differentiation a checkpointed function is the function */
+    cj_val y1, y2;
+    CHECK(cj_call(layer, in, &y1) == CJ_OK);
+    CHECK(cj_call(cj_checkpoint(layer, NULL), in, &y2) == CJ_OK);
+    CHECK_NEAR(read1(y1, 5), read1(y2, 5), 0, 0);
+    cj_ctx_free(ctx);
+}
+
+/* Counts the report's lines containing `what`. */
+static int count_lines(const char *report, const char *what) {
+    int n = 0;
+    for (const char *p = report; (p = strstr(p, what)) != NULL; p += strlen(what)) n++;
+    return n;
+}
+
+TEST(ad_checkpoint_residual_report) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *layer = cj_func_new(ctx, "layer", f_sin_layer, 2, 1, NULL);
+    cj_spec spec[CK_LAYERS + 1];
+    spec[0] = cj_spec_make(CJ_F64, 2, (int64_t[]){CK_B, CK_W});
+    for (int l = 1; l <= CK_LAYERS; l++) spec[l] = cj_spec_make(CJ_F64, 2, (int64_t[]){CK_W, CK_W});
+    int argnums[CK_LAYERS + 1] = {0, 1, 2, 3};
+    cj_grad_opts go = {CK_LAYERS + 1, argnums, 0};
+    const size_t act = CK_B * CK_W * 8; /* bytes of one activation */
+    const char *names[1] = {"z"};
+    size_t bytes[7];
+    char *rep[7];
+    for (int pol = -1; pol <= CJ_SAVE_ALL_BUT_NAMED; pol++) {
+        cj_checkpoint_opts co = {(cj_remat_policy)(pol < 0 ? 0 : pol), 1, names};
+        chain c = {pol < 0 ? layer : cj_checkpoint(layer, &co), CK_LAYERS};
+        cj_func *f = cj_func_new(ctx, "chain", f_chain, CK_LAYERS + 1, 1, &c);
+        rep[pol + 1] = cj_saved_residuals(f, &go, CK_LAYERS + 1, spec, &bytes[pol + 1]);
+        CHECK(rep[pol + 1] != NULL);
+    }
+    /* not checkpointed: per layer its input (argument or the previous
+     * layer's output), its weight, cos(z); and the last output */
+    CHECK_EQ_INT(count_lines(rep[0], "output of cos"), CK_LAYERS);
+    CHECK_EQ_INT(count_lines(rep[0], "output of sin"), CK_LAYERS);
+    /* save nothing: only what crosses the layers' boundaries */
+    CHECK_EQ_INT(count_lines(rep[1], "output of cos"), 0);
+    CHECK_EQ_INT(count_lines(rep[1], "output of sin"), CK_LAYERS);
+    CHECK_EQ_INT(bytes[0] - bytes[1], CK_LAYERS * act);
+    /* save everything: as not checkpointed */
+    CHECK_EQ_INT(bytes[2], bytes[0]);
+    /* save dots: z = h W kept, cos(z) recomputed from it */
+    CHECK_EQ_INT(count_lines(rep[3], "output of dot_general"), CK_LAYERS);
+    CHECK_EQ_INT(count_lines(rep[3], "output of cos"), 0);
+    CHECK_EQ_INT(bytes[3], bytes[1] + CK_LAYERS * act);
+    /* dots without batch dimensions: the same here */
+    CHECK_EQ_INT(bytes[4], bytes[3]);
+    /* save the named z: as dots, but named */
+    CHECK_EQ_INT(count_lines(rep[5], "named 'z'"), CK_LAYERS);
+    CHECK_EQ_INT(bytes[5], bytes[3]);
+    /* every name but z: nothing named is left, as save nothing */
+    CHECK_EQ_INT(bytes[6], bytes[1]);
+    for (int i = 0; i < 7; i++) cj_string_free(ctx, rep[i]);
+    cj_ctx_free(ctx);
+}
+
+/* Under jit the recomputation is really recomputed: the compiled gradient
+ * of a checkpointed chain keeps fewer temporary bytes. */
+TEST(ad_checkpoint_memory_under_jit) {
+    enum { LAYERS = 8, N = 64 };
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *layer = cj_func_new(ctx, "layer", f_sin_layer, 2, 1, NULL);
+    uint64_t seed = 4;
+    cj_val in[LAYERS + 1];
+    for (int l = 0; l <= LAYERS; l++) in[l] = adc_uniform(ctx, 2, (int64_t[]){N, N}, -1, 1, &seed);
+    chain c1 = {layer, LAYERS}, c2 = {cj_checkpoint(layer, NULL), LAYERS};
+    /* by every weight: each layer's input is needed for its weight's gradient */
+    int argnums[LAYERS];
+    for (int l = 0; l < LAYERS; l++) argnums[l] = l + 1;
+    cj_grad_opts go = {LAYERS, argnums, 0};
+    cj_func *g1 = cj_jit(cj_grad(cj_func_new(ctx, "chain", f_chain, LAYERS + 1, 1, &c1), &go), NULL);
+    cj_func *g2 = cj_jit(cj_grad(cj_func_new(ctx, "chain", f_chain, LAYERS + 1, 1, &c2), &go), NULL);
+    cj_memory_analysis m1, m2;
+    CHECK(cj_jit_memory_analysis(g1, in, &m1) == CJ_OK);
+    CHECK(cj_jit_memory_analysis(g2, in, &m2) == CJ_OK);
+    /* not checkpointed, cos(z) of every layer waits for the backward pass */
+    CHECK_MSG(m2.temp_bytes + (LAYERS / 2) * N * N * 8 <= m1.temp_bytes, "temp bytes %zu (checkpointed) vs %zu",
+              m2.temp_bytes, m1.temp_bytes);
+    cj_val d1[LAYERS], d2[LAYERS];
+    CHECK(cj_call(g1, in, d1) == CJ_OK);
+    CHECK(cj_call(g2, in, d2) == CJ_OK);
+    for (int l = 0; l < LAYERS; l++)
+        for (int i = 0; i < N * N; i += 97) CHECK_NEAR(read1(d1[l], i), read1(d2[l], i), 1e-12, 1e-14);
+    cj_ctx_free(ctx);
+}
+
+TEST(ad_checkpoint_errors) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *layer = cj_func_new(ctx, "layer", f_sin_layer, 2, 1, NULL);
+    cj_checkpoint_opts bad = {(cj_remat_policy)99, 0, NULL};
+    CHECK(cj_checkpoint(layer, &bad) == NULL);
+    CHECK(cj_error(ctx) == CJ_ERR_ARG);
+    cj_error_clear(ctx);
+    cj_val x = cj_zeros(ctx, CJ_F64, 1, (int64_t[]){3});
+    CHECK(cj_is_error(cj_checkpoint_name(x, "")));
+    CHECK(cj_error(ctx) == CJ_ERR_ARG);
+    cj_error_clear(ctx);
+    /* on a concrete value a name changes nothing */
+    cj_val y = cj_checkpoint_name(x, "h");
+    CHECK(!cj_is_error(y));
+    cj_ctx_free(ctx);
+}

@@ -112,6 +112,20 @@ fail:
     return NULL;
 }
 
+/* Whether value v, read by an equation of region `reader`, is recomputed
+ * rather than saved. As with JAX's checkpoint, only values internal to a
+ * region are: v must be made inside a region that encloses the reader
+ * (values crossing into or out of a region — its inputs and outputs —
+ * are saved), and that region's policy must not save it. */
+static int recomputable(const ir_func *J, const int *def, int v, int reader) {
+    if (def[v] < 0) return 0;
+    const ir_eqn *d = &J->eqns[def[v]];
+    if (!d->region || ad_policy_saves(J->regions[d->region].policy, d)) return 0;
+    for (int r = reader; r; r = J->regions[r].parent)
+        if (r == d->region) return 1;
+    return 0;
+}
+
 /* Splits the jvp program J (n_in primal inputs then tangents; n_out primal
  * outputs then n_out tangent outputs) into out->known and out->lin. */
 static int split(cj_ctx *ctx, const ir_func *J, int n_in, int n_out, ad_linear *out, const char *what) {
@@ -136,43 +150,75 @@ static int split(cj_ctx *ctx, const ir_func *J, int n_in, int n_out, ad_linear *
      * are recomputed on the linear side instead, and what they read is
      * considered in turn */
     uint8_t *is_res = rt_calloc(ctx->mem, nv * 2);
-    int *def = rt_alloc(ctx->mem, sizeof(int) * nv * 2);
+    size_t n_def = nv + nv + (size_t)J->n_operands; /* def, then the work stack */
+    int *def = rt_alloc(ctx->mem, sizeof(int) * n_def);
     if (!is_res || !def) {
         if (is_res) rt_free(ctx->mem, is_res, nv * 2);
-        if (def) rt_free(ctx->mem, def, sizeof(int) * nv * 2);
+        if (def) rt_free(ctx->mem, def, sizeof(int) * n_def);
         rt_free(ctx->mem, unknown, nv * 3);
         rt_free(ctx->mem, list, sizeof(int) * (2 * nv + (size_t)J->n_in + (size_t)J->n_out));
         return core_oom(ctx, what);
     }
-    uint8_t *seen = is_res + nv;
     int *stack = def + nv, top = 0;
     for (size_t v = 0; v < nv; v++) def[v] = -1;
     for (int k = 0; k < J->n_eqns; k++) def[J->eqns[k].out] = k;
     memset(take, 0, nv);
+    /* Which known equations are recomputed (take) and which values are
+     * saved (is_res): start from what the unknown equations read, follow
+     * recomputable values back. A value some reader must have saved (it
+     * crosses a region boundary) is saved for every reader; when that
+     * turns out for a value already chosen for recomputation, start over
+     * with it saved (is_res only grows, so this ends). */
+    for (int round = 0;; round++) {
+        memset(take, 0, nv);
+        for (int k = 0; k < J->n_eqns; k++) {
+            const ir_eqn *e = &J->eqns[k];
+            if (!unknown[e->out]) continue;
+            const int *ins = ir_eqn_inputs(J, e);
+            for (int i = 0; i < e->n_in; i++) {
+                int v = ins[i];
+                if (unknown[v] || is_const[v] || is_res[v]) continue;
+                if (recomputable(J, def, v, e->region))
+                    stack[top++] = v;
+                else
+                    is_res[v] = 1;
+            }
+            while (top > 0) {
+                int d = def[stack[--top]];
+                if (take[d]) continue;
+                take[d] = 1;
+                const ir_eqn *de = &J->eqns[d];
+                const int *dins = ir_eqn_inputs(J, de);
+                for (int q = 0; q < de->n_in; q++) {
+                    int u = dins[q];
+                    if (is_const[u] || is_res[u]) continue;
+                    if (recomputable(J, def, u, de->region))
+                        stack[top++] = u;
+                    else
+                        is_res[u] = 1;
+                }
+            }
+        }
+        int conflict = 0;
+        for (size_t v = 0; v < nv && !conflict; v++) conflict = is_res[v] && def[v] >= 0 && take[def[v]];
+        if (!conflict || round > J->n_eqns) break;
+    }
+    /* the residuals: what the linear side reads and does not recompute */
+    memset(is_res, 0, nv);
     for (int k = 0; k < J->n_eqns; k++) {
         const ir_eqn *e = &J->eqns[k];
-        if (!unknown[e->out]) continue;
+        if (!unknown[e->out] && !take[k]) continue;
         const int *ins = ir_eqn_inputs(J, e);
-        for (int i = 0; i < e->n_in; i++)
-            if (!unknown[ins[i]] && !is_const[ins[i]] && !seen[ins[i]]) seen[ins[i]] = 1, stack[top++] = ins[i];
+        for (int i = 0; i < e->n_in; i++) {
+            int v = ins[i];
+            if (!unknown[v] && !is_const[v] && !(def[v] >= 0 && take[def[v]])) is_res[v] = 1;
+        }
     }
     for (int j = n_out; j < 2 * n_out; j++)
         if (!unknown[J->out[j]] && !is_const[J->out[j]]) is_res[J->out[j]] = 1;
-    while (top > 0) {
-        int v = stack[--top], k = def[v];
-        const ir_eqn *e = k >= 0 ? &J->eqns[k] : NULL;
-        if (!e || !e->region || ad_policy_saves(J->regions[e->region].policy, e)) {
-            is_res[v] = 1;
-            continue;
-        }
-        take[k] = 1; /* recomputed on the linear side */
-        const int *ins = ir_eqn_inputs(J, e);
-        for (int i = 0; i < e->n_in; i++)
-            if (!is_const[ins[i]] && !seen[ins[i]]) seen[ins[i]] = 1, stack[top++] = ins[i];
-    }
-    uint8_t *recompute = seen; /* reuse: per equation now */
+    uint8_t *recompute = is_res + nv; /* per equation */
     memcpy(recompute, take, nv);
-    rt_free(ctx->mem, def, sizeof(int) * nv * 2);
+    rt_free(ctx->mem, def, sizeof(int) * n_def);
     int n_res = 0;
     for (size_t v = 0; v < nv; v++)
         if (is_res[v]) list[n_res++] = (int)v;

@@ -158,7 +158,7 @@ static cj_val add_tangent(prim_id prim, const prim_params *p, const cj_val *in, 
 }
 
 static cj_val sub_tangent(prim_id prim, const prim_params *p, const cj_val *in, const cj_val *tin, cj_val out) {
-    (void)prim, (void)p, (void)in;
+    (void)prim, (void)p, (void)in, (void)out;
     if (ad_is_zero(tin[1])) return tin[0];
     if (ad_is_zero(tin[0])) return neg(tin[1]);
     return sub(tin[0], tin[1]);

@@ -26,7 +26,16 @@ static int barrier_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, in
     return 0;
 }
 
+/* A name marks the primal value only; the tangent is the operand's. */
+static int name_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
+                    cj_val out, cj_val *tout) {
+    (void)ctx, (void)prim, (void)p, (void)n_in, (void)in, (void)out;
+    *tout = tin[0];
+    return 0;
+}
+
 void ad_register_markers(void) {
+    prim_rules[PRIM_NAME].jvp = name_jvp;
     prim_rules[PRIM_STOP_GRADIENT].jvp = ad_jvp_zero;
     prim_rules[PRIM_OPT_BARRIER].jvp = barrier_jvp;
     prim_rules[PRIM_OPT_BARRIER].transpose = barrier_transpose;

@@ -23,7 +23,10 @@
  * shape (so element i of one is the bytes of element i of the other), then
  * each element is read before the same element is written, and never
  * again: the overwrite is invisible. Element sizes must match: a narrower
- * result would land on input elements another thread has yet to read. */
+ * result would land on input elements another thread has yet to read.
+ * The other case is optimization_barrier (checkpoint's fence): its result
+ * is its first operand, so when that operand dies there the result simply
+ * keeps its block and the kernel copies nothing. */
 #include <string.h>
 
 #include "program.h"
@@ -100,6 +103,9 @@ static bool eqn_reads(const ir_func *ir, const ir_eqn *e, int u) {
 static bool can_overwrite(const compiled *c, int k, int u, int v) {
     const ir_func *ir = c->ir;
     const kernel *K = &c->kernels[k];
+    if (K->kind == KERNEL_SINGLE && ir->eqns[K->eqns[0]].prim == PRIM_OPT_BARRIER)
+        return ir_eqn_inputs(ir, &ir->eqns[K->eqns[0]])[0] == u && c->home[u] == HOME_ARENA &&
+               c->home[v] == HOME_ARENA && c->last_use[u] == k; /* same type by construction */
     if (K->kind != KERNEL_LOOP || c->home[u] != HOME_ARENA || c->home[v] != HOME_ARENA || c->last_use[u] != k)
         return false;
     const rt_aval *au = &ir->vars[u], *av = &ir->vars[v];
