@@ -566,6 +566,21 @@ cj_val cj_checkpoint_name(cj_val x, const char *name);
 char *cj_saved_residuals(cj_func *f, const cj_grad_opts *opts, int n_in, const cj_spec *in,
                          size_t *total_bytes);
 
+/* jax.custom_jvp: f (one output) with a derivative written by the user,
+ * e.g. a numerically safe one. jvp_rule takes f's primals then one tangent
+ * per input (zeros where none flows) and returns the primal output and its
+ * tangent, which must be linear in the tangents. Differentiation (grad,
+ * jvp, jacobians) uses the rule; everything else computes f. */
+cj_func *cj_custom_jvp(cj_func *f, cj_func *jvp_rule);
+/* jax.custom_vjp: f (one output) with a user-written reverse-mode rule.
+ * fwd takes f's inputs and returns the output then n_res residuals; bwd
+ * takes the residuals then the output's cotangent and returns one
+ * cotangent per input of f. Forward mode (jvp, jacfwd, hessian) through
+ * it is an error, as in JAX. Under vmap the rule applies when the call is
+ * differentiated per example (vmap(grad(f))); grad(vmap(f)) differentiates
+ * f itself. */
+cj_func *cj_custom_vjp(cj_func *f, cj_func *fwd, cj_func *bwd);
+
 /* Releases a function object made for one use (cj_vjp, cj_linearize)
  * before its context ends. It must not be wrapped by another function. */
 void cj_func_free(cj_func *f);

@@ -568,3 +568,124 @@ TEST(ad_checkpoint_errors) {
     CHECK(!cj_is_error(y));
     cj_ctx_free(ctx);
 }
+
+/* ---- custom_jvp / custom_vjp ---- */
+/* softplus log(1 + exp(x)), whose plain derivative exp(x)/(1+exp(x)) is
+ * inf/inf = NaN for large x; the rule's t * logistic(x) is 1 there */
+static void f_softplus(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    out[0] = cj_log(cj_add(cj_scalar(ctx, 1.0), cj_exp(in[0])));
+}
+static void r_softplus(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    f_softplus(ctx, in, out, NULL);
+    out[1] = cj_mul(in[1], cj_logistic(in[0]));
+}
+static void f_sum_of(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    cj_val y;
+    cj_call(u, in, &y);
+    out[0] = cj_sum(y, 0, NULL, 0);
+}
+
+TEST(ad_custom_jvp) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *plain = cj_func_new(ctx, "softplus", f_softplus, 1, 1, NULL);
+    cj_func *safe = cj_custom_jvp(plain, cj_func_new(ctx, "softplus_jvp", r_softplus, 2, 2, NULL));
+    CHECK(safe != NULL);
+    double xs[3] = {-2, 0.5, 800};
+    cj_val x = vec(ctx, 3, xs), d_plain, d_safe, d_jit, y_jit, d2;
+    CHECK(cj_call(cj_grad(cj_func_new(ctx, "s", f_sum_of, 1, 1, plain), NULL), &x, &d_plain) == CJ_OK);
+    cj_func *gs = cj_grad(cj_func_new(ctx, "s", f_sum_of, 1, 1, safe), NULL);
+    CHECK(cj_call(gs, &x, &d_safe) == CJ_OK);
+    CHECK(cj_call(cj_jit(gs, NULL), &x, &d_jit) == CJ_OK);
+    CHECK(isnan(read1(d_plain, 2)));
+    for (int i = 0; i < 3; i++) {
+        double want = 1 / (1 + exp(-xs[i]));
+        CHECK_NEAR(read1(d_safe, i), want, 1e-15, 0);
+        CHECK_NEAR(read1(d_jit, i), want, 1e-15, 0);
+    }
+    /* under jit alone the call is f, inlined */
+    CHECK(cj_call(cj_jit(safe, NULL), &x, &y_jit) == CJ_OK);
+    CHECK_NEAR(read1(y_jit, 1), log(1 + exp(0.5)), 1e-15, 0);
+    /* second derivative through the rule: logistic'(x) */
+    cj_val s = cj_scalar_typed(ctx, 0.3, CJ_F64);
+    CHECK(cj_call(cj_grad(cj_grad(safe, NULL), NULL), &s, &d2) == CJ_OK);
+    double sg = 1 / (1 + exp(-0.3));
+    CHECK_NEAR(cj_item_or_nan(d2), sg * (1 - sg), 1e-15, 0);
+    /* per-example gradients: vmap(grad(f)) uses the rule */
+    cj_val big = vec(ctx, 3, (double[]){800, 900, 1000}), dv;
+    CHECK(cj_call(cj_vmap(cj_grad(safe, NULL), NULL), &big, &dv) == CJ_OK);
+    for (int i = 0; i < 3; i++) CHECK_NEAR(read1(dv, i), 1, 0, 0);
+    /* vmap of the function itself (no derivative): f batched, under jit too */
+    cj_val yv;
+    CHECK(cj_call(cj_jit(cj_vmap(safe, NULL), NULL), &x, &yv) == CJ_OK);
+    CHECK_NEAR(read1(yv, 0), log(1 + exp(-2.0)), 1e-15, 0);
+    cj_ctx_free(ctx);
+}
+
+/* clip_gradient: the identity forward, the cotangent clipped to [-1, 1]
+ * backward (no residuals) */
+static void f_identity(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_mul(in[0], cj_scalar(ctx, 1.0));
+}
+static void b_clip(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_clip(in[0], -1, 1);
+}
+/* sin with the residual cos(x) computed forward */
+static void f_sin1(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_sin(in[0]);
+}
+static void fwd_sin(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_sin(in[0]);
+    out[1] = cj_cos(in[0]);
+}
+static void bwd_sin(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_mul(in[1], in[0]);
+}
+static void f_scaled_sum(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    cj_val y;
+    cj_call(u, in, &y);
+    out[0] = cj_sum(cj_mul(cj_scalar(ctx, 3.0), y), 0, NULL, 0);
+}
+
+TEST(ad_custom_vjp) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *id = cj_func_new(ctx, "identity", f_identity, 1, 1, NULL);
+    cj_func *clip = cj_custom_vjp(id, id, cj_func_new(ctx, "clip_bwd", b_clip, 1, 1, NULL));
+    CHECK(clip != NULL);
+    double xs[3] = {0.1, -4, 2};
+    cj_val x = vec(ctx, 3, xs), d, dj, y;
+    cj_func *g = cj_grad(cj_func_new(ctx, "s", f_scaled_sum, 1, 1, clip), NULL);
+    CHECK(cj_call(g, &x, &d) == CJ_OK);
+    CHECK(cj_call(cj_jit(g, NULL), &x, &dj) == CJ_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK_NEAR(read1(d, i), 1, 0, 0); /* 3 clipped to 1 */
+        CHECK_NEAR(read1(dj, i), 1, 0, 0);
+    }
+    /* with a residual */
+    cj_func *s = cj_custom_vjp(cj_func_new(ctx, "sin", f_sin1, 1, 1, NULL), cj_func_new(ctx, "fwd", fwd_sin, 1, 2, NULL),
+                               cj_func_new(ctx, "bwd", bwd_sin, 2, 1, NULL));
+    cj_func *gs = cj_grad(cj_func_new(ctx, "s", f_sum_of, 1, 1, s), NULL);
+    CHECK(cj_call(gs, &x, &d) == CJ_OK);
+    CHECK(cj_call(cj_vmap(cj_grad(s, NULL), NULL), &x, &dj) == CJ_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK_NEAR(read1(d, i), cos(xs[i]), 1e-15, 0);
+        CHECK_NEAR(read1(dj, i), cos(xs[i]), 1e-15, 0);
+    }
+    /* forward mode through it is an error, as in JAX */
+    cj_val t = vec(ctx, 3, (double[]){1, 1, 1}), yo, to;
+    CHECK(cj_jvp(s, &x, &t, &yo, &to) == CJ_ERR_UNSUPPORTED);
+    CHECK(strstr(cj_error_message(ctx), "forward-mode") != NULL);
+    cj_error_clear(ctx);
+    /* mismatched rule shapes are refused when made */
+    CHECK(cj_custom_vjp(id, id, cj_func_new(ctx, "bad", bwd_sin, 2, 1, NULL)) == NULL);
+    CHECK(cj_error(ctx) == CJ_ERR_ARG);
+    (void)y;
+    cj_ctx_free(ctx);
+}

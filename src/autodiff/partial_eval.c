@@ -72,7 +72,7 @@ static ir_func *extract(cj_ctx *ctx, const ir_func *src, int n_inputs, const int
     for (int c = 0; c < src->n_consts; c++) {
         int v = src->consts[c].var;
         if (!need[v] || map[v] >= 0) continue;
-        map[v] = ir_add_const(dst, rt_array_ref(src->consts[c].val));
+        map[v] = ir_add_const(dst, src->consts[c].val);
         if (map[v] < 0) goto oom;
     }
     for (int k = 0; k < src->n_eqns; k++) {

@@ -68,7 +68,7 @@ compiled *compile_ir(cj_ctx *ctx, const ir_func *ir) {
     static const struct {
         const char *name;
         ir_pass_fn fn;
-    } ir_passes[] = {{"simplify", pass_simplify}};
+    } ir_passes[] = {{"inline", pass_inline_custom}, {"simplify", pass_simplify}};
     for (size_t i = 0; i < sizeof ir_passes / sizeof ir_passes[0]; i++) {
         if (ir_passes[i].fn(ctx, &c->ir) != 0 || ir_verify(ctx, c->ir) != 0) goto fail;
         if (compiler_dump_wants(ir_passes[i].name)) dump_ir(c->ir, ir_passes[i].name);

@@ -19,6 +19,9 @@ typedef int (*ir_pass_fn)(cj_ctx *ctx, ir_func **ir);
  * subexpression elimination, dead code elimination. */
 int pass_simplify(cj_ctx *ctx, ir_func **ir);
 
+/* Replaces custom-derivative calls by the functions they call (inline.c). */
+int pass_inline_custom(cj_ctx *ctx, ir_func **ir);
+
 /* The parts of simplify, usable (and tested) alone. */
 int pass_dce(cj_ctx *ctx, ir_func **ir);
 int pass_cse(cj_ctx *ctx, ir_func **ir);

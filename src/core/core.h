@@ -79,6 +79,9 @@ struct cj_ctx {
     uint64_t next_trace_id;
 
     cj_func *funcs; /* every function object, freed with the context */
+
+    struct core_custom *customs; /* custom-derivative call records (custom.c) */
+    int n_customs, cap_customs;
 };
 
 /* ---- errors ---- */
@@ -132,6 +135,26 @@ int core_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in
 /* Runs a primitive eagerly on arrays: allocates the output and calls impl. */
 rt_array *core_apply_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
                           rt_array *const *in, const rt_aval *out_aval);
+
+/* ---- custom-derivative calls ---- */
+/* One call of a function with a user-written derivative (cj_custom_jvp /
+ * cj_custom_vjp) traced into a program: the program holds a primitive
+ * whose params.flag is the record's id. The record keeps the function
+ * traced for the call's input types (so the compiler can inline it and
+ * eager evaluation can run it) and the rule functions autodiff calls. */
+typedef enum core_custom_kind { CUSTOM_JVP, CUSTOM_VJP } core_custom_kind;
+typedef struct core_custom {
+    core_custom_kind kind;
+    cj_func *f, *jvp_rule, *fwd, *bwd;
+    struct ir_func *primal; /* f for this call's input types (owned) */
+    rt_aval out;            /* its one output's type */
+} core_custom;
+/* Stores a record (taking the primal program); its id, or -1 on out of
+ * memory (the program is then freed). */
+int core_custom_add(cj_ctx *ctx, const core_custom *rec);
+/* The record of an id, or NULL after recording an error naming `op`. */
+const core_custom *core_custom_get(cj_ctx *ctx, int id, const char *op);
+void core_custom_free_all(cj_ctx *ctx);
 
 /* ---- growable text ---- */
 typedef struct strbuf {

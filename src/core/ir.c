@@ -70,7 +70,7 @@ int ir_add_eqn(ir_func *f, prim_id prim, const prim_params *p, int n_in, const i
     e->params = *p;
     e->n_in = n_in;
     e->in_start = f->n_operands;
-    memcpy(f->operands + f->n_operands, in, sizeof(int) * (size_t)n_in);
+    if (n_in) memcpy(f->operands + f->n_operands, in, sizeof(int) * (size_t)n_in);
     f->n_operands += n_in;
     e->out = v;
     e->region = f->cur_region;

@@ -60,7 +60,7 @@ void ir_free(ir_func *f);
 /* Builders return the new variable id, or -1 on out of memory. */
 int ir_add_var(ir_func *f, const rt_aval *aval);
 int ir_add_input(ir_func *f, const rt_aval *aval);
-int ir_add_const(ir_func *f, rt_array *arr); /* takes a reference */
+int ir_add_const(ir_func *f, rt_array *arr); /* adds its own reference to arr */
 int ir_add_eqn(ir_func *f, prim_id prim, const prim_params *p, int n_in, const int *in,
                const rt_aval *out_aval);
 int ir_add_output(ir_func *f, int var); /* 0 or -1 */

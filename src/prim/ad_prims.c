@@ -12,7 +12,9 @@
  *   name[name=h] x             x, given a name by checkpoint_name so that a
  *                              checkpoint policy can choose to save it;
  *                              params.flag is the name's id in a process-wide
- *                              table (prim_name_id / prim_name_str). */
+ *                              table (prim_name_id / prim_name_str).
+ * The custom-derivative calls (custom_jvp_call, custom_vjp_call,
+ * custom_lin) have their rules in src/autodiff/custom.c. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

@@ -135,6 +135,7 @@ void ad_register_shape(void);
 void ad_register_reduce(void);
 void ad_register_dot_gather(void);
 void ad_register_markers(void);
+void ad_register_custom(void);
 
 /* A reduction's fold of one contiguous run, from the identity: exactly the
  * order the eager kernel folds a run of at most 65536 elements in, so code

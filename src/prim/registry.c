@@ -41,6 +41,7 @@ static void register_all(void) {
     ad_register_reduce();
     ad_register_dot_gather();
     ad_register_markers();
+    ad_register_custom();
 }
 
 void prim_init(void) { pthread_once(&once, register_all); }
