@@ -21,6 +21,7 @@ test: build
 
 bench: build
 	./$(BUILD)/bench_main
+	./$(BUILD)/bench_ad
 
 # The test suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
 sanitize:

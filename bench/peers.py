@@ -87,7 +87,42 @@ def jax_side():
     }
 
 
+def jax_autodiff():
+    """The 16-layer MLP of bench_ad.c: forward and value_and_grad step."""
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_platform_name", "cpu")
+    layers, width, batch = 16, 512, 256
+    x = jnp.linspace(-1, 1, batch * width, dtype=jnp.float32).reshape(batch, width)
+    y = jnp.linspace(0.5, -0.5, batch * width, dtype=jnp.float32).reshape(batch, width)
+    params = []
+    for l in range(layers):
+        ramp = jnp.linspace(l, l + 997.0, width * width, dtype=jnp.float32)
+        w = (jnp.sin(ramp) / jnp.sqrt(float(width))).reshape(width, width)
+        b = jnp.cos(jnp.linspace(l, l + 10, width, dtype=jnp.float32)) * 0.1
+        params.append((w, b))
+
+    def loss(params, x, y):
+        h = x
+        for w, b in params:
+            h = jnp.tanh(h @ w + b)
+        return jnp.mean((h - y) ** 2)
+
+    fwd = jax.jit(loss)
+    step = jax.jit(jax.value_and_grad(loss))
+    return {
+        "mlp_fwd": median_ms(lambda: fwd(params, x, y).block_until_ready()),
+        "mlp_step": median_ms(lambda: jax.block_until_ready(step(params, x, y))),
+    }
+
+
 def main():
+    if sys.argv[1:] == ["autodiff"]:
+        try:
+            print(json.dumps(jax_autodiff()))
+        except Exception as e:  # missing or broken JAX: the C side says so
+            print(f"peers.py: jax failed: {e}", file=sys.stderr)
+        return
     out = {}
     for name, side in (("numpy", numpy_side), ("jax", jax_side)):
         try:

@@ -547,9 +547,6 @@ static double jvp_vjp_mismatch(cj_ctx *ctx, bound_prim *b, const cj_val *in, uin
     }
     double err = -1;
     if (cj_jvp(f, in, v, &out, &jv) == CJ_OK) {
-        /* the pullback is left to cj_ctx_free: cj_func_free on it inside
-         * this scope, before cj_scope_end, leaks arrays under LeakSanitizer
-         * (reported to grad.c's owner) */
         cj_func *pullback = cj_vjp(f, in, &out2);
         const rt_aval *o = &core_peek(out)->aval;
         /* a non-float result (comparisons, is_finite) takes a cotangent of its own type */
@@ -561,6 +558,7 @@ static double jvp_vjp_mismatch(cj_ctx *ctx, bound_prim *b, const cj_val *in, uin
             err = fabs(lhs - rhs) / (1 + fabs(lhs));
             if (isnan(err)) err = 1e30;
         }
+        if (pullback) cj_func_free(pullback);
     }
     if (cj_error(ctx)) err = -1;
     cj_scope_end(ctx, 0, NULL);

@@ -1,0 +1,179 @@
+/* bench_ad.c — the autodiff part of `make bench`: a 16-layer MLP (width
+ * 512, batch 256, float32) trained one step at a time, next to JAX on
+ * this machine, and what checkpoint saves.
+ *
+ *   forward      jit(loss)
+ *   train step   jit(value_and_grad(loss)) by every weight and bias
+ *   target       step <= 1.5 x 3 x forward, and no slower than JAX's step
+ *   memory       jit(grad(loss)) temporaries, each layer checkpointed
+ *                (save nothing) vs not, from the compiler's memory
+ *                analysis; the gradients must be identical
+ * The activation is tanh (one residual per layer besides its input) and,
+ * as a second row, GELU (several). JAX's figures come from
+ * `python3 bench/peers.py autodiff` when JAX is installed. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjax.h>
+
+#define LAYERS 16
+#define WIDTH 512
+#define BATCH 256
+#define REPS 7
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of REPS calls after a warm-up call. */
+static double median_call_ms(cj_func *f, const cj_val *in, int n_out) {
+    double t[REPS];
+    cj_ctx *ctx = NULL;
+    for (int r = -1; r < REPS; r++) {
+        cj_val out[2 * LAYERS + 1];
+        ctx = in[0].ctx;
+        cj_scope_begin(ctx);
+        double t0 = now_ms();
+        cj_call(f, in, out);
+        if (r >= 0) t[r] = now_ms() - t0;
+        cj_scope_end(ctx, 0, NULL);
+    }
+    (void)n_out;
+    qsort(t, REPS, sizeof t[0], cmp_double);
+    return cj_error(ctx) ? NAN : t[REPS / 2];
+}
+
+typedef struct model {
+    cj_func *layer; /* (h, W, b) -> act(h W + b) */
+} model;
+
+static void layer_tanh(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_tanh(cj_add(cj_matmul(in[0], in[1]), in[2]));
+}
+static void layer_gelu(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_gelu(cj_add(cj_matmul(in[0], in[1]), in[2]));
+}
+
+/* loss(x, y, W1, b1, ..., W16, b16) = mean((mlp(x) - y)^2) */
+static void loss_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    model *m = u;
+    cj_val h = in[0];
+    for (int l = 0; l < LAYERS; l++) cj_call(m->layer, (cj_val[]){h, in[2 + 2 * l], in[3 + 2 * l]}, &h);
+    cj_val r = cj_sub(h, in[1]);
+    (void)ctx;
+    out[0] = cj_mean(cj_mul(r, r), 0, NULL, 0);
+}
+
+static void make_inputs(cj_ctx *ctx, cj_val *in) {
+    int64_t dx[2] = {BATCH, WIDTH}, dw[2] = {WIDTH, WIDTH}, db = WIDTH;
+    in[0] = cj_reshape(cj_linspace(ctx, -1, 1, BATCH * WIDTH, CJ_F32), 2, dx);
+    in[1] = cj_reshape(cj_linspace(ctx, 0.5, -0.5, BATCH * WIDTH, CJ_F32), 2, dx);
+    for (int l = 0; l < LAYERS; l++) {
+        /* a deterministic, well-scaled weight: sin of a ramp / sqrt(width) */
+        cj_val ramp = cj_linspace(ctx, (double)l, (double)l + 997.0, WIDTH * WIDTH, CJ_F32);
+        in[2 + 2 * l] = cj_reshape(cj_mul(cj_sin(ramp), cj_scalar(ctx, 1.0 / sqrt((double)WIDTH))), 2, dw);
+        in[3 + 2 * l] = cj_mul(cj_cos(cj_linspace(ctx, (double)l, (double)l + 10, WIDTH, CJ_F32)), cj_scalar(ctx, 0.1));
+    }
+    (void)db;
+}
+
+static char *jax_figures(void) {
+    FILE *pp = popen("python3 bench/peers.py autodiff 2>/dev/null", "r");
+    if (!pp) return NULL;
+    char *buf = calloc(1, 4096);
+    size_t n = buf ? fread(buf, 1, 4095, pp) : 0;
+    pclose(pp);
+    if (!buf || n == 0 || buf[0] != '{') {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+static int jax_ms(const char *json, const char *key, double *out) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = json ? strstr(json, pat) : NULL;
+    return p && sscanf(p + strlen(pat), "%lf", out) == 1;
+}
+
+/* The largest |a - b| over all gradients. */
+static double max_diff(const cj_val *a, const cj_val *b, int n) {
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        double d;
+        if (cj_item(cj_reduce_max(cj_abs(cj_sub(a[i], b[i])), 0, NULL, 0), &d) != CJ_OK) return NAN;
+        if (d > worst) worst = d;
+    }
+    return worst;
+}
+
+int main(void) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val in[2 + 2 * LAYERS];
+    make_inputs(ctx, in);
+    int argnums[2 * LAYERS];
+    for (int i = 0; i < 2 * LAYERS; i++) argnums[i] = 2 + i;
+    cj_grad_opts go = {2 * LAYERS, argnums, 0};
+    cj_jit_opts wait = {0, NULL, 0, NULL, CJ_BACKEND_CC};
+    char *jax = jax_figures();
+
+    printf("cjax autodiff bench — %d-layer MLP, width %d, batch %d, float32; medians of %d runs\n\n", LAYERS, WIDTH,
+           BATCH, REPS);
+    printf("%-26s %10s %10s %10s %12s\n", "workload", "cjax ms", "jax ms", "cjax/jax", "step/fwd");
+    static model tanh_m, gelu_m;
+    tanh_m.layer = cj_func_new(ctx, "layer", layer_tanh, 3, 1, NULL);
+    gelu_m.layer = cj_func_new(ctx, "layer", layer_gelu, 3, 1, NULL);
+    cj_func *loss = cj_func_new(ctx, "loss", loss_fn, 2 + 2 * LAYERS, 1, &tanh_m);
+    cj_func *fwd = cj_jit(loss, &wait);
+    cj_func *step = cj_jit(cj_value_and_grad(loss, &go), &wait);
+    double t_fwd = median_call_ms(fwd, in, 1), t_step = median_call_ms(step, in, 1 + 2 * LAYERS), p;
+    char jx[16] = "missing", jr[16] = "-";
+    if (jax_ms(jax, "mlp_fwd", &p)) snprintf(jx, sizeof jx, "%.2f", p), snprintf(jr, sizeof jr, "%.2fx", t_fwd / p);
+    printf("%-26s %10.2f %10s %10s %12s\n", "forward jit(loss)", t_fwd, jx, jr, "-");
+    snprintf(jx, sizeof jx, "missing"), snprintf(jr, sizeof jr, "-");
+    if (jax_ms(jax, "mlp_step", &p)) snprintf(jx, sizeof jx, "%.2f", p), snprintf(jr, sizeof jr, "%.2fx", t_step / p);
+    char sf[16];
+    snprintf(sf, sizeof sf, "%.2fx", t_step / t_fwd);
+    printf("%-26s %10.2f %10s %10s %12s\n", "step jit(value_and_grad)", t_step, jx, jr, sf);
+    printf("target: step <= 4.5x forward (1.5 x 3): %s; step <= JAX's: %s\n\n",
+           t_step <= 4.5 * t_fwd ? "met" : "NOT met",
+           jax_ms(jax, "mlp_step", &p) ? (t_step <= p ? "met" : "NOT met") : "JAX missing");
+
+    printf("%-26s %14s %14s %8s %14s\n", "jit(grad(loss)) memory", "temp bytes", "checkpointed", "ratio",
+           "max |g - g_ck|");
+    const model *models[2] = {&tanh_m, &gelu_m};
+    const char *names[2] = {"tanh layers", "GELU layers"};
+    for (int k = 0; k < 2; k++) {
+        static model ck[2];
+        ck[k].layer = cj_checkpoint(models[k]->layer, NULL);
+        cj_func *g = cj_jit(cj_grad(cj_func_new(ctx, "loss", loss_fn, 2 + 2 * LAYERS, 1, (void *)models[k]), &go), &wait);
+        cj_func *gc = cj_jit(cj_grad(cj_func_new(ctx, "loss_ck", loss_fn, 2 + 2 * LAYERS, 1, &ck[k]), &go), &wait);
+        cj_memory_analysis m1, m2;
+        cj_val g1[2 * LAYERS], g2[2 * LAYERS];
+        if (cj_jit_memory_analysis(g, in, &m1) != CJ_OK || cj_jit_memory_analysis(gc, in, &m2) != CJ_OK ||
+            cj_call(g, in, g1) != CJ_OK || cj_call(gc, in, g2) != CJ_OK)
+            break;
+        printf("%-26s %14zu %14zu %8.2f %14.3g\n", names[k], m1.temp_bytes, m2.temp_bytes,
+               (double)m2.temp_bytes / (double)m1.temp_bytes, max_diff(g1, g2, 2 * LAYERS));
+    }
+    if (cj_error(ctx)) {
+        fprintf(stderr, "bench_ad: %s\n", cj_error_message(ctx));
+        return 1;
+    }
+    if (!jax) printf("\n(JAX missing: `pip install jax` to compare)\n");
+    free(jax);
+    cj_ctx_free(ctx);
+    return 0;
+}
