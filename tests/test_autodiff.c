@@ -689,3 +689,52 @@ TEST(ad_custom_vjp) {
     (void)y;
     cj_ctx_free(ctx);
 }
+
+/* ---- allocation failures ---- */
+/* Every autodiff path once: eager grad, vjp, jit(grad) on the
+ * interpreter, a checkpointed and a custom_jvp gradient. */
+static int ad_scenario(cj_ctx *ctx) {
+    static const double xs[6] = {0.5, -1, 2, 0.25, 1.5, -0.75};
+    cj_val x = cj_array(ctx, CJ_F64, 2, (int64_t[]){2, 3}, xs);
+    cj_val w = cj_array(ctx, CJ_F64, 2, (int64_t[]){3, 3}, (double[]){1, 0, 2, -1, 1, 0, 0.5, 0.5, 1});
+    cj_func *layer = cj_func_new(ctx, "layer", f_sin_layer, 2, 1, NULL);
+    static chain c;
+    c.layer = cj_checkpoint(layer, NULL);
+    c.n_layers = 1;
+    cj_func *f = cj_func_new(ctx, "chain", f_chain, 2, 1, &c);
+    cj_val d, y, cts[2];
+    cj_call(cj_grad(f, NULL), (cj_val[]){x, w}, &d);
+    cj_func *pb = cj_vjp(f, (cj_val[]){x, w}, &y);
+    if (pb) {
+        cj_call(pb, (cj_val[]){cj_scalar_typed(ctx, 1, CJ_F64)}, cts);
+        cj_func_free(pb);
+    }
+    cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP};
+    cj_call(cj_jit(cj_grad(f, NULL), &interp), (cj_val[]){x, w}, &d);
+    cj_func *plain = cj_func_new(ctx, "softplus", f_softplus, 1, 1, NULL);
+    cj_func *safe = cj_custom_jvp(plain, cj_func_new(ctx, "softplus_jvp", r_softplus, 2, 2, NULL));
+    cj_call(cj_grad(cj_func_new(ctx, "s", f_sum_of, 1, 1, safe), NULL), &x, &d);
+    return cj_error(ctx);
+}
+
+TEST(ad_allocation_failure_at_every_site_is_clean) {
+    int covered = 0;
+    for (long long n = 1; n < 50000 && !covered; n++) {
+        tu_alloc st = {0};
+        st.fail_at = n;
+        cj_allocator a = tu_allocator(&st);
+        cj_ctx *ctx = cj_ctx_new(&a);
+        if (ctx) {
+            int rc = ad_scenario(ctx);
+            CHECK_MSG(rc == CJ_OK || rc == CJ_ERR_OOM, "allocation %lld: expected CJ_ERR_OOM, got %s: %s", n,
+                      cj_status_name((cj_status)rc), cj_error_message(ctx));
+            if (!st.failed) {
+                CHECK(rc == CJ_OK);
+                covered = 1;
+            }
+            cj_ctx_free(ctx);
+        }
+        CHECK_MSG(st.live == 0, "allocation %lld failing leaked %lld blocks", n, st.live);
+    }
+    CHECK(covered);
+}

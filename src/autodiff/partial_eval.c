@@ -134,6 +134,7 @@ static int split(cj_ctx *ctx, const ir_func *J, int n_in, int n_out, ad_linear *
     int *list = rt_alloc(ctx->mem, sizeof(int) * (2 * nv + (size_t)J->n_in + (size_t)J->n_out));
     if (!unknown || !list) {
         if (unknown) rt_free(ctx->mem, unknown, nv * 3);
+        if (list) rt_free(ctx->mem, list, sizeof(int) * (2 * nv + (size_t)J->n_in + (size_t)J->n_out));
         return core_oom(ctx, what);
     }
     uint8_t *is_const = unknown + nv, *take = unknown + 2 * nv; /* take: per equation (n_eqns <= n_vars) */
