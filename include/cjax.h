@@ -482,6 +482,47 @@ void cj_string_free(cj_ctx *ctx, char *s);
 cj_status cj_print_ir(cj_func *f, int n_in, const cj_val *example,
                       FILE *out);
 
+/* ---- Control flow ------------------------------------------------------ */
+/* C `if` and `for` run while a function is traced (they unroll, and a
+ * traced value cannot decide them). These constructs are part of the
+ * program instead: their bodies are traced once into sub-programs and run
+ * as real branches and loops, under jit, vmap and grad alike. Bodies may
+ * read values of the enclosing function (weights, ...); they become extra
+ * operands. With nothing traced the construct runs at once. Each returns
+ * CJ_OK or the error (also in cj_error). */
+
+/* lax.cond: true_f(operands) when pred (a bool or integer scalar) is
+ * nonzero, else false_f(operands); both must return the same types. */
+cj_status cj_cond(cj_val pred, cj_func *true_f, cj_func *false_f, int n_ops,
+                  const cj_val *operands, cj_val *out);
+/* lax.switch: branches[index](operands), the index (an integer scalar)
+ * clamped into [0, n_branches). */
+cj_status cj_switch(cj_val index, int n_branches, cj_func *const *branches,
+                    int n_ops, const cj_val *operands, cj_val *out);
+/* lax.while_loop: carries = init; while cond_f(carries): carries =
+ * body_f(carries). cond_f returns a bool scalar; body_f returns carries of
+ * the same types. */
+cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry,
+                        const cj_val *init, cj_val *out);
+/* lax.fori_loop with bounds known when called: carries = body(i, carries)
+ * for i in [lower, upper), i an i32 scalar. A scan underneath, so it is
+ * not unrolled and reverse mode works. */
+cj_status cj_fori_loop(int64_t lower, int64_t upper, cj_func *body, int n_carry,
+                       const cj_val *init, cj_val *out);
+typedef struct cj_scan_opts {
+    int64_t length;  /* iterations, needed when there are no xs ... */
+    int has_length;  /* ... and whether it is given */
+    int reverse;     /* from the last slice to the first */
+} cj_scan_opts;
+/* lax.scan: for each slice x_t of the xs along their leading axis,
+ * (carries, y_t) = body(carries, x_t); returns the final carries and the
+ * y_t stacked along a new leading axis. body takes n_carry + n_xs inputs
+ * and returns n_carry carries then any number of y slices. opts may be
+ * NULL. */
+cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs,
+                  const cj_val *xs, const cj_scan_opts *opts, cj_val *carry_out,
+                  cj_val *ys);
+
 /* ---- Autodiff ---------------------------------------------------------- */
 /* Derivatives as JAX computes them: a jvp rule per primitive (forward
  * mode); reverse mode linearizes (jvp + partial evaluation into a linear

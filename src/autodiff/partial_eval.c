@@ -258,7 +258,7 @@ int ad_linearize(cj_ctx *ctx, const ir_func *ir, const uint8_t *diff, ad_linear 
         if (out->diff[i]) avals[n++] = ir->vars[ir->in[i]];
     }
     jvp_job job = {ir, out->diff, what};
-    ir_func *J = func_trace_body(ctx, n, avals, NULL, 2 * ir->n_out, jvp_body, &job, what, what);
+    ir_func *J = func_trace_body(ctx, n, avals, NULL, 2 * ir->n_out, jvp_body, &job, what, what, NULL);
     if (!J) return -1;
     int status = split(ctx, J, ir->n_in, ir->n_out, out, what);
     ir_free(J);

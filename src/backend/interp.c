@@ -19,6 +19,7 @@
 #include "../prim/elementwise_kernels.h"
 #include "../runtime/threads.h"
 #include "backend.h"
+#include "../control/control.h"
 #include "program_impl.h"
 
 #define TILE 1024
@@ -448,8 +449,35 @@ static void run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf)
 }
 
 /* ---- SINGLE kernels ---- */
+/* A control-flow construct's kernel: one run, every output written. */
+static int run_construct(cj_ctx *ctx, const ir_func *ir, const kernel *K, char *const *buf) {
+    const ir_eqn *e = &ir->eqns[K->eqns[0]];
+    const int *in = ir_eqn_inputs(ir, e);
+    cf_record *rec = cf_record_get(ctx, e->params.flag, prim_names[e->prim]);
+    if (!rec) return -1;
+    rt_array hdr[128], *args[128], *res[CF_MAX_OUT];
+    for (int i = 0; i < e->n_in; i++) {
+        memset(&hdr[i], 0, sizeof hdr[i]);
+        hdr[i].refcount = 2; /* borrowed views: nothing may free them */
+        hdr[i].aval = ir->vars[in[i]];
+        hdr[i].size = rt_aval_size(&hdr[i].aval);
+        hdr[i].data = buf[in[i]];
+        hdr[i].mem = ctx->mem;
+        args[i] = &hdr[i];
+    }
+    if (cf_run(ctx, rec, args, res) != 0) return -1;
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *f = &ir->eqns[K->eqns[j]];
+        size_t n = rt_aval_nbytes(&ir->vars[f->out]);
+        if (n) memcpy(buf[f->out], res[f->params.index]->data, n);
+    }
+    for (int j = 0; j < rec->n_out; j++) rt_array_unref(res[j]);
+    return 0;
+}
+
 static int run_single(cj_ctx *ctx, const ir_func *ir, const kernel *K, char *const *buf) {
     const ir_eqn *e = &ir->eqns[K->eqns[0]];
+    if (cf_is_prim(e->prim)) return run_construct(ctx, ir, K, buf);
     const int *in = ir_eqn_inputs(ir, e);
     rt_array hdr[64], out;
     rt_array *args[64];

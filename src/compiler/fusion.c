@@ -19,6 +19,7 @@
  * kernel's outputs; everything else exists only per tile. */
 #include <string.h>
 
+#include "../control/control.h"
 #include "program.h"
 
 bool fuse_is_elementwise(prim_id p) { return prim_families[p] == FAMILY_ELEMENTWISE; }
@@ -170,6 +171,25 @@ static int pick_kernel(const compiled *c, int ei) {
     return -1;
 }
 
+/* A control-flow construct is one equation per output, all with the same
+ * operands: they share one SINGLE kernel, which runs the construct once
+ * and writes every output. The kernel of an earlier equation of the same
+ * construct, or -1. */
+static int construct_kernel(const compiled *c, int ei) {
+    const ir_func *ir = c->ir;
+    const ir_eqn *e = &ir->eqns[ei];
+    for (int k = c->n_kernels - 1; k >= 0; k--) {
+        const kernel *K = &c->kernels[k];
+        if (K->kind != KERNEL_SINGLE) continue;
+        const ir_eqn *f = &ir->eqns[K->eqns[0]];
+        if (f->prim != e->prim || f->params.flag != e->params.flag || f->n_in != e->n_in ||
+            memcmp(ir_eqn_inputs(ir, f), ir_eqn_inputs(ir, e), sizeof(int) * (size_t)e->n_in))
+            continue;
+        return k;
+    }
+    return -1;
+}
+
 static int add_unique(cj_ctx *ctx, int **arr, int *n, int v) {
     for (int i = 0; i < *n; i++)
         if ((*arr)[i] == v) return 0;
@@ -190,7 +210,7 @@ int fuse_kernels(cj_ctx *ctx, compiled *c) {
 
     for (int ei = 0; ei < ir->n_eqns; ei++) {
         const ir_eqn *e = &ir->eqns[ei];
-        int k = pick_kernel(c, ei), outer;
+        int k = cf_is_prim(e->prim) ? construct_kernel(c, ei) : pick_kernel(c, ei), outer;
         int64_t len;
         bool row_reduce = fuse_is_row_reduce(ir, e, &outer, &len);
         if (k < 0) {
@@ -231,13 +251,12 @@ int fuse_kernels(cj_ctx *ctx, compiled *c) {
             }
         }
     }
-    /* a SINGLE kernel's result is always materialised (its kernel writes
-     * whole buffers), even when nothing reads it */
+    /* a SINGLE kernel's results are always materialised (its kernel writes
+     * whole buffers), even when nothing reads them */
     for (int k = 0; k < c->n_kernels; k++) {
         kernel *K = &c->kernels[k];
-        if (K->kind == KERNEL_SINGLE &&
-            add_unique(ctx, &K->out, &K->n_out, ir->eqns[K->eqns[0]].out) != 0)
-            return -1;
+        for (int j = 0; K->kind == KERNEL_SINGLE && j < K->n_eqns; j++)
+            if (add_unique(ctx, &K->out, &K->n_out, ir->eqns[K->eqns[j]].out) != 0) return -1;
     }
     for (int i = 0; i < ir->n_out; i++) {
         int v = ir->out[i];

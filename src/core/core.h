@@ -82,6 +82,8 @@ struct cj_ctx {
 
     struct core_custom *customs; /* custom-derivative call records (custom.c) */
     int n_customs, cap_customs;
+    struct cf_record **cf_records; /* control-flow records (control/record.c) */
+    int n_cf_records, cap_cf_records;
 };
 
 /* ---- errors ---- */
@@ -155,6 +157,11 @@ int core_custom_add(cj_ctx *ctx, const core_custom *rec);
 /* The record of an id, or NULL after recording an error naming `op`. */
 const core_custom *core_custom_get(cj_ctx *ctx, int id, const char *op);
 void core_custom_free_all(cj_ctx *ctx);
+
+/* ---- control-flow records ---- */
+/* Frees the context's control-flow records (src/control/record.c; the
+ * control layer owns their layout). */
+void cf_free_all(cj_ctx *ctx);
 
 /* ---- growable text ---- */
 typedef struct strbuf {

@@ -142,6 +142,7 @@ typedef struct stage_state {
     ir_func *ir;
     core_trace *trace;
     const char *fname;
+    func_closure *closure; /* NULL: closing over outer tracers is an error */
 } stage_state;
 
 /* The IR variable for an input of an equation being staged: its own tracer,
@@ -154,6 +155,20 @@ static int stage_var(cj_ctx *ctx, stage_state *st, cj_val h, const char *op) {
             if (st->ir->consts[i].val == v->arr) return st->ir->consts[i].var;
         int var = ir_add_const(st->ir, v->arr);
         if (var < 0) core_oom(ctx, op);
+        return var;
+    }
+    if (v->kind == VALUE_TRACER && v->level < st->trace->level && st->closure) {
+        /* closure conversion: the outer value becomes an extra input */
+        func_closure *c = st->closure;
+        for (int i = 0; i < c->n; i++)
+            if (c->vals[i].slot == h.slot && c->vals[i].gen == h.gen) return c->vars[i];
+        if (c->n == FUNC_MAX_CLOSURE)
+            return core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: '%s' closes over more than %d traced values", op,
+                              st->fname, FUNC_MAX_CLOSURE);
+        int var = ir_add_input(st->ir, &v->aval);
+        if (var < 0) return core_oom(ctx, op);
+        c->vals[c->n] = h;
+        c->vars[c->n++] = var;
         return var;
     }
     return core_error(ctx, CJ_ERR_UNSUPPORTED,
@@ -238,8 +253,9 @@ void region_rebind_end(cj_ctx *ctx, region_rebind *rb) {
  * and records its outputs: the common part of tracing a function object
  * and of the transformations that build programs (autodiff). */
 ir_func *func_trace_body(cj_ctx *ctx, int n_in, const rt_aval *in_avals, const cj_val *static_vals, int n_out,
-                         func_body_fn body, void *user, const char *fname, const char *what) {
-    stage_state st = {ir_new(ctx->mem), NULL, fname};
+                         func_body_fn body, void *user, const char *fname, const char *what, func_closure *closure) {
+    stage_state st = {ir_new(ctx->mem), NULL, fname, closure};
+    if (closure) closure->n = 0;
     if (!st.ir) {
         core_oom(ctx, what);
         return NULL;
@@ -299,5 +315,9 @@ static int call_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
 }
 
 ir_func *func_trace_to_ir(cj_func *f, const rt_aval *in_avals, const cj_val *static_vals, const char *what) {
-    return func_trace_body(f->ctx, f->n_in, in_avals, static_vals, f->n_out, call_body, f, f->name, what);
+    return func_trace_body(f->ctx, f->n_in, in_avals, static_vals, f->n_out, call_body, f, f->name, what, NULL);
+}
+
+ir_func *func_trace_closed(cj_func *f, const rt_aval *in_avals, const char *what, func_closure *closure) {
+    return func_trace_body(f->ctx, f->n_in, in_avals, NULL, f->n_out, call_body, f, f->name, what, closure);
 }

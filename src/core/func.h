@@ -59,11 +59,26 @@ void region_rebind_begin(cj_ctx *ctx, region_rebind *rb, const ir_func *src);
 void region_rebind_eqn(region_rebind *rb, const ir_eqn *e);
 void region_rebind_end(cj_ctx *ctx, region_rebind *rb);
 
+/* Closure conversion: traced values of enclosing transformations that the
+ * traced function reads (a loop body using the weights of the jitted
+ * function around it) become extra inputs of the IR, after the declared
+ * ones, in the order met; vals[i] is the outer value behind input
+ * n_in + i. */
+#define FUNC_MAX_CLOSURE 64
+typedef struct func_closure {
+    int n;
+    cj_val vals[FUNC_MAX_CLOSURE];
+    int vars[FUNC_MAX_CLOSURE];
+} func_closure;
+
 /* The general form: traces body(ctx, in, out, user), which reads n_in
  * values and writes n_out (at most 128 each), returning 0 or -1. `fname`
- * names the traced function in messages. */
+ * names the traced function in messages. With `closure`, outer tracers are
+ * converted as above; without, reading one is an error. */
 typedef int (*func_body_fn)(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user);
 ir_func *func_trace_body(cj_ctx *ctx, int n_in, const rt_aval *in_avals, const cj_val *static_vals, int n_out,
-                         func_body_fn body, void *user, const char *fname, const char *what);
+                         func_body_fn body, void *user, const char *fname, const char *what, func_closure *closure);
+/* func_trace_to_ir with closure conversion (control-flow bodies). */
+ir_func *func_trace_closed(cj_func *f, const rt_aval *in_avals, const char *what, func_closure *closure);
 
 #endif

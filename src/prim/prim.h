@@ -19,7 +19,7 @@ typedef enum prim_id {
     PRIM_COUNT
 } prim_id;
 
-typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD } prim_family;
+typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD, FAMILY_CONTROL } prim_family;
 
 /* A list of axes or sizes. */
 typedef struct prim_ivec {
@@ -42,7 +42,9 @@ typedef struct prim_params {
     cj_dtype dtype;  /* convert, iota, argmax index type; dot_general:
                         preferred_element_type (must equal the operands') */
     int weak;        /* convert: result weakly typed */
-    int flag;        /* cumulative: reverse; gather/scatter: 0 take, 1 along */
+    int flag;        /* cumulative: reverse; gather/scatter: 0 take, 1 along;
+                        custom calls and control flow: the record's id */
+    int index;       /* control flow: which of the construct's outputs */
 } prim_params;
 
 prim_params prim_params_zero(void);
@@ -136,6 +138,8 @@ void ad_register_reduce(void);
 void ad_register_dot_gather(void);
 void ad_register_markers(void);
 void ad_register_custom(void);
+/* Control flow's primitives (src/control/prims.c). */
+void cf_register(void);
 
 /* A reduction's fold of one contiguous run, from the identity: exactly the
  * order the eager kernel folds a run of at most 65536 elements in, so code

@@ -42,6 +42,7 @@ static void register_all(void) {
     ad_register_dot_gather();
     ad_register_markers();
     ad_register_custom();
+    cf_register();
 }
 
 void prim_init(void) { pthread_once(&once, register_all); }

@@ -1,0 +1,313 @@
+/* api.c — the public control-flow functions (control layer).
+ *
+ * Each one checks its arguments, traces its bodies for the operands' types
+ * into sub-programs (closing over traced values of enclosing
+ * transformations by closure conversion: they become extra operands), and
+ * keeps them in a record. With nothing traced the construct runs at once
+ * (cf_run, all outputs in one run, the bodies compiled); otherwise its
+ * equations are bound through the current traces. */
+#include <stdio.h>
+#include <string.h>
+
+#include "control.h"
+
+static int same_type(const rt_aval *a, const rt_aval *b) {
+    return a->dtype == b->dtype && a->rank == b->rank && !memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank);
+}
+
+static const char *type_str(const rt_aval *a, char *buf, size_t n) {
+    rt_aval_str(a, buf, n);
+    return buf;
+}
+
+static void set_errors(cj_ctx *ctx, int n, cj_val *out) {
+    for (int i = 0; i < n; i++) out[i] = core_err_val(ctx);
+}
+
+/* Validates handles and collects their types. */
+static int collect(cj_ctx *ctx, const char *op, int n, const cj_val *vals, rt_aval *avals) {
+    if (n < 0 || n > 64) return core_error(ctx, CJ_ERR_ARG, "%s: 0..64 values (got %d)", op, n);
+    if (n && !vals) return core_error(ctx, CJ_ERR_ARG, "%s: NULL values", op);
+    for (int i = 0; i < n; i++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s (value %d)", op, i);
+        const core_value *v = core_get(vals[i], what);
+        if (!v) return -1;
+        avals[i] = v->aval;
+    }
+    return 0;
+}
+
+/* ---- tracing a body ---- */
+typedef struct body_job {
+    cj_func *f;
+    int kind; /* 0: call f; 1: fori body (i, carries) → (i + 1, f(i, carries)) */
+} body_job;
+
+static int call_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    body_job *job = user;
+    if (job->kind == 0) return cj_call(job->f, in, out) == CJ_OK ? 0 : -1;
+    /* fori: the counter is the first carry */
+    if (cj_call(job->f, in, out + 1) != CJ_OK) return -1;
+    out[0] = cj_add(in[0], cj_scalar_typed(ctx, 1, CJ_I32));
+    return out[0].slot ? 0 : -1;
+}
+
+/* Traces f (or the fori wrapper) for the given input types into the
+ * record's next program, appending its closure to the operands. */
+static int trace_prog(cj_ctx *ctx, cf_record *rec, body_job *job, int n_in, const rt_aval *avals, int n_out,
+                      const char *what, cj_val *operands) {
+    func_closure clo;
+    ir_func *ir = func_trace_body(ctx, n_in, avals, NULL, n_out, call_body, job, job->f->name, what, &clo);
+    if (!ir) return -1;
+    int k = rec->n_progs++;
+    rec->progs[k] = ir;
+    if (rec->n_operands + clo.n > 128) return core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: more than 128 operands", what);
+    rec->clo_start[k] = rec->n_operands;
+    rec->clo_n[k] = clo.n;
+    for (int i = 0; i < clo.n; i++) operands[rec->n_operands++] = clo.vals[i];
+    return 0;
+}
+
+static const rt_aval *prog_out(const cf_record *rec, int k, int j) {
+    return &rec->progs[k]->vars[rec->progs[k]->out[j]];
+}
+
+/* Runs now when nothing is traced, else binds. */
+static cj_status finish(cj_ctx *ctx, cf_record *rec, const cj_val *operands, cj_val *out) {
+    int concrete = ctx->dynamic_level == 0;
+    for (int i = 0; i < rec->n_operands && concrete; i++) concrete = core_peek(operands[i])->kind == VALUE_ARRAY;
+    if (!concrete) {
+        if (cf_bind(ctx, rec, operands, out) != 0) set_errors(ctx, rec->n_out, out);
+        return ctx->err;
+    }
+    rt_array *in[128], *res[CF_MAX_OUT];
+    for (int i = 0; i < rec->n_operands; i++) in[i] = core_peek(operands[i])->arr;
+    if (cf_run(ctx, rec, in, res) != 0) {
+        set_errors(ctx, rec->n_out, out);
+        return ctx->err;
+    }
+    for (int j = 0; j < rec->n_out; j++) out[j] = core_wrap_array(ctx, res[j]);
+    return ctx->err;
+}
+
+/* ---- cond and switch ---- */
+cj_status cj_switch(cj_val index, int n_branches, cj_func *const *branches, int n_ops, const cj_val *operands,
+                    cj_val *out) {
+    cj_ctx *ctx = index.ctx;
+    if (!ctx) return CJ_ERR_ARG;
+    if (ctx->err) return ctx->err;
+    const char *op = n_branches == 2 ? "cond" : "switch";
+    if (n_branches < 1 || n_branches > CF_MAX_BRANCHES || !branches || !out)
+        return core_error(ctx, CJ_ERR_ARG, "%s: 1..%d branches and an output array are needed", op, CF_MAX_BRANCHES),
+               ctx->err;
+    int n_out = branches[0] ? branches[0]->n_out : 0;
+    for (int b = 0; b < n_branches; b++)
+        if (!branches[b] || branches[b]->n_in != n_ops || branches[b]->n_out != n_out) {
+            core_error(ctx, CJ_ERR_ARG, "%s: branch %d must take the %d operands and return %d outputs as branch 0", op,
+                       b, n_ops, n_out);
+            return ctx->err;
+        }
+    rt_aval avals[64], ia;
+    if (collect(ctx, op, n_ops, operands, avals) != 0 || collect(ctx, op, 1, &index, &ia) != 0) return ctx->err;
+    if (ia.rank != 0 || rt_is_float(ia.dtype) || (n_branches != 2 && ia.dtype == CJ_BOOL)) {
+        char t[96];
+        core_error(ctx, CJ_ERR_DTYPE, "%s: the %s must be a %s scalar, got %s", op, n_branches == 2 ? "predicate" : "index",
+                   n_branches == 2 ? "bool or integer" : "integer", type_str(&ia, t, sizeof t));
+        set_errors(ctx, n_out, out);
+        return ctx->err;
+    }
+    cf_record *rec = cf_record_new(ctx, CF_COND);
+    if (!rec) return ctx->err;
+    cj_val ops[128];
+    ops[0] = index;
+    for (int i = 0; i < n_ops; i++) ops[1 + i] = operands[i];
+    rec->n_operands = 1 + n_ops;
+    rec->n_args = n_ops;
+    rec->n_out = n_out;
+    /* lax.cond(pred, true_f, false_f): branch 1 is true_f, so the callers
+     * pass branches in index order (cj_cond reorders) */
+    for (int b = 0; b < n_branches; b++) {
+        body_job job = {branches[b], 0};
+        char what[300];
+        snprintf(what, sizeof what, "%s branch %d (%s)", op, b, branches[b]->name);
+        if (trace_prog(ctx, rec, &job, n_ops, avals, n_out, what, ops) != 0) return ctx->err;
+        for (int j = 0; j < n_out; j++) {
+            const rt_aval *o = prog_out(rec, b, j), *o0 = prog_out(rec, 0, j);
+            if (b > 0 && !same_type(o, o0)) {
+                char t0[96], t1[96];
+                core_error(ctx, CJ_ERR_SHAPE, "%s: output %d of branch %d (%s) has type %s, branch 0 (%s) gives %s", op, j,
+                           b, branches[b]->name, type_str(o, t1, sizeof t1), branches[0]->name,
+                           type_str(o0, t0, sizeof t0));
+                set_errors(ctx, n_out, out);
+                return ctx->err;
+            }
+            if (b == 0) rec->out[j] = *o;
+            else rec->out[j].weak &= o->weak;
+        }
+    }
+    return finish(ctx, rec, ops, out);
+}
+
+cj_status cj_cond(cj_val pred, cj_func *true_f, cj_func *false_f, int n_ops, const cj_val *operands, cj_val *out) {
+    cj_func *branches[2] = {false_f, true_f}; /* index 0 = false */
+    return cj_switch(pred, 2, branches, n_ops, operands, out);
+}
+
+/* ---- loops ---- */
+/* Checks a loop body's outputs against its carries (dtype and shape; a
+ * weakly typed initial value may become strong). */
+static int check_carries(cj_ctx *ctx, const char *op, const cf_record *rec, int k, const rt_aval *carry,
+                         int n_carry, const char *fname) {
+    for (int i = 0; i < n_carry; i++) {
+        const rt_aval *o = prog_out(rec, k, i);
+        if (!same_type(o, &carry[i])) {
+            char a[96], b[96];
+            return core_error(ctx, CJ_ERR_SHAPE,
+                              "%s: '%s' must return its carries unchanged in type: carry %d enters as %s and leaves as %s",
+                              op, fname, i, type_str(&carry[i], a, sizeof a), type_str(o, b, sizeof b));
+        }
+    }
+    return 0;
+}
+
+cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init, cj_val *out) {
+    if (!cond_f || !body_f) return CJ_ERR_ARG;
+    cj_ctx *ctx = cond_f->ctx;
+    if (ctx->err) return ctx->err;
+    if (!out || cond_f->n_in != n_carry || cond_f->n_out != 1 || body_f->n_in != n_carry || body_f->n_out != n_carry) {
+        core_error(ctx, CJ_ERR_ARG,
+                   "while_loop: cond_f takes the %d carries and returns 1 value, body_f takes and returns the %d carries",
+                   n_carry, n_carry);
+        return ctx->err;
+    }
+    rt_aval avals[64];
+    if (collect(ctx, "while_loop", n_carry, init, avals) != 0) return ctx->err;
+    cf_record *rec = cf_record_new(ctx, CF_WHILE);
+    if (!rec) return ctx->err;
+    cj_val ops[128];
+    for (int i = 0; i < n_carry; i++) ops[i] = init[i];
+    rec->n_operands = rec->n_args = rec->n_out = n_carry;
+    body_job cj = {cond_f, 0}, bj = {body_f, 0};
+    if (trace_prog(ctx, rec, &cj, n_carry, avals, 1, "while_loop cond", ops) != 0) return ctx->err;
+    const rt_aval *p = prog_out(rec, 0, 0);
+    if (p->rank != 0 || p->dtype != CJ_BOOL) {
+        char t[96];
+        core_error(ctx, CJ_ERR_DTYPE, "while_loop: '%s' must return a bool scalar, got %s", cond_f->name,
+                   type_str(p, t, sizeof t));
+        set_errors(ctx, n_carry, out);
+        return ctx->err;
+    }
+    if (trace_prog(ctx, rec, &bj, n_carry, avals, n_carry, "while_loop body", ops) != 0 ||
+        check_carries(ctx, "while_loop", rec, 1, avals, n_carry, body_f->name) != 0) {
+        set_errors(ctx, n_carry, out);
+        return ctx->err;
+    }
+    for (int i = 0; i < n_carry; i++) rec->out[i] = *prog_out(rec, 1, i);
+    return finish(ctx, rec, ops, out);
+}
+
+/* The scan behind scan and fori_loop. */
+static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
+                           int64_t length, int reverse, cj_val *carry_out, cj_val *ys) {
+    cj_func *f = job->f;
+    cj_ctx *ctx = f->ctx;
+    rt_aval avals[128];
+    if (collect(ctx, op, n_carry, init, avals) != 0 || collect(ctx, op, n_xs, xs, avals + n_carry) != 0) return ctx->err;
+    for (int i = 0; i < n_xs; i++) {
+        rt_aval *x = &avals[n_carry + i];
+        char t[96];
+        if (x->rank == 0 || x->dims[0] != length) {
+            core_error(ctx, CJ_ERR_SHAPE, "%s: xs %d has type %s; every xs needs a leading axis of the length %lld", op, i,
+                       type_str(x, t, sizeof t), (long long)length);
+            return ctx->err;
+        }
+        x->rank--; /* the body sees one slice */
+        memmove(x->dims, x->dims + 1, sizeof(int64_t) * (size_t)x->rank);
+    }
+    cf_record *rec = cf_record_new(ctx, CF_SCAN);
+    if (!rec) return ctx->err;
+    cj_val ops[128];
+    for (int i = 0; i < n_carry; i++) ops[i] = init[i];
+    for (int i = 0; i < n_xs; i++) ops[n_carry + i] = xs[i];
+    rec->n_operands = n_carry + n_xs;
+    rec->n_args = n_carry;
+    rec->n_xs = n_xs;
+    rec->length = length;
+    rec->reverse = reverse;
+    int n_y = job->kind ? 0 : f->n_out - n_carry; /* fori_loop has no ys */
+    int n_body_out = n_carry + n_y;
+    char what[300];
+    snprintf(what, sizeof what, "%s body (%s)", op, f->name);
+    if (trace_prog(ctx, rec, job, n_carry + n_xs, avals, n_body_out, what, ops) != 0 ||
+        check_carries(ctx, op, rec, 0, avals, n_carry, f->name) != 0)
+        return ctx->err;
+    rec->n_out = n_body_out;
+    for (int i = 0; i < n_carry; i++) rec->out[i] = *prog_out(rec, 0, i);
+    for (int j = 0; j < n_y; j++) {
+        rt_aval y = *prog_out(rec, 0, n_carry + j);
+        if (y.rank == CJ_MAX_RANK)
+            return core_error(ctx, CJ_ERR_SHAPE, "%s: output %d of the body has the maximum rank already", op, j), ctx->err;
+        memmove(y.dims + 1, y.dims, sizeof(int64_t) * (size_t)y.rank);
+        y.dims[0] = length;
+        y.rank++;
+        rec->out[n_carry + j] = y;
+    }
+    cj_val res[CF_MAX_OUT];
+    cj_status st = finish(ctx, rec, ops, res);
+    for (int i = 0; i < n_carry; i++) carry_out[i] = res[i];
+    for (int j = 0; j < n_y && ys; j++) ys[j] = res[n_carry + j];
+    return st;
+}
+
+cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
+                  const cj_scan_opts *opts, cj_val *carry_out, cj_val *ys) {
+    if (!body) return CJ_ERR_ARG;
+    cj_ctx *ctx = body->ctx;
+    if (ctx->err) return ctx->err;
+    if (!carry_out || n_carry < 0 || n_xs < 0 || body->n_in != n_carry + n_xs || body->n_out < n_carry ||
+        (body->n_out > n_carry && !ys)) {
+        core_error(ctx, CJ_ERR_ARG,
+                   "scan: the body takes the %d carries and %d x slices and returns the carries then its y slices "
+                   "(outputs for both are needed)",
+                   n_carry, n_xs);
+        return ctx->err;
+    }
+    int64_t length = -1;
+    if (opts && opts->has_length) length = opts->length;
+    else if (n_xs > 0) {
+        const core_value *x0 = core_get(xs[0], "scan");
+        if (!x0) return ctx->err;
+        length = x0->aval.rank > 0 ? x0->aval.dims[0] : -1;
+    }
+    if (length < 0) {
+        core_error(ctx, CJ_ERR_ARG, "scan: with no xs the length must be given (opts.length and has_length)");
+        return ctx->err;
+    }
+    body_job job = {body, 0};
+    return scan_impl("scan", &job, n_carry, init, n_xs, xs, length, opts && opts->reverse, carry_out, ys);
+}
+
+cj_status cj_fori_loop(int64_t lower, int64_t upper, cj_func *body, int n_carry, const cj_val *init, cj_val *out) {
+    if (!body) return CJ_ERR_ARG;
+    cj_ctx *ctx = body->ctx;
+    if (ctx->err) return ctx->err;
+    if (!out || n_carry < 0 || n_carry > 63 || body->n_in != n_carry + 1 || body->n_out != n_carry) {
+        core_error(ctx, CJ_ERR_ARG, "fori_loop: the body takes the index and the %d carries and returns the carries",
+                   n_carry);
+        return ctx->err;
+    }
+    if (lower < INT32_MIN || upper > INT32_MAX) {
+        core_error(ctx, CJ_ERR_ARG, "fori_loop: bounds must fit int32 (the index is i32, as in JAX)");
+        return ctx->err;
+    }
+    /* a scan with the index as an extra carry: not unrolled, differentiable */
+    cj_val carries[64], res[64];
+    carries[0] = cj_scalar_typed(ctx, (double)lower, CJ_I32);
+    for (int i = 0; i < n_carry; i++) carries[1 + i] = init[i];
+    body_job job = {body, 1};
+    int64_t length = upper > lower ? upper - lower : 0;
+    cj_status st = scan_impl("fori_loop", &job, n_carry + 1, carries, 0, NULL, length, 0, res, NULL);
+    for (int i = 0; i < n_carry; i++) out[i] = st == CJ_OK ? res[1 + i] : core_err_val(ctx);
+    return st;
+}

@@ -1,0 +1,51 @@
+/* record.c — the context's control-flow records (control layer).
+ *
+ * Records live as long as the context: programs that mention them (jit
+ * caches, linearizations) may outlive the trace that made them. Each
+ * record owns its sub-programs and their compiled forms. */
+#include "../backend/backend.h"
+#include "control.h"
+
+cf_record *cf_record_new(cj_ctx *ctx, cf_kind kind) {
+    if (ctx->n_cf_records == ctx->cap_cf_records) {
+        int cap = ctx->cap_cf_records ? 2 * ctx->cap_cf_records : 16;
+        cf_record **grown = rt_realloc(ctx->mem, ctx->cf_records, sizeof(cf_record *) * (size_t)ctx->cap_cf_records,
+                                       sizeof(cf_record *) * (size_t)cap);
+        if (!grown) {
+            core_oom(ctx, "control flow");
+            return NULL;
+        }
+        ctx->cf_records = grown;
+        ctx->cap_cf_records = cap;
+    }
+    cf_record *rec = rt_calloc(ctx->mem, sizeof *rec);
+    if (!rec) {
+        core_oom(ctx, "control flow");
+        return NULL;
+    }
+    rec->kind = kind;
+    rec->id = ctx->n_cf_records;
+    ctx->cf_records[ctx->n_cf_records++] = rec;
+    return rec;
+}
+
+cf_record *cf_record_get(cj_ctx *ctx, int id, const char *op) {
+    if (id >= 0 && id < ctx->n_cf_records) return ctx->cf_records[id];
+    core_error(ctx, CJ_ERR_ARG, "%s: no control-flow construct %d in this context (a program from another context?)",
+               op, id);
+    return NULL;
+}
+
+void cf_free_all(cj_ctx *ctx) {
+    for (int i = 0; i < ctx->n_cf_records; i++) {
+        cf_record *rec = ctx->cf_records[i];
+        for (int k = 0; k < rec->n_progs; k++) {
+            if (rec->prepared[k]) program_free(ctx, rec->prepared[k]);
+            ir_free(rec->progs[k]);
+        }
+        rt_free(ctx->mem, rec, sizeof *rec);
+    }
+    if (ctx->cf_records) rt_free(ctx->mem, ctx->cf_records, sizeof(cf_record *) * (size_t)ctx->cap_cf_records);
+    ctx->cf_records = NULL;
+    ctx->n_cf_records = ctx->cap_cf_records = 0;
+}

@@ -1,0 +1,164 @@
+/* run.c — running a control-flow construct on concrete arrays (control
+ * layer).
+ *
+ * Used by the primitives' eager kernels and by compiled programs (a
+ * control-flow kernel calls cf_run once for all the construct's outputs).
+ * Sub-programs are compiled on first use with the default backend (tiered:
+ * the interpreter at once, generated C when it is built) and kept in the
+ * record. Loop carries are donated to the body program, so from the second
+ * iteration on a carry's buffer is updated in place; scan reads each x
+ * slice through a header pointing into xs (no copy) and writes each y
+ * slice straight into the stacked output. */
+#include <string.h>
+
+#include "../backend/backend.h"
+#include "control.h"
+
+/* Runs sub-program k. Carries (inputs [0, n_donate)) may be donated: the
+ * caller must hold the only reference to each and treat a used one as
+ * consumed. */
+static int run_prog(cj_ctx *ctx, cf_record *rec, int k, rt_array *const *in, rt_array **out, int n_donate,
+                    uint8_t *used) {
+    if (!rec->prepared[k]) {
+        uint8_t donated[128] = {0};
+        for (int i = 0; i < n_donate && i < 128; i++) donated[i] = 1;
+        rec->prepared[k] = backend_prepare(ctx, rec->progs[k], CJ_BACKEND_DEFAULT, n_donate ? donated : NULL);
+        if (!rec->prepared[k]) return -1;
+    }
+    return program_run(ctx, rec->prepared[k], in, out, used);
+}
+
+/* The branch a cond's index selects: clamped into range, as lax.switch. */
+static int branch_of(const rt_array *index, int n) {
+    int64_t i = (int64_t)rt_get_f64(index->aval.dtype, index->data, 0);
+    return i < 0 ? 0 : i >= n ? n - 1 : (int)i;
+}
+
+static int run_cond(cj_ctx *ctx, cf_record *rec, rt_array *const *ops, rt_array **out) {
+    int b = branch_of(ops[0], rec->n_progs);
+    rt_array *in[128];
+    int n = 0;
+    for (int i = 0; i < rec->n_args; i++) in[n++] = ops[1 + i];
+    for (int i = 0; i < rec->clo_n[b]; i++) in[n++] = ops[rec->clo_start[b] + i];
+    return run_prog(ctx, rec, b, in, out, 0, NULL);
+}
+
+/* Replaces carries with a body's outputs (the old ones are released). */
+static void take_carries(rt_array **carry, rt_array **next, int n) {
+    for (int i = 0; i < n; i++) {
+        rt_array_unref(carry[i]);
+        carry[i] = next[i];
+    }
+}
+
+static int run_while(cj_ctx *ctx, cf_record *rec, rt_array *const *ops, rt_array **out) {
+    int nc = rec->n_args;
+    rt_array *carry[128], *in[128], *next[128], *pred = NULL;
+    for (int i = 0; i < nc; i++) carry[i] = rt_array_ref(ops[i]);
+    int status = 0;
+    for (;;) {
+        int n = nc;
+        memcpy(in, carry, sizeof(rt_array *) * (size_t)nc);
+        for (int i = 0; i < rec->clo_n[0]; i++) in[n++] = ops[rec->clo_start[0] + i];
+        if ((status = run_prog(ctx, rec, 0, in, &pred, 0, NULL)) != 0) break;
+        int go = rt_get_f64(pred->aval.dtype, pred->data, 0) != 0;
+        rt_array_unref(pred);
+        if (!go) break;
+        n = nc;
+        for (int i = 0; i < rec->clo_n[1]; i++) in[n++] = ops[rec->clo_start[1] + i];
+        /* a carry can be donated only when this loop holds its only reference */
+        int sole = 1;
+        for (int i = 0; i < nc; i++) sole &= carry[i]->refcount == 1;
+        uint8_t used[128] = {0};
+        if ((status = run_prog(ctx, rec, 1, in, next, sole ? nc : 0, used)) != 0) break;
+        take_carries(carry, next, nc); /* a donated carry's array lives on as the output */
+    }
+    for (int i = 0; i < nc; i++) {
+        if (status == 0) out[i] = carry[i];
+        else rt_array_unref(carry[i]);
+    }
+    return status;
+}
+
+/* A header viewing slice t of a stacked array (no copy, never freed). */
+static void slice_view(rt_array *view, const rt_array *stacked, int64_t t) {
+    memset(view, 0, sizeof *view);
+    view->refcount = 1;
+    view->aval = stacked->aval;
+    view->aval.rank--;
+    memmove(view->aval.dims, view->aval.dims + 1, sizeof(int64_t) * (size_t)view->aval.rank);
+    view->size = rt_aval_size(&view->aval);
+    size_t bytes = rt_aval_nbytes(&view->aval);
+    view->data = (char *)stacked->data + (size_t)t * bytes;
+    view->cap = bytes;
+    view->mem = stacked->mem;
+}
+
+/* An output of the body that is one of the slice views must be copied
+ * before the view moves on. */
+static rt_array *own(cj_ctx *ctx, rt_array *a, rt_array *views, int n_views) {
+    for (int i = 0; i < n_views; i++)
+        if (a == &views[i]) {
+            a->refcount--; /* the body's reference to our header */
+            rt_array *c = rt_array_new(ctx->mem, &a->aval);
+            if (c) memcpy(c->data, a->data, rt_aval_nbytes(&a->aval));
+            else core_oom(ctx, "scan");
+            return c;
+        }
+    return a;
+}
+
+static int run_scan(cj_ctx *ctx, cf_record *rec, rt_array *const *ops, rt_array **out) {
+    int nc = rec->n_args, nx = rec->n_xs, ny = rec->n_out - nc;
+    rt_array *carry[128], *in[128], *res[128], views[64];
+    for (int i = 0; i < nc; i++) carry[i] = rt_array_ref(ops[i]);
+    for (int j = 0; j < ny; j++) out[nc + j] = NULL;
+    int status = 0;
+    for (int j = 0; j < ny && status == 0; j++) {
+        out[nc + j] = rt_array_new(ctx->mem, &rec->out[nc + j]);
+        if (!out[nc + j]) status = core_oom(ctx, "scan outputs");
+    }
+    for (int64_t step = 0; step < rec->length && status == 0; step++) {
+        int64_t t = rec->reverse ? rec->length - 1 - step : step;
+        int n = 0;
+        for (int i = 0; i < nc; i++) in[n++] = carry[i];
+        for (int i = 0; i < nx; i++) {
+            slice_view(&views[i], ops[nc + i], t);
+            in[n++] = &views[i];
+        }
+        for (int i = 0; i < rec->clo_n[0]; i++) in[n++] = ops[rec->clo_start[0] + i];
+        int sole = 1;
+        for (int i = 0; i < nc; i++) sole &= carry[i]->refcount == 1;
+        uint8_t used[128] = {0};
+        if ((status = run_prog(ctx, rec, 0, in, res, sole ? nc : 0, used)) != 0) break;
+        for (int j = 0; j < ny; j++) {
+            size_t bytes = rt_aval_nbytes(&res[nc + j]->aval);
+            if (bytes) memcpy((char *)out[nc + j]->data + (size_t)t * bytes, res[nc + j]->data, bytes);
+            if (res[nc + j] >= views && res[nc + j] < views + nx) res[nc + j]->refcount--;
+            else rt_array_unref(res[nc + j]);
+        }
+        for (int i = 0; i < nc; i++) res[i] = own(ctx, res[i], views, nx);
+        take_carries(carry, res, nc);
+        for (int i = 0; i < nc; i++)
+            if (!carry[i]) status = -1;
+    }
+    for (int i = 0; i < nc; i++) {
+        if (status == 0) out[i] = carry[i];
+        else rt_array_unref(carry[i]);
+    }
+    if (status != 0)
+        for (int j = 0; j < ny; j++) rt_array_unref(out[nc + j]);
+    return status;
+}
+
+int cf_run(cj_ctx *ctx, cf_record *rec, rt_array *const *operands, rt_array **out) {
+    switch (rec->kind) {
+    case CF_COND:
+        return run_cond(ctx, rec, operands, out);
+    case CF_WHILE:
+        return run_while(ctx, rec, operands, out);
+    case CF_SCAN:
+        return run_scan(ctx, rec, operands, out);
+    }
+    return core_error(ctx, CJ_ERR_INTERNAL, "control flow: unknown construct");
+}
