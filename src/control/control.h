@@ -46,6 +46,13 @@ typedef struct cf_record {
     rt_aval out[CF_MAX_OUT];
     struct program *prepared[CF_MAX_BRANCHES]; /* compiled sub-programs, made on first use */
     int id;
+    /* autodiff (ad.c): a construct made as the linear half of a jvp keeps
+     * each body's linear program (residuals first, then tangents) for its
+     * transpose; n_res and the float-input masks say how they line up */
+    int n_aux;
+    ir_func *aux[CF_MAX_BRANCHES];
+    struct cf_lin_info *lin; /* NULL unless this record is such a linear half */
+    int ad_known, ad_linear, ad_transposed; /* derived records' ids + 1 (0: not made yet) */
 } cf_record;
 
 /* A new record (zeroed but for kind and id) in ctx's table, or NULL on out
@@ -62,6 +69,11 @@ int cf_run(cj_ctx *ctx, cf_record *rec, rt_array *const *operands, rt_array **ou
 /* Binds the construct's equations (one per output) through the current
  * traces. */
 int cf_bind(cj_ctx *ctx, const cf_record *rec, const cj_val *operands, cj_val *out);
+
+/* Size of the autodiff bookkeeping a linear construct carries (ad.c). */
+size_t cf_lin_info_size(void);
+/* The autodiff rules of the constructs (ad.c). */
+void cf_register_ad(void);
 
 /* The control-flow primitive of a kind. */
 static inline prim_id cf_prim(cf_kind k) { return k == CF_COND ? PRIM_COND : k == CF_WHILE ? PRIM_WHILE : PRIM_SCAN; }

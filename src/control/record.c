@@ -43,6 +43,8 @@ void cf_free_all(cj_ctx *ctx) {
             if (rec->prepared[k]) program_free(ctx, rec->prepared[k]);
             ir_free(rec->progs[k]);
         }
+        for (int k = 0; k < rec->n_aux; k++) ir_free(rec->aux[k]);
+        if (rec->lin) rt_free(ctx->mem, rec->lin, cf_lin_info_size());
         rt_free(ctx->mem, rec, sizeof *rec);
     }
     if (ctx->cf_records) rt_free(ctx->mem, ctx->cf_records, sizeof(cf_record *) * (size_t)ctx->cap_cf_records);

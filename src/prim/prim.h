@@ -140,6 +140,7 @@ void ad_register_markers(void);
 void ad_register_custom(void);
 /* Control flow's primitives (src/control/prims.c). */
 void cf_register(void);
+void cf_register_ad(void);
 
 /* A reduction's fold of one contiguous run, from the identity: exactly the
  * order the eager kernel folds a run of at most 65536 elements in, so code

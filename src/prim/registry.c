@@ -43,6 +43,7 @@ static void register_all(void) {
     ad_register_markers();
     ad_register_custom();
     cf_register();
+    cf_register_ad();
 }
 
 void prim_init(void) { pthread_once(&once, register_all); }

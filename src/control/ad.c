@@ -1,0 +1,597 @@
+/* ad.c — autodiff of the control-flow constructs (control layer).
+ *
+ * As in JAX, a construct's jvp is split at once into the two halves that
+ * partial evaluation needs:
+ *   known   the construct with each body replaced by its linearization's
+ *           known program: it also returns the residuals (scan: stacked
+ *           per step, like ys; cond: the union of every branch's
+ *           residuals, each branch filling the others' slots with zeros);
+ *   linear  the construct over the bodies' linear programs, reading the
+ *           residuals and the tangents; linear in the tangents.
+ * The transpose of a linear scan is a scan in the other direction over
+ * the transposed body, accumulating the cotangents of values the body
+ * closed over; the transpose of a linear cond is a cond over the
+ * transposed branches. Checkpoint regions inside a body apply when the
+ * body is linearized, so scan(checkpoint(step)) saves only the carries.
+ * while_loop gets a jvp (a while over primal and tangent carries) and no
+ * transpose: its trip count depends on the data, so reverse mode is an
+ * error, as in JAX (fori_loop and scan are the differentiable loops).
+ * Derived records are cached in the original, so the per-output
+ * equations of one construct keep binding the same constructs (which the
+ * compiler's CSE and grouping then run once). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../autodiff/ad.h"
+#include "control.h"
+
+typedef struct cf_lin_info {
+    /* scan: which carries / xs / closure operands / ys are float (carry
+     * tangents), as indices among their kind */
+    int n_fc, n_fx, n_fclo, n_fy;
+    int fc[64], fx[64], fclo[64], fy[64];
+    int n_carry, n_y; /* of the original scan */
+    int n_res;
+    /* cond: the float arguments and outputs, each branch's float closure
+     * operands, its residual slots */
+    int n_fa, fa[64], n_fo, fo[64];
+    int n_fcl[CF_MAX_BRANCHES], fcl[CF_MAX_BRANCHES][64];
+    int n_slots, res_start[CF_MAX_BRANCHES], n_res_b[CF_MAX_BRANCHES];
+} cf_lin_info;
+
+size_t cf_lin_info_size(void) { return sizeof(cf_lin_info); }
+
+static cf_record *derived(cj_ctx *ctx, int id1) { return id1 ? cf_record_get(ctx, id1 - 1, "control flow") : NULL; }
+
+static cj_val zeros_or(cj_ctx *ctx, cj_val t, const rt_aval *aval) { return ad_is_zero(t) ? ad_zeros(ctx, aval) : t; }
+
+static rt_aval stacked(const rt_aval *a, int64_t length) {
+    rt_aval s = *a;
+    memmove(s.dims + 1, s.dims, sizeof(int64_t) * (size_t)s.rank);
+    s.dims[0] = length;
+    s.rank++;
+    return s;
+}
+
+static const rt_aval *in_aval(const ir_func *f, int i) { return &f->vars[f->in[i]]; }
+static const rt_aval *out_aval(const ir_func *f, int j) { return &f->vars[f->out[j]]; }
+
+/* ======================= scan ======================= */
+/* Builds the known and linear halves of a scan's jvp. */
+static int scan_halves(cj_ctx *ctx, cf_record *rec) {
+    if (rec->ad_linear) return 0;
+    const ir_func *body = rec->progs[0];
+    int nc = rec->n_args, nx = rec->n_xs, ncl = rec->clo_n[0], ny = rec->n_out - nc;
+    uint8_t diff[128] = {0};
+    for (int i = 0; i < body->n_in; i++) diff[i] = rt_is_float(in_aval(body, i)->dtype);
+    ad_linear L;
+    if (ad_linearize(ctx, body, diff, &L, "scan (jvp)") != 0) return -1;
+    cf_lin_info *li = rt_calloc(ctx->mem, sizeof *li);
+    cf_record *K = cf_record_new(ctx, CF_SCAN);
+    cf_record *Lr = K ? cf_record_new(ctx, CF_SCAN) : NULL;
+    ir_func *perm = ir_copy(L.lin);
+    if (!li || !K || !Lr || !perm) {
+        if (li) rt_free(ctx->mem, li, sizeof *li);
+        if (perm) ir_free(perm);
+        ad_linear_free(&L);
+        return core_oom(ctx, "scan (jvp)");
+    }
+    li->n_carry = nc;
+    li->n_y = ny;
+    li->n_res = L.n_res;
+    for (int i = 0; i < nc; i++)
+        if (diff[i]) li->fc[li->n_fc++] = i;
+    for (int i = 0; i < nx; i++)
+        if (diff[nc + i]) li->fx[li->n_fx++] = i;
+    for (int i = 0; i < ncl; i++)
+        if (diff[nc + nx + i]) li->fclo[li->n_fclo++] = i;
+    for (int j = 0; j < ny; j++)
+        if (rt_is_float(out_aval(body, nc + j)->dtype)) li->fy[li->n_fy++] = j;
+
+    /* known: the scan's operands; the body also returns its residuals */
+    K->progs[0] = L.known;
+    K->n_progs = 1;
+    K->n_operands = rec->n_operands;
+    K->n_args = nc;
+    K->n_xs = nx;
+    K->clo_start[0] = rec->clo_start[0];
+    K->clo_n[0] = ncl;
+    K->length = rec->length;
+    K->reverse = rec->reverse;
+    K->n_out = nc + ny + L.n_res;
+    for (int j = 0; j < nc + ny; j++) K->out[j] = rec->out[j];
+    for (int r = 0; r < L.n_res; r++) K->out[nc + ny + r] = stacked(out_aval(L.known, nc + ny + r), rec->length);
+
+    /* linear: carries = float carries' tangents; xs = residuals, float xs'
+     * tangents; closure = float closure operands' tangents. L.lin reads
+     * (residuals, tangents in input order); reorder its inputs and keep
+     * the float outputs */
+    int n_res = L.n_res, k = 0;
+    for (int j = 0; j < li->n_fc; j++) perm->in[k++] = L.lin->in[n_res + j];
+    for (int r = 0; r < n_res; r++) perm->in[k++] = L.lin->in[r];
+    for (int j = 0; j < li->n_fx + li->n_fclo; j++) perm->in[k++] = L.lin->in[n_res + li->n_fc + j];
+    k = 0;
+    for (int j = 0; j < li->n_fc; j++) perm->out[k++] = L.lin->out[li->fc[j]];
+    for (int j = 0; j < li->n_fy; j++) perm->out[k++] = L.lin->out[nc + li->fy[j]];
+    perm->n_out = k;
+    Lr->progs[0] = perm;
+    Lr->n_progs = 1;
+    Lr->aux[0] = L.lin;
+    Lr->n_aux = 1;
+    Lr->lin = li;
+    Lr->n_args = li->n_fc;
+    Lr->n_xs = n_res + li->n_fx;
+    Lr->clo_start[0] = li->n_fc + n_res + li->n_fx;
+    Lr->clo_n[0] = li->n_fclo;
+    Lr->n_operands = Lr->clo_start[0] + li->n_fclo;
+    Lr->length = rec->length;
+    Lr->reverse = rec->reverse;
+    Lr->n_out = li->n_fc + li->n_fy;
+    for (int j = 0; j < li->n_fc; j++) Lr->out[j] = rec->out[li->fc[j]];
+    for (int j = 0; j < li->n_fy; j++) Lr->out[li->n_fc + j] = rec->out[nc + li->fy[j]];
+    rec->ad_known = K->id + 1;
+    rec->ad_linear = Lr->id + 1;
+    return 0;
+}
+
+static int scan_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
+                    cj_val out, cj_val *tout) {
+    (void)prim, (void)n_in, (void)out;
+    cf_record *rec = cf_record_get(ctx, p->flag, "scan (jvp)");
+    if (!rec || scan_halves(ctx, rec) != 0) return -1;
+    cf_record *K = derived(ctx, rec->ad_known), *Lr = derived(ctx, rec->ad_linear);
+    const cf_lin_info *li = Lr->lin;
+    int nc = rec->n_args, nx = rec->n_xs;
+    cj_val kout[CF_MAX_OUT], ops[128], lout[CF_MAX_OUT];
+    if (cf_bind(ctx, K, in, kout) != 0) return -1;
+    int n = 0;
+    for (int j = 0; j < li->n_fc; j++) ops[n++] = zeros_or(ctx, tin[li->fc[j]], ad_aval(in[li->fc[j]]));
+    for (int r = 0; r < li->n_res; r++) ops[n++] = kout[nc + li->n_y + r];
+    for (int j = 0; j < li->n_fx; j++) ops[n++] = zeros_or(ctx, tin[nc + li->fx[j]], ad_aval(in[nc + li->fx[j]]));
+    for (int j = 0; j < li->n_fclo; j++) {
+        int o = rec->clo_start[0] + li->fclo[j];
+        ops[n++] = zeros_or(ctx, tin[o], ad_aval(in[o]));
+    }
+    (void)nx;
+    for (int i = 0; i < n; i++)
+        if (!ops[i].slot) return -1;
+    if (cf_bind(ctx, Lr, ops, lout) != 0) return -1;
+    *tout = ad_zero(ctx);
+    if (p->index < nc) {
+        for (int j = 0; j < li->n_fc; j++)
+            if (li->fc[j] == p->index) *tout = lout[j];
+    } else {
+        for (int j = 0; j < li->n_fy; j++)
+            if (li->fy[j] == p->index - nc) *tout = lout[li->n_fc + j];
+    }
+    return 0;
+}
+
+/* The transposed body: (carry cotangents, closure accumulators, one step's
+ * residuals, ys' cotangents) → (carry cotangents, accumulators, xs'
+ * cotangents). */
+static int scan_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const cf_record *Lr = user;
+    const cf_lin_info *li = Lr->lin;
+    const ir_func *lin = Lr->aux[0];
+    int nfc = li->n_fc, nfl = li->n_fclo;
+    cj_val ct[128], ct_in[128];
+    for (int j = 0; j < lin->n_out; j++) ct[j] = ad_zero(ctx);
+    for (int j = 0; j < nfc; j++) ct[li->fc[j]] = in[j];
+    for (int j = 0; j < li->n_fy; j++) ct[li->n_carry + li->fy[j]] = in[nfc + nfl + li->n_res + j];
+    if (ad_transpose_eval(ctx, lin, li->n_res, in + nfc + nfl, ct, ct_in, "scan (transpose)") != 0) return -1;
+    for (int j = 0; j < nfc; j++) out[j] = ct_in[j];
+    for (int j = 0; j < nfl; j++) out[nfc + j] = ad_add(ctx, in[nfc + j], ct_in[nfc + li->n_fx + j]);
+    for (int j = 0; j < li->n_fx; j++) out[nfc + nfl + j] = ct_in[nfc + j];
+    return ctx->err ? -1 : 0;
+}
+
+static cf_record *scan_transposed(cj_ctx *ctx, cf_record *Lr) {
+    if (Lr->ad_transposed) return derived(ctx, Lr->ad_transposed);
+    const cf_lin_info *li = Lr->lin;
+    const ir_func *lin = Lr->aux[0];
+    int nfc = li->n_fc, nfl = li->n_fclo, nr = li->n_res;
+    rt_aval avals[128];
+    int n = 0;
+    for (int j = 0; j < nfc; j++) avals[n++] = *in_aval(lin, nr + j);
+    for (int j = 0; j < nfl; j++) avals[n++] = *in_aval(lin, nr + nfc + li->n_fx + j);
+    for (int r = 0; r < nr; r++) avals[n++] = *in_aval(lin, r);
+    for (int j = 0; j < li->n_fy; j++) avals[n++] = *out_aval(lin, li->n_carry + li->fy[j]);
+    ir_func *body = func_trace_body(ctx, n, avals, NULL, nfc + nfl + li->n_fx, scan_t_body, Lr, "scan", "scan (transpose)",
+                                    NULL);
+    if (!body) return NULL;
+    cf_record *T = cf_record_new(ctx, CF_SCAN);
+    if (!T) {
+        ir_free(body);
+        return NULL;
+    }
+    T->progs[0] = body;
+    T->n_progs = 1;
+    T->n_args = nfc + nfl;
+    T->n_xs = nr + li->n_fy;
+    T->n_operands = T->n_args + T->n_xs;
+    T->clo_start[0] = T->n_operands;
+    T->length = Lr->length;
+    T->reverse = !Lr->reverse;
+    T->n_out = nfc + nfl + li->n_fx;
+    for (int j = 0; j < nfc + nfl; j++) T->out[j] = *out_aval(body, j);
+    for (int j = 0; j < li->n_fx; j++) T->out[nfc + nfl + j] = stacked(out_aval(body, nfc + nfl + j), Lr->length);
+    Lr->ad_transposed = T->id + 1;
+    return T;
+}
+
+static int scan_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                          const int *linear, const rt_aval *in_avals, cj_val ct, cj_val *ct_in) {
+    (void)prim, (void)n_in, (void)linear;
+    cf_record *Lr = cf_record_get(ctx, p->flag, "scan (transpose)");
+    if (!Lr) return -1;
+    if (!Lr->lin)
+        return core_error(ctx, CJ_ERR_UNSUPPORTED, "scan: transposing a scan that is not the linear part of a jvp");
+    const cf_lin_info *li = Lr->lin;
+    cf_record *T = scan_transposed(ctx, Lr);
+    if (!T) return -1;
+    int nfc = li->n_fc, nfl = li->n_fclo, nr = li->n_res;
+    cj_val ops[128], res[CF_MAX_OUT];
+    int n = 0;
+    for (int j = 0; j < nfc; j++) ops[n++] = p->index == j ? ct : ad_zeros(ctx, &Lr->out[j]);
+    for (int j = 0; j < nfl; j++) ops[n++] = ad_zeros(ctx, &in_avals[Lr->clo_start[0] + j]);
+    for (int r = 0; r < nr; r++) ops[n++] = in[nfc + r];
+    for (int j = 0; j < li->n_fy; j++) ops[n++] = p->index == nfc + j ? ct : ad_zeros(ctx, &Lr->out[nfc + j]);
+    for (int i = 0; i < n; i++)
+        if (!ops[i].slot) return -1;
+    if (cf_bind(ctx, T, ops, res) != 0) return -1;
+    for (int j = 0; j < nfc; j++) ct_in[j] = res[j];
+    for (int j = 0; j < li->n_fx; j++) ct_in[nfc + nr + j] = res[nfc + nfl + j];
+    for (int j = 0; j < nfl; j++) ct_in[Lr->clo_start[0] + j] = res[nfc + j];
+    return 0;
+}
+
+/* ======================= cond ======================= */
+typedef struct cond_job {
+    const cf_record *rec;
+    const ir_func *prog; /* the branch's known or linear program */
+    int branch;
+    const cf_lin_info *li;
+    const rt_aval *slots; /* the residual slots' types */
+} cond_job;
+
+/* known branch b: (args, its closure) → (outputs, every slot; the other
+ * branches' slots zero) */
+static int cond_known_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const cond_job *job = user;
+    const cf_lin_info *li = job->li;
+    int n_out = job->rec->n_out, b = job->branch;
+    cj_val res[256];
+    if (ir_eval_values(ctx, job->prog, in, res) != 0) return -1;
+    for (int j = 0; j < n_out; j++) out[j] = res[j];
+    for (int c = 0; c < job->rec->n_progs; c++)
+        for (int r = 0; r < li->n_res_b[c]; r++) {
+            int slot = li->res_start[c] + r;
+            out[n_out + slot] = c == b ? res[n_out + r] : ad_zeros(ctx, &job->slots[slot]);
+        }
+    return 0;
+}
+
+/* linear branch b: (all slots, float args' tangents, its float closure
+ * tangents) → float outputs' tangents */
+static int cond_lin_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const cond_job *job = user;
+    const cf_lin_info *li = job->li;
+    int b = job->branch;
+    cj_val args[256], res[128];
+    int n = 0;
+    for (int r = 0; r < li->n_res_b[b]; r++) args[n++] = in[li->res_start[b] + r];
+    for (int j = 0; j < li->n_fa + li->n_fcl[b]; j++) args[n++] = in[li->n_slots + j];
+    if (ir_eval_values(ctx, job->prog, args, res) != 0) return -1;
+    for (int j = 0; j < li->n_fo; j++) out[j] = res[li->fo[j]];
+    return 0;
+}
+
+static int cond_halves(cj_ctx *ctx, cf_record *rec) {
+    if (rec->ad_linear) return 0;
+    int nb = rec->n_progs, na = rec->n_args;
+    ad_linear L[CF_MAX_BRANCHES];
+    memset(L, 0, sizeof L);
+    cf_lin_info *li = rt_calloc(ctx->mem, sizeof *li);
+    if (!li) return core_oom(ctx, "cond (jvp)");
+    int status = 0;
+    for (int b = 0; b < nb && status == 0; b++) {
+        uint8_t diff[128] = {0};
+        for (int i = 0; i < rec->progs[b]->n_in; i++) diff[i] = rt_is_float(in_aval(rec->progs[b], i)->dtype);
+        status = ad_linearize(ctx, rec->progs[b], diff, &L[b], "cond (jvp)");
+        if (status == 0) {
+            li->res_start[b] = li->n_slots;
+            li->n_res_b[b] = L[b].n_res;
+            li->n_slots += L[b].n_res;
+            for (int i = 0; i < rec->clo_n[b]; i++)
+                if (diff[na + i]) li->fcl[b][li->n_fcl[b]++] = i;
+        }
+    }
+    for (int i = 0; i < na; i++)
+        if (rt_is_float(in_aval(rec->progs[0], i)->dtype)) li->fa[li->n_fa++] = i;
+    for (int j = 0; j < rec->n_out; j++)
+        if (rt_is_float(rec->out[j].dtype)) li->fo[li->n_fo++] = j;
+    if (status == 0 && rec->n_out + li->n_slots > CF_MAX_OUT)
+        status = core_error(ctx, CJ_ERR_UNSUPPORTED, "cond: more than %d outputs and residuals", CF_MAX_OUT);
+    cf_record *K = status == 0 ? cf_record_new(ctx, CF_COND) : NULL;
+    cf_record *Lr = K ? cf_record_new(ctx, CF_COND) : NULL;
+    if (!Lr) status = -1;
+    /* the slots' types */
+    rt_aval slot_aval[CF_MAX_OUT];
+    for (int b = 0; b < nb && status == 0; b++)
+        for (int r = 0; r < L[b].n_res; r++) slot_aval[li->res_start[b] + r] = *out_aval(L[b].known, rec->n_out + r);
+    for (int b = 0; b < nb && status == 0; b++) {
+        /* known branch: trace it with the zero slots of the others */
+        rt_aval avals[128];
+        for (int i = 0; i < rec->progs[b]->n_in; i++) avals[i] = *in_aval(rec->progs[b], i);
+        cond_job job = {rec, L[b].known, b, li, slot_aval};
+        K->progs[b] = func_trace_body(ctx, rec->progs[b]->n_in, avals, NULL, rec->n_out + li->n_slots, cond_known_body,
+                                      &job, "cond", "cond (jvp, known branch)", NULL);
+        if (!K->progs[b]) status = -1;
+        K->n_progs = b + 1;
+        /* linear branch */
+        int n = 0;
+        for (int s = 0; s < li->n_slots; s++) avals[n++] = slot_aval[s];
+        for (int j = 0; j < li->n_fa; j++) avals[n++] = *in_aval(rec->progs[b], li->fa[j]);
+        for (int j = 0; j < li->n_fcl[b]; j++) avals[n++] = *in_aval(rec->progs[b], na + li->fcl[b][j]);
+        cond_job lj = {rec, L[b].lin, b, li, slot_aval};
+        if (status == 0)
+            Lr->progs[b] = func_trace_body(ctx, n, avals, NULL, li->n_fo, cond_lin_body, &lj, "cond",
+                                           "cond (jvp, linear branch)", NULL);
+        if (status == 0 && !Lr->progs[b]) status = -1;
+        Lr->n_progs = b + 1;
+    }
+    if (status != 0) {
+        for (int b = 0; b < nb; b++) ad_linear_free(&L[b]);
+        if (!Lr || !Lr->lin) rt_free(ctx->mem, li, sizeof *li);
+        return -1;
+    }
+    K->n_operands = rec->n_operands;
+    K->n_args = na;
+    memcpy(K->clo_start, rec->clo_start, sizeof K->clo_start);
+    memcpy(K->clo_n, rec->clo_n, sizeof K->clo_n);
+    K->n_out = rec->n_out + li->n_slots;
+    for (int j = 0; j < rec->n_out; j++) K->out[j] = rec->out[j];
+    for (int s = 0; s < li->n_slots; s++) K->out[rec->n_out + s] = slot_aval[s];
+    Lr->n_args = li->n_slots + li->n_fa;
+    int at = 1 + Lr->n_args;
+    for (int b = 0; b < nb; b++) {
+        Lr->clo_start[b] = at;
+        Lr->clo_n[b] = li->n_fcl[b];
+        at += li->n_fcl[b];
+        Lr->aux[b] = L[b].lin;
+        L[b].lin = NULL;
+        ad_linear_free(&L[b]);
+    }
+    Lr->n_aux = nb;
+    Lr->n_operands = at;
+    Lr->n_out = li->n_fo;
+    for (int j = 0; j < li->n_fo; j++) Lr->out[j] = rec->out[li->fo[j]];
+    Lr->lin = li;
+    rec->ad_known = K->id + 1;
+    rec->ad_linear = Lr->id + 1;
+    return 0;
+}
+
+static int cond_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
+                    cj_val out, cj_val *tout) {
+    (void)prim, (void)n_in, (void)out;
+    cf_record *rec = cf_record_get(ctx, p->flag, "cond (jvp)");
+    if (!rec || cond_halves(ctx, rec) != 0) return -1;
+    cf_record *K = derived(ctx, rec->ad_known), *Lr = derived(ctx, rec->ad_linear);
+    const cf_lin_info *li = Lr->lin;
+    cj_val kout[CF_MAX_OUT], ops[128], lout[CF_MAX_OUT];
+    if (cf_bind(ctx, K, in, kout) != 0) return -1;
+    int n = 0;
+    ops[n++] = in[0];
+    for (int s = 0; s < li->n_slots; s++) ops[n++] = kout[rec->n_out + s];
+    for (int j = 0; j < li->n_fa; j++) ops[n++] = zeros_or(ctx, tin[1 + li->fa[j]], ad_aval(in[1 + li->fa[j]]));
+    for (int b = 0; b < rec->n_progs; b++)
+        for (int j = 0; j < li->n_fcl[b]; j++) {
+            int o = rec->clo_start[b] + li->fcl[b][j];
+            ops[n++] = zeros_or(ctx, tin[o], ad_aval(in[o]));
+        }
+    for (int i = 0; i < n; i++)
+        if (!ops[i].slot) return -1;
+    if (cf_bind(ctx, Lr, ops, lout) != 0) return -1;
+    *tout = ad_zero(ctx);
+    for (int j = 0; j < li->n_fo; j++)
+        if (li->fo[j] == p->index) *tout = lout[j];
+    return 0;
+}
+
+/* transposed branch b: (all slots, float outputs' cotangents) → (float
+ * args' cotangents, then every branch's float closure cotangents; zeros
+ * but for b's own) */
+static int cond_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const cond_job *job = user;
+    const cf_record *Lr = job->rec;
+    const cf_lin_info *li = Lr->lin;
+    int b = job->branch;
+    const ir_func *lin = Lr->aux[b];
+    cj_val ct[128], ct_in[128];
+    for (int j = 0; j < lin->n_out; j++) ct[j] = ad_zero(ctx);
+    for (int j = 0; j < li->n_fo; j++) ct[li->fo[j]] = in[li->n_slots + j];
+    if (ad_transpose_eval(ctx, lin, li->n_res_b[b], in + li->res_start[b], ct, ct_in, "cond (transpose)") != 0) return -1;
+    int n = 0;
+    for (int j = 0; j < li->n_fa; j++) out[n++] = ct_in[j];
+    for (int c = 0; c < Lr->n_progs; c++)
+        for (int j = 0; j < li->n_fcl[c]; j++) {
+            out[n] = c == b ? ct_in[li->n_fa + j] : ad_zeros(ctx, &job->slots[n]);
+            n++;
+        }
+    return ctx->err ? -1 : 0;
+}
+
+static cf_record *cond_transposed(cj_ctx *ctx, cf_record *Lr) {
+    if (Lr->ad_transposed) return derived(ctx, Lr->ad_transposed);
+    const cf_lin_info *li = Lr->lin;
+    int nb = Lr->n_progs;
+    /* inputs: slots, float outputs' cotangents; outputs: the linear operands' cotangents */
+    rt_aval avals[128], outs[128];
+    int n = 0, m = 0;
+    for (int s = 0; s < li->n_slots; s++) avals[n++] = *in_aval(Lr->progs[0], s);
+    for (int j = 0; j < li->n_fo; j++) avals[n++] = Lr->out[j];
+    for (int j = 0; j < li->n_fa; j++) outs[m++] = *in_aval(Lr->progs[0], li->n_slots + j);
+    for (int b = 0; b < nb; b++)
+        for (int j = 0; j < li->n_fcl[b]; j++) outs[m++] = *in_aval(Lr->progs[b], li->n_slots + li->n_fa + j);
+    cf_record *T = cf_record_new(ctx, CF_COND);
+    if (!T) return NULL;
+    for (int b = 0; b < nb; b++) {
+        cond_job job = {Lr, NULL, b, li, outs};
+        T->progs[b] = func_trace_body(ctx, n, avals, NULL, m, cond_t_body, &job, "cond", "cond (transpose)", NULL);
+        T->n_progs = b + 1;
+        if (!T->progs[b]) return NULL;
+    }
+    T->n_args = n;
+    T->n_operands = 1 + n;
+    for (int b = 0; b < nb; b++) T->clo_start[b] = T->n_operands;
+    T->n_out = m;
+    memcpy(T->out, outs, sizeof(rt_aval) * (size_t)m);
+    Lr->ad_transposed = T->id + 1;
+    return T;
+}
+
+static int cond_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                          const int *linear, const rt_aval *in_avals, cj_val ct, cj_val *ct_in) {
+    (void)prim, (void)n_in, (void)linear, (void)in_avals;
+    cf_record *Lr = cf_record_get(ctx, p->flag, "cond (transpose)");
+    if (!Lr) return -1;
+    if (!Lr->lin)
+        return core_error(ctx, CJ_ERR_UNSUPPORTED, "cond: transposing a cond that is not the linear part of a jvp");
+    const cf_lin_info *li = Lr->lin;
+    cf_record *T = cond_transposed(ctx, Lr);
+    if (!T) return -1;
+    cj_val ops[128], res[CF_MAX_OUT];
+    int n = 0;
+    ops[n++] = in[0];
+    for (int s = 0; s < li->n_slots; s++) ops[n++] = in[1 + s];
+    for (int j = 0; j < li->n_fo; j++) ops[n++] = p->index == j ? ct : ad_zeros(ctx, &Lr->out[j]);
+    for (int i = 0; i < n; i++)
+        if (!ops[i].slot) return -1;
+    if (cf_bind(ctx, T, ops, res) != 0) return -1;
+    int m = 0;
+    for (int j = 0; j < li->n_fa; j++) ct_in[1 + li->n_slots + j] = res[m++];
+    for (int b = 0; b < Lr->n_progs; b++)
+        for (int j = 0; j < li->n_fcl[b]; j++) ct_in[Lr->clo_start[b] + j] = res[m++];
+    return 0;
+}
+
+/* ======================= while ======================= */
+typedef struct while_job {
+    const cf_record *rec;
+    int n_fc, fc[64], n_fbc, fbc[64];
+} while_job;
+
+/* cond of the jvp loop: the primal cond on the primal carries */
+static int while_jvp_cond(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const while_job *job = user;
+    const cf_record *rec = job->rec;
+    int nc = rec->n_args;
+    cj_val args[128];
+    for (int i = 0; i < nc; i++) args[i] = in[i];
+    for (int i = 0; i < rec->clo_n[0]; i++) args[nc + i] = in[nc + job->n_fc + i];
+    return ir_eval_values(ctx, rec->progs[0], args, out);
+}
+
+/* body of the jvp loop: (carries, float carries' tangents, closure,
+ * float closure tangents) → (carries, tangents) */
+static int while_jvp_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const while_job *job = user;
+    const cf_record *rec = job->rec;
+    const ir_func *body = rec->progs[1];
+    int nc = rec->n_args, nbc = rec->clo_n[1];
+    cj_val args[128], t[128], res[128], tres[128];
+    for (int i = 0; i < nc + nbc; i++) t[i] = ad_zero(ctx);
+    for (int i = 0; i < nc; i++) args[i] = in[i];
+    for (int j = 0; j < job->n_fc; j++) t[job->fc[j]] = in[nc + j];
+    for (int i = 0; i < nbc; i++) args[nc + i] = in[nc + job->n_fc + i];
+    for (int j = 0; j < job->n_fbc; j++) t[nc + job->fbc[j]] = in[nc + job->n_fc + nbc + j];
+    if (ad_jvp_eval(ctx, body, args, t, res, tres, "while_loop (jvp)") != 0) return -1;
+    for (int i = 0; i < nc; i++) out[i] = res[i];
+    for (int j = 0; j < job->n_fc; j++) out[nc + j] = zeros_or(ctx, tres[job->fc[j]], out_aval(body, job->fc[j]));
+    return ctx->err ? -1 : 0;
+}
+
+static int while_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
+                     cj_val out, cj_val *tout) {
+    (void)prim, (void)n_in, (void)out;
+    cf_record *rec = cf_record_get(ctx, p->flag, "while_loop (jvp)");
+    if (!rec) return -1;
+    int nc = rec->n_args, ncc = rec->clo_n[0], nbc = rec->clo_n[1];
+    while_job job = {rec, 0, {0}, 0, {0}};
+    for (int i = 0; i < nc; i++)
+        if (rt_is_float(rec->out[i].dtype)) job.fc[job.n_fc++] = i;
+    for (int i = 0; i < nbc; i++)
+        if (rt_is_float(ad_aval(in[rec->clo_start[1] + i])->dtype)) job.fbc[job.n_fbc++] = i;
+    cf_record *J = derived(ctx, rec->ad_linear);
+    if (!J) {
+        rt_aval avals[128];
+        int n = 0;
+        for (int i = 0; i < nc; i++) avals[n++] = rec->out[i];
+        for (int j = 0; j < job.n_fc; j++) avals[n++] = rec->out[job.fc[j]];
+        int n_cond = n;
+        for (int i = 0; i < ncc; i++) avals[n_cond + i] = *ad_aval(in[rec->clo_start[0] + i]);
+        ir_func *cond = func_trace_body(ctx, n_cond + ncc, avals, NULL, 1, while_jvp_cond, &job, "while_loop",
+                                        "while_loop (jvp cond)", NULL);
+        n = n_cond;
+        for (int i = 0; i < nbc; i++) avals[n++] = *ad_aval(in[rec->clo_start[1] + i]);
+        for (int j = 0; j < job.n_fbc; j++) avals[n++] = *ad_aval(in[rec->clo_start[1] + job.fbc[j]]);
+        ir_func *body = cond ? func_trace_body(ctx, n, avals, NULL, n_cond, while_jvp_body, &job, "while_loop",
+                                               "while_loop (jvp body)", NULL)
+                             : NULL;
+        J = body ? cf_record_new(ctx, CF_WHILE) : NULL;
+        if (!J) {
+            if (cond) ir_free(cond);
+            if (body) ir_free(body);
+            return -1;
+        }
+        J->progs[0] = cond;
+        J->progs[1] = body;
+        J->n_progs = 2;
+        J->n_args = n_cond;
+        J->clo_start[0] = n_cond;
+        J->clo_n[0] = ncc;
+        J->clo_start[1] = n_cond + ncc;
+        J->clo_n[1] = nbc + job.n_fbc;
+        J->n_operands = n_cond + ncc + nbc + job.n_fbc;
+        J->n_out = n_cond;
+        for (int i = 0; i < n_cond; i++) J->out[i] = avals[i];
+        rec->ad_linear = J->id + 1;
+    }
+    cj_val ops[128], res[CF_MAX_OUT];
+    int n = 0;
+    for (int i = 0; i < nc; i++) ops[n++] = in[i];
+    for (int j = 0; j < job.n_fc; j++) ops[n++] = zeros_or(ctx, tin[job.fc[j]], &rec->out[job.fc[j]]);
+    for (int i = 0; i < ncc; i++) ops[n++] = in[rec->clo_start[0] + i];
+    for (int i = 0; i < nbc; i++) ops[n++] = in[rec->clo_start[1] + i];
+    for (int j = 0; j < job.n_fbc; j++) {
+        int o = rec->clo_start[1] + job.fbc[j];
+        ops[n++] = zeros_or(ctx, tin[o], ad_aval(in[o]));
+    }
+    for (int i = 0; i < n; i++)
+        if (!ops[i].slot) return -1;
+    if (cf_bind(ctx, J, ops, res) != 0) return -1;
+    *tout = ad_zero(ctx);
+    for (int j = 0; j < job.n_fc; j++)
+        if (job.fc[j] == p->index) *tout = res[nc + j];
+    return 0;
+}
+
+static int while_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                           const int *linear, const rt_aval *in_avals, cj_val ct, cj_val *ct_in) {
+    (void)prim, (void)p, (void)n_in, (void)in, (void)linear, (void)in_avals, (void)ct, (void)ct_in;
+    return core_error(ctx, CJ_ERR_UNSUPPORTED,
+                      "while_loop: reverse-mode differentiation (grad, vjp, jacrev) of a loop whose trip count depends "
+                      "on the data is not supported; use fori_loop with fixed bounds or scan (forward mode, jvp and "
+                      "jacfwd, works)");
+}
+
+void cf_register_ad(void) {
+    prim_rules[PRIM_SCAN].jvp = scan_jvp;
+    prim_rules[PRIM_SCAN].transpose = scan_transpose;
+    prim_rules[PRIM_COND].jvp = cond_jvp;
+    prim_rules[PRIM_COND].transpose = cond_transpose;
+    prim_rules[PRIM_WHILE].jvp = while_jvp;
+    prim_rules[PRIM_WHILE].transpose = while_transpose;
+}
