@@ -1,0 +1,285 @@
+/* test_control_ad.c — autodiff through control flow: reverse mode of scan
+ * (an RNN, against the unrolled program and finite differences), cond and
+ * switch (piecewise functions), fori_loop; forward mode of while_loop
+ * (Newton's sqrt against the closed form) and its reverse-mode error;
+ * scan(checkpoint(step)) keeping only the carries; jit of all of it. */
+#include <stdlib.h>
+
+#include "ad_check.h"
+#include "harness.h"
+#include "test_util.h"
+
+static double at(cj_val v, int64_t i) {
+    double buf[1024];
+    if (cj_val_size(v) > 1024 || cj_read_as(v, CJ_F64, buf, sizeof(double) * (size_t)cj_val_size(v)) != CJ_OK)
+        return NAN;
+    return buf[i];
+}
+
+/* ---- an RNN: h' = tanh(W h + x_t), y_t = sum(sin h'); loss = |h_T|^2 + sum y ---- */
+#define T_STEPS 6
+#define H 4
+
+typedef struct rnn {
+    cj_func *cell;
+    cj_val W; /* set by the loss: the cell closes over it */
+} rnn;
+
+static void rnn_cell(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    rnn *r = u;
+    (void)ctx;
+    cj_val h = cj_tanh(cj_add(cj_matmul(r->W, in[0]), in[1]));
+    out[0] = h;
+    out[1] = cj_sum(cj_sin(h), 0, NULL, 0);
+}
+
+static void rnn_loss(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    rnn *r = u;
+    (void)ctx;
+    r->W = in[0];
+    cj_val hT, ys;
+    cj_scan(r->cell, 1, &in[1], 1, &in[2], NULL, &hT, &ys);
+    out[0] = cj_add(cj_sum(cj_mul(hT, hT), 0, NULL, 0), cj_sum(ys, 0, NULL, 0));
+}
+
+static void rnn_loss_unrolled(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    cj_val h = in[1], acc = cj_scalar_typed(ctx, 0, CJ_F64);
+    for (int t = 0; t < T_STEPS; t++) {
+        int64_t ax = 0;
+        cj_val xt = cj_squeeze(cj_slice(in[2], (int64_t[]){t, 0}, (int64_t[]){t + 1, H}, NULL), 1, &ax);
+        h = cj_tanh(cj_add(cj_matmul(in[0], h), xt));
+        acc = cj_add(acc, cj_sum(cj_sin(h), 0, NULL, 0));
+    }
+    out[0] = cj_add(cj_sum(cj_mul(h, h), 0, NULL, 0), acc);
+}
+
+static void rnn_inputs(cj_ctx *ctx, cj_val *in, uint64_t seed) {
+    in[0] = adc_uniform(ctx, 2, (int64_t[]){H, H}, -0.6, 0.6, &seed);
+    in[1] = adc_uniform(ctx, 1, (int64_t[]){H}, -0.5, 0.5, &seed);
+    in[2] = adc_uniform(ctx, 2, (int64_t[]){T_STEPS, H}, -1, 1, &seed);
+}
+
+TEST(cf_ad_scan_rnn_gradient) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static rnn r;
+    r.cell = cj_func_new(ctx, "cell", rnn_cell, 2, 2, &r);
+    cj_func *loss = cj_func_new(ctx, "rnn", rnn_loss, 3, 1, &r);
+    cj_func *unrolled = cj_func_new(ctx, "unrolled", rnn_loss_unrolled, 3, 1, NULL);
+    int argnums[3] = {0, 1, 2};
+    cj_grad_opts go = {3, argnums, 0};
+    cj_val in[3], g[3], gu[3], gj[3];
+    rnn_inputs(ctx, in, 17);
+    CHECK(cj_call(cj_grad(loss, &go), in, g) == CJ_OK);
+    CHECK(cj_call(cj_grad(unrolled, &go), in, gu) == CJ_OK);
+    CHECK(cj_call(cj_jit(cj_grad(loss, &go), NULL), in, gj) == CJ_OK);
+    for (int k = 0; k < 3; k++)
+        for (int64_t i = 0; i < cj_val_size(in[k]); i++) {
+            CHECK_NEAR(at(g[k], i), at(gu[k], i), 1e-12, 1e-13);
+            CHECK_NEAR(at(gj[k], i), at(gu[k], i), 1e-12, 1e-13);
+        }
+    /* and against central differences, element by element of W */
+    double w[H * H];
+    CHECK(cj_read(in[0], w, sizeof w) == CJ_OK);
+    for (int i = 0; i < H * H; i++) {
+        double h = 1e-6, fp, fm;
+        cj_val args[3] = {in[0], in[1], in[2]}, y;
+        w[i] += h;
+        args[0] = cj_array(ctx, CJ_F64, 2, (int64_t[]){H, H}, w);
+        cj_call(loss, args, &y);
+        cj_item(y, &fp);
+        w[i] -= 2 * h;
+        args[0] = cj_array(ctx, CJ_F64, 2, (int64_t[]){H, H}, w);
+        cj_call(loss, args, &y);
+        cj_item(y, &fm);
+        w[i] += h;
+        CHECK_NEAR(at(g[0], i), (fp - fm) / (2 * h), 1e-6, 1e-8);
+    }
+    cj_ctx_free(ctx);
+}
+
+/* forward mode through the scan agrees with reverse mode */
+TEST(cf_ad_scan_jvp_vjp_consistency) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static rnn r;
+    r.cell = cj_func_new(ctx, "cell", rnn_cell, 2, 2, &r);
+    cj_func *loss = cj_func_new(ctx, "rnn", rnn_loss, 3, 1, &r);
+    cj_val in[3], v[3], y, t, y2, ct[3];
+    rnn_inputs(ctx, in, 3);
+    rnn_inputs(ctx, v, 4);
+    CHECK(cj_jvp(loss, in, v, &y, &t) == CJ_OK);
+    cj_func *pb = cj_vjp(loss, in, &y2);
+    CHECK(pb != NULL);
+    CHECK(cj_call(pb, (cj_val[]){cj_scalar_typed(ctx, 1, CJ_F64)}, ct) == CJ_OK);
+    double lhs = cj_item_or_nan(t), rhs = 0;
+    for (int k = 0; k < 3; k++) rhs += adc_dot(ct[k], v[k]);
+    CHECK_NEAR(lhs, rhs, 1e-12, 1e-13);
+    cj_func_free(pb);
+    cj_ctx_free(ctx);
+}
+
+/* ---- cond and switch: piecewise functions ---- */
+static void br_sin(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_sin(in[0]);
+}
+static void br_sq(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_mul(in[0], in[0]);
+}
+static void br_exp(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_exp(in[0]);
+}
+
+typedef struct pw {
+    cj_func *br[3];
+} pw;
+
+/* x > 0 ? sin x : x^2 */
+static void f_cond(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    pw *p = u;
+    cj_cond(cj_gt(in[0], cj_scalar(ctx, 0.0)), p->br[0], p->br[1], 1, in, out);
+}
+/* switch on floor(x) + 1 (clamped into 0..2): x^2, sin x, exp x */
+static void f_switch(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    pw *p = u;
+    cj_val idx = cj_astype(cj_add(cj_floor(in[0]), cj_scalar(ctx, 1.0)), CJ_I32);
+    cj_func *order[3] = {p->br[1], p->br[0], p->br[2]};
+    cj_switch(idx, 3, order, 1, in, out);
+}
+
+TEST(cf_ad_cond_switch_piecewise) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static pw p;
+    p.br[0] = cj_func_new(ctx, "sin", br_sin, 1, 1, NULL);
+    p.br[1] = cj_func_new(ctx, "sq", br_sq, 1, 1, NULL);
+    p.br[2] = cj_func_new(ctx, "exp", br_exp, 1, 1, NULL);
+    cj_func *gc = cj_grad(cj_func_new(ctx, "cond", f_cond, 1, 1, &p), NULL);
+    cj_func *gs = cj_grad(cj_func_new(ctx, "switch", f_switch, 1, 1, &p), NULL);
+    cj_func *jgc = cj_jit(gc, NULL), *jgs = cj_jit(gs, NULL);
+    double xs[6] = {-2.5, -0.5, 0.25, 0.75, 1.5, 3.0};
+    for (int i = 0; i < 6; i++) {
+        double x = xs[i];
+        cj_val xv = cj_scalar_typed(ctx, x, CJ_F64), d1, d2, d3, d4;
+        CHECK(cj_call(gc, &xv, &d1) == CJ_OK);
+        CHECK(cj_call(jgc, &xv, &d2) == CJ_OK);
+        CHECK(cj_call(gs, &xv, &d3) == CJ_OK);
+        CHECK(cj_call(jgs, &xv, &d4) == CJ_OK);
+        double want_c = x > 0 ? cos(x) : 2 * x;
+        int b = (int)floor(x) + 1;
+        b = b < 0 ? 0 : b > 2 ? 2 : b;
+        double want_s = b == 0 ? 2 * x : b == 1 ? cos(x) : exp(x);
+        CHECK_NEAR(cj_item_or_nan(d1), want_c, 1e-15, 0);
+        CHECK_NEAR(cj_item_or_nan(d2), want_c, 1e-15, 0);
+        CHECK_NEAR(cj_item_or_nan(d3), want_s, 1e-15, 0);
+        CHECK_NEAR(cj_item_or_nan(d4), want_s, 1e-15, 0);
+    }
+    /* second derivative through the cond: x > 0 ? -sin x : 2 */
+    cj_val xv = cj_scalar_typed(ctx, 0.5, CJ_F64), d2;
+    CHECK(cj_call(cj_grad(gc, NULL), &xv, &d2) == CJ_OK);
+    CHECK_NEAR(cj_item_or_nan(d2), -sin(0.5), 1e-15, 0);
+    cj_ctx_free(ctx);
+}
+
+/* ---- fori_loop: x -> x^8 by three squarings ---- */
+static void sq_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_mul(in[1], in[1]); /* in[0] is the index */
+}
+static void f_pow8(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    cj_fori_loop(0, 3, u, 1, in, out);
+}
+
+TEST(cf_ad_fori_loop_gradient) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *body = cj_func_new(ctx, "square", sq_body, 2, 1, NULL);
+    cj_func *g = cj_grad(cj_func_new(ctx, "pow8", f_pow8, 1, 1, body), NULL);
+    cj_val x = cj_scalar_typed(ctx, 1.1, CJ_F64), d, dj;
+    CHECK(cj_call(g, &x, &d) == CJ_OK);
+    CHECK(cj_call(cj_jit(g, NULL), &x, &dj) == CJ_OK);
+    CHECK_NEAR(cj_item_or_nan(d), 8 * pow(1.1, 7), 1e-14, 0);
+    CHECK_NEAR(cj_item_or_nan(dj), 8 * pow(1.1, 7), 1e-14, 0);
+    cj_ctx_free(ctx);
+}
+
+/* ---- while_loop: Newton's sqrt; forward mode only ---- */
+static void newton_cond(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    out[0] = cj_gt(cj_abs(cj_sub(cj_mul(in[0], in[0]), in[1])), cj_scalar(ctx, 1e-14));
+}
+static void newton_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    out[0] = cj_mul(cj_scalar(ctx, 0.5), cj_add(in[0], cj_div(in[1], in[0])));
+    out[1] = in[1];
+}
+typedef struct newton {
+    cj_func *cond, *body;
+} newton;
+static void f_sqrt(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    newton *n = u;
+    cj_val init[2] = {cj_ones_like(in[0]), in[0]}, res[2];
+    (void)ctx;
+    cj_while_loop(n->cond, n->body, 2, init, res);
+    out[0] = res[0];
+}
+
+TEST(cf_ad_while_jvp_and_reverse_error) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static newton n;
+    n.cond = cj_func_new(ctx, "cond", newton_cond, 2, 1, NULL);
+    n.body = cj_func_new(ctx, "body", newton_body, 2, 2, NULL);
+    cj_func *f = cj_func_new(ctx, "sqrt", f_sqrt, 1, 1, &n);
+    cj_val a = cj_scalar_typed(ctx, 2.0, CJ_F64), t = cj_scalar_typed(ctx, 1.0, CJ_F64), y, dy;
+    CHECK(cj_jvp(f, &a, &t, &y, &dy) == CJ_OK);
+    CHECK_NEAR(cj_item_or_nan(y), sqrt(2.0), 1e-15, 0);
+    /* Newton converged: the derivative of its fixed point, 1 / (2 sqrt a) */
+    CHECK_NEAR(cj_item_or_nan(dy), 0.5 / sqrt(2.0), 1e-12, 0);
+    cj_val d;
+    CHECK(cj_call(cj_grad(f, NULL), &a, &d) == CJ_ERR_UNSUPPORTED);
+    CHECK(strstr(cj_error_message(ctx), "fori_loop") != NULL);
+    cj_ctx_free(ctx);
+}
+
+/* ---- scan(checkpoint(step)): only carries are saved ---- */
+static void sin_cell(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    rnn *r = u;
+    (void)ctx;
+    /* sin(cos(W h + x)): its tangent needs values made inside the step */
+    out[0] = cj_sin(cj_cos(cj_add(cj_matmul(r->W, in[0]), in[1])));
+}
+static void scan_final(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    rnn *r = u;
+    (void)ctx;
+    r->W = in[0];
+    cj_val hT;
+    cj_scan(r->cell, 1, &in[1], 1, &in[2], NULL, &hT, NULL);
+    out[0] = cj_sum(hT, 0, NULL, 0);
+}
+
+TEST(cf_ad_scan_checkpoint_saves_carries) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static rnn plain, ck;
+    plain.cell = cj_func_new(ctx, "cell", sin_cell, 2, 1, &plain);
+    ck.cell = cj_checkpoint(cj_func_new(ctx, "cell", sin_cell, 2, 1, &ck), NULL);
+    cj_func *f1 = cj_func_new(ctx, "scan", scan_final, 3, 1, &plain);
+    cj_func *f2 = cj_func_new(ctx, "scan_ck", scan_final, 3, 1, &ck);
+    cj_spec spec[3] = {cj_spec_make(CJ_F64, 2, (int64_t[]){H, H}), cj_spec_make(CJ_F64, 1, (int64_t[]){H}),
+                       cj_spec_make(CJ_F64, 2, (int64_t[]){T_STEPS, H})};
+    size_t b1, b2;
+    char *r1 = cj_saved_residuals(f1, NULL, 3, spec, &b1), *r2 = cj_saved_residuals(f2, NULL, 3, spec, &b2);
+    CHECK(r1 && r2);
+    /* checkpointed: per step only the carry (T_STEPS x H) besides the
+     * arguments; plain: more per-step values */
+    CHECK_MSG(b2 < b1, "checkpointed %zu bytes vs %zu:\n%s\n%s", b2, b1, r2, r1);
+    CHECK(strstr(r2, "f64[6,4]") != NULL);
+    cj_val in[3], g1, g2;
+    rnn_inputs(ctx, in, 9);
+    CHECK(cj_call(cj_grad(f1, NULL), in, &g1) == CJ_OK);
+    CHECK(cj_call(cj_grad(f2, NULL), in, &g2) == CJ_OK);
+    for (int i = 0; i < H * H; i++) CHECK_NEAR(at(g1, i), at(g2, i), 0, 0);
+    cj_string_free(ctx, r1);
+    cj_string_free(ctx, r2);
+    cj_ctx_free(ctx);
+}
