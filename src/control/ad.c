@@ -135,8 +135,8 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
 }
 
 static int scan_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
-                    cj_val out, cj_val *tout) {
-    (void)prim, (void)n_in, (void)out;
+                    cj_val *primal, cj_val *tout) {
+    (void)prim, (void)n_in;
     cf_record *rec = cf_record_get(ctx, p->flag, "scan (jvp)");
     if (!rec || scan_halves(ctx, rec) != 0) return -1;
     cf_record *K = derived(ctx, rec->ad_known), *Lr = derived(ctx, rec->ad_linear);
@@ -144,6 +144,7 @@ static int scan_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
     int nc = rec->n_args, nx = rec->n_xs;
     cj_val kout[CF_MAX_OUT], ops[128], lout[CF_MAX_OUT];
     if (cf_bind(ctx, K, in, kout) != 0) return -1;
+    *primal = kout[p->index]; /* the known scan makes the primal outputs too */
     int n = 0;
     for (int j = 0; j < li->n_fc; j++) ops[n++] = zeros_or(ctx, tin[li->fc[j]], ad_aval(in[li->fc[j]]));
     for (int r = 0; r < li->n_res; r++) ops[n++] = kout[nc + li->n_y + r];
@@ -374,14 +375,15 @@ static int cond_halves(cj_ctx *ctx, cf_record *rec) {
 }
 
 static int cond_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
-                    cj_val out, cj_val *tout) {
-    (void)prim, (void)n_in, (void)out;
+                    cj_val *primal, cj_val *tout) {
+    (void)prim, (void)n_in;
     cf_record *rec = cf_record_get(ctx, p->flag, "cond (jvp)");
     if (!rec || cond_halves(ctx, rec) != 0) return -1;
     cf_record *K = derived(ctx, rec->ad_known), *Lr = derived(ctx, rec->ad_linear);
     const cf_lin_info *li = Lr->lin;
     cj_val kout[CF_MAX_OUT], ops[128], lout[CF_MAX_OUT];
     if (cf_bind(ctx, K, in, kout) != 0) return -1;
+    *primal = kout[p->index];
     int n = 0;
     ops[n++] = in[0];
     for (int s = 0; s < li->n_slots; s++) ops[n++] = kout[rec->n_out + s];
@@ -588,10 +590,15 @@ static int while_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int 
 }
 
 void cf_register_ad(void) {
-    prim_rules[PRIM_SCAN].jvp = scan_jvp;
+    /* jvp_full: the derived constructs make the primal outputs too, so the
+     * original construct is not run beside them */
+    prim_rules[PRIM_SCAN].jvp_full = scan_jvp;
     prim_rules[PRIM_SCAN].transpose = scan_transpose;
-    prim_rules[PRIM_COND].jvp = cond_jvp;
+    prim_rules[PRIM_COND].jvp_full = cond_jvp;
     prim_rules[PRIM_COND].transpose = cond_transpose;
+    /* while keeps the plain jvp: its jvp loop reads tangents, so its
+     * primal outputs would not be known to partial evaluation (the
+     * primal loop runs again beside it) */
     prim_rules[PRIM_WHILE].jvp = while_jvp;
     prim_rules[PRIM_WHILE].transpose = while_transpose;
 }

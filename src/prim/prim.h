@@ -110,6 +110,13 @@ typedef struct prim_rule {
     prim_lower_kind lower;
     prim_batch_fn batch;
     prim_jvp_fn jvp;             /* every primitive */
+    /* Optional: a jvp rule that also makes the primal output (the driver
+     * then does not bind the primitive itself). Control flow uses it: its
+     * jvp runs a construct that returns the primal outputs with the
+     * residuals, and binding the original too would run the loop twice.
+     * `out` is passed as a slot-0 handle; the rule writes *primal too. */
+    int (*jvp_full)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                    const cj_val *tin, cj_val *primal, cj_val *tout);
     prim_transpose_fn transpose; /* primitives that can be linear */
 } prim_rule;
 
