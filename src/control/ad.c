@@ -32,6 +32,14 @@ typedef struct cf_lin_info {
     int fc[64], fx[64], fclo[64], fy[64];
     int n_carry, n_y; /* of the original scan */
     int n_res;
+    /* where each residual of the step's linearization comes from: made by
+     * the step (0: stacked by the known scan), one of the xs (1: that x
+     * slice — the xs operand itself is the stack) or a loop-invariant
+     * closure operand (2: passed once, not stacked); res_src is the index
+     * among the known scan's stacked residuals / the xs / the closure */
+    uint8_t res_kind[256];
+    int res_src[256];
+    int n_kres, n_sres, n_ires; /* made by the step; stacked (kinds 0, 1); invariant (2) */
     /* cond: the float arguments and outputs, each branch's float closure
      * operands, its residual slots */
     int n_fa, fa[64], n_fo, fo[64];
@@ -88,7 +96,41 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
     for (int j = 0; j < ny; j++)
         if (rt_is_float(out_aval(body, nc + j)->dtype)) li->fy[li->n_fy++] = j;
 
-    /* known: the scan's operands; the body also returns its residuals */
+    /* classify the residuals (see cf_lin_info) */
+    if (L.n_res > 256) {
+        ir_free(perm);
+        ad_linear_free(&L);
+        rt_free(ctx->mem, li, sizeof *li);
+        return core_error(ctx, CJ_ERR_UNSUPPORTED, "scan: a step with more than 256 residuals");
+    }
+    int n_res = L.n_res;
+    for (int r = 0; r < n_res; r++) {
+        int var = L.known->out[nc + ny + r], input = -1;
+        for (int i = 0; i < L.known->n_in && input < 0; i++)
+            if (L.known->in[i] == var) input = i;
+        if (input >= nc && input < nc + nx) {
+            li->res_kind[r] = 1, li->res_src[r] = input - nc;
+        } else if (input >= nc + nx) {
+            li->res_kind[r] = 2, li->res_src[r] = input - nc - nx;
+        } else {
+            li->res_kind[r] = 0, li->res_src[r] = li->n_kres++;
+        }
+        if (li->res_kind[r] == 2) li->n_ires++;
+        else li->n_sres++;
+    }
+    if (nc + ny + li->n_kres > CF_MAX_OUT || li->n_fc + li->n_res + li->n_fx + li->n_fclo > 128) {
+        ir_free(perm);
+        ad_linear_free(&L);
+        rt_free(ctx->mem, li, sizeof *li);
+        return core_error(ctx, CJ_ERR_UNSUPPORTED, "scan: a step whose linearization needs more than %d outputs or 128 "
+                          "operands", CF_MAX_OUT);
+    }
+    /* known: the scan's operands; the step also returns the residuals it
+     * makes (the others are operands already) */
+    int kept = nc + ny;
+    for (int r = 0; r < n_res; r++)
+        if (li->res_kind[r] == 0) L.known->out[kept++] = L.known->out[nc + ny + r];
+    L.known->n_out = kept;
     K->progs[0] = L.known;
     K->n_progs = 1;
     K->n_operands = rec->n_operands;
@@ -98,18 +140,22 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
     K->clo_n[0] = ncl;
     K->length = rec->length;
     K->reverse = rec->reverse;
-    K->n_out = nc + ny + L.n_res;
+    K->n_out = kept;
     for (int j = 0; j < nc + ny; j++) K->out[j] = rec->out[j];
-    for (int r = 0; r < L.n_res; r++) K->out[nc + ny + r] = stacked(out_aval(L.known, nc + ny + r), rec->length);
+    for (int j = nc + ny; j < kept; j++) K->out[j] = stacked(out_aval(L.known, j), rec->length);
 
-    /* linear: carries = float carries' tangents; xs = residuals, float xs'
-     * tangents; closure = float closure operands' tangents. L.lin reads
-     * (residuals, tangents in input order); reorder its inputs and keep
-     * the float outputs */
-    int n_res = L.n_res, k = 0;
+    /* linear: carries = float carries' tangents; xs = stacked residuals,
+     * float xs' tangents; closure = invariant residuals, float closure
+     * operands' tangents. L.lin reads (residuals, tangents in input
+     * order): reorder its inputs, keep its float outputs */
+    int k = 0;
     for (int j = 0; j < li->n_fc; j++) perm->in[k++] = L.lin->in[n_res + j];
-    for (int r = 0; r < n_res; r++) perm->in[k++] = L.lin->in[r];
-    for (int j = 0; j < li->n_fx + li->n_fclo; j++) perm->in[k++] = L.lin->in[n_res + li->n_fc + j];
+    for (int r = 0; r < n_res; r++)
+        if (li->res_kind[r] != 2) perm->in[k++] = L.lin->in[r];
+    for (int j = 0; j < li->n_fx; j++) perm->in[k++] = L.lin->in[n_res + li->n_fc + j];
+    for (int r = 0; r < n_res; r++)
+        if (li->res_kind[r] == 2) perm->in[k++] = L.lin->in[r];
+    for (int j = 0; j < li->n_fclo; j++) perm->in[k++] = L.lin->in[n_res + li->n_fc + li->n_fx + j];
     k = 0;
     for (int j = 0; j < li->n_fc; j++) perm->out[k++] = L.lin->out[li->fc[j]];
     for (int j = 0; j < li->n_fy; j++) perm->out[k++] = L.lin->out[nc + li->fy[j]];
@@ -120,10 +166,10 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
     Lr->n_aux = 1;
     Lr->lin = li;
     Lr->n_args = li->n_fc;
-    Lr->n_xs = n_res + li->n_fx;
-    Lr->clo_start[0] = li->n_fc + n_res + li->n_fx;
-    Lr->clo_n[0] = li->n_fclo;
-    Lr->n_operands = Lr->clo_start[0] + li->n_fclo;
+    Lr->n_xs = li->n_sres + li->n_fx;
+    Lr->clo_start[0] = li->n_fc + Lr->n_xs;
+    Lr->clo_n[0] = li->n_ires + li->n_fclo;
+    Lr->n_operands = Lr->clo_start[0] + Lr->clo_n[0];
     Lr->length = rec->length;
     Lr->reverse = rec->reverse;
     Lr->n_out = li->n_fc + li->n_fy;
@@ -142,13 +188,18 @@ static int scan_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
     cf_record *K = derived(ctx, rec->ad_known), *Lr = derived(ctx, rec->ad_linear);
     const cf_lin_info *li = Lr->lin;
     int nc = rec->n_args, nx = rec->n_xs;
-    cj_val kout[CF_MAX_OUT], ops[128], lout[CF_MAX_OUT];
+    cj_val kout[CF_MAX_OUT], ops[512], lout[CF_MAX_OUT];
     if (cf_bind(ctx, K, in, kout) != 0) return -1;
     *primal = kout[p->index]; /* the known scan makes the primal outputs too */
     int n = 0;
     for (int j = 0; j < li->n_fc; j++) ops[n++] = zeros_or(ctx, tin[li->fc[j]], ad_aval(in[li->fc[j]]));
-    for (int r = 0; r < li->n_res; r++) ops[n++] = kout[nc + li->n_y + r];
+    for (int r = 0; r < li->n_res; r++) {
+        if (li->res_kind[r] == 0) ops[n++] = kout[nc + li->n_y + li->res_src[r]];
+        if (li->res_kind[r] == 1) ops[n++] = in[nc + li->res_src[r]];
+    }
     for (int j = 0; j < li->n_fx; j++) ops[n++] = zeros_or(ctx, tin[nc + li->fx[j]], ad_aval(in[nc + li->fx[j]]));
+    for (int r = 0; r < li->n_res; r++)
+        if (li->res_kind[r] == 2) ops[n++] = in[rec->clo_start[0] + li->res_src[r]];
     for (int j = 0; j < li->n_fclo; j++) {
         int o = rec->clo_start[0] + li->fclo[j];
         ops[n++] = zeros_or(ctx, tin[o], ad_aval(in[o]));
@@ -176,11 +227,15 @@ static int scan_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     const cf_lin_info *li = Lr->lin;
     const ir_func *lin = Lr->aux[0];
     int nfc = li->n_fc, nfl = li->n_fclo;
-    cj_val ct[128], ct_in[128];
+    /* inputs: carry cotangents, accumulators, stacked residuals (one
+     * step), ys' cotangents, invariant residuals */
+    const cj_val *sres = in + nfc + nfl, *cty = sres + li->n_sres, *ires = cty + li->n_fy;
+    cj_val ct[128], ct_in[128], res[256];
+    for (int r = 0, si = 0, ii = 0; r < li->n_res; r++) res[r] = li->res_kind[r] == 2 ? ires[ii++] : sres[si++];
     for (int j = 0; j < lin->n_out; j++) ct[j] = ad_zero(ctx);
     for (int j = 0; j < nfc; j++) ct[li->fc[j]] = in[j];
-    for (int j = 0; j < li->n_fy; j++) ct[li->n_carry + li->fy[j]] = in[nfc + nfl + li->n_res + j];
-    if (ad_transpose_eval(ctx, lin, li->n_res, in + nfc + nfl, ct, ct_in, "scan (transpose)") != 0) return -1;
+    for (int j = 0; j < li->n_fy; j++) ct[li->n_carry + li->fy[j]] = cty[j];
+    if (ad_transpose_eval(ctx, lin, li->n_res, res, ct, ct_in, "scan (transpose)") != 0) return -1;
     for (int j = 0; j < nfc; j++) out[j] = ct_in[j];
     for (int j = 0; j < nfl; j++) out[nfc + j] = ad_add(ctx, in[nfc + j], ct_in[nfc + li->n_fx + j]);
     for (int j = 0; j < li->n_fx; j++) out[nfc + nfl + j] = ct_in[nfc + j];
@@ -192,12 +247,15 @@ static cf_record *scan_transposed(cj_ctx *ctx, cf_record *Lr) {
     const cf_lin_info *li = Lr->lin;
     const ir_func *lin = Lr->aux[0];
     int nfc = li->n_fc, nfl = li->n_fclo, nr = li->n_res;
-    rt_aval avals[128];
+    rt_aval avals[512];
     int n = 0;
     for (int j = 0; j < nfc; j++) avals[n++] = *in_aval(lin, nr + j);
     for (int j = 0; j < nfl; j++) avals[n++] = *in_aval(lin, nr + nfc + li->n_fx + j);
-    for (int r = 0; r < nr; r++) avals[n++] = *in_aval(lin, r);
+    for (int r = 0; r < nr; r++)
+        if (li->res_kind[r] != 2) avals[n++] = *in_aval(lin, r);
     for (int j = 0; j < li->n_fy; j++) avals[n++] = *out_aval(lin, li->n_carry + li->fy[j]);
+    for (int r = 0; r < nr; r++)
+        if (li->res_kind[r] == 2) avals[n++] = *in_aval(lin, r);
     ir_func *body = func_trace_body(ctx, n, avals, NULL, nfc + nfl + li->n_fx, scan_t_body, Lr, "scan", "scan (transpose)",
                                     NULL);
     if (!body) return NULL;
@@ -209,9 +267,10 @@ static cf_record *scan_transposed(cj_ctx *ctx, cf_record *Lr) {
     T->progs[0] = body;
     T->n_progs = 1;
     T->n_args = nfc + nfl;
-    T->n_xs = nr + li->n_fy;
-    T->n_operands = T->n_args + T->n_xs;
-    T->clo_start[0] = T->n_operands;
+    T->n_xs = li->n_sres + li->n_fy;
+    T->clo_start[0] = T->n_args + T->n_xs;
+    T->clo_n[0] = li->n_ires;
+    T->n_operands = T->clo_start[0] + li->n_ires;
     T->length = Lr->length;
     T->reverse = !Lr->reverse;
     T->n_out = nfc + nfl + li->n_fx;
@@ -231,19 +290,23 @@ static int scan_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     const cf_lin_info *li = Lr->lin;
     cf_record *T = scan_transposed(ctx, Lr);
     if (!T) return -1;
-    int nfc = li->n_fc, nfl = li->n_fclo, nr = li->n_res;
-    cj_val ops[128], res[CF_MAX_OUT];
+    int nfc = li->n_fc, nfl = li->n_fclo;
+    /* the linear scan's operands: t carries, stacked residuals, t xs,
+     * invariant residuals, t closure */
+    int at_sres = nfc, at_tx = nfc + li->n_sres, at_ires = Lr->clo_start[0], at_tclo = at_ires + li->n_ires;
+    cj_val ops[512], res[CF_MAX_OUT];
     int n = 0;
     for (int j = 0; j < nfc; j++) ops[n++] = p->index == j ? ct : ad_zeros(ctx, &Lr->out[j]);
-    for (int j = 0; j < nfl; j++) ops[n++] = ad_zeros(ctx, &in_avals[Lr->clo_start[0] + j]);
-    for (int r = 0; r < nr; r++) ops[n++] = in[nfc + r];
+    for (int j = 0; j < nfl; j++) ops[n++] = ad_zeros(ctx, &in_avals[at_tclo + j]);
+    for (int r = 0; r < li->n_sres; r++) ops[n++] = in[at_sres + r];
     for (int j = 0; j < li->n_fy; j++) ops[n++] = p->index == nfc + j ? ct : ad_zeros(ctx, &Lr->out[nfc + j]);
+    for (int r = 0; r < li->n_ires; r++) ops[n++] = in[at_ires + r];
     for (int i = 0; i < n; i++)
         if (!ops[i].slot) return -1;
     if (cf_bind(ctx, T, ops, res) != 0) return -1;
     for (int j = 0; j < nfc; j++) ct_in[j] = res[j];
-    for (int j = 0; j < li->n_fx; j++) ct_in[nfc + nr + j] = res[nfc + nfl + j];
-    for (int j = 0; j < nfl; j++) ct_in[Lr->clo_start[0] + j] = res[nfc + j];
+    for (int j = 0; j < li->n_fx; j++) ct_in[at_tx + j] = res[nfc + nfl + j];
+    for (int j = 0; j < nfl; j++) ct_in[at_tclo + j] = res[nfc + j];
     return 0;
 }
 
