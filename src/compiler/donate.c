@@ -6,19 +6,35 @@
  * kernel starts writing: the output's kernel is the input's last reader, it
  * is a LOOP or ROWS kernel reading the input only elementwise at the output's
  * own index, and the equation defining the output comes after every
- * equation of the kernel that reads the input. Whether the donated array is
+ * equation of the kernel that reads the input — or a dynamic_update_slice
+ * of the input (a loop carry updated in one slice: only the slice is
+ * written). Whether the donated array is
  * really unshared is checked at each call (interp.c); here only the plan is
  * made. A donation that cannot be used says why in c->donation_note. */
 #include <string.h>
 
 #include "program.h"
 
+/* A SINGLE kernel may write over its operand u when its result is u with a
+ * part replaced: dynamic_update_slice (the kernel then writes only the
+ * update) or optimization_barrier (nothing to write), with u its first
+ * operand and no other. */
+bool single_updates_in_place(const ir_func *ir, const kernel *K, int u) {
+    const ir_eqn *e = &ir->eqns[K->eqns[0]];
+    if (K->n_eqns != 1 || (e->prim != PRIM_DYNAMIC_UPDATE_SLICE && e->prim != PRIM_OPT_BARRIER)) return false;
+    const int *in = ir_eqn_inputs(ir, e);
+    if (in[0] != u) return false;
+    for (int i = 1; i < e->n_in; i++)
+        if (in[i] == u) return false;
+    return true;
+}
+
 /* Does kernel k read variable u only at the iteration index, with every
  * read before equation position `upto`? */
 static bool reads_only_elementwise_before(const compiled *c, int k, int u, int upto) {
     const ir_func *ir = c->ir;
     const kernel *K = &c->kernels[k];
-    if (K->kind == KERNEL_SINGLE) return false;
+    if (K->kind == KERNEL_SINGLE) return single_updates_in_place(ir, K, u);
     for (int j = 0; j < K->n_eqns; j++) {
         const ir_eqn *e = &ir->eqns[K->eqns[j]];
         const int *in = ir_eqn_inputs(ir, e);

@@ -24,9 +24,10 @@
  * each element is read before the same element is written, and never
  * again: the overwrite is invisible. Element sizes must match: a narrower
  * result would land on input elements another thread has yet to read.
- * The other case is optimization_barrier (checkpoint's fence): its result
- * is its first operand, so when that operand dies there the result simply
- * keeps its block and the kernel copies nothing. */
+ * The other cases are SINGLE kernels whose result is their first operand
+ * with a part replaced: dynamic_update_slice writes only the update, and
+ * optimization_barrier (checkpoint's fence) nothing at all, when the
+ * operand dies there and the result keeps its block. */
 #include <string.h>
 
 #include "program.h"
@@ -103,9 +104,9 @@ static bool eqn_reads(const ir_func *ir, const ir_eqn *e, int u) {
 static bool can_overwrite(const compiled *c, int k, int u, int v) {
     const ir_func *ir = c->ir;
     const kernel *K = &c->kernels[k];
-    if (K->kind == KERNEL_SINGLE && ir->eqns[K->eqns[0]].prim == PRIM_OPT_BARRIER)
-        return ir_eqn_inputs(ir, &ir->eqns[K->eqns[0]])[0] == u && c->home[u] == HOME_ARENA &&
-               c->home[v] == HOME_ARENA && c->last_use[u] == k; /* same type by construction */
+    if (K->kind == KERNEL_SINGLE)
+        return single_updates_in_place(ir, K, u) && c->home[u] == HOME_ARENA && c->home[v] == HOME_ARENA &&
+               c->last_use[u] == k; /* same type by construction */
     if (K->kind != KERNEL_LOOP || c->home[u] != HOME_ARENA || c->home[v] != HOME_ARENA || c->last_use[u] != k)
         return false;
     const rt_aval *au = &ir->vars[u], *av = &ir->vars[v];

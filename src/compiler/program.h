@@ -133,4 +133,8 @@ bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t 
 bool fuse_is_elementwise(prim_id p);
 bool fuse_is_leaf_map(prim_id p);
 
+/* Whether SINGLE kernel K's result may take its operand u's buffer (a
+ * dynamic_update_slice or optimization_barrier of u; donate.c). */
+bool single_updates_in_place(const ir_func *ir, const kernel *K, int u);
+
 #endif

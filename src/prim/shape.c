@@ -473,7 +473,9 @@ static int impl_dynamic_slice(struct cj_ctx *ctx, prim_id prim, const prim_param
 static int impl_dynamic_update_slice(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
                                      rt_array *const *in, rt_array *out) {
     const rt_array *x = in[0], *u = in[1];
-    impl_same_order(ctx, prim, p, n_in, in, out);
+    /* a compiled program may have given the result x's own buffer (a loop
+     * carry updated in place): then only the update is written */
+    if (out->data != x->data) impl_same_order(ctx, prim, p, n_in, in, out);
     if (u->size == 0) return 0;
     sk_copy c = copy_into(out);
     int64_t base = 0;
