@@ -4,6 +4,8 @@
  * caches, linearizations) may outlive the trace that made them. Each
  * record owns its sub-programs and their compiled forms. */
 #include "../backend/backend.h"
+#include <string.h>
+
 #include "control.h"
 
 cf_record *cf_record_new(cj_ctx *ctx, cf_kind kind) {
@@ -26,6 +28,42 @@ cf_record *cf_record_new(cj_ctx *ctx, cf_kind kind) {
     rec->kind = kind;
     rec->id = ctx->n_cf_records;
     ctx->cf_records[ctx->n_cf_records++] = rec;
+    return rec;
+}
+
+/* Whether two records describe the same construct (all but id and what
+ * is derived from them). */
+static int same_record(const cf_record *a, const cf_record *b) {
+    if (a->kind != b->kind || a->n_progs != b->n_progs || a->n_operands != b->n_operands || a->n_args != b->n_args ||
+        a->n_xs != b->n_xs || a->length != b->length || a->reverse != b->reverse || a->n_out != b->n_out || a->lin ||
+        b->lin)
+        return 0;
+    if (memcmp(a->clo_start, b->clo_start, sizeof a->clo_start) || memcmp(a->clo_n, b->clo_n, sizeof a->clo_n) ||
+        memcmp(a->out, b->out, sizeof(rt_aval) * (size_t)a->n_out))
+        return 0;
+    for (int k = 0; k < a->n_progs; k++)
+        if (!ir_same(a->progs[k], b->progs[k])) return 0;
+    return 1;
+}
+
+cf_record *cf_record_intern(cj_ctx *ctx, cf_record *tmp) {
+    /* the most recent records first: a construct in a loop was made last */
+    for (int i = ctx->n_cf_records - 1, seen = 0; i >= 0 && seen < 256; i--, seen++)
+        if (same_record(ctx->cf_records[i], tmp)) {
+            for (int k = 0; k < tmp->n_progs; k++) ir_free(tmp->progs[k]);
+            tmp->n_progs = 0;
+            return ctx->cf_records[i];
+        }
+    cf_record *rec = cf_record_new(ctx, tmp->kind);
+    if (!rec) {
+        for (int k = 0; k < tmp->n_progs; k++) ir_free(tmp->progs[k]);
+        tmp->n_progs = 0;
+        return NULL;
+    }
+    int id = rec->id;
+    *rec = *tmp;
+    rec->id = id;
+    tmp->n_progs = 0;
     return rec;
 }
 

@@ -143,13 +143,32 @@ typedef struct stage_state {
     core_trace *trace;
     const char *fname;
     func_closure *closure; /* NULL: closing over outer tracers is an error */
+    int scope_depth;       /* values of shallower scopes were made outside the trace */
 } stage_state;
+
+/* Closure conversion: a value from outside the traced body becomes an
+ * extra input of the IR (once per value). */
+static int close_over(cj_ctx *ctx, stage_state *st, cj_val h, const core_value *v, const char *op) {
+    func_closure *c = st->closure;
+    for (int i = 0; i < c->n; i++)
+        if (c->vals[i].slot == h.slot && c->vals[i].gen == h.gen) return c->vars[i];
+    if (c->n == FUNC_MAX_CLOSURE)
+        return core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: '%s' reads more than %d values from outside it", op, st->fname,
+                          FUNC_MAX_CLOSURE);
+    int var = ir_add_input(st->ir, &v->aval);
+    if (var < 0) return core_oom(ctx, op);
+    c->vals[c->n] = h;
+    c->vars[c->n++] = var;
+    return var;
+}
 
 /* The IR variable for an input of an equation being staged: its own tracer,
  * or a constant for a concrete array (deduplicated by identity). */
 static int stage_var(cj_ctx *ctx, stage_state *st, cj_val h, const char *op) {
     core_value *v = core_peek(h);
     if (v->kind == VALUE_TRACER && v->level == st->trace->level) return v->var;
+    if (v->kind == VALUE_ARRAY && st->closure && v->scope < st->scope_depth)
+        return close_over(ctx, st, h, v, op); /* an array from outside the body: an operand, not baked in */
     if (v->kind == VALUE_ARRAY) {
         for (int i = 0; i < st->ir->n_consts; i++)
             if (st->ir->consts[i].val == v->arr) return st->ir->consts[i].var;
@@ -157,20 +176,7 @@ static int stage_var(cj_ctx *ctx, stage_state *st, cj_val h, const char *op) {
         if (var < 0) core_oom(ctx, op);
         return var;
     }
-    if (v->kind == VALUE_TRACER && v->level < st->trace->level && st->closure) {
-        /* closure conversion: the outer value becomes an extra input */
-        func_closure *c = st->closure;
-        for (int i = 0; i < c->n; i++)
-            if (c->vals[i].slot == h.slot && c->vals[i].gen == h.gen) return c->vars[i];
-        if (c->n == FUNC_MAX_CLOSURE)
-            return core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: '%s' closes over more than %d traced values", op,
-                              st->fname, FUNC_MAX_CLOSURE);
-        int var = ir_add_input(st->ir, &v->aval);
-        if (var < 0) return core_oom(ctx, op);
-        c->vals[c->n] = h;
-        c->vars[c->n++] = var;
-        return var;
-    }
+    if (v->kind == VALUE_TRACER && v->level < st->trace->level && st->closure) return close_over(ctx, st, h, v, op);
     return core_error(ctx, CJ_ERR_UNSUPPORTED,
                       "%s: while tracing '%s', an operand is a traced value of an enclosing "
                       "transformation (%s); closing over it is not supported yet: pass it as an input",
@@ -254,7 +260,7 @@ void region_rebind_end(cj_ctx *ctx, region_rebind *rb) {
  * and of the transformations that build programs (autodiff). */
 ir_func *func_trace_body(cj_ctx *ctx, int n_in, const rt_aval *in_avals, const cj_val *static_vals, int n_out,
                          func_body_fn body, void *user, const char *fname, const char *what, func_closure *closure) {
-    stage_state st = {ir_new(ctx->mem), NULL, fname, closure};
+    stage_state st = {ir_new(ctx->mem), NULL, fname, closure, 0};
     if (closure) closure->n = 0;
     if (!st.ir) {
         core_oom(ctx, what);
@@ -262,6 +268,7 @@ ir_func *func_trace_body(cj_ctx *ctx, int n_in, const rt_aval *in_avals, const c
     }
     int saved_dynamic = ctx->dynamic_level, saved_floor = ctx->scope_floor;
     int depth = cj_scope_begin(ctx);
+    st.scope_depth = depth;
     st.trace = depth >= 0 ? core_push_trace(ctx, &stage_ops, &st, what) : NULL;
     if (!st.trace) {
         if (depth >= 0) core_scope_end(ctx, 0, NULL);

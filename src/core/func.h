@@ -59,11 +59,13 @@ void region_rebind_begin(cj_ctx *ctx, region_rebind *rb, const ir_func *src);
 void region_rebind_eqn(region_rebind *rb, const ir_eqn *e);
 void region_rebind_end(cj_ctx *ctx, region_rebind *rb);
 
-/* Closure conversion: traced values of enclosing transformations that the
- * traced function reads (a loop body using the weights of the jitted
- * function around it) become extra inputs of the IR, after the declared
- * ones, in the order met; vals[i] is the outer value behind input
- * n_in + i. */
+/* Closure conversion: values from outside the traced function that it
+ * reads — traced values of enclosing transformations (a loop body using the
+ * weights of the jitted function around it) and arrays made before the
+ * trace began — become extra inputs of the IR, after the declared ones, in
+ * the order met; vals[i] is the outer value behind input n_in + i. So the
+ * IR depends only on types, and the same body traced again is the same
+ * program. */
 #define FUNC_MAX_CLOSURE 64
 typedef struct func_closure {
     int n;

@@ -136,6 +136,32 @@ ir_func *ir_copy(const ir_func *f) {
     return g;
 }
 
+/* ---- structural equality ---- */
+int ir_same(const ir_func *a, const ir_func *b) {
+    if (a->n_vars != b->n_vars || a->n_in != b->n_in || a->n_out != b->n_out || a->n_eqns != b->n_eqns ||
+        a->n_consts != b->n_consts || a->n_operands != b->n_operands || a->n_regions != b->n_regions)
+        return 0;
+    if (memcmp(a->vars, b->vars, sizeof(rt_aval) * (size_t)a->n_vars) ||
+        memcmp(a->in, b->in, sizeof(int) * (size_t)a->n_in) || memcmp(a->out, b->out, sizeof(int) * (size_t)a->n_out) ||
+        (a->n_operands && memcmp(a->operands, b->operands, sizeof(int) * (size_t)a->n_operands)))
+        return 0;
+    for (int k = 0; k < a->n_eqns; k++) {
+        const ir_eqn *x = &a->eqns[k], *y = &b->eqns[k];
+        if (x->prim != y->prim || x->n_in != y->n_in || x->in_start != y->in_start || x->out != y->out ||
+            x->region != y->region || memcmp(&x->params, &y->params, sizeof x->params))
+            return 0;
+    }
+    for (int c = 0; c < a->n_consts; c++) {
+        const rt_array *x = a->consts[c].val, *y = b->consts[c].val;
+        if (a->consts[c].var != b->consts[c].var) return 0;
+        if (x != y && (!rt_aval_equal(&x->aval, &y->aval) || memcmp(x->data, y->data, rt_aval_nbytes(&x->aval))))
+            return 0;
+    }
+    for (int r = 1; r <= a->n_regions; r++)
+        if (a->regions[r].parent != b->regions[r].parent || a->regions[r].policy != b->regions[r].policy) return 0;
+    return 1;
+}
+
 /* ---- verifier ---- */
 int ir_verify(cj_ctx *ctx, const ir_func *f) {
     int ok = 0;

@@ -71,6 +71,10 @@ static inline const int *ir_eqn_inputs(const ir_func *f, const ir_eqn *e) {
     return f->operands + e->in_start;
 }
 
+/* Whether two programs are the same: variables, equations (parameters
+ * bytewise), constants (by value), regions. Two traces of one function
+ * for the same types give the same program. */
+int ir_same(const ir_func *a, const ir_func *b);
 /* A deep copy (constants shared by reference). NULL on out of memory. */
 ir_func *ir_copy(const ir_func *f);
 /* The printer's names: names[v] is the ordinal used for variable v (inputs
