@@ -653,6 +653,7 @@ static int while_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int 
 }
 
 void cf_register_ad(void) {
+    cf_register_print(); /* registered with the other rules at start-up */
     /* jvp_full: the derived constructs make the primal outputs too, so the
      * original construct is not run beside them */
     prim_rules[PRIM_SCAN].jvp_full = scan_jvp;

@@ -77,8 +77,12 @@ int cf_bind(cj_ctx *ctx, const cf_record *rec, const cj_val *operands, cj_val *o
 
 /* Size of the autodiff bookkeeping a linear construct carries (ad.c). */
 size_t cf_lin_info_size(void);
+/* The vmap rules of the constructs (batch.c). */
+void cf_register_batch(void);
 /* The autodiff rules of the constructs (ad.c). */
 void cf_register_ad(void);
+/* Their text form for cj_make_jaxpr (print.c). */
+void cf_register_print(void);
 
 /* The control-flow primitive of a kind. */
 static inline prim_id cf_prim(cf_kind k) { return k == CF_COND ? PRIM_COND : k == CF_WHILE ? PRIM_WHILE : PRIM_SCAN; }

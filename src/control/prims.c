@@ -113,4 +113,5 @@ void cf_register(void) {
             .print_params = cf_print_params,
             .lower = LOWER_OPAQUE,
         };
+    cf_register_batch();
 }

@@ -136,6 +136,8 @@ ir_func *ir_copy(const ir_func *f) {
     return g;
 }
 
+void (*ir_print_constructs)(cj_ctx *ctx, const ir_func *f, strbuf *sb);
+
 /* ---- structural equality ---- */
 int ir_same(const ir_func *a, const ir_func *b) {
     if (a->n_vars != b->n_vars || a->n_in != b->n_in || a->n_out != b->n_out || a->n_eqns != b->n_eqns ||

@@ -88,6 +88,10 @@ void ir_name_str(int ordinal, char buf[16]);
 int ir_verify(cj_ctx *ctx, const ir_func *f);
 /* Appends the text form to sb. */
 void ir_print(const ir_func *f, strbuf *sb);
+/* Set by the control-flow layer: appends the sub-programs of the
+ * constructs f mentions (their equations print only the construct's id).
+ * NULL until that layer registers. */
+extern void (*ir_print_constructs)(cj_ctx *ctx, const ir_func *f, strbuf *sb);
 
 /* Evaluates f on concrete arrays (references are borrowed; outputs are new
  * references). Frees every intermediate after its last use. 0 or -1. */

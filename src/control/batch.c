@@ -1,0 +1,631 @@
+/* batch.c — the vmap rules of cond, while and scan (control layer).
+ *
+ * As in JAX, a construct under vmap becomes a construct over batched
+ * bodies: each body is re-traced as its sub-program run through a vmap
+ * (a function object that re-binds the program, wrapped by cj_vmap), and
+ * the new bodies go into a new record whose operands are the batched ones
+ * with their batch axis at 0 (xs: at 1, the scan axis stays first, so an x
+ * slice is batched at 0 inside the body). Which carries are batched is a
+ * fixed point: a carry the body makes batched is batched from the start.
+ * Two cases change the construct itself:
+ *   cond with a batched index runs every branch batched and selects per
+ *     example (no construct is left);
+ *   while with a batched predicate runs while ANY example's predicate
+ *     holds; the body keeps a finished example's carries as they were.
+ *
+ * The IR holds one equation per output of a construct, so the rule is
+ * called once per output with the same operands. Two per-context tables
+ * (kept in a hidden function object, so they end with the context) make
+ * those calls agree: the batched record made for (record, batch size,
+ * which operands are batched) is reused, and the last results computed for
+ * the same operand handles under the same traces are handed out again, so
+ * every output equation of the new construct reads the same operands and
+ * the compiler groups them into one kernel again. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../prim/batching.h"
+#include "control.h"
+
+#define MAX_OPS 128
+#define RESULT_SLOTS 4
+
+/* ---- the per-context tables ---- */
+typedef struct batched_key {
+    int src;              /* the original record */
+    int variant;          /* while: the predicate is batched */
+    int64_t size;
+    uint8_t batched[MAX_OPS]; /* operands batched in the new record's layout */
+} batched_key;
+
+typedef struct batched_entry {
+    batched_key key;
+    int id;
+} batched_entry;
+
+typedef struct result_entry {
+    int valid;
+    int src, n_in, n_out;
+    int64_t size;
+    uint64_t top_trace; /* the trace stack the results were made under */
+    int n_traces, dynamic_level;
+    cj_val in[MAX_OPS];
+    int64_t bdim[MAX_OPS];
+    cj_val out[CF_MAX_OUT];
+    int64_t out_bdim[CF_MAX_OUT];
+} result_entry;
+
+typedef struct batch_tables {
+    batched_entry *recs;
+    int n_recs, cap_recs;
+    result_entry results[RESULT_SLOTS];
+    int next_result;
+} batch_tables;
+
+static int tables_call(cj_func *f, const cj_val *in, cj_val *out) {
+    (void)in, (void)out;
+    return core_error(f->ctx, CJ_ERR_INTERNAL, "control flow: the vmap tables are not callable");
+}
+static void tables_free(cj_func *f) {
+    batch_tables *t = f->state;
+    if (!t) return;
+    if (t->recs) rt_free(f->ctx->mem, t->recs, sizeof(batched_entry) * (size_t)t->cap_recs);
+    rt_free(f->ctx->mem, t, sizeof *t);
+    f->state = NULL;
+}
+static const func_ops tables_ops = {"cf_batch_tables", tables_call, tables_free};
+
+/* The context's tables, made on first use (NULL on out of memory). */
+static batch_tables *tables_of(cj_ctx *ctx) {
+    for (cj_func *f = ctx->funcs; f; f = f->next)
+        if (f->ops == &tables_ops) return f->state;
+    batch_tables *t = rt_calloc(ctx->mem, sizeof *t);
+    if (!t) {
+        core_oom(ctx, "vmap of control flow");
+        return NULL;
+    }
+    cj_func *f = func_new(ctx, "cf_batch_tables", &tables_ops, 0, 0);
+    if (!f) {
+        rt_free(ctx->mem, t, sizeof *t);
+        return NULL;
+    }
+    f->state = t;
+    return t;
+}
+
+static cf_record *find_batched(cj_ctx *ctx, const batch_tables *t, const batched_key *key) {
+    for (int i = 0; i < t->n_recs; i++)
+        if (!memcmp(&t->recs[i].key, key, sizeof *key)) return cf_record_get(ctx, t->recs[i].id, "vmap");
+    return NULL;
+}
+
+static int remember_batched(cj_ctx *ctx, batch_tables *t, const batched_key *key, int id) {
+    if (t->n_recs == t->cap_recs) {
+        int cap = t->cap_recs ? 2 * t->cap_recs : 8;
+        batched_entry *grown = rt_realloc(ctx->mem, t->recs, sizeof(batched_entry) * (size_t)t->cap_recs,
+                                          sizeof(batched_entry) * (size_t)cap);
+        if (!grown) return core_oom(ctx, "vmap of control flow");
+        t->recs = grown;
+        t->cap_recs = cap;
+    }
+    t->recs[t->n_recs].key = *key;
+    t->recs[t->n_recs++].id = id;
+    return 0;
+}
+
+static uint64_t top_trace_id(const cj_ctx *ctx) { return ctx->traces[ctx->n_traces - 1]->id; }
+
+static int same_handle(cj_val a, cj_val b) { return a.slot == b.slot && a.gen == b.gen; }
+
+/* Results of an earlier call for the same construct, operands and traces
+ * (an earlier output equation of the same construct), or NULL. */
+static result_entry *find_result(cj_ctx *ctx, batch_tables *t, int src, int n_in, const cj_val *in,
+                                 const int64_t *bdim, int64_t size) {
+    for (int s = 0; s < RESULT_SLOTS; s++) {
+        result_entry *r = &t->results[s];
+        if (!r->valid || r->src != src || r->n_in != n_in || r->size != size || r->n_traces != ctx->n_traces ||
+            r->top_trace != top_trace_id(ctx) || r->dynamic_level != ctx->dynamic_level)
+            continue;
+        int same = 1;
+        for (int i = 0; i < n_in && same; i++) same = same_handle(r->in[i], in[i]) && r->bdim[i] == bdim[i];
+        for (int j = 0; j < r->n_out && same; j++) same = core_peek(r->out[j]) != NULL;
+        if (same) return r;
+    }
+    return NULL;
+}
+
+static void remember_result(cj_ctx *ctx, batch_tables *t, int src, int n_in, const cj_val *in, const int64_t *bdim,
+                            int64_t size, int n_out, const cj_val *out, const int64_t *out_bdim) {
+    result_entry *r = &t->results[t->next_result];
+    t->next_result = (t->next_result + 1) % RESULT_SLOTS;
+    r->valid = 1;
+    r->src = src;
+    r->n_in = n_in;
+    r->n_out = n_out;
+    r->size = size;
+    r->top_trace = top_trace_id(ctx);
+    r->n_traces = ctx->n_traces;
+    r->dynamic_level = ctx->dynamic_level;
+    memcpy(r->in, in, sizeof(cj_val) * (size_t)n_in);
+    memcpy(r->bdim, bdim, sizeof(int64_t) * (size_t)n_in);
+    memcpy(r->out, out, sizeof(cj_val) * (size_t)n_out);
+    memcpy(r->out_bdim, out_bdim, sizeof(int64_t) * (size_t)n_out);
+}
+
+/* ---- which values a program makes batched ---- */
+/* out_b[j]: output j depends on an input flagged in in_b. An
+ * over-approximation (any batched operand makes an equation's result
+ * batched), which is safe: an output believed batched is broadcast. */
+static int batched_outputs(cj_ctx *ctx, const ir_func *f, const uint8_t *in_b, uint8_t *out_b) {
+    uint8_t *b = rt_calloc(ctx->mem, (size_t)f->n_vars + 1);
+    if (!b) return core_oom(ctx, "vmap of control flow");
+    for (int i = 0; i < f->n_in; i++) b[f->in[i]] = in_b[i];
+    for (int e = 0; e < f->n_eqns; e++) {
+        const ir_eqn *q = &f->eqns[e];
+        const int *ins = ir_eqn_inputs(f, q);
+        for (int i = 0; i < q->n_in && !b[q->out]; i++) b[q->out] = b[ins[i]];
+    }
+    for (int j = 0; j < f->n_out; j++) out_b[j] = b[f->out[j]];
+    rt_free(ctx->mem, b, (size_t)f->n_vars + 1);
+    return 0;
+}
+
+/* ---- batched sub-programs ---- */
+/* A function object running a record's sub-program (re-binding it through
+ * the current traces), to be wrapped by cj_vmap. */
+typedef struct runner_state {
+    const ir_func *prog;
+} runner_state;
+
+static int runner_call(cj_func *r, const cj_val *in, cj_val *out) {
+    const runner_state *st = r->state;
+    return ir_eval_values(r->ctx, st->prog, in, out);
+}
+static void runner_free(cj_func *r) {
+    if (r->state) rt_free(r->ctx->mem, r->state, sizeof(runner_state));
+    r->state = NULL;
+}
+static const func_ops runner_ops = {"cf_body", runner_call, runner_free};
+
+/* prog vmapped: inputs flagged in in_b mapped on axis 0, outputs flagged
+ * in out_b batched at axis 0, the others unmapped. Release with
+ * free_mapped. */
+static cj_func *mapped_prog(cj_ctx *ctx, const ir_func *prog, const char *name, const uint8_t *in_b,
+                            const uint8_t *out_b, int64_t size) {
+    if (prog->n_in > 64 || prog->n_out > 64) {
+        core_error(ctx, CJ_ERR_UNSUPPORTED, "vmap of %s: a body with more than 64 inputs or outputs", name);
+        return NULL;
+    }
+    runner_state *st = rt_calloc(ctx->mem, sizeof *st);
+    if (!st) {
+        core_oom(ctx, "vmap of control flow");
+        return NULL;
+    }
+    st->prog = prog;
+    cj_func *runner = func_new(ctx, name, &runner_ops, prog->n_in, prog->n_out);
+    if (!runner) {
+        rt_free(ctx->mem, st, sizeof *st);
+        return NULL;
+    }
+    runner->state = st;
+    int64_t in_axes[64], out_axes[64];
+    for (int i = 0; i < prog->n_in; i++) in_axes[i] = in_b[i] ? 0 : CJ_NOT_MAPPED;
+    for (int j = 0; j < prog->n_out; j++) out_axes[j] = out_b[j] ? 0 : CJ_NOT_MAPPED;
+    /* the size is given: a body may read no batched input and still have
+     * batched outputs (broadcast) */
+    cj_vmap_opts vo = {in_axes, out_axes, size, 1, 0};
+    cj_func *mapped = cj_vmap(runner, &vo);
+    if (!mapped) cj_func_free(runner);
+    return mapped;
+}
+
+static void free_mapped(cj_func *mapped) {
+    if (!mapped) return;
+    cj_func *runner = mapped->inner;
+    cj_func_free(mapped);
+    cj_func_free(runner);
+}
+
+/* What a traced body does with the mapped programs. */
+typedef enum job_kind {
+    JOB_MAP,        /* a(in) */
+    JOB_WHILE_COND, /* any example's predicate: any(a(carries, cond closure)) */
+    JOB_WHILE_BODY  /* (carries, body closure, cond closure): b's carries where a holds, else the old */
+} job_kind;
+
+typedef struct trace_job {
+    job_kind kind;
+    cj_func *a, *b;
+    int n_carry, n_clo_body, n_clo_cond;
+} trace_job;
+
+static cj_val any_example(cj_ctx *ctx, cj_val pred) {
+    int64_t axis0 = 0;
+    cj_val most = cj_reduce_max(cj_astype(pred, CJ_I32), 1, &axis0, 0);
+    return cj_gt(most, cj_scalar_typed(ctx, 0, CJ_I32));
+}
+
+/* pred[B] broadcast to the shape of x (batched at 0). */
+static cj_val per_example(cj_val pred, cj_val x) {
+    int rank = cj_val_rank(x);
+    int64_t shape[CJ_MAX_RANK], dims[1] = {0};
+    for (int d = 0; d < rank; d++) shape[d] = cj_val_dim(x, d);
+    return cj_broadcast_in_dim(pred, rank, shape, dims);
+}
+
+static int run_job(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const trace_job *job = user;
+    if (job->kind == JOB_MAP) return cj_call(job->a, in, out) == CJ_OK ? 0 : -1;
+    if (job->kind == JOB_WHILE_COND) {
+        cj_val pred;
+        if (cj_call(job->a, in, &pred) != CJ_OK) return -1;
+        out[0] = any_example(ctx, pred);
+        return out[0].slot ? 0 : -1;
+    }
+    int nc = job->n_carry;
+    cj_val cond_in[128], pred, next[128];
+    memcpy(cond_in, in, sizeof(cj_val) * (size_t)nc);
+    memcpy(cond_in + nc, in + nc + job->n_clo_body, sizeof(cj_val) * (size_t)job->n_clo_cond);
+    if (cj_call(job->a, cond_in, &pred) != CJ_OK || cj_call(job->b, in, next) != CJ_OK) return -1;
+    for (int i = 0; i < nc; i++) {
+        out[i] = cj_where(per_example(pred, in[i]), next[i], in[i]);
+        if (!out[i].slot) return -1;
+    }
+    return 0;
+}
+
+/* Traces a job for the given input types into a new program (NULL with
+ * the error recorded). Its bodies read only their inputs. */
+static ir_func *trace_job_prog(cj_ctx *ctx, trace_job *job, int n_in, const rt_aval *avals, int n_out,
+                               const char *what) {
+    func_closure clo;
+    ir_func *ir = func_trace_body(ctx, n_in, avals, NULL, n_out, run_job, job, what, what, &clo);
+    if (ir && clo.n) {
+        ir_free(ir);
+        core_error(ctx, CJ_ERR_INTERNAL, "%s: a batched body read an outer value", what);
+        return NULL;
+    }
+    return ir;
+}
+
+/* ---- types and operands ---- */
+/* a with a batch axis of `size` inserted at `at`. */
+static rt_aval batched_aval(rt_aval a, int64_t size, int at) {
+    memmove(a.dims + at + 1, a.dims + at, sizeof(int64_t) * (size_t)(a.rank - at));
+    a.dims[at] = size;
+    a.rank++;
+    return a;
+}
+
+static const rt_aval *prog_in(const ir_func *f, int i) { return &f->vars[f->in[i]]; }
+static const rt_aval *prog_out(const ir_func *f, int j) { return &f->vars[f->out[j]]; }
+
+/* Input avals of a program, batched at 0 where flagged. */
+static void batched_inputs(const ir_func *f, const uint8_t *in_b, int64_t size, rt_aval *avals) {
+    for (int i = 0; i < f->n_in; i++) avals[i] = in_b[i] ? batched_aval(*prog_in(f, i), size, 0) : *prog_in(f, i);
+}
+
+/* An operand in the new record's layout: batched at `at`, or left
+ * unbatched when at is BDIM_NONE. */
+static cj_val place_operand(cj_val x, int64_t bdim, int64_t size, int64_t at) {
+    if (at == BDIM_NONE) return x;
+    return batch_to(x, bdim, size, at);
+}
+
+/* A new record shaped like src (the kind, the operand layout, the scan's
+ * length and direction), holding the given programs; NULL after freeing
+ * them on failure. */
+static cf_record *new_record(cj_ctx *ctx, const cf_record *src, int n_progs, ir_func **progs) {
+    cf_record *rec = cf_record_new(ctx, src->kind);
+    if (!rec) {
+        for (int k = 0; k < n_progs; k++) ir_free(progs[k]);
+        return NULL;
+    }
+    rec->n_progs = n_progs;
+    for (int k = 0; k < n_progs; k++) rec->progs[k] = progs[k];
+    rec->n_operands = src->n_operands;
+    rec->n_args = src->n_args;
+    rec->n_xs = src->n_xs;
+    memcpy(rec->clo_start, src->clo_start, sizeof rec->clo_start);
+    memcpy(rec->clo_n, src->clo_n, sizeof rec->clo_n);
+    rec->length = src->length;
+    rec->reverse = src->reverse;
+    rec->n_out = src->n_out;
+    return rec;
+}
+
+static void free_progs(int n, ir_func **progs) {
+    for (int k = 0; k < n; k++)
+        if (progs[k]) ir_free(progs[k]);
+}
+
+/* Runs the construct at once when its operands are arrays and nothing is
+ * staged (one run for all outputs), else binds its equations. */
+static int run_or_bind(cj_ctx *ctx, cf_record *rec, const cj_val *ops, cj_val *out) {
+    int concrete = ctx->dynamic_level == 0;
+    for (int i = 0; i < rec->n_operands && concrete; i++) {
+        const core_value *v = core_peek(ops[i]);
+        if (!v) return core_error(ctx, CJ_ERR_INTERNAL, "vmap of control flow: a lost operand");
+        concrete = v->kind == VALUE_ARRAY;
+    }
+    if (!concrete) return cf_bind(ctx, rec, ops, out);
+    rt_array *in[MAX_OPS], *res[CF_MAX_OUT];
+    for (int i = 0; i < rec->n_operands; i++) in[i] = core_peek(ops[i])->arr;
+    if (cf_run(ctx, rec, in, res) != 0) return -1;
+    int ok = 1;
+    for (int j = 0; j < rec->n_out; j++) {
+        out[j] = core_wrap_array(ctx, res[j]);
+        ok &= out[j].slot != 0;
+    }
+    return ok ? 0 : -1;
+}
+
+/* Flags of operands [start, start + n) being batched. */
+static void flags_of(const int64_t *bdim, int start, int n, uint8_t *flags) {
+    for (int i = 0; i < n; i++) flags[i] = bdim[start + i] != BDIM_NONE;
+}
+
+/* ---- cond / switch ---- */
+/* A batched index: every branch runs batched, and each example takes its
+ * branch's outputs (the index clamped, as the construct does). */
+static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *in, const int64_t *bdim,
+                              int64_t size, cj_val *out, int64_t *out_bdim) {
+    int na = rec->n_args, nb = rec->n_progs, n_out = rec->n_out;
+    cj_val index = batch_moveaxis(in[0], bdim[0], 0);
+    if (cj_val_dtype(index) == CJ_BOOL) index = cj_astype(index, CJ_I32);
+    index = cj_clamp(cj_scalar_typed(ctx, 0, cj_val_dtype(index)), index,
+                     cj_scalar_typed(ctx, nb - 1, cj_val_dtype(index)));
+    for (int b = 0; b < nb && !ctx->err; b++) {
+        const ir_func *pb = rec->progs[b];
+        uint8_t in_b[MAX_OPS], out_b[CF_MAX_OUT];
+        cj_val ops[MAX_OPS], res[CF_MAX_OUT];
+        flags_of(bdim, 1, na, in_b);
+        flags_of(bdim, rec->clo_start[b], rec->clo_n[b], in_b + na);
+        memset(out_b, 1, sizeof out_b);
+        for (int i = 0; i < na; i++) ops[i] = place_operand(in[1 + i], bdim[1 + i], size, in_b[i] ? 0 : BDIM_NONE);
+        for (int i = 0; i < rec->clo_n[b]; i++) {
+            int o = rec->clo_start[b] + i;
+            ops[na + i] = place_operand(in[o], bdim[o], size, in_b[na + i] ? 0 : BDIM_NONE);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "branch %d", b);
+        cj_func *mapped = mapped_prog(ctx, pb, name, in_b, out_b, size);
+        if (!mapped) return -1;
+        int st = cj_call(mapped, ops, res) == CJ_OK ? 0 : -1;
+        free_mapped(mapped);
+        if (st != 0) return -1;
+        if (b == 0) {
+            memcpy(out, res, sizeof(cj_val) * (size_t)n_out);
+            continue;
+        }
+        cj_val pick = cj_eq(index, cj_scalar_typed(ctx, b, cj_val_dtype(index)));
+        for (int j = 0; j < n_out; j++) out[j] = cj_where(per_example(pick, res[j]), res[j], out[j]);
+    }
+    for (int j = 0; j < n_out; j++) out_bdim[j] = 0;
+    return ctx->err ? -1 : 0;
+}
+
+static int cond_unbatched_index(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const cj_val *in,
+                                const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
+    int na = rec->n_args, nb = rec->n_progs, n_out = rec->n_out;
+    uint8_t in_b[CF_MAX_BRANCHES][MAX_OPS], out_b[CF_MAX_OUT] = {0};
+    for (int b = 0; b < nb; b++) {
+        uint8_t ob[CF_MAX_OUT];
+        flags_of(bdim, 1, na, in_b[b]);
+        flags_of(bdim, rec->clo_start[b], rec->clo_n[b], in_b[b] + na);
+        if (batched_outputs(ctx, rec->progs[b], in_b[b], ob) != 0) return -1;
+        for (int j = 0; j < n_out; j++) out_b[j] |= ob[j];
+    }
+    batched_key key;
+    memset(&key, 0, sizeof key);
+    key.src = rec->id;
+    key.size = size;
+    flags_of(bdim, 0, rec->n_operands, key.batched);
+    cf_record *nrec = find_batched(ctx, t, &key);
+    if (!nrec) {
+        if (ctx->err) return -1;
+        ir_func *progs[CF_MAX_BRANCHES] = {0};
+        for (int b = 0; b < nb; b++) {
+            rt_aval avals[MAX_OPS];
+            char name[64];
+            snprintf(name, sizeof name, "vmap of branch %d", b);
+            batched_inputs(rec->progs[b], in_b[b], size, avals);
+            trace_job job = {JOB_MAP, mapped_prog(ctx, rec->progs[b], name, in_b[b], out_b, size), NULL, 0, 0, 0};
+            if (job.a) progs[b] = trace_job_prog(ctx, &job, rec->progs[b]->n_in, avals, n_out, name);
+            free_mapped(job.a);
+            if (!progs[b]) {
+                free_progs(nb, progs);
+                return -1;
+            }
+        }
+        nrec = new_record(ctx, rec, nb, progs);
+        if (!nrec) return -1;
+        for (int j = 0; j < n_out; j++) {
+            nrec->out[j] = *prog_out(progs[0], j);
+            for (int b = 1; b < nb; b++) nrec->out[j].weak &= prog_out(progs[b], j)->weak;
+        }
+        if (remember_batched(ctx, t, &key, nrec->id) != 0) return -1;
+    }
+    cj_val ops[MAX_OPS];
+    for (int i = 0; i < rec->n_operands; i++) ops[i] = place_operand(in[i], bdim[i], size, bdim[i] == BDIM_NONE ? BDIM_NONE : 0);
+    if (run_or_bind(ctx, nrec, ops, out) != 0) return -1;
+    for (int j = 0; j < n_out; j++) out_bdim[j] = out_b[j] ? 0 : BDIM_NONE;
+    return 0;
+}
+
+/* ---- loops ---- */
+/* The carries a loop body keeps batched: those batched on entry, and
+ * those the body makes batched from batched carries or closure, until
+ * nothing changes. body's inputs: the carries, then `n_rest` others
+ * flagged in rest_b; its first outputs are the carries. */
+static int carry_fixed_point(cj_ctx *ctx, const ir_func *body, int nc, const uint8_t *rest_b, int n_rest,
+                             uint8_t *carry_b) {
+    uint8_t in_b[MAX_OPS], out_b[MAX_OPS];
+    memcpy(in_b + nc, rest_b, (size_t)n_rest);
+    for (int changed = 1; changed;) {
+        memcpy(in_b, carry_b, (size_t)nc);
+        if (batched_outputs(ctx, body, in_b, out_b) != 0) return -1;
+        changed = 0;
+        for (int i = 0; i < nc; i++)
+            if (out_b[i] && !carry_b[i]) carry_b[i] = 1, changed = 1;
+    }
+    return 0;
+}
+
+static int while_batch(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const cj_val *in, const int64_t *bdim,
+                       int64_t size, cj_val *out, int64_t *out_bdim) {
+    int nc = rec->n_args, ncc = rec->clo_n[0], nbc = rec->clo_n[1];
+    const ir_func *cond = rec->progs[0], *body = rec->progs[1];
+    uint8_t carry_b[MAX_OPS], cclo_b[MAX_OPS], bclo_b[MAX_OPS], in_b[MAX_OPS], pred_b;
+    flags_of(bdim, 0, nc, carry_b);
+    flags_of(bdim, rec->clo_start[0], ncc, cclo_b);
+    flags_of(bdim, rec->clo_start[1], nbc, bclo_b);
+    if (carry_fixed_point(ctx, body, nc, bclo_b, nbc, carry_b) != 0) return -1;
+    memcpy(in_b, carry_b, (size_t)nc);
+    memcpy(in_b + nc, cclo_b, (size_t)ncc);
+    if (batched_outputs(ctx, cond, in_b, &pred_b) != 0) return -1;
+    /* a batched predicate: examples finish at different steps, so every
+     * carry is batched (a finished example keeps its own) */
+    if (pred_b) memset(carry_b, 1, (size_t)nc);
+
+    batched_key key;
+    memset(&key, 0, sizeof key);
+    key.src = rec->id;
+    key.size = size;
+    key.variant = pred_b;
+    memcpy(key.batched, carry_b, (size_t)nc);
+    flags_of(bdim, nc, rec->n_operands - nc, key.batched + nc);
+    cf_record *nrec = find_batched(ctx, t, &key);
+    if (!nrec) {
+        if (ctx->err) return -1;
+        ir_func *progs[2] = {0};
+        rt_aval avals[MAX_OPS];
+        uint8_t cin_b[MAX_OPS], bin_b[MAX_OPS], one = 1;
+        memcpy(cin_b, carry_b, (size_t)nc);
+        memcpy(cin_b + nc, cclo_b, (size_t)ncc);
+        memcpy(bin_b, carry_b, (size_t)nc);
+        memcpy(bin_b + nc, bclo_b, (size_t)nbc);
+        trace_job cj = {pred_b ? JOB_WHILE_COND : JOB_MAP, mapped_prog(ctx, cond, "while cond", cin_b, &pred_b, size),
+                        NULL, nc, nbc, ncc};
+        trace_job bj = {pred_b ? JOB_WHILE_BODY : JOB_MAP,
+                        pred_b ? mapped_prog(ctx, cond, "while cond", cin_b, &one, size)
+                               : mapped_prog(ctx, body, "while body", bin_b, carry_b, size),
+                        pred_b ? mapped_prog(ctx, body, "while body", bin_b, carry_b, size) : NULL, nc, nbc, ncc};
+        if (cj.a && bj.a && (!pred_b || bj.b)) {
+            batched_inputs(cond, cin_b, size, avals);
+            progs[0] = trace_job_prog(ctx, &cj, cond->n_in, avals, 1, "vmap of while cond");
+            /* the body's inputs: carries, its closure, then (batched
+             * predicate) the cond's closure again, to evaluate it */
+            batched_inputs(body, bin_b, size, avals);
+            for (int i = 0; pred_b && i < ncc; i++)
+                avals[nc + nbc + i] = cclo_b[i] ? batched_aval(*prog_in(cond, nc + i), size, 0) : *prog_in(cond, nc + i);
+            if (progs[0]) progs[1] = trace_job_prog(ctx, &bj, nc + nbc + (pred_b ? ncc : 0), avals, nc, "vmap of while body");
+        }
+        free_mapped(cj.a);
+        free_mapped(bj.a);
+        free_mapped(bj.b);
+        if (!progs[0] || !progs[1]) {
+            free_progs(2, progs);
+            return -1;
+        }
+        nrec = new_record(ctx, rec, 2, progs);
+        if (!nrec) return -1;
+        if (pred_b) { /* the cond's closure read twice: appended for the body */
+            nrec->clo_n[1] = nbc + ncc;
+            nrec->n_operands = rec->n_operands + ncc;
+        }
+        for (int i = 0; i < nc; i++) nrec->out[i] = *prog_out(progs[1], i);
+        if (remember_batched(ctx, t, &key, nrec->id) != 0) return -1;
+    }
+    cj_val ops[MAX_OPS];
+    for (int i = 0; i < nc; i++) ops[i] = place_operand(in[i], bdim[i], size, carry_b[i] ? 0 : BDIM_NONE);
+    for (int i = nc; i < rec->n_operands; i++)
+        ops[i] = place_operand(in[i], bdim[i], size, bdim[i] == BDIM_NONE ? BDIM_NONE : 0);
+    for (int i = 0; pred_b && i < ncc; i++) ops[rec->n_operands + i] = ops[rec->clo_start[0] + i];
+    if (run_or_bind(ctx, nrec, ops, out) != 0) return -1;
+    for (int i = 0; i < nc; i++) out_bdim[i] = carry_b[i] ? 0 : BDIM_NONE;
+    return 0;
+}
+
+static int scan_batch(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const cj_val *in, const int64_t *bdim,
+                      int64_t size, cj_val *out, int64_t *out_bdim) {
+    int nc = rec->n_args, nx = rec->n_xs, ncl = rec->clo_n[0], ny = rec->n_out - nc;
+    const ir_func *body = rec->progs[0];
+    uint8_t in_b[MAX_OPS], out_b[CF_MAX_OUT];
+    flags_of(bdim, 0, rec->n_operands, in_b); /* carries, xs, closure: the body's inputs in order */
+    if (carry_fixed_point(ctx, body, nc, in_b + nc, nx + ncl, in_b) != 0) return -1;
+    if (batched_outputs(ctx, body, in_b, out_b) != 0) return -1;
+    memcpy(out_b, in_b, (size_t)nc); /* the carries as the fixed point has them */
+
+    batched_key key;
+    memset(&key, 0, sizeof key);
+    key.src = rec->id;
+    key.size = size;
+    memcpy(key.batched, in_b, (size_t)rec->n_operands);
+    cf_record *nrec = find_batched(ctx, t, &key);
+    if (!nrec) {
+        if (ctx->err) return -1;
+        ir_func *prog = NULL;
+        rt_aval avals[MAX_OPS];
+        batched_inputs(body, in_b, size, avals);
+        trace_job job = {JOB_MAP, mapped_prog(ctx, body, "scan body", in_b, out_b, size), NULL, 0, 0, 0};
+        if (job.a) prog = trace_job_prog(ctx, &job, body->n_in, avals, rec->n_out, "vmap of scan body");
+        free_mapped(job.a);
+        if (!prog) return -1;
+        nrec = new_record(ctx, rec, 1, &prog);
+        if (!nrec) return -1;
+        for (int i = 0; i < nc; i++) nrec->out[i] = *prog_out(prog, i);
+        for (int j = 0; j < ny; j++) nrec->out[nc + j] = batched_aval(*prog_out(prog, nc + j), rec->length, 0);
+        if (remember_batched(ctx, t, &key, nrec->id) != 0) return -1;
+    }
+    cj_val ops[MAX_OPS];
+    for (int i = 0; i < rec->n_operands; i++) {
+        int64_t at = !in_b[i] ? BDIM_NONE : i >= nc && i < nc + nx ? 1 : 0; /* xs keep the scan axis first */
+        ops[i] = place_operand(in[i], bdim[i], size, at);
+    }
+    if (run_or_bind(ctx, nrec, ops, out) != 0) return -1;
+    for (int i = 0; i < nc; i++) out_bdim[i] = in_b[i] ? 0 : BDIM_NONE;
+    for (int j = 0; j < ny; j++) out_bdim[nc + j] = out_b[nc + j] ? 1 : BDIM_NONE;
+    return 0;
+}
+
+/* ---- the rule ---- */
+static int cf_batch(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                    const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
+    cf_record *rec = cf_record_get(ctx, p->flag, prim_names[prim]);
+    if (!rec) return -1;
+    if (n_in != rec->n_operands || n_in > MAX_OPS || p->index < 0 || p->index >= rec->n_out)
+        return prim_error(ctx, CJ_ERR_ARG, prim, "vmap: %d operands and output %d for a construct of %d and %d",
+                          n_in, p->index, rec->n_operands, rec->n_out);
+    batch_tables *t = tables_of(ctx);
+    if (!t) return -1;
+    result_entry *r = find_result(ctx, t, rec->id, n_in, in, bdim, size);
+    if (!r) {
+        cj_val res[CF_MAX_OUT];
+        int64_t res_bdim[CF_MAX_OUT];
+        int st;
+        switch (rec->kind) {
+        case CF_COND:
+            st = bdim[0] != BDIM_NONE ? cond_batched_index(ctx, rec, in, bdim, size, res, res_bdim)
+                                      : cond_unbatched_index(ctx, t, rec, in, bdim, size, res, res_bdim);
+            break;
+        case CF_WHILE:
+            st = while_batch(ctx, t, rec, in, bdim, size, res, res_bdim);
+            break;
+        default:
+            st = scan_batch(ctx, t, rec, in, bdim, size, res, res_bdim);
+            break;
+        }
+        if (st != 0 || ctx->err) return -1;
+        remember_result(ctx, t, rec->id, n_in, in, bdim, size, rec->n_out, res, res_bdim);
+        r = find_result(ctx, t, rec->id, n_in, in, bdim, size);
+        if (!r) return core_error(ctx, CJ_ERR_INTERNAL, "vmap of %s: results lost", prim_names[prim]);
+    }
+    *out = r->out[p->index];
+    *out_bdim = r->out_bdim[p->index];
+    return 0;
+}
+
+void cf_register_batch(void) {
+    for (int id = PRIM_COND; id <= PRIM_SCAN; id++) prim_rules[id].batch = cf_batch;
+}
