@@ -15,7 +15,7 @@
  *
  * The IR holds one equation per output of a construct, so the rule is
  * called once per output with the same operands. Two per-context tables
- * (kept in a hidden function object, so they end with the context) make
+ * (kept in the context, freed with its records) make
  * those calls agree: the batched record made for (record, batch size,
  * which operands are batched) is reused, and the last results computed for
  * the same operand handles under the same traces are handed out again, so
@@ -62,35 +62,21 @@ typedef struct batch_tables {
     int next_result;
 } batch_tables;
 
-static int tables_call(cj_func *f, const cj_val *in, cj_val *out) {
-    (void)in, (void)out;
-    return core_error(f->ctx, CJ_ERR_INTERNAL, "control flow: the vmap tables are not callable");
-}
-static void tables_free(cj_func *f) {
-    batch_tables *t = f->state;
+void cf_batch_free(cj_ctx *ctx) {
+    batch_tables *t = ctx->cf_batch;
     if (!t) return;
-    if (t->recs) rt_free(f->ctx->mem, t->recs, sizeof(batched_entry) * (size_t)t->cap_recs);
-    rt_free(f->ctx->mem, t, sizeof *t);
-    f->state = NULL;
+    if (t->recs) rt_free(ctx->mem, t->recs, sizeof(batched_entry) * (size_t)t->cap_recs);
+    rt_free(ctx->mem, t, sizeof *t);
+    ctx->cf_batch = NULL;
 }
-static const func_ops tables_ops = {"cf_batch_tables", tables_call, tables_free};
 
 /* The context's tables, made on first use (NULL on out of memory). */
 static batch_tables *tables_of(cj_ctx *ctx) {
-    for (cj_func *f = ctx->funcs; f; f = f->next)
-        if (f->ops == &tables_ops) return f->state;
-    batch_tables *t = rt_calloc(ctx->mem, sizeof *t);
-    if (!t) {
-        core_oom(ctx, "vmap of control flow");
-        return NULL;
+    if (!ctx->cf_batch) {
+        ctx->cf_batch = rt_calloc(ctx->mem, sizeof(batch_tables));
+        if (!ctx->cf_batch) core_oom(ctx, "vmap of control flow");
     }
-    cj_func *f = func_new(ctx, "cf_batch_tables", &tables_ops, 0, 0);
-    if (!f) {
-        rt_free(ctx->mem, t, sizeof *t);
-        return NULL;
-    }
-    f->state = t;
-    return t;
+    return ctx->cf_batch;
 }
 
 static cf_record *find_batched(cj_ctx *ctx, const batch_tables *t, const batched_key *key) {

@@ -77,8 +77,10 @@ int cf_bind(cj_ctx *ctx, const cf_record *rec, const cj_val *operands, cj_val *o
 
 /* Size of the autodiff bookkeeping a linear construct carries (ad.c). */
 size_t cf_lin_info_size(void);
-/* The vmap rules of the constructs (batch.c). */
+/* The vmap rules of the constructs (batch.c), and their per-context
+ * tables (freed with the records). */
 void cf_register_batch(void);
+void cf_batch_free(cj_ctx *ctx);
 /* The autodiff rules of the constructs (ad.c). */
 void cf_register_ad(void);
 /* Their text form for cj_make_jaxpr (print.c). */

@@ -75,6 +75,7 @@ cf_record *cf_record_get(cj_ctx *ctx, int id, const char *op) {
 }
 
 void cf_free_all(cj_ctx *ctx) {
+    cf_batch_free(ctx);
     for (int i = 0; i < ctx->n_cf_records; i++) {
         cf_record *rec = ctx->cf_records[i];
         for (int k = 0; k < rec->n_progs; k++) {

@@ -84,6 +84,7 @@ struct cj_ctx {
     int n_customs, cap_customs;
     struct cf_record **cf_records; /* control-flow records (control/record.c) */
     int n_cf_records, cap_cf_records;
+    void *cf_batch;                /* vmap's tables of batched records (control/batch.c) */
 };
 
 /* ---- errors ---- */
