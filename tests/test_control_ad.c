@@ -283,3 +283,66 @@ TEST(cf_ad_scan_checkpoint_saves_carries) {
     cj_string_free(ctx, r2);
     cj_ctx_free(ctx);
 }
+
+/* ---- composition: per-example gradients through a scan ---- */
+TEST(cf_ad_vmap_of_grad_of_scan) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static rnn r;
+    r.cell = cj_func_new(ctx, "cell", rnn_cell, 2, 2, &r);
+    cj_func *loss = cj_func_new(ctx, "rnn", rnn_loss, 3, 1, &r);
+    cj_func *g = cj_grad(loss, NULL); /* d loss / d W */
+    enum { B = 3 };
+    uint64_t seed = 31;
+    cj_val in[3];
+    rnn_inputs(ctx, in, 5);
+    cj_val xs_b = adc_uniform(ctx, 3, (int64_t[]){B, T_STEPS, H}, -1, 1, &seed);
+    int64_t axes[3] = {CJ_NOT_MAPPED, CJ_NOT_MAPPED, 0};
+    cj_vmap_opts vo = {axes, NULL, 0, 0, 0};
+    cj_val per, per_jit;
+    CHECK(cj_call(cj_vmap(g, &vo), (cj_val[]){in[0], in[1], xs_b}, &per) == CJ_OK);
+    CHECK(cj_call(cj_jit(cj_vmap(g, &vo), NULL), (cj_val[]){in[0], in[1], xs_b}, &per_jit) == CJ_OK);
+    CHECK_EQ_INT(cj_val_dim(per, 0), B);
+    for (int64_t b = 0; b < B; b++) {
+        int64_t ax = 0;
+        cj_val xb = cj_squeeze(cj_slice(xs_b, (int64_t[]){b, 0, 0}, (int64_t[]){b + 1, T_STEPS, H}, NULL), 1, &ax), d;
+        CHECK(cj_call(g, (cj_val[]){in[0], in[1], xb}, &d) == CJ_OK);
+        for (int i = 0; i < H * H; i++) {
+            CHECK_NEAR(at(per, b * H * H + i), at(d, i), 1e-12, 1e-13);
+            CHECK_NEAR(at(per_jit, b * H * H + i), at(d, i), 1e-12, 1e-13);
+        }
+    }
+    cj_ctx_free(ctx);
+}
+
+/* grad of a vmapped scan: the gradient of the batch's summed loss */
+static void f_sum_vmapped(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    cj_val per;
+    (void)ctx;
+    cj_call(u, in, &per);
+    out[0] = cj_sum(per, 0, NULL, 0);
+}
+
+TEST(cf_ad_grad_of_vmap_of_scan) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static rnn r;
+    r.cell = cj_func_new(ctx, "cell", rnn_cell, 2, 2, &r);
+    cj_func *loss = cj_func_new(ctx, "rnn", rnn_loss, 3, 1, &r);
+    enum { B = 2 };
+    uint64_t seed = 8;
+    cj_val in[3];
+    rnn_inputs(ctx, in, 6);
+    cj_val xs_b = adc_uniform(ctx, 3, (int64_t[]){B, T_STEPS, H}, -1, 1, &seed);
+    int64_t axes[3] = {CJ_NOT_MAPPED, CJ_NOT_MAPPED, 0};
+    cj_vmap_opts vo = {axes, NULL, 0, 0, 0};
+    cj_func *summed = cj_func_new(ctx, "summed", f_sum_vmapped, 3, 1, cj_vmap(loss, &vo));
+    cj_val dW, want = cj_zeros(ctx, CJ_F64, 2, (int64_t[]){H, H});
+    CHECK(cj_call(cj_grad(summed, NULL), (cj_val[]){in[0], in[1], xs_b}, &dW) == CJ_OK);
+    for (int64_t b = 0; b < B; b++) {
+        int64_t ax = 0;
+        cj_val xb = cj_squeeze(cj_slice(xs_b, (int64_t[]){b, 0, 0}, (int64_t[]){b + 1, T_STEPS, H}, NULL), 1, &ax), d;
+        CHECK(cj_call(cj_grad(loss, NULL), (cj_val[]){in[0], in[1], xb}, &d) == CJ_OK);
+        want = cj_add(want, d);
+    }
+    for (int i = 0; i < H * H; i++) CHECK_NEAR(at(dW, i), at(want, i), 1e-12, 1e-13);
+    cj_ctx_free(ctx);
+}
