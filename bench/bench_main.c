@@ -2,7 +2,8 @@
  * machine's limits, all measured in the same run, as ratios.
  *
  * Workloads (10^7 float32 unless stated): eager add, eager sin,
- * sin(x)*cos(x)+x*x eager and jitted, 1024x1024 matmul. Limits: copy
+ * sin(x)*cos(x)+x*x eager and jitted, 1024x1024 matmul, and a 1,000-step
+ * RNN scan under jit next to the same loop written in plain C. Limits: copy
  * bandwidth (a STREAM-style copy of the same size) and the GEMM rate of the
  * dot backend (OpenBLAS when linked, else cjax's built-in). Peers come from
  * bench/peers.py when python3 can import them; otherwise "missing".
@@ -74,6 +75,7 @@ typedef struct cj_arg {
     cj_val x, y, a, b, m, tiny;
     cj_func *jf, *jaxb, *jsoftmax, *jmlp_vmap, *jmlp_one, *jdots_vmap, *jdots_hand;
     cj_val mlp_in[5], mlp_rows[256], pairs[2];
+    struct rnn_arg *rnn;
 } cj_arg;
 
 static void sincos_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
@@ -209,6 +211,123 @@ static size_t vmap_peak_bytes(int64_t chunk, double *ms) {
     return peak;
 }
 
+/* ---- a 1,000-step RNN scan: h' = tanh(W h + U x_t + b), f32 ---- */
+#define RNN_STEPS 1000
+#define RNN_HID 256
+#define RNN_INP 64
+
+typedef struct rnn_arg {
+    cj_ctx *ctx;
+    cj_func *cell, *jrnn;
+    cj_val W, U, b;   /* set while rnn_fn is traced: the cell closes over them */
+    cj_val in[5];     /* W, U, b, h0, xs */
+    /* the plain C version's data (the same values) */
+    float *WT, *UT, *bias, *h0, *xs, *h, *hn;
+} rnn_arg;
+
+static void rnn_cell(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    rnn_arg *r = user;
+    (void)ctx;
+    out[0] = cj_tanh(cj_add(cj_add(cj_matmul(r->W, in[0]), cj_matmul(r->U, in[1])), r->b));
+}
+
+/* rnn(W, U, b, h0, xs) = h_T */
+static void rnn_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    rnn_arg *r = user;
+    (void)ctx;
+    r->W = in[0], r->U = in[1], r->b = in[2];
+    cj_scan(r->cell, 1, &in[3], 1, &in[4], NULL, &out[0], NULL);
+}
+
+static void w_rnn_scan(void *p) {
+    rnn_arg *r = ((cj_arg *)p)->rnn;
+    cj_scope_begin(r->ctx);
+    cj_val o;
+    cj_call(r->jrnn, r->in, &o);
+    cj_scope_end(r->ctx, 0, NULL);
+}
+
+/* The same computation as a straightforward C loop, single-threaded like
+ * the scan's body at this size. Not deliberately slow: the weights are
+ * kept transposed so each matvec is a sequence of axpys over contiguous
+ * columns, which the compiler vectorizes (-O3 -march=native) without
+ * reassociating any sum; tanhf is libm's. */
+static void rnn_c_loop(rnn_arg *r) {
+    float *h = r->h, *hn = r->hn;
+    memcpy(h, r->h0, sizeof(float) * RNN_HID);
+    for (int t = 0; t < RNN_STEPS; t++) {
+        const float *x = r->xs + (size_t)t * RNN_INP;
+        memcpy(hn, r->bias, sizeof(float) * RNN_HID);
+        for (int j = 0; j < RNN_HID; j++) {
+            const float *col = r->WT + (size_t)j * RNN_HID;
+            for (int i = 0; i < RNN_HID; i++) hn[i] += col[i] * h[j];
+        }
+        for (int j = 0; j < RNN_INP; j++) {
+            const float *col = r->UT + (size_t)j * RNN_HID;
+            for (int i = 0; i < RNN_HID; i++) hn[i] += col[i] * x[j];
+        }
+        for (int i = 0; i < RNN_HID; i++) hn[i] = tanhf(hn[i]);
+        float *tmp = h;
+        h = hn, hn = tmp;
+    }
+    if (h != r->h) memcpy(r->h, h, sizeof(float) * RNN_HID);
+}
+static void w_rnn_c(void *p) { rnn_c_loop(((cj_arg *)p)->rnn); }
+
+/* Builds the inputs (weights scaled so h stays away from saturation), the
+ * jitted scan and the C side's copies. Returns 0 or -1. */
+static int rnn_setup(cj_ctx *ctx, rnn_arg *r, const cj_jit_opts *wait) {
+    memset(r, 0, sizeof *r);
+    r->ctx = ctx;
+    int64_t dw[2] = {RNN_HID, RNN_HID}, du[2] = {RNN_HID, RNN_INP}, dx[2] = {RNN_STEPS, RNN_INP}, dh = RNN_HID;
+    r->in[0] = cj_reshape(cj_mul(cj_sin(cj_linspace(ctx, 0, 300, RNN_HID * RNN_HID, CJ_F32)), cj_scalar(ctx, 0.06)),
+                          2, dw);
+    r->in[1] = cj_reshape(cj_mul(cj_cos(cj_linspace(ctx, 0, 100, RNN_HID * RNN_INP, CJ_F32)), cj_scalar(ctx, 0.1)),
+                          2, du);
+    r->in[2] = cj_mul(cj_sin(cj_linspace(ctx, 0, 7, RNN_HID, CJ_F32)), cj_scalar(ctx, 0.1));
+    r->in[3] = cj_zeros(ctx, CJ_F32, 1, &dh);
+    r->in[4] = cj_reshape(cj_sin(cj_linspace(ctx, 0, 50, RNN_STEPS * RNN_INP, CJ_F32)), 2, dx);
+    r->cell = cj_func_new(ctx, "rnn_cell", rnn_cell, 2, 1, r);
+    r->jrnn = cj_jit(cj_func_new(ctx, "rnn", rnn_fn, 5, 1, r), wait);
+    float *W = malloc(sizeof(float) * RNN_HID * RNN_HID), *U = malloc(sizeof(float) * RNN_HID * RNN_INP);
+    r->WT = malloc(sizeof(float) * RNN_HID * RNN_HID);
+    r->UT = malloc(sizeof(float) * RNN_HID * RNN_INP);
+    r->bias = malloc(sizeof(float) * RNN_HID);
+    r->h0 = malloc(sizeof(float) * RNN_HID);
+    r->h = malloc(sizeof(float) * RNN_HID);
+    r->hn = malloc(sizeof(float) * RNN_HID);
+    r->xs = malloc(sizeof(float) * RNN_STEPS * RNN_INP);
+    int ok = W && U && r->WT && r->UT && r->bias && r->h0 && r->h && r->hn && r->xs &&
+             cj_read(r->in[0], W, sizeof(float) * RNN_HID * RNN_HID) == CJ_OK &&
+             cj_read(r->in[1], U, sizeof(float) * RNN_HID * RNN_INP) == CJ_OK &&
+             cj_read(r->in[2], r->bias, sizeof(float) * RNN_HID) == CJ_OK &&
+             cj_read(r->in[3], r->h0, sizeof(float) * RNN_HID) == CJ_OK &&
+             cj_read(r->in[4], r->xs, sizeof(float) * RNN_STEPS * RNN_INP) == CJ_OK;
+    if (ok) {
+        for (int i = 0; i < RNN_HID; i++) {
+            for (int j = 0; j < RNN_HID; j++) r->WT[j * RNN_HID + i] = W[i * RNN_HID + j];
+            for (int j = 0; j < RNN_INP; j++) r->UT[j * RNN_HID + i] = U[i * RNN_INP + j];
+        }
+    }
+    free(W), free(U);
+    return ok ? 0 : -1;
+}
+
+static void rnn_free(rnn_arg *r) {
+    free(r->WT), free(r->UT), free(r->bias), free(r->h0), free(r->h), free(r->hn), free(r->xs);
+}
+
+/* The scan's result against the C loop's (they should agree to rounding). */
+static double rnn_max_diff(rnn_arg *r) {
+    float got[RNN_HID];
+    cj_val o;
+    if (cj_call(r->jrnn, r->in, &o) != CJ_OK || cj_read(o, got, sizeof got) != CJ_OK) return NAN;
+    rnn_c_loop(r);
+    double worst = 0;
+    for (int i = 0; i < RNN_HID; i++) worst = fmax(worst, fabs((double)got[i] - r->h[i]));
+    return worst;
+}
+
 static void w_tiny_jit(void *p) { /* 1000 cached calls on a 4-element array */
     cj_arg *c = p;
     for (int i = 0; i < 1000; i++) SCOPED(cj_val o; cj_call(c->jaxb, &c->tiny, &o));
@@ -296,8 +415,10 @@ int main(void) {
     c.pairs[1] = cj_reshape(cj_linspace(ctx, 1, -1, 16000000, CJ_F32), 2, dp);
     c.jdots_vmap = cj_jit(cj_vmap(cj_func_new(ctx, "dot", dot_one, 2, 1, NULL), NULL), &wait);
     c.jdots_hand = cj_jit(cj_func_new(ctx, "dots", dot_hand, 2, 1, NULL), &wait);
-    if (cj_error(ctx)) {
-        fprintf(stderr, "bench: %s\n", cj_error_message(ctx));
+    rnn_arg rnn;
+    c.rnn = &rnn;
+    if (rnn_setup(ctx, &rnn, &wait) != 0 || cj_error(ctx)) {
+        fprintf(stderr, "bench: %s\n", cj_error(ctx) ? cj_error_message(ctx) : "out of memory");
         return 1;
     }
 
@@ -324,13 +445,18 @@ int main(void) {
         {"MLP fwd loop of 256 jit", "mlp_loop", w_mlp_loop, 0, 0, NULL},
         {"1e6 dots jit(vmap)", "dots_vmap", w_dots_vmap, 2.0 * 4 * 16e6, 0, NULL},
         {"1e6 dots hand-batched", "dots_hand", w_dots_hand, 2.0 * 4 * 16e6, 0, NULL},
+        {"RNN 1000-step scan jit", "rnn_scan", w_rnn_scan, 0, 0, "rnn_scan_jit"},
+        {"RNN 1000 steps plain C", "rnn_c", w_rnn_c, 0, 0, NULL},
     };
+    double t_rnn_scan = 0, t_rnn_c = 0;
     printf("%-22s %10s %12s %10s %10s %10s %10s\n", "workload", "cjax ms", "of limit", "numpy ms",
            "cjax/np", "jax ms", "cjax/jax");
     FILE *js = fopen("bench/results/latest.json", "w");
     if (js) fprintf(js, "{\"copy_gbs\": %.2f, \"sgemm_gflops\": %.2f, \"rows\": [\n", bw, gflops);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         double t = median_ms(rows[i].fn, &c);
+        if (rows[i].fn == w_rnn_scan) t_rnn_scan = t;
+        if (rows[i].fn == w_rnn_c) t_rnn_c = t;
         char limit[32], np_s[16] = "missing", npr[16] = "-", jx_s[16] = "missing", jxr[16] = "-";
         if (rows[i].bytes > 0)
             snprintf(limit, sizeof limit, "%.0f%% bw", 100.0 * rows[i].bytes / (t * 1e6) / bw);
@@ -361,6 +487,10 @@ int main(void) {
         fclose(js);
     }
     if (!peers) printf("\n(peers missing: `pip install numpy jax` to compare)\n");
+    printf("\nRNN scan (1000 steps, hidden %d, input %d, f32, jit cc): %.2f ms = %.1f us/step; plain C loop %.2f ms; "
+           "scan/C %.2fx (target <= 1.3x); max |h_scan - h_C| %.2g\n",
+           RNN_HID, RNN_INP, t_rnn_scan, 1e3 * t_rnn_scan / RNN_STEPS, t_rnn_c, t_rnn_scan / t_rnn_c,
+           rnn_max_diff(&rnn));
     double t_whole, t_chunked;
     size_t p_whole = vmap_peak_bytes(0, &t_whole), p_chunked = vmap_peak_bytes(8, &t_chunked);
     printf("\nvmap of a 512x512 outer product per example, 128 examples (eager): peak %.1f MiB in %.1f ms at once, "
@@ -375,6 +505,7 @@ int main(void) {
                info.compile_error);
     printf("\ncjax/peer < 1 means cjax is faster. Ratios are within this run; the machine is noisy.\n");
     free(peers);
+    rnn_free(&rnn);
     free(src), free(dst), free(ga), free(gb), free(gc);
     cj_ctx_free(ctx);
     return 0;

@@ -77,7 +77,10 @@ def jax_side():
             return v
         jax.jit(ten_ops)(tiny).block_until_ready()
 
+    rnn_scan = jax_rnn_scan()
+
     return {
+        "rnn_scan_jit": median_ms(rnn_scan),
         "first_call": median_ms(first_call),
         "axb_jit": median_ms(lambda: axb(x).block_until_ready()),
         "softmax_jit": median_ms(lambda: sm(m).block_until_ready()),
@@ -85,6 +88,28 @@ def jax_side():
         "sincos_jit": median_ms(lambda: f(x).block_until_ready()),
         "matmul_1024": median_ms(lambda: mm(a, b).block_until_ready()),
     }
+
+
+def jax_rnn_scan():
+    """bench_main.c's RNN: 1,000 steps of h' = tanh(W h + U x_t + b), hidden
+    256, input 64, f32, as lax.scan under jax.jit; returns the timed call."""
+    import jax
+    import jax.numpy as jnp
+    steps, hid, inp = 1000, 256, 64
+    w = (jnp.sin(jnp.linspace(0, 300, hid * hid, dtype=jnp.float32)) * 0.06).reshape(hid, hid)
+    u = (jnp.cos(jnp.linspace(0, 100, hid * inp, dtype=jnp.float32)) * 0.1).reshape(hid, inp)
+    b = jnp.sin(jnp.linspace(0, 7, hid, dtype=jnp.float32)) * 0.1
+    h0 = jnp.zeros(hid, jnp.float32)
+    xs = jnp.sin(jnp.linspace(0, 50, steps * inp, dtype=jnp.float32)).reshape(steps, inp)
+
+    @jax.jit
+    def rnn(w, u, b, h0, xs):
+        def cell(h, x):
+            return jnp.tanh(w @ h + u @ x + b), None
+        h, _ = jax.lax.scan(cell, h0, xs)
+        return h
+
+    return lambda: rnn(w, u, b, h0, xs).block_until_ready()
 
 
 def jax_autodiff():

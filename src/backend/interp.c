@@ -130,6 +130,8 @@ void program_free(cj_ctx *ctx, program *p) {
     native_free(ctx, p);
     if (p->arena) rt_data_free(ctx->mem, p->arena, p->arena_cap);
     if (p->scratch) rt_data_free(ctx->mem, p->scratch, p->scratch_cap);
+    if (p->c && p->run_buf) rt_free(ctx->mem, p->run_buf, sizeof(char *) * (size_t)(p->c->ir->n_vars + 1));
+    if (p->c && p->run_arrays) rt_free(ctx->mem, p->run_arrays, sizeof(rt_array *) * (size_t)(p->c->ir->n_vars + 1));
     if (p->c) {
         if (p->maps) rt_free(ctx->mem, p->maps, sizeof(leaf_map) * (size_t)(p->c->ir->n_eqns + 1));
         if (p->slot) rt_free(ctx->mem, p->slot, sizeof(int) * (size_t)(p->c->ir->n_vars + 1));
@@ -520,8 +522,26 @@ int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, ui
         if (!p->scratch) return core_oom(ctx, "jit: tile scratch");
     }
     size_t nv = (size_t)ir->n_vars + 1;
-    char **buf = rt_calloc(ctx->mem, sizeof(char *) * nv);
-    rt_array **arrays = rt_calloc(ctx->mem, sizeof(rt_array *) * nv);
+    /* the tables are kept in the program, so a run in steady state makes
+     * no allocator call; a nested run of the same program gets its own */
+    int own_tables = p->running;
+    if (!own_tables && !p->run_buf) {
+        p->run_buf = rt_calloc(ctx->mem, sizeof(char *) * nv);
+        p->run_arrays = rt_calloc(ctx->mem, sizeof(rt_array *) * nv);
+        if (!p->run_buf || !p->run_arrays) {
+            if (p->run_buf) rt_free(ctx->mem, p->run_buf, sizeof(char *) * nv);
+            if (p->run_arrays) rt_free(ctx->mem, p->run_arrays, sizeof(rt_array *) * nv);
+            p->run_buf = NULL, p->run_arrays = NULL;
+            return core_oom(ctx, "jit: running a program");
+        }
+    }
+    char **buf = own_tables ? rt_calloc(ctx->mem, sizeof(char *) * nv) : p->run_buf;
+    rt_array **arrays = own_tables ? rt_calloc(ctx->mem, sizeof(rt_array *) * nv) : p->run_arrays;
+    if (!own_tables) {
+        memset(buf, 0, sizeof(char *) * nv);
+        memset(arrays, 0, sizeof(rt_array *) * nv);
+        p->running = 1;
+    }
     int status = 0;
     if (!buf || !arrays) {
         status = core_oom(ctx, "jit: running a program");
@@ -559,10 +579,13 @@ int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, ui
     if (status == 0)
         for (int i = 0; i < ir->n_out; i++) out[i] = rt_array_ref(arrays[ir->out[i]]);
 done:
-    if (arrays) {
+    if (arrays)
         for (size_t v = 0; v < nv; v++) rt_array_unref(arrays[v]);
-        rt_free(ctx->mem, arrays, sizeof(rt_array *) * nv);
+    if (own_tables) {
+        if (arrays) rt_free(ctx->mem, arrays, sizeof(rt_array *) * nv);
+        if (buf) rt_free(ctx->mem, buf, sizeof(char *) * nv);
+    } else {
+        p->running = 0;
     }
-    if (buf) rt_free(ctx->mem, buf, sizeof(char *) * nv);
     return status;
 }

@@ -34,6 +34,9 @@ struct program {
     int n_scratch;
     atomic_int busy[MAX_SCRATCH];
     int *eqn_kernel;     /* per equation: its kernel */
+    char **run_buf;      /* program_run's per-variable tables, kept between */
+    rt_array **run_arrays; /* runs (a loop body runs once per step) */
+    int running;         /* a run is under way: a nested one allocates its own */
 
     /* the generated-code backend (native.c) */
     cj_backend mode;

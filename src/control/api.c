@@ -91,11 +91,16 @@ static cj_status finish(cj_ctx *ctx, cf_record *rec, const cj_val *operands, cj_
     return ctx->err;
 }
 
+/* Every failing construct leaves error values in all its outputs (so a
+ * caller that checks only at the end never meets an unset handle). */
+static cj_status fail_outputs(cj_ctx *ctx, cj_status st, int n, cj_val *out) {
+    if (st != CJ_OK && ctx && out && n > 0) set_errors(ctx, n, out);
+    return st;
+}
+
 /* ---- cond and switch ---- */
-cj_status cj_switch(cj_val index, int n_branches, cj_func *const *branches, int n_ops, const cj_val *operands,
-                    cj_val *out) {
-    cj_ctx *ctx = index.ctx;
-    if (!ctx) return CJ_ERR_ARG;
+static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func *const *branches, int n_ops,
+                             const cj_val *operands, cj_val *out) {
     if (ctx->err) return ctx->err;
     const char *op = n_branches == 2 ? "cond" : "switch";
     if (n_branches < 1 || n_branches > CF_MAX_BRANCHES || !branches || !out)
@@ -149,31 +154,50 @@ cj_status cj_switch(cj_val index, int n_branches, cj_func *const *branches, int 
     return finish(ctx, rec, ops, out);
 }
 
+cj_status cj_switch(cj_val index, int n_branches, cj_func *const *branches, int n_ops, const cj_val *operands,
+                    cj_val *out) {
+    cj_ctx *ctx = index.ctx;
+    if (!ctx) return CJ_ERR_ARG;
+    cj_status st = switch_impl(ctx, index, n_branches, branches, n_ops, operands, out);
+    int n_out = 0; /* as many as the first branch given says */
+    for (int b = 0; b < n_branches && b < CF_MAX_BRANCHES && branches && !n_out; b++)
+        if (branches[b]) n_out = branches[b]->n_out;
+    return fail_outputs(ctx, st, n_out, out);
+}
+
 cj_status cj_cond(cj_val pred, cj_func *true_f, cj_func *false_f, int n_ops, const cj_val *operands, cj_val *out) {
     cj_func *branches[2] = {false_f, true_f}; /* index 0 = false */
+    cj_ctx *ctx = pred.ctx;
+    /* lax.cond reads an integer predicate as pred != 0 (a switch would
+     * clamp it: -3 would pick the false branch) */
+    if (ctx && !ctx->err && !cj_is_error(pred) && cj_val_rank(pred) == 0) {
+        cj_dtype dt = cj_val_dtype(pred);
+        if (dt != CJ_BOOL && !rt_is_float(dt)) pred = cj_ne(pred, cj_scalar_int(ctx, 0));
+    }
     return cj_switch(pred, 2, branches, n_ops, operands, out);
 }
 
 /* ---- loops ---- */
 /* Checks a loop body's outputs against its carries (dtype and shape; a
- * weakly typed initial value may become strong). */
+ * weakly typed initial value may become strong). The first `hidden`
+ * carries are not the user's (fori_loop's counter): messages count from
+ * after them. */
 static int check_carries(cj_ctx *ctx, const char *op, const cf_record *rec, int k, const rt_aval *carry,
-                         int n_carry, const char *fname) {
+                         int n_carry, int hidden, const char *fname) {
     for (int i = 0; i < n_carry; i++) {
         const rt_aval *o = prog_out(rec, k, i);
         if (!same_type(o, &carry[i])) {
             char a[96], b[96];
             return core_error(ctx, CJ_ERR_SHAPE,
                               "%s: '%s' must return its carries unchanged in type: carry %d enters as %s and leaves as %s",
-                              op, fname, i, type_str(&carry[i], a, sizeof a), type_str(o, b, sizeof b));
+                              op, fname, i - hidden, type_str(&carry[i], a, sizeof a), type_str(o, b, sizeof b));
         }
     }
     return 0;
 }
 
-cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init, cj_val *out) {
-    if (!cond_f || !body_f) return CJ_ERR_ARG;
-    cj_ctx *ctx = cond_f->ctx;
+static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init,
+                            cj_val *out) {
     if (ctx->err) return ctx->err;
     if (!out || cond_f->n_in != n_carry || cond_f->n_out != 1 || body_f->n_in != n_carry || body_f->n_out != n_carry) {
         core_error(ctx, CJ_ERR_ARG,
@@ -199,12 +223,18 @@ cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_
         return ctx->err;
     }
     if (trace_prog(ctx, rec, &bj, n_carry, avals, n_carry, "while_loop body", ops) != 0 ||
-        check_carries(ctx, "while_loop", rec, 1, avals, n_carry, body_f->name) != 0) {
+        check_carries(ctx, "while_loop", rec, 1, avals, n_carry, 0, body_f->name) != 0) {
         set_errors(ctx, n_carry, out);
         return ctx->err;
     }
     for (int i = 0; i < n_carry; i++) rec->out[i] = *prog_out(rec, 1, i);
     return finish(ctx, rec, ops, out);
+}
+
+cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init, cj_val *out) {
+    if (!cond_f || !body_f) return CJ_ERR_ARG;
+    cj_ctx *ctx = cond_f->ctx;
+    return fail_outputs(ctx, while_impl(ctx, cond_f, body_f, n_carry, init, out), n_carry, out);
 }
 
 /* The scan behind scan and fori_loop. */
@@ -240,7 +270,7 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
     char what[300];
     snprintf(what, sizeof what, "%s body (%s)", op, f->name);
     if (trace_prog(ctx, rec, job, n_carry + n_xs, avals, n_body_out, what, ops) != 0 ||
-        check_carries(ctx, op, rec, 0, avals, n_carry, f->name) != 0)
+        check_carries(ctx, op, rec, 0, avals, n_carry, job->kind, f->name) != 0)
         return ctx->err;
     rec->n_out = n_body_out;
     for (int i = 0; i < n_carry; i++) rec->out[i] = *prog_out(rec, 0, i);
@@ -260,10 +290,8 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
     return st;
 }
 
-cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
-                  const cj_scan_opts *opts, cj_val *carry_out, cj_val *ys) {
-    if (!body) return CJ_ERR_ARG;
-    cj_ctx *ctx = body->ctx;
+static cj_status scan_args(cj_ctx *ctx, cj_func *body, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
+                           const cj_scan_opts *opts, cj_val *carry_out, cj_val *ys) {
     if (ctx->err) return ctx->err;
     if (!carry_out || n_carry < 0 || n_xs < 0 || body->n_in != n_carry + n_xs || body->n_out < n_carry ||
         (body->n_out > n_carry && !ys)) {
@@ -278,7 +306,13 @@ cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs, cons
     else if (n_xs > 0) {
         const core_value *x0 = core_get(xs[0], "scan");
         if (!x0) return ctx->err;
-        length = x0->aval.rank > 0 ? x0->aval.dims[0] : -1;
+        if (x0->aval.rank == 0) {
+            char t[96];
+            core_error(ctx, CJ_ERR_SHAPE, "scan: xs 0 has type %s; every xs needs a leading axis to scan along",
+                       type_str(&x0->aval, t, sizeof t));
+            return ctx->err;
+        }
+        length = x0->aval.dims[0];
     }
     if (length < 0) {
         core_error(ctx, CJ_ERR_ARG, "scan: with no xs the length must be given (opts.length and has_length)");
@@ -288,16 +322,24 @@ cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs, cons
     return scan_impl("scan", &job, n_carry, init, n_xs, xs, length, opts && opts->reverse, carry_out, ys);
 }
 
-cj_status cj_fori_loop(int64_t lower, int64_t upper, cj_func *body, int n_carry, const cj_val *init, cj_val *out) {
+cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
+                  const cj_scan_opts *opts, cj_val *carry_out, cj_val *ys) {
     if (!body) return CJ_ERR_ARG;
     cj_ctx *ctx = body->ctx;
+    cj_status st = scan_args(ctx, body, n_carry, init, n_xs, xs, opts, carry_out, ys);
+    fail_outputs(ctx, st, n_carry, carry_out);
+    return fail_outputs(ctx, st, body->n_out - n_carry, ys);
+}
+
+static cj_status fori_impl(cj_ctx *ctx, int64_t lower, int64_t upper, cj_func *body, int n_carry, const cj_val *init,
+                           cj_val *out) {
     if (ctx->err) return ctx->err;
     if (!out || n_carry < 0 || n_carry > 63 || body->n_in != n_carry + 1 || body->n_out != n_carry) {
         core_error(ctx, CJ_ERR_ARG, "fori_loop: the body takes the index and the %d carries and returns the carries",
                    n_carry);
         return ctx->err;
     }
-    if (lower < INT32_MIN || upper > INT32_MAX) {
+    if (lower < INT32_MIN || lower > INT32_MAX || upper < INT32_MIN || upper > INT32_MAX) {
         core_error(ctx, CJ_ERR_ARG, "fori_loop: bounds must fit int32 (the index is i32, as in JAX)");
         return ctx->err;
     }
@@ -310,4 +352,10 @@ cj_status cj_fori_loop(int64_t lower, int64_t upper, cj_func *body, int n_carry,
     cj_status st = scan_impl("fori_loop", &job, n_carry + 1, carries, 0, NULL, length, 0, res, NULL);
     for (int i = 0; i < n_carry; i++) out[i] = st == CJ_OK ? res[1 + i] : core_err_val(ctx);
     return st;
+}
+
+cj_status cj_fori_loop(int64_t lower, int64_t upper, cj_func *body, int n_carry, const cj_val *init, cj_val *out) {
+    if (!body) return CJ_ERR_ARG;
+    cj_ctx *ctx = body->ctx;
+    return fail_outputs(ctx, fori_impl(ctx, lower, upper, body, n_carry, init, out), n_carry, out);
 }

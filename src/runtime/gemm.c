@@ -388,11 +388,77 @@ static int cblas_layout_ok(int64_t m, int64_t n, int64_t k, int ta, int tb,
 }
 #endif
 
+/* ---- matrix times vector ---- */
+/* A product with one row or one column (m == 1 or n == 1: a loop step's
+ * W·h) is a matrix-vector product. Through GEMM it pays for packing the
+ * whole matrix on every call (OpenBLAS's sgemm_oncopy took 40% of an RNN
+ * step); a dot or an axpy per row reads it once, in place. A contiguous
+ * dot keeps 8 partial sums (independent lanes the compiler vectorises,
+ * combined in a fixed order), so results are deterministic. */
+#define GEMV_DEFINE(T, SFX)                                                                                   \
+    static T dot_##SFX(const T *a, const T *b, int64_t k) {                                                   \
+        T acc[8] = {0};                                                                                        \
+        int64_t p = 0;                                                                                         \
+        for (; p + 8 <= k; p += 8)                                                                             \
+            for (int l = 0; l < 8; l++) acc[l] += a[p + l] * b[p + l];                                         \
+        T sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));             \
+        for (; p < k; p++) sum += a[p] * b[p];                                                                 \
+        return sum;                                                                                            \
+    }                                                                                                          \
+    static void gemv_##SFX(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda, int ta, const T *B,      \
+                           int64_t ldb, int tb, T *C, int64_t ldc, int acc) {                                 \
+        if (n == 1) { /* C[i] = sum_p opA[i,p] opB[p]; opB[p] = B[p*ldb] or B[p] */                            \
+            int64_t sb = tb ? 1 : ldb;                                                                         \
+            for (int64_t i = 0; i < m; i++) {                                                                  \
+                T sum = 0;                                                                                     \
+                if (!ta && sb == 1)                                                                            \
+                    sum = dot_##SFX(A + i * lda, B, k);                                                        \
+                else                                                                                           \
+                    for (int64_t p = 0; p < k; p++) sum += (ta ? A[p * lda + i] : A[i * lda + p]) * B[p * sb]; \
+                C[i * ldc] = acc ? C[i * ldc] + sum : sum;                                                     \
+            }                                                                                                  \
+            return;                                                                                            \
+        }                                                                                                      \
+        /* m == 1: C[j] = sum_p opA[p] opB[p,j]; opA[p] = A[p] or A[p*lda] */                                  \
+        int64_t sa = ta ? lda : 1;                                                                             \
+        if (!tb) { /* rows of B are contiguous: accumulate a[p] * B[p,:] */                                    \
+            for (int64_t j = 0; j < n; j++) C[j] = acc ? C[j] : 0;                                             \
+            for (int64_t p = 0; p < k; p++) {                                                                  \
+                T a = A[p * sa];                                                                               \
+                const T *row = B + p * ldb;                                                                    \
+                for (int64_t j = 0; j < n; j++) C[j] += a * row[j];                                            \
+            }                                                                                                  \
+            return;                                                                                            \
+        }                                                                                                      \
+        for (int64_t j = 0; j < n; j++) {                                                                      \
+            T sum = 0;                                                                                         \
+            if (sa == 1)                                                                                       \
+                sum = dot_##SFX(B + j * ldb, A, k);                                                            \
+            else                                                                                               \
+                for (int64_t p = 0; p < k; p++) sum += A[p * sa] * B[j * ldb + p];                             \
+            C[j] = acc ? C[j] + sum : sum;                                                                     \
+        }                                                                                                      \
+    }
+GEMV_DEFINE(float, f32)
+GEMV_DEFINE(double, f64)
+
+/* Matrix-vector products small enough to run on one thread: above this
+ * the built-in GEMM (or BLAS) spreads the work over the pool. */
+#define GEMV_MAX_ELEMS (1 << 20)
+
+static int is_gemv(int64_t m, int64_t n, int64_t k) {
+    return (m == 1 || n == 1) && m > 0 && n > 0 && k > 0 && m * n * k <= GEMV_MAX_ELEMS;
+}
+
 /* OpenBLAS brings its own thread pool, so the call is not wrapped in
  * rt_parallel_for (two pools on two cores oversubscribe, MEASURED.md). */
 void rt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                  int trans_a, const float *B, int64_t ldb, int trans_b, float *C,
                  int64_t ldc, int accumulate) {
+    if (is_gemv(m, n, k)) {
+        gemv_f32(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+        return;
+    }
 #ifdef CJAX_HAVE_CBLAS
     if (m > 0 && n > 0 && k > 0 &&
         cblas_layout_ok(m, n, k, trans_a, trans_b, &lda, &ldb, &ldc)) {
@@ -408,6 +474,10 @@ void rt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
 void rt_gemm_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
                  int trans_a, const double *B, int64_t ldb, int trans_b, double *C,
                  int64_t ldc, int accumulate) {
+    if (is_gemv(m, n, k)) {
+        gemv_f64(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+        return;
+    }
 #ifdef CJAX_HAVE_CBLAS
     if (m > 0 && n > 0 && k > 0 &&
         cblas_layout_ok(m, n, k, trans_a, trans_b, &lda, &ldb, &ldc)) {
