@@ -346,3 +346,27 @@ TEST(cf_ad_grad_of_vmap_of_scan) {
     for (int i = 0; i < H * H; i++) CHECK_NEAR(at(dW, i), at(want, i), 1e-12, 1e-13);
     cj_ctx_free(ctx);
 }
+
+/* ---- a construct run again keeps its record and compiled bodies ---- */
+TEST(cf_records_reused_across_calls) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static rnn r;
+    r.cell = cj_func_new(ctx, "cell", rnn_cell, 2, 2, &r);
+    cj_func *loss = cj_func_new(ctx, "rnn", rnn_loss, 3, 1, &r);
+    cj_val in[3], y;
+    rnn_inputs(ctx, in, 2);
+    CHECK(cj_call(loss, in, &y) == CJ_OK);
+    int after_first = ctx->n_cf_records;
+    double first = cj_item_or_nan(y);
+    for (int i = 0; i < 20; i++) {
+        /* new weights each time: read from outside the body, so not baked in */
+        cj_scope_begin(ctx);
+        cj_val w2 = cj_mul(in[0], cj_scalar_typed(ctx, 1.0 + i * 0.01, CJ_F64)), y2;
+        CHECK(cj_call(loss, (cj_val[]){w2, in[1], in[2]}, &y2) == CJ_OK);
+        if (i == 0) CHECK_NEAR(cj_item_or_nan(y2), first, 0, 0);
+        if (i == 5) CHECK(fabs(cj_item_or_nan(y2) - first) > 1e-6);
+        cj_scope_end(ctx, 0, NULL);
+    }
+    CHECK_EQ_INT(ctx->n_cf_records, after_first);
+    cj_ctx_free(ctx);
+}

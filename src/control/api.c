@@ -75,6 +75,7 @@ static const rt_aval *prog_out(const cf_record *rec, int k, int j) {
 
 /* Runs now when nothing is traced, else binds. */
 static cj_status finish(cj_ctx *ctx, cf_record *rec, const cj_val *operands, cj_val *out) {
+    rec = cf_record_dedupe(ctx, rec);
     int concrete = ctx->dynamic_level == 0;
     for (int i = 0; i < rec->n_operands && concrete; i++) concrete = core_peek(operands[i])->kind == VALUE_ARRAY;
     if (!concrete) {

@@ -58,11 +58,11 @@ typedef struct cf_record {
 /* A new record (zeroed but for kind and id) in ctx's table, or NULL on out
  * of memory. It owns the programs put in it. */
 cf_record *cf_record_new(cj_ctx *ctx, cf_kind kind);
-/* The record for a construct built in `tmp` (not in the table; its
- * programs pass to the result): an existing record describing the same
- * construct — a construct run again, eagerly in a loop or in a new trace,
- * keeps its compiled bodies — or a new one. NULL on out of memory. */
-cf_record *cf_record_intern(cj_ctx *ctx, cf_record *tmp);
+/* A construct just built in `rec` may repeat an earlier one (run again
+ * eagerly in a loop, or traced again): then the earlier record, with its
+ * compiled bodies, is returned and rec is dropped (freed when it is the
+ * newest record, else left empty); otherwise rec. */
+cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec);
 /* The record of an id, or NULL after recording an error naming `op`. */
 cf_record *cf_record_get(cj_ctx *ctx, int id, const char *op);
 

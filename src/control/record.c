@@ -46,24 +46,19 @@ static int same_record(const cf_record *a, const cf_record *b) {
     return 1;
 }
 
-cf_record *cf_record_intern(cj_ctx *ctx, cf_record *tmp) {
+cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec) {
     /* the most recent records first: a construct in a loop was made last */
-    for (int i = ctx->n_cf_records - 1, seen = 0; i >= 0 && seen < 256; i--, seen++)
-        if (same_record(ctx->cf_records[i], tmp)) {
-            for (int k = 0; k < tmp->n_progs; k++) ir_free(tmp->progs[k]);
-            tmp->n_progs = 0;
-            return ctx->cf_records[i];
+    for (int i = rec->id - 1, seen = 0; i >= 0 && seen < 256; i--, seen++) {
+        cf_record *old = ctx->cf_records[i];
+        if (!same_record(old, rec)) continue;
+        for (int k = 0; k < rec->n_progs; k++) ir_free(rec->progs[k]);
+        rec->n_progs = 0;
+        if (rec->id == ctx->n_cf_records - 1) { /* the usual case: drop it */
+            ctx->n_cf_records--;
+            rt_free(ctx->mem, rec, sizeof *rec);
         }
-    cf_record *rec = cf_record_new(ctx, tmp->kind);
-    if (!rec) {
-        for (int k = 0; k < tmp->n_progs; k++) ir_free(tmp->progs[k]);
-        tmp->n_progs = 0;
-        return NULL;
+        return old;
     }
-    int id = rec->id;
-    *rec = *tmp;
-    rec->id = id;
-    tmp->n_progs = 0;
     return rec;
 }
 
