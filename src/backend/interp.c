@@ -452,7 +452,7 @@ static void run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf)
 
 /* ---- SINGLE kernels ---- */
 /* A control-flow construct's kernel: one run, every output written. */
-static int run_construct(cj_ctx *ctx, const ir_func *ir, const kernel *K, char *const *buf) {
+static int run_construct(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const kernel *K, char *const *buf) {
     const ir_eqn *e = &ir->eqns[K->eqns[0]];
     const int *in = ir_eqn_inputs(ir, e);
     cf_record *rec = cf_record_get(ctx, e->params.flag, prim_names[e->prim]);
@@ -467,7 +467,7 @@ static int run_construct(cj_ctx *ctx, const ir_func *ir, const kernel *K, char *
         hdr[i].mem = ctx->mem;
         args[i] = &hdr[i];
     }
-    if (cf_run(ctx, rec, args, res) != 0) return -1;
+    if (cf_run(ctx, rec, mode, args, res) != 0) return -1;
     for (int j = 0; j < K->n_eqns; j++) {
         const ir_eqn *f = &ir->eqns[K->eqns[j]];
         size_t n = rt_aval_nbytes(&ir->vars[f->out]);
@@ -477,9 +477,9 @@ static int run_construct(cj_ctx *ctx, const ir_func *ir, const kernel *K, char *
     return 0;
 }
 
-static int run_single(cj_ctx *ctx, const ir_func *ir, const kernel *K, char *const *buf) {
+static int run_single(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const kernel *K, char *const *buf) {
     const ir_eqn *e = &ir->eqns[K->eqns[0]];
-    if (cf_is_prim(e->prim)) return run_construct(ctx, ir, K, buf);
+    if (cf_is_prim(e->prim)) return run_construct(ctx, mode, ir, K, buf); /* bodies as the program's own backend */
     const int *in = ir_eqn_inputs(ir, e);
     rt_array hdr[64], out;
     rt_array *args[64];
@@ -573,7 +573,7 @@ int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, ui
         } else if (K->kind == KERNEL_DOT_EPILOGUE) {
             status = dot_epilogue_run(ctx, p, k, buf);
         } else {
-            status = run_single(ctx, ir, K, buf);
+            status = run_single(ctx, p->mode, ir, K, buf);
         }
     }
     if (status == 0)

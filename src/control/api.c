@@ -84,7 +84,7 @@ static cj_status finish(cj_ctx *ctx, cf_record *rec, const cj_val *operands, cj_
     }
     rt_array *in[128], *res[CF_MAX_OUT];
     for (int i = 0; i < rec->n_operands; i++) in[i] = core_peek(operands[i])->arr;
-    if (cf_run(ctx, rec, in, res) != 0) {
+    if (cf_run(ctx, rec, CJ_BACKEND_DEFAULT, in, res) != 0) {
         set_errors(ctx, rec->n_out, out);
         return ctx->err;
     }

@@ -337,7 +337,7 @@ static int run_or_bind(cj_ctx *ctx, cf_record *rec, const cj_val *ops, cj_val *o
     if (!concrete) return cf_bind(ctx, rec, ops, out);
     rt_array *in[MAX_OPS], *res[CF_MAX_OUT];
     for (int i = 0; i < rec->n_operands; i++) in[i] = core_peek(ops[i])->arr;
-    if (cf_run(ctx, rec, in, res) != 0) return -1;
+    if (cf_run(ctx, rec, CJ_BACKEND_DEFAULT, in, res) != 0) return -1;
     int ok = 1;
     for (int j = 0; j < rec->n_out; j++) {
         out[j] = core_wrap_array(ctx, res[j]);

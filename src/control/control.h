@@ -67,9 +67,10 @@ cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec);
 cf_record *cf_record_get(cj_ctx *ctx, int id, const char *op);
 
 /* Runs a construct on concrete arrays: all its outputs (new references),
- * or -1 with the error recorded. The sub-programs are compiled (the
- * default backend) on first use. */
-int cf_run(cj_ctx *ctx, cf_record *rec, rt_array *const *operands, rt_array **out);
+ * or -1 with the error recorded. The sub-programs are prepared on first use
+ * with `mode` (the enclosing program's backend; CJ_BACKEND_DEFAULT when run
+ * eagerly) and kept. */
+int cf_run(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *operands, rt_array **out);
 
 /* Binds the construct's equations (one per output) through the current
  * traces. */

@@ -83,7 +83,7 @@ static int cf_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt
     cf_record *rec = cf_record_get(ctx, p->flag, prim_names[prim]);
     if (!rec) return -1;
     rt_array *res[CF_MAX_OUT];
-    if (cf_run(ctx, rec, in, res) != 0) return -1;
+    if (cf_run(ctx, rec, CJ_BACKEND_DEFAULT, in, res) != 0) return -1;
     size_t n = rt_aval_nbytes(&out->aval);
     if (n) memcpy(out->data, res[p->index]->data, n);
     for (int j = 0; j < rec->n_out; j++) rt_array_unref(res[j]);

@@ -3,9 +3,9 @@
  *
  * Used by the primitives' eager kernels and by compiled programs (a
  * control-flow kernel calls cf_run once for all the construct's outputs).
- * Sub-programs are compiled on first use with the default backend (tiered:
- * the interpreter at once, generated C when it is built) and kept in the
- * record. Loop carries are donated to the body program, so from the second
+ * Sub-programs are prepared on first use with the enclosing program's
+ * backend (run eagerly: the default, tiered — the interpreter at once,
+ * generated C when it is built) and kept in the record. Loop carries are donated to the body program, so from the second
  * iteration on a carry's buffer is updated in place; scan reads each x
  * slice through a header pointing into xs (no copy) and writes each y
  * slice straight into the stacked output. */
@@ -17,12 +17,12 @@
 /* Runs sub-program k. Carries (inputs [0, n_donate)) may be donated: the
  * caller must hold the only reference to each and treat a used one as
  * consumed. */
-static int run_prog(cj_ctx *ctx, cf_record *rec, int k, rt_array *const *in, rt_array **out, int n_donate,
-                    uint8_t *used) {
+static int run_prog(cj_ctx *ctx, cf_record *rec, cj_backend mode, int k, rt_array *const *in, rt_array **out,
+                    int n_donate, uint8_t *used) {
     if (!rec->prepared[k]) {
         uint8_t donated[128] = {0};
         for (int i = 0; i < n_donate && i < 128; i++) donated[i] = 1;
-        rec->prepared[k] = backend_prepare(ctx, rec->progs[k], CJ_BACKEND_DEFAULT, n_donate ? donated : NULL);
+        rec->prepared[k] = backend_prepare(ctx, rec->progs[k], mode, n_donate ? donated : NULL);
         if (!rec->prepared[k]) return -1;
     }
     return program_run(ctx, rec->prepared[k], in, out, used);
@@ -34,13 +34,13 @@ static int branch_of(const rt_array *index, int n) {
     return i < 0 ? 0 : i >= n ? n - 1 : (int)i;
 }
 
-static int run_cond(cj_ctx *ctx, cf_record *rec, rt_array *const *ops, rt_array **out) {
+static int run_cond(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array **out) {
     int b = branch_of(ops[0], rec->n_progs);
     rt_array *in[128];
     int n = 0;
     for (int i = 0; i < rec->n_args; i++) in[n++] = ops[1 + i];
     for (int i = 0; i < rec->clo_n[b]; i++) in[n++] = ops[rec->clo_start[b] + i];
-    return run_prog(ctx, rec, b, in, out, 0, NULL);
+    return run_prog(ctx, rec, mode, b, in, out, 0, NULL);
 }
 
 /* Replaces carries with a body's outputs (the old ones are released). */
@@ -51,7 +51,7 @@ static void take_carries(rt_array **carry, rt_array **next, int n) {
     }
 }
 
-static int run_while(cj_ctx *ctx, cf_record *rec, rt_array *const *ops, rt_array **out) {
+static int run_while(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array **out) {
     int nc = rec->n_args;
     rt_array *carry[128], *in[128], *next[128], *pred = NULL;
     for (int i = 0; i < nc; i++) carry[i] = rt_array_ref(ops[i]);
@@ -60,7 +60,7 @@ static int run_while(cj_ctx *ctx, cf_record *rec, rt_array *const *ops, rt_array
         int n = nc;
         memcpy(in, carry, sizeof(rt_array *) * (size_t)nc);
         for (int i = 0; i < rec->clo_n[0]; i++) in[n++] = ops[rec->clo_start[0] + i];
-        if ((status = run_prog(ctx, rec, 0, in, &pred, 0, NULL)) != 0) break;
+        if ((status = run_prog(ctx, rec, mode, 0, in, &pred, 0, NULL)) != 0) break;
         int go = rt_get_f64(pred->aval.dtype, pred->data, 0) != 0;
         rt_array_unref(pred);
         if (!go) break;
@@ -70,7 +70,7 @@ static int run_while(cj_ctx *ctx, cf_record *rec, rt_array *const *ops, rt_array
         int sole = 1;
         for (int i = 0; i < nc; i++) sole &= carry[i]->refcount == 1;
         uint8_t used[128] = {0};
-        if ((status = run_prog(ctx, rec, 1, in, next, sole ? nc : 0, used)) != 0) break;
+        if ((status = run_prog(ctx, rec, mode, 1, in, next, sole ? nc : 0, used)) != 0) break;
         take_carries(carry, next, nc); /* a donated carry's array lives on as the output */
     }
     for (int i = 0; i < nc; i++) {
@@ -108,7 +108,7 @@ static rt_array *own(cj_ctx *ctx, rt_array *a, rt_array *views, int n_views) {
     return a;
 }
 
-static int run_scan(cj_ctx *ctx, cf_record *rec, rt_array *const *ops, rt_array **out) {
+static int run_scan(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array **out) {
     int nc = rec->n_args, nx = rec->n_xs, ny = rec->n_out - nc;
     rt_array *carry[128], *in[128], *res[128], views[64];
     for (int i = 0; i < nc; i++) carry[i] = rt_array_ref(ops[i]);
@@ -130,7 +130,7 @@ static int run_scan(cj_ctx *ctx, cf_record *rec, rt_array *const *ops, rt_array 
         int sole = 1;
         for (int i = 0; i < nc; i++) sole &= carry[i]->refcount == 1;
         uint8_t used[128] = {0};
-        if ((status = run_prog(ctx, rec, 0, in, res, sole ? nc : 0, used)) != 0) break;
+        if ((status = run_prog(ctx, rec, mode, 0, in, res, sole ? nc : 0, used)) != 0) break;
         for (int j = 0; j < ny; j++) {
             size_t bytes = rt_aval_nbytes(&res[nc + j]->aval);
             if (bytes) memcpy((char *)out[nc + j]->data + (size_t)t * bytes, res[nc + j]->data, bytes);
@@ -151,14 +151,14 @@ static int run_scan(cj_ctx *ctx, cf_record *rec, rt_array *const *ops, rt_array 
     return status;
 }
 
-int cf_run(cj_ctx *ctx, cf_record *rec, rt_array *const *operands, rt_array **out) {
+int cf_run(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *operands, rt_array **out) {
     switch (rec->kind) {
     case CF_COND:
-        return run_cond(ctx, rec, operands, out);
+        return run_cond(ctx, rec, mode, operands, out);
     case CF_WHILE:
-        return run_while(ctx, rec, operands, out);
+        return run_while(ctx, rec, mode, operands, out);
     case CF_SCAN:
-        return run_scan(ctx, rec, operands, out);
+        return run_scan(ctx, rec, mode, operands, out);
     }
     return core_error(ctx, CJ_ERR_INTERNAL, "control flow: unknown construct");
 }
