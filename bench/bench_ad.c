@@ -25,20 +25,12 @@
 
 #include <cjax.h>
 
+#include "bench_util.h"
+
 #define LAYERS 16
 #define WIDTH 512
 #define BATCH 256
 #define REPS 7
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Median of REPS calls after a warm-up call. */
 static double median_call_ms(cj_func *f, const cj_val *in, int n_out) {

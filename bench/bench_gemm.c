@@ -30,15 +30,12 @@
 #include <cblas.h>
 #endif
 
+#include "bench_util.h"
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Runs `run` until about 0.4 s have passed (at least 3 times, after one

@@ -17,22 +17,13 @@
 
 #include <cjax.h>
 
+#include "bench_util.h"
+
 #include "runtime/gemm.h"
 #include "runtime/threads.h"
 
 #define N 10000000
 #define REPS 9
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef void (*work_fn)(void *arg);
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_util.h"
 
 #define N 10000000
 #define REPS 9
@@ -154,11 +155,6 @@ static double best_time(void (*run)(void *), void *arg) {
         if (t < best) best = t;
     }
     return best;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static float *xa_f, *xb_f, *y_f;

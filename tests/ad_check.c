@@ -2,6 +2,7 @@
  * rules (see ad_check.h). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ad_check.h"
 
@@ -134,4 +135,47 @@ double adc_prim_transpose_error(cj_ctx *ctx, prim_id prim, const prim_params *p,
     if (cj_error(ctx)) err = -1;
     cj_scope_end(ctx, 0, NULL);
     return err;
+}
+
+prim_ivec adc_ivec(int n, const int64_t *v) {
+    prim_ivec r;
+    memset(&r, 0, sizeof r);
+    r.n = n;
+    for (int i = 0; i < n; i++) r.v[i] = v[i];
+    return r;
+}
+
+typedef struct bound_prim {
+    prim_id prim;
+    const prim_params *p;
+    int n_in;
+} bound_prim;
+
+static void apply_bound(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const bound_prim *b = user;
+    out[0] = core_bind(ctx, b->prim, b->p, b->n_in, in);
+}
+
+double adc_prim_jvp_vjp_error(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                              uint64_t *seed) {
+    bound_prim b = {prim, p, n_in};
+    cj_func *f = cj_func_new(ctx, prim_names[prim], apply_bound, n_in, 1, &b);
+    cj_val v[64], out, jv, ct[64], out2;
+    for (int i = 0; i < n_in; i++) {
+        const rt_aval *a = &core_peek(in[i])->aval;
+        /* integer operands pass their own value as the (ignored) tangent */
+        v[i] = rt_is_float(a->dtype) ? adc_uniform(ctx, a->rank, a->dims, -1, 1, seed) : in[i];
+    }
+    if (!f || cj_jvp(f, in, v, &out, &jv) != CJ_OK) return -1;
+    const rt_aval *oa = &core_peek(out)->aval;
+    cj_val u = adc_uniform(ctx, oa->rank, oa->dims, -1, 1, seed);
+    cj_func *pullback = cj_vjp(f, in, &out2);
+    if (!pullback) return -1;
+    int ok = cj_call(pullback, &u, ct) == CJ_OK;
+    double lhs = adc_dot(u, jv), rhs = 0;
+    for (int i = 0; ok && i < n_in; i++)
+        if (rt_is_float(core_peek(in[i])->aval.dtype)) rhs += adc_dot(ct[i], v[i]);
+    cj_func_free(pullback);
+    cj_func_free(f);
+    return ok ? fabs(lhs - rhs) / (1 + fabs(lhs)) : -1;
 }

@@ -25,5 +25,18 @@ double adc_prim_transpose_error(cj_ctx *ctx, prim_id prim, const prim_params *p,
                                 const int *lin, uint64_t seed);
 /* sum(a * b) over all elements, in f64. */
 double adc_dot(cj_val a, cj_val b);
+/* End to end through the public AD API, for the primitive bound on `in`:
+ * |<u, J v> - <J^T u, v>| / (1 + |<u, J v>|) with J v from cj_jvp and
+ * J^T u from cj_vjp, for random v on the float operands and random u.
+ * Negative on an error. */
+double adc_prim_jvp_vjp_error(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                              uint64_t *seed);
+
+/* Parameter lists for the rule tests: IV(0, 2) is the ivec (0, 2), IV0 the
+ * empty one; DIMS(2, 3) expands to a rank and a dims array. */
+prim_ivec adc_ivec(int n, const int64_t *v);
+#define IV(...) adc_ivec((int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
+#define IV0 adc_ivec(0, NULL)
+#define DIMS(...) (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]) { __VA_ARGS__ }
 
 #endif

@@ -28,17 +28,6 @@ static cj_val f64_uniform(cj_ctx *ctx, int rank, const int64_t *dims) {
     return adc_uniform(ctx, rank, dims, -2.0, 2.0, &seed_state);
 }
 
-static prim_ivec ivec(int n, const int64_t *v) {
-    prim_ivec r;
-    memset(&r, 0, sizeof r);
-    r.n = n;
-    for (int i = 0; i < n; i++) r.v[i] = v[i];
-    return r;
-}
-
-#define IV(...) ivec((int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
-#define IV0 ivec(0, NULL)
-#define DIMS(...) (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]) { __VA_ARGS__ }
 
 static prim_params reduce_params(prim_ivec axes) {
     prim_params p = prim_params_zero();
@@ -345,30 +334,10 @@ typedef struct one_prim {
     prim_params p;
 } one_prim;
 
-static void apply_one_prim(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    const one_prim *op = user;
-    out[0] = core_bind(ctx, op->prim, &op->p, 1, in);
-}
-
-/* Relative mismatch of <u, J v> and <J^T u, v> through the public AD API
- * for random v and u. Negative on an error. */
-static double jvp_vjp_mismatch(cj_ctx *ctx, one_prim *op, cj_val x) {
-    cj_func *f = cj_func_new(ctx, prim_names[op->prim], apply_one_prim, 1, 1, op);
-    const rt_aval *a = &core_peek(x)->aval;
-    cj_val v = adc_uniform(ctx, a->rank, a->dims, -1, 1, &seed_state), out, jv, ct;
-    if (!f || cj_jvp(f, &x, &v, &out, &jv) != CJ_OK) return -1;
-    const rt_aval *oa = &core_peek(out)->aval;
-    cj_val u = adc_uniform(ctx, oa->rank, oa->dims, -1, 1, &seed_state), out2;
-    cj_func *pullback = cj_vjp(f, &x, &out2);
-    if (!pullback || cj_call(pullback, &u, &ct) != CJ_OK) return -1;
-    double lhs = adc_dot(u, jv), rhs = adc_dot(ct, v);
-    cj_func_free(pullback);
-    return fabs(lhs - rhs) / (1 + fabs(lhs));
-}
-
 #define CHECK_E2E(ctx, op, x)                                                                      \
     do {                                                                                           \
-        double e_ = jvp_vjp_mismatch(ctx, &(op), x);                                               \
+        cj_val x_ = (x);                                                                           \
+        double e_ = adc_prim_jvp_vjp_error(ctx, (op).prim, &(op).p, 1, &x_, &seed_state);            \
         CHECK_MSG(e_ >= 0 && e_ < TRANSPOSE_TOL, "%s: <u, Jv> vs <J^T u, v> mismatch %g (%s)",    \
                   prim_names[(op).prim], e_, cj_error(ctx) ? cj_error_message(ctx) : "no error");  \
     } while (0)
