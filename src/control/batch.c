@@ -15,8 +15,8 @@
  *
  * The IR holds one equation per output of a construct, so the rule is
  * called once per output with the same operands. Two per-context tables
- * (kept in the context, freed with its records) make
- * those calls agree: the batched record made for (record, batch size,
+ * (kept in the context, freed with its records) make those calls agree:
+ * the batched record made for (record, batch size,
  * which operands are batched) is reused, and the last results computed for
  * the same operand handles under the same traces are handed out again, so
  * every output equation of the new construct reads the same operands and
