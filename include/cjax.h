@@ -482,6 +482,65 @@ void cj_string_free(cj_ctx *ctx, char *s);
 cj_status cj_print_ir(cj_func *f, int n_in, const cj_val *example,
                       FILE *out);
 
+/* ---- Random numbers ---------------------------------------------------- */
+/* jax.random with JAX's default settings (threefry2x32, partitionable
+ * threefry, x64 off): the same seed gives bit-identical arrays. A key is an
+ * i32[2] value holding the bits of JAX's uint32[2] key data (cjax has no
+ * unsigned dtype); keys are ordinary values, so every function below works
+ * eagerly, under cj_jit, and under cj_vmap over a batch of keys (i32[B,2]
+ * mapped on axis 0 gives each key's own draw). Nothing has a derivative.
+ * Shapes are (rank, shape) with fewer than 2^31 elements in one draw. A key
+ * that is not i32[2] is CJ_ERR_DTYPE / CJ_ERR_SHAPE; so is a bad shape. */
+
+/* jax.random.key(seed) / PRNGKey: i32[2] {0, low 32 bits of seed} (JAX with
+ * x64 off reads the seed as int32, so a negative or 64-bit seed keeps only
+ * its low 32 bits and the high word is 0; with x64 on JAX would put the
+ * seed's high 32 bits in word 0). A concrete array. */
+cj_val cj_random_key(cj_ctx *ctx, int64_t seed);
+/* jax.random.split(key, n): i32[n,2], n new keys. */
+cj_val cj_random_split(cj_val key, int64_t n);
+/* jax.random.fold_in(key, data): a new key from an integer scalar (i32 or
+ * i64 value, may be traced; its low 32 bits are used, as JAX's uint32). */
+cj_val cj_random_fold_in(cj_val key, cj_val data);
+/* jax.random.bits(key, shape) (uint32): i32 holding the uint32 bits. */
+cj_val cj_random_bits(cj_val key, int rank, const int64_t *shape);
+/* jax.random.uniform(key, shape, dtype, minval, maxval): values in
+ * [minval, maxval) (bounds rounded to dtype; f32 or f64). As in JAX,
+ * minval > maxval is not an error: the result is max(minval, ...), i.e.
+ * minval everywhere. f64 matches JAX with x64 on (x64 off, JAX would give
+ * f32). Bounds are C doubles (JAX also takes arrays). */
+cj_val cj_random_uniform(cj_val key, cj_dtype dtype, int rank,
+                         const int64_t *shape, double minval, double maxval);
+/* jax.random.normal(key, shape, dtype): standard normal, JAX's method
+ * sqrt(2) * erf_inv(uniform(nextafter(-1, 0), 1)) with XLA's erf_inv
+ * polynomial (fused multiply-adds as XLA's CPU backend makes them). Not
+ * always bit-identical: erf_inv needs log1p, and cjax's log1p rounds
+ * differently from XLA's in a few inputs (XLA's f64 log1p is off by up to
+ * ~80 ulp), so about 1 value in 250 (f32: 1 ulp) to 1 in 35 (f64: up to
+ * ~20 ulp) differs in its last bits; every other sampler here is exact. */
+cj_val cj_random_normal(cj_val key, cj_dtype dtype, int rank,
+                        const int64_t *shape);
+/* jax.random.bernoulli(key, p, shape): bool, uniform(f32) < p. p outside
+ * [0, 1] is not checked, as in JAX (p <= 0: all false, p >= 1: all true). */
+cj_val cj_random_bernoulli(cj_val key, double p, int rank,
+                           const int64_t *shape);
+/* jax.random.randint(key, shape, minval, maxval, dtype): integers in
+ * [minval, maxval) by JAX's algorithm (two draws from split(key), modulus
+ * with 2^16-squared multiplier; slightly biased when the span is not a
+ * power of 2, as JAX's). maxval <= minval gives minval everywhere, as in
+ * JAX. Sampled in int32 as JAX with x64 off: bounds are clipped to the
+ * int32 range, and CJ_I64 returns those int32 samples widened (JAX with
+ * x64 off also returns int32 for int64). dtype: CJ_I32 or CJ_I64. */
+cj_val cj_random_randint(cj_val key, int rank, const int64_t *shape,
+                         int64_t minval, int64_t maxval, cj_dtype dtype);
+/* jax.random.permutation(key, n): i32[n], a random ordering of 0..n-1 by
+ * JAX's rounds of sorting by random 32-bit keys. cjax has no sort, so each
+ * round ranks by comparisons: O(n^2) time and memory (n in the thousands). */
+cj_val cj_random_permutation(cj_val key, int64_t n);
+/* jax.random.permutation(key, x, axis): x with its slices along axis
+ * shuffled (independent=False); x at least 1-D. */
+cj_val cj_random_permutation_array(cj_val key, cj_val x, int64_t axis);
+
 /* ---- Control flow ------------------------------------------------------ */
 /* C `if` and `for` run while a function is traced (they unroll, and a
  * traced value cannot decide them). These constructs are part of the

@@ -19,7 +19,7 @@ typedef enum prim_id {
     PRIM_COUNT
 } prim_id;
 
-typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD, FAMILY_CONTROL } prim_family;
+typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD, FAMILY_CONTROL, FAMILY_RANDOM } prim_family;
 
 /* A list of axes or sizes. */
 typedef struct prim_ivec {
@@ -134,6 +134,7 @@ void prim_register_reduce(void);
 void prim_register_dot(void);
 void prim_register_gather(void);
 void prim_register_ad(void);
+void prim_register_random(void);
 /* checkpoint_name's table: the id of a name (added when new; at most 63
  * characters), -1 when it cannot be stored; and the name of an id. */
 int prim_name_id(const char *name);

@@ -36,6 +36,7 @@ static void register_all(void) {
     prim_register_dot();
     prim_register_gather();
     prim_register_ad();
+    prim_register_random();
     ad_register_elementwise();
     ad_register_shape();
     ad_register_reduce();
