@@ -317,7 +317,7 @@ typedef enum leaf_row {
 
 static leaf_row leaf_layout(const rows_gen *g, int eqn) {
     const ir_eqn *e = &g->ir->eqns[eqn];
-    if (e->prim == PRIM_IOTA || !e->n_in) return LEAF_SCATTERED;
+    if (e->prim == PRIM_IOTA || e->prim == PRIM_PAD || !e->n_in) return LEAF_SCATTERED; /* not affine: gathered */
     const leaf_map *m = &g->maps[eqn];
     if (m->linear) return LEAF_CONTIGUOUS;
     const rt_aval *s = &g->K->space;

@@ -1,0 +1,590 @@
+/* test_fuzz.c — differential tests over random programs (fuzz_gen.h).
+ *
+ * Every program of a fixed-seed corpus runs eagerly (the reference) and is
+ * checked against:
+ *   fuzz_jit_interp  cj_jit on the interpreter (CJ_BACKEND_INTERP), a first
+ *                    call and a second on new inputs (one trace);
+ *   fuzz_jit_cc      cj_jit on generated C (CJ_BACKEND_CC), for every
+ *                    FZ_CC_EVERY-th program only (C compiles are slow; the
+ *                    disk cache makes reruns fast) — also checks the C
+ *                    compiled;
+ *   fuzz_vmap        cj_vmap with random in_axes (some inputs unmapped)
+ *                    over a batch of FZ_BATCH against a C loop of eager
+ *                    calls;
+ *   fuzz_grad_jvp    cj_grad of sum(output) against cj_jvp: <g, v> must
+ *                    equal the jvp along a random v; and jit(grad)
+ *                    against grad;
+ *   fuzz_grad_fd     cj_grad of the program computed in f64 throughout
+ *                    against central finite differences on a few
+ *                    coordinates.
+ * Each eager result is also checked to have the type the generator
+ * predicted and finite values. A disagreement prints the program (its node
+ * list and cj_make_jaxpr), the seed and the command that reruns just it.
+ *
+ * Tolerances (why they are what they are):
+ * - jit and vmap against eager: the generator estimates, per node, the
+ *   absolute rounding error (in units of the unit roundoff u: 2^-24 when any
+ *   node is f32, else 2^-53) by which two correct evaluations may differ:
+ *   fused kernels may sum in another order or use other transcendental
+ *   code. Allowed: 16 u (err_estimate + bound + 1). (Measured: jit agrees
+ *   with eager bit for bit on every corpus program; vmap's worst difference
+ *   is 1/80 of its tolerance.) A wrong result is off by O(bound).
+ * - grad against jvp, and jit(grad) against grad: the same derivative by
+ *   different routes, in the program's dtypes: |<g,v> - jvp| <=
+ *   FZ_AD_ULPS u (1 + sum |g_i v_i|), elementwise |jit - eager| <=
+ *   FZ_AD_ULPS u (1 + max |g|). (Measured worst: 1/20 of it.)
+ * - grad against finite differences (f64 throughout): h = 1e-5, then
+ *   h = 1e-7 if that fails (a kink of abs/max/clip/where crossed by the
+ *   larger step, or a large third derivative); passes when either agrees
+ *   within 1e-6 (1 + |g|) + 1e-15 S / h, S a bound on |sum(output)|.
+ *   (Measured worst with h = 1e-5: 1/130 of it.)
+ *
+ * Corpus: FZ_DEFAULT_COUNT programs (40000 in Release builds: about 27 s
+ * for the four fast tests on 2 cores, plus fuzz_jit_cc's 400 C compiles,
+ * about 33 s cold and under 2 s from the disk cache; 3000 in Debug and
+ * sanitizer builds).
+ *
+ * Long mode: CJAX_FUZZ_COUNT=N CJAX_FUZZ_SEED=S run N programs with seeds
+ * S, S+1, ... (defaults: FZ_DEFAULT_COUNT programs from FZ_DEFAULT_SEED),
+ * e.g. CJAX_FUZZ_COUNT=1000000 CJAX_FUZZ_SEED=$RANDOM cjax_tests fuzz_.
+ * Program seeds are independent, so CJAX_FUZZ_SEED=<a failing program's
+ * seed> CJAX_FUZZ_COUNT=1 reruns exactly that program (it counts as index 0,
+ * so the cc check includes it). */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "fuzz_gen.h"
+#include "harness.h"
+
+#define FZ_DEFAULT_SEED 20240601u
+/* Sized to the time budget (about 40 s for all five tests of a Release
+ * build on 2 cores; cold C compiles for fuzz_jit_cc once per machine).
+ * Debug and sanitizer builds run 10x slower: a smaller corpus there. */
+#ifdef NDEBUG
+#define FZ_DEFAULT_COUNT 40000
+#else
+#define FZ_DEFAULT_COUNT 3000
+#endif
+#define FZ_CC_EVERY 100
+#define FZ_BATCH 3
+#define FZ_AD_ULPS 1000  /* grad vs jvp, jit(grad) vs grad: units of roundoff */
+#define FZ_MAX_REPORTS 5 /* programs printed per test before going quiet */
+
+/* Known cjax bugs that would otherwise fail every later program of the
+ * corpus are skipped here (each: what, and the minimal reproducer). Empty
+ * while none blocks. Bugs that fail only some programs are NOT skipped
+ * (the corpus keeps failing until they are fixed); the minimal form of
+ * each is pinned by a fuzz_regression_* test at the end of this file. */
+static int known_bug(const fz_program *p, const char *check) {
+    (void)p, (void)check;
+    return 0;
+}
+
+typedef struct corpus {
+    uint64_t seed;
+    int count;
+} corpus;
+
+static corpus corpus_get(void) {
+    corpus c = {FZ_DEFAULT_SEED, FZ_DEFAULT_COUNT};
+    const char *n = getenv("CJAX_FUZZ_COUNT"), *s = getenv("CJAX_FUZZ_SEED");
+    if (n && *n) c.count = atoi(n);
+    if (s && *s) c.seed = strtoull(s, NULL, 10);
+    return c;
+}
+
+/* ---- a program with concrete inputs ---- */
+typedef struct instance {
+    const fz_program *p;
+    cj_ctx *ctx;
+    cj_func *f;                    /* the program */
+    double *data[FZ_MAX_INPUTS];   /* host copies of the inputs (exact) */
+    cj_val in[FZ_MAX_INPUTS];
+} instance;
+
+static cj_val array_from(cj_ctx *ctx, cj_dtype dt, int rank, const int64_t *dims, const double *data, int64_t n) {
+    if (dt == CJ_F64) return cj_array(ctx, dt, rank, dims, data);
+    float *f = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++) f[i] = (float)data[i];
+    cj_val v = cj_array(ctx, dt, rank, dims, f);
+    free(f);
+    return v;
+}
+
+/* Uniform host data of type t, rounded to t's dtype so the host copy is
+ * exactly the array. */
+static double *random_data(const fz_type *t, uint64_t *rng) {
+    int64_t n = fz_type_size(t);
+    double *d = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++) {
+        d[i] = fz_rand_uniform(rng, -FZ_INPUT_BOUND, FZ_INPUT_BOUND);
+        if (t->dtype == CJ_F32) d[i] = (float)d[i];
+    }
+    return d;
+}
+
+static void instance_init(instance *x, const fz_program *p, uint64_t salt) {
+    memset(x, 0, sizeof *x);
+    x->p = p;
+    x->ctx = cj_ctx_new(NULL);
+    x->f = cj_func_new(x->ctx, "fuzz", fz_fn, p->n_inputs, 1, (void *)p);
+    uint64_t rng = p->seed * 0x9E3779B97F4A7C15ull + salt;
+    for (int i = 0; i < p->n_inputs; i++) {
+        const fz_type *t = fz_input_type(p, i);
+        x->data[i] = random_data(t, &rng);
+        x->in[i] = array_from(x->ctx, t->dtype, t->rank, t->dims, x->data[i], fz_type_size(t));
+    }
+}
+
+static void instance_free(instance *x) {
+    for (int i = 0; i < x->p->n_inputs; i++) free(x->data[i]);
+    cj_ctx_free(x->ctx);
+}
+
+/* The whole array as f64 (malloc'd; NULL on an error). */
+static double *read_all(cj_val v) {
+    int64_t n = cj_val_size(v);
+    if (n < 0) return NULL;
+    double *d = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (n > 0 && cj_read_as(v, CJ_F64, d, sizeof(double) * (size_t)n) != CJ_OK) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static double max_d(double a, double b) { return a > b ? a : b; }
+static double program_eps(const fz_program *p) { return fz_uses_f32(p) ? 0x1p-24 : 0x1p-53; }
+
+static double result_tol(const fz_program *p) {
+    const fz_type *t = fz_output_type(p);
+    return 16 * program_eps(p) * (t->err + t->bound + 1);
+}
+
+/* Prints why a program failed a check, the program, its jaxpr and how to
+ * rerun it; returns 0 (the check's result). */
+static int report(instance *x, const char *check, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int printed; /* failures printed by the running test */
+static int report(instance *x, const char *check, const char *fmt, ...) {
+    if (printed++ >= FZ_MAX_REPORTS) return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "\nfuzz: %s: program seed %llu: ", check, (unsigned long long)x->p->seed);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (cj_error(x->ctx)) fprintf(stderr, "\n  cjax error: %s", cj_error_message(x->ctx));
+    fprintf(stderr, "\n");
+    fz_print(x->p, stderr);
+    cj_error_clear(x->ctx);
+    cj_spec specs[FZ_MAX_INPUTS];
+    for (int i = 0; i < x->p->n_inputs; i++) {
+        const fz_type *t = fz_input_type(x->p, i);
+        specs[i] = cj_spec_make(t->dtype, t->rank, t->dims);
+    }
+    char *text = cj_make_jaxpr(x->f, x->p->n_inputs, specs);
+    if (text) fprintf(stderr, "%s\n", text);
+    cj_string_free(x->ctx, text);
+    cj_error_clear(x->ctx);
+    fprintf(stderr, "rerun: CJAX_FUZZ_SEED=%llu CJAX_FUZZ_COUNT=1 cjax_tests %s\n", (unsigned long long)x->p->seed,
+            check);
+    return 0;
+}
+
+/* Does v have exactly type t (dtype, shape), with an extra leading axis of
+ * size `batch` when batch > 0? */
+static int has_type(cj_val v, const fz_type *t, int64_t batch) {
+    int64_t dims[CJ_MAX_RANK];
+    int rank = cj_val_shape(v, dims), off = batch > 0;
+    if (cj_val_dtype(v) != t->dtype || rank != t->rank + off) return 0;
+    if (off && dims[0] != batch) return 0;
+    for (int i = 0; i < t->rank; i++)
+        if (dims[off + i] != t->dims[i]) return 0;
+    return 1;
+}
+
+/* The eager result of the program on in (host copy in *out); 0 after
+ * reporting when it fails, has the wrong type or is not finite. */
+static int eager_result(instance *x, const char *check, const cj_val *in, double **out) {
+    cj_val y;
+    const fz_type *t = fz_output_type(x->p);
+    if (cj_call(x->f, in, &y) != CJ_OK) return report(x, check, "the eager call failed");
+    if (!has_type(y, t, 0)) {
+        char buf[64];
+        return report(x, check, "eager result has type %s, not the generator's", cj_val_type_str(y, buf, sizeof buf));
+    }
+    double *d = read_all(y);
+    if (!d) return report(x, check, "reading the eager result failed");
+    for (int64_t i = 0; i < fz_type_size(t); i++)
+        if (!isfinite(d[i])) {
+            free(d);
+            return report(x, check, "eager result element %lld is not finite", (long long)i);
+        }
+    *out = d;
+    return 1;
+}
+
+/* Compares got with ref elementwise within tol; 0 after reporting. */
+static int compare(instance *x, const char *check, const char *what, const double *got, const double *ref, int64_t n,
+                   double tol) {
+    for (int64_t i = 0; i < n; i++)
+        if (!(fabs(got[i] - ref[i]) <= tol))
+            return report(x, check, "%s element %lld: %.17g, eager %.17g (|diff| %.3g > tol %.3g)", what,
+                          (long long)i, got[i], ref[i], fabs(got[i] - ref[i]), tol);
+    return 1;
+}
+
+/* ---- the checks: each returns 1 when the program passes ---- */
+static int n_native; /* programs fuzz_jit_cc ran as generated C */
+
+/* One call of the jitted program on in against the eager result. */
+static int jit_call_agrees(instance *x, cj_func *jf, const cj_val *in, const char *check, const char *what) {
+    double *ref = NULL, *got = NULL;
+    if (!eager_result(x, check, in, &ref)) return 0;
+    cj_val y;
+    int ok = 1;
+    if (cj_call(jf, in, &y) != CJ_OK)
+        ok = report(x, check, "the jitted call failed");
+    else if (!has_type(y, fz_output_type(x->p), 0))
+        ok = report(x, check, "the jitted result has the wrong type");
+    else if (!(got = read_all(y)))
+        ok = report(x, check, "reading the jitted result failed");
+    else
+        ok = compare(x, check, what, got, ref, fz_type_size(fz_output_type(x->p)), result_tol(x->p));
+    free(ref);
+    free(got);
+    return ok;
+}
+
+/* The jitted program's first call (trace, compile, run) and a second one
+ * on other inputs of the same types (the cached program, its tables kept
+ * between runs). */
+static int check_jit(instance *x, cj_backend backend, const char *check) {
+    cj_jit_opts o = {0};
+    o.backend = backend;
+    cj_func *jf = cj_jit(x->f, &o);
+    int ok = jit_call_agrees(x, jf, x->in, check, "jit (first call)");
+    if (ok) {
+        uint64_t rng = x->p->seed ^ 0x3c6ef372u;
+        cj_val in2[FZ_MAX_INPUTS];
+        for (int i = 0; i < x->p->n_inputs; i++) in2[i] = fz_random_input(x->ctx, fz_input_type(x->p, i), &rng);
+        ok = jit_call_agrees(x, jf, in2, check, "jit (second call, new inputs)");
+    }
+    cj_jit_stats st;
+    cj_jit_stats_get(jf, &st);
+    if (ok && st.traces != 1) ok = report(x, check, "traced %llu times for one input signature", (unsigned long long)st.traces);
+    if (ok && backend == CJ_BACKEND_CC) {
+        cj_program_info info;
+        /* a program with no kernel to generate (all copies, fills and
+         * library calls) runs without C: only a failed compile is wrong */
+        if (cj_jit_program_info(jf, x->in, &info) != CJ_OK)
+            ok = report(x, check, "cj_jit_program_info failed");
+        else if (info.compile_error && *info.compile_error)
+            ok = report(x, check, "the generated C failed to compile: %s", info.compile_error);
+        else
+            n_native += info.native;
+    }
+    return ok;
+}
+
+/* in_axes per input: mostly 0 or another valid axis, sometimes unmapped
+ * (at least one input is mapped). */
+static void random_in_axes(const fz_program *p, uint64_t *rng, int64_t *axes) {
+    int mapped = 0;
+    for (int i = 0; i < p->n_inputs; i++) {
+        int r = (int)(fz_rand_u64(rng) % 10), rank = fz_input_type(p, i)->rank;
+        axes[i] = r < 2 ? CJ_NOT_MAPPED : r < 6 ? 0 : (int64_t)(fz_rand_u64(rng) % (uint64_t)(rank + 1));
+        if (r >= 6 && (fz_rand_u64(rng) & 1)) axes[i] -= rank + 1; /* the same axis, negative */
+        mapped += axes[i] != CJ_NOT_MAPPED;
+    }
+    if (!mapped) axes[0] = 0;
+}
+
+/* Stacks FZ_BATCH host arrays of type t along axis ax into one array. */
+static cj_val stack_along(cj_ctx *ctx, const fz_type *t, int64_t ax, double *const *ex) {
+    int64_t dims[CJ_MAX_RANK], outer = 1, inner = 1;
+    for (int d = 0; d < t->rank; d++) {
+        if (d < ax)
+            outer *= t->dims[d];
+        else
+            inner *= t->dims[d];
+    }
+    for (int d = 0, k = 0; d <= t->rank; d++) dims[d] = d == ax ? FZ_BATCH : t->dims[k++];
+    int64_t n = outer * FZ_BATCH * inner;
+    double *buf = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    for (int64_t o = 0; o < outer; o++)
+        for (int b = 0; b < FZ_BATCH; b++)
+            memcpy(buf + (o * FZ_BATCH + b) * inner, ex[b] + o * inner, sizeof(double) * (size_t)inner);
+    cj_val v = array_from(ctx, t->dtype, t->rank + 1, dims, buf, n);
+    free(buf);
+    return v;
+}
+
+static int check_vmap(instance *x) {
+    const fz_program *p = x->p;
+    const char *check = "fuzz_vmap";
+    uint64_t rng = p->seed ^ 0x5bd1e995u;
+    int64_t in_axes[FZ_MAX_INPUTS];
+    random_in_axes(p, &rng, in_axes);
+    /* per example inputs: mapped inputs differ per example */
+    double *ex[FZ_MAX_INPUTS][FZ_BATCH];
+    cj_val batched[FZ_MAX_INPUTS];
+    for (int i = 0; i < p->n_inputs; i++) {
+        const fz_type *t = fz_input_type(p, i);
+        for (int b = 0; b < FZ_BATCH; b++)
+            ex[i][b] = in_axes[i] == CJ_NOT_MAPPED ? x->data[i] : random_data(t, &rng);
+        int64_t ax = in_axes[i] < 0 && in_axes[i] != CJ_NOT_MAPPED ? in_axes[i] + t->rank + 1 : in_axes[i];
+        batched[i] = in_axes[i] == CJ_NOT_MAPPED ? x->in[i] : stack_along(x->ctx, t, ax, ex[i]);
+    }
+    cj_vmap_opts o = {in_axes, NULL, 0, 0, 0};
+    cj_val y;
+    int ok = 1;
+    double *got = NULL;
+    const fz_type *t = fz_output_type(p);
+    int64_t n = fz_type_size(t);
+    if (cj_call(cj_vmap(x->f, &o), batched, &y) != CJ_OK)
+        ok = report(x, check, "the vmapped call failed");
+    else if (!has_type(y, t, FZ_BATCH))
+        ok = report(x, check, "the vmapped result has the wrong type");
+    else if (!(got = read_all(y)))
+        ok = report(x, check, "reading the vmapped result failed");
+    for (int b = 0; ok && b < FZ_BATCH; b++) {
+        cj_val in[FZ_MAX_INPUTS];
+        for (int i = 0; i < p->n_inputs; i++) {
+            const fz_type *ti = fz_input_type(p, i);
+            in[i] = in_axes[i] == CJ_NOT_MAPPED
+                        ? x->in[i]
+                        : array_from(x->ctx, ti->dtype, ti->rank, ti->dims, ex[i][b], fz_type_size(ti));
+        }
+        double *ref = NULL;
+        ok = eager_result(x, check, in, &ref);
+        if (ok) {
+            char what[32];
+            snprintf(what, sizeof what, "vmap example %d", b);
+            ok = compare(x, check, what, got + b * n, ref, n, result_tol(p));
+        }
+        free(ref);
+    }
+    if (!ok) {
+        fprintf(stderr, "in_axes:");
+        for (int i = 0; i < p->n_inputs; i++)
+            if (in_axes[i] == CJ_NOT_MAPPED)
+                fprintf(stderr, " none");
+            else
+                fprintf(stderr, " %lld", (long long)in_axes[i]);
+        fprintf(stderr, "\n");
+    }
+    for (int i = 0; i < p->n_inputs; i++)
+        if (in_axes[i] != CJ_NOT_MAPPED)
+            for (int b = 0; b < FZ_BATCH; b++) free(ex[i][b]);
+    free(got);
+    return ok;
+}
+
+/* grad of sum(program) with respect to every input. */
+static cj_func *grad_all(cj_func *fsum, int n_inputs) {
+    int argnums[FZ_MAX_INPUTS];
+    for (int i = 0; i < n_inputs; i++) argnums[i] = i;
+    cj_grad_opts go = {n_inputs, argnums, 0}; /* cj_grad copies the options */
+    return cj_grad(fsum, &go);
+}
+
+/* Calls a gradient function; host copies of the gradients in g[i] (all
+ * NULL'ed first, free_all them); 0 after reporting. */
+static int gradients(instance *x, cj_func *grad, const cj_val *in, const char *check, double **g) {
+    const fz_program *p = x->p;
+    cj_val grads[FZ_MAX_INPUTS];
+    for (int i = 0; i < p->n_inputs; i++) g[i] = NULL;
+    if (cj_call(grad, in, grads) != CJ_OK) return report(x, check, "cj_grad failed");
+    for (int i = 0; i < p->n_inputs; i++) {
+        if (cj_val_dtype(grads[i]) != cj_val_dtype(in[i]) || cj_val_size(grads[i]) != cj_val_size(in[i]))
+            return report(x, check, "gradient %d has the wrong type", i);
+        if (!(g[i] = read_all(grads[i]))) return report(x, check, "reading gradient %d failed", i);
+    }
+    return 1;
+}
+
+static void free_all(double **d, int n) {
+    for (int i = 0; i < n; i++) free(d[i]);
+}
+
+/* Largest |g_i| over every input (the scale of gradient tolerances). */
+static double grad_scale(const fz_program *p, double *const *g) {
+    double m = 0;
+    for (int i = 0; i < p->n_inputs; i++)
+        for (int64_t k = 0; k < fz_type_size(fz_input_type(p, i)); k++) m = max_d(m, fabs(g[i][k]));
+    return m;
+}
+
+/* grad against jvp (<g, v> = J v), and jit(grad) against grad. */
+static int check_grad_jvp(instance *x) {
+    const fz_program *p = x->p;
+    const char *check = "fuzz_grad_jvp";
+    cj_func *fsum = cj_func_new(x->ctx, "fuzz_sum", fz_fn_sum, p->n_inputs, 1, (void *)p);
+    cj_func *grad = grad_all(fsum, p->n_inputs);
+    double *g[FZ_MAX_INPUTS], *gj[FZ_MAX_INPUTS] = {0}, *v[FZ_MAX_INPUTS] = {0};
+    double rtol = FZ_AD_ULPS * program_eps(p);
+    int ok = gradients(x, grad, x->in, check, g);
+    uint64_t rng = p->seed ^ 0x7f4a7c15u;
+    cj_val tangents[FZ_MAX_INPUTS], y, t;
+    double dot = 0, scale = 0, jv = NAN;
+    for (int i = 0; ok && i < p->n_inputs; i++) {
+        const fz_type *ti = fz_input_type(p, i);
+        v[i] = random_data(ti, &rng);
+        tangents[i] = array_from(x->ctx, ti->dtype, ti->rank, ti->dims, v[i], fz_type_size(ti));
+        for (int64_t k = 0; k < fz_type_size(ti); k++) dot += g[i][k] * v[i][k], scale += fabs(g[i][k] * v[i][k]);
+    }
+    if (ok && (cj_jvp(fsum, x->in, tangents, &y, &t) != CJ_OK || cj_item(t, &jv) != CJ_OK))
+        ok = report(x, check, "cj_jvp failed");
+    if (ok && !(fabs(dot - jv) <= rtol * (1 + scale)))
+        ok = report(x, check, "<grad, v> = %.17g but jvp = %.17g (|diff| %.3g > %.3g)", dot, jv, fabs(dot - jv),
+                    rtol * (1 + scale));
+    if (ok) {
+        cj_jit_opts o = {0};
+        o.backend = CJ_BACKEND_INTERP;
+        ok = gradients(x, cj_jit(grad, &o), x->in, check, gj);
+        double tol = rtol * (1 + grad_scale(p, g));
+        for (int i = 0; ok && i < p->n_inputs; i++)
+            for (int64_t k = 0; ok && k < fz_type_size(fz_input_type(p, i)); k++)
+                if (!(fabs(gj[i][k] - g[i][k]) <= tol))
+                    ok = report(x, check, "jit(grad) input %d [%lld]: %.17g, grad %.17g (tol %.3g)", i, (long long)k,
+                                gj[i][k], g[i][k], tol);
+    }
+    free_all(g, p->n_inputs);
+    free_all(gj, p->n_inputs);
+    free_all(v, p->n_inputs);
+    return ok;
+}
+
+/* sum(program) in f64 on inputs where input i's element k is moved by h. */
+static double f64_sum_at(instance *x, cj_func *fsum, int i, int64_t k, double h) {
+    const fz_type *t = fz_input_type(x->p, i);
+    double keep = x->data[i][k];
+    x->data[i][k] = keep + h;
+    cj_val in[FZ_MAX_INPUTS], y;
+    memcpy(in, x->in, sizeof in);
+    in[i] = cj_array(x->ctx, CJ_F64, t->rank, t->dims, x->data[i]);
+    x->data[i][k] = keep;
+    double out = NAN;
+    if (cj_call(fsum, in, &y) != CJ_OK || cj_item(y, &out) != CJ_OK) return NAN;
+    return out;
+}
+
+#define FZ_FD_COORDS 3
+
+static int check_grad_fd(instance *x) {
+    const fz_program *p = x->p;
+    const char *check = "fuzz_grad_fd";
+    cj_func *fsum = cj_func_new(x->ctx, "fuzz_sum_f64", fz_fn_sum, p->n_inputs, 1, (void *)p);
+    double *g[FZ_MAX_INPUTS];
+    if (!gradients(x, grad_all(fsum, p->n_inputs), x->in, check, g)) {
+        free_all(g, p->n_inputs);
+        return 0;
+    }
+    const fz_type *to = fz_output_type(p);
+    double s = (double)(fz_type_size(to) > 0 ? fz_type_size(to) : 1) * (to->bound + 1);
+    uint64_t rng = p->seed ^ 0x2545f491u;
+    int ok = 1;
+    for (int c = 0; ok && c < FZ_FD_COORDS; c++) {
+        int i = (int)(fz_rand_u64(&rng) % (uint64_t)p->n_inputs);
+        int64_t n = fz_type_size(fz_input_type(p, i));
+        if (n == 0) continue;
+        int64_t k = (int64_t)(fz_rand_u64(&rng) % (uint64_t)n);
+        double fd[2], hs[2] = {1e-5, 1e-7};
+        int agrees = 0;
+        for (int j = 0; j < 2 && !agrees; j++) {
+            double h = hs[j];
+            fd[j] = (f64_sum_at(x, fsum, i, k, h) - f64_sum_at(x, fsum, i, k, -h)) / (2 * h);
+            agrees = fabs(fd[j] - g[i][k]) <= 1e-6 * (1 + fabs(g[i][k])) + 1e-15 * s / h;
+        }
+        if (!agrees)
+            ok = report(x, check, "d sum / d input %d [%lld]: grad %.17g, finite differences %.17g (h=1e-5), %.17g "
+                        "(h=1e-7)", i, (long long)k, g[i][k], fd[0], fd[1]);
+    }
+    free_all(g, p->n_inputs);
+    return ok;
+}
+
+/* ---- the tests ---- */
+typedef int (*check_fn)(instance *x, int index);
+
+static int run_interp(instance *x, int index) { return (void)index, check_jit(x, CJ_BACKEND_INTERP, "fuzz_jit_interp"); }
+static int run_cc(instance *x, int index) {
+    return index % FZ_CC_EVERY ? 1 : check_jit(x, CJ_BACKEND_CC, "fuzz_jit_cc");
+}
+static int run_vmap(instance *x, int index) { return (void)index, check_vmap(x); }
+static int run_grad_jvp(instance *x, int index) { return (void)index, check_grad_jvp(x); }
+
+/* Runs `check` over the corpus; returns the number of failing programs. */
+static int run_corpus(const char *name, check_fn check, int f64) {
+    corpus c = corpus_get();
+    int failed = 0;
+    printed = 0;
+    for (int i = 0; i < c.count; i++) {
+        fz_program p, p64;
+        fz_generate(&p, c.seed + (uint64_t)i);
+        if (known_bug(&p, name)) continue;
+        if (f64) fz_to_f64(&p, &p64);
+        instance x;
+        instance_init(&x, f64 ? &p64 : &p, 0);
+        failed += !check(&x, i);
+        instance_free(&x);
+    }
+    fprintf(stderr, "%s: %d programs from seed %llu, %d failed\n", name, c.count, (unsigned long long)c.seed, failed);
+    return failed;
+}
+
+static int run_grad_fd(instance *x, int index) { return (void)index, check_grad_fd(x); }
+
+TEST(fuzz_jit_interp) {
+    int failed = run_corpus("fuzz_jit_interp", run_interp, 0);
+    CHECK_MSG(failed == 0, "%d programs disagree (printed above)", failed);
+}
+
+TEST(fuzz_jit_cc) {
+    n_native = 0;
+    int failed = run_corpus("fuzz_jit_cc", run_cc, 0);
+    fprintf(stderr, "fuzz_jit_cc: %d programs ran as generated C\n", n_native);
+    CHECK_MSG(failed == 0, "%d programs disagree (printed above)", failed);
+}
+
+TEST(fuzz_vmap) {
+    int failed = run_corpus("fuzz_vmap", run_vmap, 0);
+    CHECK_MSG(failed == 0, "%d programs disagree (printed above)", failed);
+}
+
+TEST(fuzz_grad_jvp) {
+    int failed = run_corpus("fuzz_grad_jvp", run_grad_jvp, 0);
+    CHECK_MSG(failed == 0, "%d programs disagree (printed above)", failed);
+}
+
+TEST(fuzz_grad_fd) {
+    int failed = run_corpus("fuzz_grad_fd", run_grad_fd, 1);
+    CHECK_MSG(failed == 0, "%d programs disagree (printed above)", failed);
+}
+
+/* ---- minimal reproducers of bugs the fuzzer found ---- */
+static void pad_then_sum(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user;
+    int64_t lo = 0, hi = 1;
+    out[0] = cj_sum(cj_pad(in[0], cj_scalar(ctx, 0.5), &lo, &hi, NULL), -1, NULL, 0);
+}
+
+/* Found as program seeds 20241501, 20247301, 20272701 (fuzz_jit_cc): a pad
+ * feeding a reduction in a rows kernel of generated C read the operand's
+ * element 0 for every position (codegen.c leaf_layout took pad, whose
+ * leaf map is left empty as not affine, for a stride-0 "repeated" leaf);
+ * the interpreter gathers it correctly. */
+TEST(fuzz_regression_pad_into_row_reduction_cc) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t n = 3;
+    const double x[3] = {1, 2, 4};
+    cj_val in = cj_array(ctx, CJ_F64, 1, &n, x), eager, jitted;
+    cj_func *f = cj_func_new(ctx, "pad_then_sum", pad_then_sum, 1, 1, NULL);
+    cj_jit_opts o = {0};
+    o.backend = CJ_BACKEND_CC;
+    CHECK(cj_call(f, &in, &eager) == CJ_OK);
+    CHECK(cj_call(cj_jit(f, &o), &in, &jitted) == CJ_OK);
+    CHECK_NEAR(cj_item_or_nan(eager), 7.5, 0, 0);
+    CHECK_NEAR(cj_item_or_nan(jitted), 7.5, 0, 0); /* was 4: x[0] four times */
+    cj_ctx_free(ctx);
+}
