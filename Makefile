@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test bench sanitize clean install
+.PHONY: all build demo test bench sanitize fuzz clean install
 
 all: build
 
@@ -28,6 +28,12 @@ sanitize:
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DCJAX_SANITIZE=ON -DCJAX_NATIVE=ON
 	cmake --build $(BUILD)-asan -j $(JOBS) --target cjax_tests
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(BUILD)-asan/cjax_tests
+
+# The differential fuzzer for as long as asked: SEED=<n> COUNT=<programs>.
+SEED ?= 1
+COUNT ?= 1000000
+fuzz: build
+	CJAX_FUZZ_SEED=$(SEED) CJAX_FUZZ_COUNT=$(COUNT) ./$(BUILD)/cjax_tests fuzz_
 
 install: build
 	cmake --install $(BUILD)
