@@ -442,6 +442,25 @@ static int cblas_layout_ok(int64_t m, int64_t n, int64_t k, int ta, int tb,
 GEMV_DEFINE(float, f32)
 GEMV_DEFINE(double, f64)
 
+/* k == 1 is an outer product (a step's weight gradient h ⊗ g): one pass
+ * over C, where GEMM would scale C by beta and then run its kernel. */
+#define OUTER_DEFINE(T, SFX)                                                                                   \
+    static void outer_##SFX(int64_t m, int64_t n, const T *A, int64_t lda, int ta, const T *B, int64_t ldb,   \
+                            int tb, T *C, int64_t ldc, int acc) {                                             \
+        for (int64_t i = 0; i < m; i++) {                                                                      \
+            T a = ta ? A[i] : A[i * lda];                                                                      \
+            T *c = C + i * ldc;                                                                                \
+            if (tb)                                                                                            \
+                for (int64_t j = 0; j < n; j++) c[j] = (acc ? c[j] : 0) + a * B[j * ldb];                      \
+            else if (acc)                                                                                      \
+                for (int64_t j = 0; j < n; j++) c[j] += a * B[j];                                              \
+            else                                                                                               \
+                for (int64_t j = 0; j < n; j++) c[j] = a * B[j];                                               \
+        }                                                                                                      \
+    }
+OUTER_DEFINE(float, f32)
+OUTER_DEFINE(double, f64)
+
 /* Matrix-vector products small enough to run on one thread: above this
  * the built-in GEMM (or BLAS) spreads the work over the pool. */
 #define GEMV_MAX_ELEMS (1 << 20)
@@ -450,6 +469,8 @@ static int is_gemv(int64_t m, int64_t n, int64_t k) {
     return (m == 1 || n == 1) && m > 0 && n > 0 && k > 0 && m * n * k <= GEMV_MAX_ELEMS;
 }
 
+static int is_outer(int64_t m, int64_t n, int64_t k) { return k == 1 && m > 0 && n > 0 && m * n <= GEMV_MAX_ELEMS; }
+
 /* OpenBLAS brings its own thread pool, so the call is not wrapped in
  * rt_parallel_for (two pools on two cores oversubscribe, MEASURED.md). */
 void rt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
@@ -457,6 +478,10 @@ void rt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                  int64_t ldc, int accumulate) {
     if (is_gemv(m, n, k)) {
         gemv_f32(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+        return;
+    }
+    if (is_outer(m, n, k)) {
+        outer_f32(m, n, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
         return;
     }
 #ifdef CJAX_HAVE_CBLAS
@@ -476,6 +501,10 @@ void rt_gemm_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
                  int64_t ldc, int accumulate) {
     if (is_gemv(m, n, k)) {
         gemv_f64(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+        return;
+    }
+    if (is_outer(m, n, k)) {
+        outer_f64(m, n, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
         return;
     }
 #ifdef CJAX_HAVE_CBLAS
