@@ -32,6 +32,22 @@ double adc_dot(cj_val a, cj_val b);
 double adc_prim_jvp_vjp_error(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                               uint64_t *seed);
 
+/* A primitive with its parameters, for the end-to-end check below. */
+typedef struct adc_op {
+    prim_id prim;
+    prim_params p;
+    int n_in;
+} adc_op;
+/* In a test: fails unless adc_prim_jvp_vjp_error of op on the n values
+ * given is below tol. */
+#define ADC_CHECK_E2E(ctx, op, tol, seed, n, ...)                                                          \
+    do {                                                                                                   \
+        cj_val adc_in_[] = {__VA_ARGS__};                                                                  \
+        double adc_e_ = adc_prim_jvp_vjp_error(ctx, (op).prim, &(op).p, n, adc_in_, seed);                 \
+        CHECK_MSG(adc_e_ >= 0 && adc_e_ < (tol), "%s: <u, Jv> vs <J^T u, v> mismatch %g (%s)",            \
+                  prim_names[(op).prim], adc_e_, cj_error(ctx) ? cj_error_message(ctx) : "no error");      \
+    } while (0)
+
 /* Parameter lists for the rule tests: IV(0, 2) is the ivec (0, 2), IV0 the
  * empty one; DIMS(2, 3) expands to a rank and a dims array. */
 prim_ivec adc_ivec(int n, const int64_t *v);

@@ -323,19 +323,8 @@ TEST(ad_dot_index_transpose_values) {
 
 /* ---- end to end: cj_jvp and cj_vjp agree (<u, J v> = <J^T u, v>) ---- */
 
-typedef struct one_prim {
-    prim_id prim;
-    prim_params p;
-    int n_in;
-} one_prim;
-
-#define CHECK_E2E(ctx, op, n, ...)                                                                 \
-    do {                                                                                           \
-        cj_val ins_[] = {__VA_ARGS__};                                                             \
-        double e_ = adc_prim_jvp_vjp_error(ctx, (op).prim, &(op).p, n, ins_, &seed_state);                                         \
-        CHECK_MSG(e_ >= 0 && e_ < TRANSPOSE_TOL, "%s: <u, Jv> vs <J^T u, v> mismatch %g (%s)",    \
-                  prim_names[(op).prim], e_, cj_error(ctx) ? cj_error_message(ctx) : "no error");  \
-    } while (0)
+typedef adc_op one_prim;
+#define CHECK_E2E(ctx, op, n, ...) ADC_CHECK_E2E(ctx, op, TRANSPOSE_TOL, &seed_state, n, __VA_ARGS__)
 
 TEST(ad_dot_end_to_end) {
     cj_ctx *ctx = cj_ctx_new(NULL);

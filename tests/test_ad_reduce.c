@@ -329,31 +329,21 @@ TEST(ad_red_cummax_ties) {
 
 /* ---- end to end: cj_jvp and cj_vjp agree (<u, J v> = <J^T u, v>) ---- */
 
-typedef struct one_prim {
-    prim_id prim;
-    prim_params p;
-} one_prim;
-
-#define CHECK_E2E(ctx, op, x)                                                                      \
-    do {                                                                                           \
-        cj_val x_ = (x);                                                                           \
-        double e_ = adc_prim_jvp_vjp_error(ctx, (op).prim, &(op).p, 1, &x_, &seed_state);            \
-        CHECK_MSG(e_ >= 0 && e_ < TRANSPOSE_TOL, "%s: <u, Jv> vs <J^T u, v> mismatch %g (%s)",    \
-                  prim_names[(op).prim], e_, cj_error(ctx) ? cj_error_message(ctx) : "no error");  \
-    } while (0)
+typedef adc_op one_prim;
+#define CHECK_E2E(ctx, op, x) ADC_CHECK_E2E(ctx, op, TRANSPOSE_TOL, &seed_state, 1, x)
 
 TEST(ad_red_end_to_end) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     one_prim op;
     const prim_id reductions[] = {PRIM_REDUCE_SUM, PRIM_REDUCE_PROD, PRIM_REDUCE_MAX, PRIM_REDUCE_MIN};
     for (int k = 0; k < 4; k++) {
-        op = (one_prim){reductions[k], reduce_params(IV(0, 2))};
+        op = (one_prim){reductions[k], reduce_params(IV(0, 2)), 1};
         CHECK_E2E(ctx, op, f64_uniform(ctx, DIMS(3, 2, 4)));
     }
     const prim_id scans[] = {PRIM_CUMSUM, PRIM_CUMPROD, PRIM_CUMMAX};
     for (int k = 0; k < 3; k++)
         for (int rev = 0; rev < 2; rev++) {
-            op = (one_prim){scans[k], scan_params(1, rev)};
+            op = (one_prim){scans[k], scan_params(1, rev), 1};
             CHECK_E2E(ctx, op, f64_uniform(ctx, DIMS(2, 7, 3)));
         }
     cj_ctx_free(ctx);

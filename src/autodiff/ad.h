@@ -61,11 +61,6 @@ typedef struct ad_policy {
  * equation e makes be saved. */
 int ad_policy_saves(const void *policy, const ir_eqn *e);
 
-/* Type equality ignoring weak types. */
-static inline int ad_same_type(const rt_aval *a, const rt_aval *b) {
-    return a->dtype == b->dtype && a->rank == b->rank && !memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank);
-}
-
 /* Linearizations of one function kept per input signature (ad_cache.c),
  * so repeated eager calls of grad and friends trace once. */
 #define AD_CACHE_SIZE 8

@@ -16,7 +16,7 @@ const ad_linear *ad_cache_get(cj_func *f, ad_cache *c, const rt_aval *avals, con
         ad_entry *e = &c->e[i];
         if (!e->used) continue;
         int hit = 1;
-        for (int k = 0; k < f->n_in && hit; k++) hit = ad_same_type(&e->avals[k], &avals[k]) && e->avals[k].weak == avals[k].weak;
+        for (int k = 0; k < f->n_in && hit; k++) hit = rt_aval_equal(&e->avals[k], &avals[k]);
         if (hit) return &e->lin;
     }
     ir_func *ir = func_trace_to_ir(f, avals, NULL, what);

@@ -32,6 +32,13 @@ static inline int ad_set(cj_val v, cj_val *out) {
     *out = v;
     return v.slot ? 0 : -1;
 }
+/* Checks a rule's result (slot 0: zero, always fine) against the type it
+ * must have; a mismatch is a bug in the rule, reported as an internal
+ * error ("jvp(f): the jvp rule of 'sin' made a tangent of type f32[3] for
+ * the result of type f64[3]") rather than propagated into wrong shapes.
+ * `place` names where the value goes ("the result", "operand 1"). */
+int ad_check_rule_result(cj_ctx *ctx, const char *what, prim_id prim, const char *kind, const char *place, cj_val v,
+                         const rt_aval *want);
 /* A jvp rule for primitives whose output does not depend differentiably
  * on the inputs (comparisons, floor, sign, argmax, iota, integer ops):
  * the tangent is zero. */

@@ -25,6 +25,19 @@ cj_val ad_const_like(cj_val x, double c) {
     return cj_scalar_typed(x.ctx, c, a->dtype);
 }
 
+int ad_check_rule_result(cj_ctx *ctx, const char *what, prim_id prim, const char *kind, const char *place, cj_val v,
+                         const rt_aval *want) {
+    if (ad_is_zero(v)) return 0;
+    const rt_aval *got = ad_aval(v);
+    if (!got) return -1;
+    if (rt_aval_same_type(got, want)) return 0;
+    char sg[96], sw[96];
+    rt_aval_str(got, sg, sizeof sg);
+    rt_aval_str(want, sw, sizeof sw);
+    return core_error(ctx, CJ_ERR_INTERNAL, "%s: the %s rule of '%s' made a %s of type %s for %s of type %s", what,
+                      kind, prim_names[prim], kind[0] == 'j' ? "tangent" : "cotangent", sg, place, sw);
+}
+
 int ad_jvp_zero(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
                 cj_val out, cj_val *tout) {
     (void)prim, (void)p, (void)n_in, (void)in, (void)tin, (void)out;

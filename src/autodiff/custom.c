@@ -102,7 +102,7 @@ static int call_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, i
     }
     if (n_in != rec->primal->n_in) return prim_error(ctx, CJ_ERR_ARG, prim, "%d operands for %d inputs", n_in, rec->primal->n_in);
     for (int i = 0; i < n_in; i++)
-        if (!ad_same_type(&in[i], &rec->primal->vars[rec->primal->in[i]])) {
+        if (!rt_aval_same_type(&in[i], &rec->primal->vars[rec->primal->in[i]])) {
             char a[96], b[96];
             rt_aval_str(&in[i], a, sizeof a);
             rt_aval_str(&rec->primal->vars[rec->primal->in[i]], b, sizeof b);
@@ -194,7 +194,7 @@ static int custom_jvp_rule(cj_ctx *ctx, prim_id prim, const prim_params *p, int 
     }
     if (cj_call(rec->jvp_rule, args, res) != CJ_OK) return -1;
     const rt_aval *t = ad_aval(res[1]);
-    if (!t || !ad_same_type(t, &rec->out)) {
+    if (!t || !rt_aval_same_type(t, &rec->out)) {
         char a[96], b[96];
         if (t) rt_aval_str(t, a, sizeof a);
         rt_aval_str(&rec->out, b, sizeof b);
@@ -234,7 +234,7 @@ static int custom_lin_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p,
     for (int i = n_res; i < n_in; i++) {
         if (!linear[i]) continue;
         const rt_aval *c = ad_aval(cts[i - n_res]);
-        if (!c || !ad_same_type(c, &in_avals[i])) {
+        if (!c || !rt_aval_same_type(c, &in_avals[i])) {
             char a[96], b[96];
             if (c) rt_aval_str(c, a, sizeof a);
             rt_aval_str(&in_avals[i], b, sizeof b);

@@ -22,7 +22,6 @@ static int avals_of(cj_ctx *ctx, int n, const cj_val *in, rt_aval *avals) {
     return 0;
 }
 
-static int same_type(const rt_aval *a, const rt_aval *b) { return ad_same_type(a, b); }
 
 /* Ends the scope opened at `depth`, keeping n values (all when the call
  * succeeded; none otherwise). */
@@ -178,7 +177,7 @@ cj_status cj_jvp(cj_func *f, const cj_val *primals, const cj_val *tangents, cj_v
     for (int i = 0; i < f->n_in; i++) {
         const core_value *t = core_get(tangents[i], what);
         if (!t) return ctx->err;
-        if (!same_type(&t->aval, &avals[i])) {
+        if (!rt_aval_same_type(&t->aval, &avals[i])) {
             char sp[96], st[96];
             rt_aval_str(&avals[i], sp, sizeof sp);
             rt_aval_str(&t->aval, st, sizeof st);
@@ -223,7 +222,7 @@ static int check_args(cj_func *h, const cj_val *in, const rt_aval *want, const c
     for (int i = 0; i < h->n_in; i++) {
         const core_value *v = core_get(in[i], h->name);
         if (!v) return -1;
-        if (!same_type(&v->aval, &want[i])) {
+        if (!rt_aval_same_type(&v->aval, &want[i])) {
             char sw[96], sg[96];
             rt_aval_str(&want[i], sw, sizeof sw);
             rt_aval_str(&v->aval, sg, sizeof sg);

@@ -10,21 +10,6 @@
 
 #include "ad.h"
 
-/* The rule's result must have the primal's exact type; a mismatch is a
- * bug in the rule, reported rather than propagated into wrong shapes. */
-static int check_tangent(cj_ctx *ctx, prim_id prim, cj_val primal, cj_val tangent, const char *what) {
-    if (ad_is_zero(tangent)) return 0;
-    const rt_aval *a = ad_aval(primal), *t = ad_aval(tangent);
-    if (!t) return -1;
-    if (a->dtype == t->dtype && a->rank == t->rank && !memcmp(a->dims, t->dims, sizeof(int64_t) * (size_t)a->rank))
-        return 0;
-    char sa[96], st[96];
-    rt_aval_str(a, sa, sizeof sa);
-    rt_aval_str(t, st, sizeof st);
-    return core_error(ctx, CJ_ERR_INTERNAL, "%s: the jvp rule of '%s' made a tangent of type %s for a result of type %s",
-                      what, prim_names[prim], st, sa);
-}
-
 int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *tin, cj_val *out, cj_val *tout,
                 const char *what) {
     size_t nv = (size_t)ir->n_vars + 1;
@@ -57,7 +42,7 @@ int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *
             cj_val r = ad_zero(ctx), t = ad_zero(ctx);
             status = prim_rules[e->prim].jvp_full(ctx, e->prim, &e->params, e->n_in, args, targs, &r, &t);
             if (status == 0 && !r.slot) status = -1;
-            if (status == 0) status = check_tangent(ctx, e->prim, r, t, what);
+            if (status == 0) status = ad_check_rule_result(ctx, what, e->prim, "jvp", "the result", t, ad_aval(r));
             env[e->out] = r;
             tenv[e->out] = t;
             continue;
@@ -80,7 +65,7 @@ int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *
             status = -1;
             break;
         }
-        status = check_tangent(ctx, e->prim, r, t, what);
+        status = ad_check_rule_result(ctx, what, e->prim, "jvp", "the result", t, ad_aval(r));
         tenv[e->out] = t;
     }
     region_rebind_end(ctx, &rb);

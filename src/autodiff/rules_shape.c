@@ -27,7 +27,7 @@ static cj_val bind1(cj_ctx *ctx, prim_id prim, const prim_params *p, cj_val x) {
 static cj_val reshape_to(cj_ctx *ctx, cj_val x, const rt_aval *want) {
     const rt_aval *have = ad_aval(x);
     if (!have) return core_err_val(ctx);
-    if (have->rank == want->rank && !memcmp(have->dims, want->dims, sizeof(int64_t) * (size_t)want->rank))
+    if (rt_aval_same_shape(have, want))
         return x;
     prim_params p = prim_params_zero();
     p.shape.n = want->rank;

@@ -24,6 +24,7 @@ typedef struct tstate {
     cj_val *ct;       /* cotangents of linear variables (slot 0: zero) */
     uint8_t *mark;    /* scratch for on-demand forward evaluation */
     uint8_t *fenced;  /* per variable: its value already passed a barrier */
+    uint8_t *is_const; /* per variable: a constant of lin */
     int fence;        /* staging: recomputations get optimization barriers */
 } tstate;
 
@@ -40,9 +41,7 @@ static void fence_root(tstate *s, const ir_eqn *e, const int *ins, cj_val after)
     for (int i = 0; i < e->n_in; i++) {
         if (s->def[ins[i]] >= 0) return; /* reads a recomputed value: already behind a barrier */
         if (s->fenced[ins[i]]) return;
-        int is_const = 0;
-        for (int c = 0; c < s->lin->n_consts && !is_const; c++) is_const = s->lin->consts[c].var == ins[i];
-        if (is_const) continue;
+        if (s->is_const[ins[i]]) continue;
         size_t bytes = rt_aval_nbytes(&s->lin->vars[ins[i]]);
         if (pick < 0 || bytes < best) pick = ins[i], best = bytes;
     }
@@ -88,21 +87,6 @@ static cj_val value_of(tstate *s, int var, cj_val after) {
     return ctx->err ? core_err_val(ctx) : s->env[var];
 }
 
-static int check_ct(tstate *s, const ir_eqn *e, int operand, cj_val c) {
-    if (ad_is_zero(c)) return 0;
-    const rt_aval *want = &s->lin->vars[ir_eqn_inputs(s->lin, e)[operand]], *got = ad_aval(c);
-    if (!got) return -1;
-    if (want->dtype == got->dtype && want->rank == got->rank &&
-        !memcmp(want->dims, got->dims, sizeof(int64_t) * (size_t)want->rank))
-        return 0;
-    char sw[96], sg[96];
-    rt_aval_str(want, sw, sizeof sw);
-    rt_aval_str(got, sg, sizeof sg);
-    return core_error(s->ctx, CJ_ERR_INTERNAL,
-                      "%s: the transpose rule of '%s' made a cotangent of type %s for operand %d of type %s", s->what,
-                      prim_names[e->prim], sg, operand, sw);
-}
-
 static int transpose_eqn(tstate *s, const ir_eqn *e) {
     cj_ctx *ctx = s->ctx;
     cj_val c = s->ct[e->out];
@@ -128,7 +112,9 @@ static int transpose_eqn(tstate *s, const ir_eqn *e) {
     }
     for (int i = 0; i < e->n_in; i++) {
         if (!lin_flags[i]) continue;
-        if (check_ct(s, e, i, cts[i]) != 0) return -1;
+        char place[32];
+        snprintf(place, sizeof place, "operand %d", i);
+        if (ad_check_rule_result(ctx, s->what, e->prim, "transpose", place, cts[i], &avals[i]) != 0) return -1;
         s->ct[ins[i]] = ad_add(ctx, s->ct[ins[i]], cts[i]);
         if (!ad_is_zero(cts[i]) && !s->ct[ins[i]].slot) return -1;
     }
@@ -138,8 +124,8 @@ static int transpose_eqn(tstate *s, const ir_eqn *e) {
 int ad_transpose_eval(cj_ctx *ctx, const ir_func *lin, int n_res, const cj_val *res, const cj_val *ct,
                       cj_val *ct_in, const char *what) {
     size_t nv = (size_t)lin->n_vars + 1;
-    tstate s = {ctx, lin, what, NULL, NULL, NULL, NULL, NULL, NULL, ctx->dynamic_level > 0};
-    s.linear = rt_calloc(ctx->mem, nv * 3);
+    tstate s = {.ctx = ctx, .lin = lin, .what = what, .fence = ctx->dynamic_level > 0};
+    s.linear = rt_calloc(ctx->mem, nv * 4);
     s.def = rt_alloc(ctx->mem, sizeof(int) * nv);
     s.env = rt_calloc(ctx->mem, sizeof(cj_val) * nv * 2);
     int status = -1;
@@ -149,11 +135,13 @@ int ad_transpose_eval(cj_ctx *ctx, const ir_func *lin, int n_res, const cj_val *
     }
     s.mark = s.linear + nv;
     s.fenced = s.linear + 2 * nv;
+    s.is_const = s.linear + 3 * nv;
     s.ct = s.env + nv;
     for (size_t v = 0; v < nv; v++) s.def[v] = -1;
     for (int i = 0; i < n_res; i++) s.env[lin->in[i]] = res[i];
     for (int i = n_res; i < lin->n_in; i++) s.linear[lin->in[i]] = 1;
     for (int c = 0; c < lin->n_consts; c++) {
+        s.is_const[lin->consts[c].var] = 1;
         s.env[lin->consts[c].var] = core_wrap_array(ctx, rt_array_ref(lin->consts[c].val));
         if (!s.env[lin->consts[c].var].slot) goto done;
     }
@@ -177,7 +165,7 @@ int ad_transpose_eval(cj_ctx *ctx, const ir_func *lin, int n_res, const cj_val *
     }
     status = ctx->err ? -1 : 0;
 done:
-    if (s.linear) rt_free(ctx->mem, s.linear, nv * 3);
+    if (s.linear) rt_free(ctx->mem, s.linear, nv * 4);
     if (s.def) rt_free(ctx->mem, s.def, sizeof(int) * nv);
     if (s.env) rt_free(ctx->mem, s.env, sizeof(cj_val) * nv * 2);
     return status;

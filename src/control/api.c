@@ -11,9 +11,6 @@
 
 #include "control.h"
 
-static int same_type(const rt_aval *a, const rt_aval *b) {
-    return a->dtype == b->dtype && a->rank == b->rank && !memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank);
-}
 
 static const char *type_str(const rt_aval *a, char *buf, size_t n) {
     rt_aval_str(a, buf, n);
@@ -140,7 +137,7 @@ static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func 
         if (trace_prog(ctx, rec, &job, n_ops, avals, n_out, what, ops) != 0) return ctx->err;
         for (int j = 0; j < n_out; j++) {
             const rt_aval *o = prog_out(rec, b, j), *o0 = prog_out(rec, 0, j);
-            if (b > 0 && !same_type(o, o0)) {
+            if (b > 0 && !rt_aval_same_type(o, o0)) {
                 char t0[96], t1[96];
                 core_error(ctx, CJ_ERR_SHAPE, "%s: output %d of branch %d (%s) has type %s, branch 0 (%s) gives %s", op, j,
                            b, branches[b]->name, type_str(o, t1, sizeof t1), branches[0]->name,
@@ -187,7 +184,7 @@ static int check_carries(cj_ctx *ctx, const char *op, const cf_record *rec, int 
                          int n_carry, int hidden, const char *fname) {
     for (int i = 0; i < n_carry; i++) {
         const rt_aval *o = prog_out(rec, k, i);
-        if (!same_type(o, &carry[i])) {
+        if (!rt_aval_same_type(o, &carry[i])) {
             char a[96], b[96];
             return core_error(ctx, CJ_ERR_SHAPE,
                               "%s: '%s' must return its carries unchanged in type: carry %d enters as %s and leaves as %s",

@@ -62,8 +62,7 @@ static int cf_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int
     for (int i = 0; i < n_in; i++) {
         rt_aval want;
         if (expected_operand(rec, i, &want) != 0) continue;
-        if (want.dtype != in[i].dtype || want.rank != in[i].rank ||
-            memcmp(want.dims, in[i].dims, sizeof(int64_t) * (size_t)want.rank)) {
+        if (!rt_aval_same_type(&want, &in[i])) {
             char a[96], b[96];
             rt_aval_str(&in[i], a, sizeof a);
             rt_aval_str(&want, b, sizeof b);

@@ -38,6 +38,10 @@ int64_t rt_aval_size(const rt_aval *a); /* product of dims (1 for rank 0) */
 size_t rt_aval_nbytes(const rt_aval *a);
 bool rt_aval_same_shape(const rt_aval *a, const rt_aval *b);
 bool rt_aval_equal(const rt_aval *a, const rt_aval *b); /* incl. dtype, weak */
+/* Same dtype and shape; the weak flag may differ. */
+static inline bool rt_aval_same_type(const rt_aval *a, const rt_aval *b) {
+    return a->dtype == b->dtype && rt_aval_same_shape(a, b);
+}
 rt_aval rt_aval_make(cj_dtype dt, int rank, const int64_t *dims);
 /* "f32[3,4]" (JAX's spelling); returns the length written. */
 int rt_aval_str(const rt_aval *a, char *buf, size_t size);
