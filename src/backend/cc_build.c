@@ -10,11 +10,16 @@
  * pipe, killed with its children at the timeout), seal the output with a
  * trailer, rename it into place and dlopen it.
  *
- * Process-wide state is small and behind one mutex: the identity of each
- * compiler seen (its `--version` line and whether it accepts -march=native)
- * and the fallback directory. Builds themselves run unlocked, so threads
- * compile in parallel. Memory: the module record and the compiler's argv come
- * from the context; everything else lives on the stack. */
+ * Process-wide state is small and behind two mutexes: state_lock guards the
+ * identity of each compiler seen (its `--version` line and whether it accepts
+ * -march=native) and the fallback directory; flight_lock guards the table of
+ * builds in flight, one per key and cache directory, so threads that ask for
+ * the same program at once run the compiler once: the first looks in the
+ * cache and compiles, the others wait for it and then find its file in the
+ * cache (dlopen hands every thread the same loaded object). Builds of
+ * different programs run unlocked and compile in parallel. Memory: the module
+ * record and the compiler's argv come from the context; everything else lives
+ * on the stack or in static tables. */
 #define _GNU_SOURCE
 #include "cc_build.h"
 
@@ -187,6 +192,22 @@ static char fallback_dir[PATH_CAP];
 static pid_t fallback_owner;
 static atomic_long n_compiles, n_corrupt;
 static atomic_ulong temp_seq;
+
+/* Builds in flight: one slot per (key, cache directory) being looked up or
+ * compiled. Waiters count themselves in, so the slot outlives its build
+ * until the last waiter has read the outcome. A full table only costs the
+ * dedup: the build then runs on its own. */
+#define MAX_FLIGHTS 32
+typedef struct flight {
+    int used, done, waiters;
+    uint8_t key[32];
+    char dir[PATH_CAP];
+    cj_status status;         /* the builder's outcome, once done */
+    char message[DIAG_CAP + 512];
+} flight;
+static pthread_mutex_t flight_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t flight_landed = PTHREAD_COND_INITIALIZER;
+static flight flights[MAX_FLIGHTS];
 
 long cc_build_compiles(void) { return atomic_load(&n_compiles); }
 long cc_build_corrupt_detected(void) { return atomic_load(&n_corrupt); }
@@ -627,6 +648,13 @@ static cache_state cache_check(const char *path, const uint8_t key[32], size_t *
     return state;
 }
 
+int cc_cache_file_check(const char *path, const uint8_t key[32], size_t *payload) {
+    size_t size = 0;
+    cache_state state = path && key ? cache_check(path, key, &size) : CACHE_MISSING;
+    if (payload) *payload = state == CACHE_VALID ? size : 0;
+    return state == CACHE_VALID ? 1 : state == CACHE_MISSING ? 0 : -1;
+}
+
 /* Appends the trailer to the compiler's output. 0, or -1 with errno
  * (ENOENT: the compiler wrote nothing). *inode identifies the file. */
 static int seal(const char *tmp_so, const uint8_t key[32], size_t *payload, ino_t *inode) {
@@ -671,6 +699,7 @@ typedef struct build {
     char hex[65];
     char c_path[PATH_CAP], tmp_so[PATH_CAP], so_path[PATH_CAP];
     cc_build_info *info;
+    flight *flight; /* this build's slot in the in-flight table, if any */
 } build;
 
 static void compute_key(build *b, const char *source) {
@@ -688,6 +717,68 @@ static void compute_key(build *b, const char *source) {
     sha256_field(&s, source);
     sha256_final(&s, b->key);
     hex32(b->key, b->hex);
+}
+
+/* ------------------------------------------------------------------ */
+/* one build per program at a time                                     */
+
+/* Joins the build of b's key in cache directory `dir`. When none is in
+ * flight, this build takes a slot (flight_land must follow) and 0 is
+ * returned. When one is, this waits until it lands and returns 0 without a
+ * slot (its file is in the cache now, or it failed for a reason of its own:
+ * look and build as usual), or -1 with its error recorded in b->ctx when the
+ * toolchain could not build the program (doing it again would fail the same
+ * way, after as long). */
+static int flight_join(build *b, const char *dir) {
+    b->flight = NULL;
+    pthread_mutex_lock(&flight_lock);
+    flight *same = NULL, *unused = NULL;
+    for (int i = 0; i < MAX_FLIGHTS; i++) {
+        flight *f = &flights[i];
+        if (!f->used) {
+            if (!unused) unused = f;
+        } else if (!f->done && memcmp(f->key, b->key, 32) == 0 && strcmp(f->dir, dir) == 0) {
+            same = f;
+        }
+    }
+    if (!same) {
+        if (unused) {
+            unused->used = 1;
+            unused->done = 0;
+            unused->waiters = 0;
+            memcpy(unused->key, b->key, 32);
+            snprintf(unused->dir, sizeof unused->dir, "%s", dir);
+            unused->status = CJ_OK;
+            unused->message[0] = 0;
+            b->flight = unused;
+        }
+        pthread_mutex_unlock(&flight_lock);
+        return 0;
+    }
+    same->waiters++;
+    while (!same->done) pthread_cond_wait(&flight_landed, &flight_lock);
+    int shared = same->status == CJ_ERR_UNSUPPORTED;
+    char message[sizeof same->message];
+    if (shared) snprintf(message, sizeof message, "%s", same->message);
+    if (--same->waiters == 0) same->used = 0;
+    pthread_mutex_unlock(&flight_lock);
+    if (!shared) return 0;
+    core_error(b->ctx, CJ_ERR_UNSUPPORTED, "%s", message);
+    return -1;
+}
+
+/* Records the outcome of b's build in its slot and wakes the waiters. */
+static void flight_land(build *b, int ok) {
+    flight *f = b->flight;
+    if (!f) return;
+    pthread_mutex_lock(&flight_lock);
+    f->done = 1;
+    f->status = ok ? CJ_OK : cj_error(b->ctx);
+    snprintf(f->message, sizeof f->message, "%s", ok ? "" : cj_error_message(b->ctx));
+    if (f->waiters == 0) f->used = 0;
+    pthread_cond_broadcast(&flight_landed);
+    pthread_mutex_unlock(&flight_lock);
+    b->flight = NULL;
 }
 
 /* Loads a checked cache file in `dir`. 1 loaded, 0 absent (a corrupt or
@@ -903,9 +994,8 @@ static int report_unwritable(build *b, const char *primary, int primary_err, int
  * cache directory when it can be written, else in this process's fallback
  * directory (looked in first: an earlier build may have left it there).
  * 1 loaded from disk, 0 staged, -1 error recorded. */
-static int find_or_stage(build *b, const char *source, cc_module *m) {
-    char primary[PATH_CAP], fallback[PATH_CAP];
-    configured_cache_dir(b->opt, primary, sizeof primary);
+static int find_or_stage(build *b, const char *primary, const char *source, cc_module *m) {
+    char fallback[PATH_CAP];
     if (primary[0] && try_cached(b, primary, m)) return 1;
     int primary_err = ENOENT;
     if (primary[0]) {
@@ -953,18 +1043,25 @@ cc_module *cc_build_with(cj_ctx *ctx, const char *source, const cc_build_options
     compute_key(&b, source);
     memcpy(b.info->key, b.hex, sizeof b.hex);
 
-    int found = find_or_stage(&b, source, m);
-    if (found == 1) {
-        b.info->from_disk_cache = 1;
-        b.info->so_bytes = m->so_bytes;
+    char primary[PATH_CAP];
+    configured_cache_dir(opt, primary, sizeof primary);
+    if (flight_join(&b, primary) != 0) goto fail;
+    int found = find_or_stage(&b, primary, source, m);
+    int rc = found < 0 ? -1 : 0;
+    if (found == 0) {
+        rc = compile(&b);
+        if (rc == 0) rc = publish_and_load(&b, m);
+        unlink(b.c_path);
+        unlink(b.tmp_so); /* gone already after a successful rename */
+    }
+    flight_land(&b, rc == 0);
+    if (rc == 0) {
+        if (found == 1) {
+            b.info->from_disk_cache = 1;
+            b.info->so_bytes = m->so_bytes;
+        }
         return m;
     }
-    if (found < 0) goto fail;
-    int rc = compile(&b);
-    if (rc == 0) rc = publish_and_load(&b, m);
-    unlink(b.c_path);
-    unlink(b.tmp_so); /* gone already after a successful rename */
-    if (rc == 0) return m;
 fail:
     rt_free(ctx->mem, m, sizeof *m);
     return NULL;

@@ -45,10 +45,13 @@
  * error returns NULL at once and records nothing.
  *
  * Threads: builds may run concurrently in several threads, each with its own
- * context (a context is never shared between threads); two threads building
- * the same source both succeed. The context is used for the module record's
- * memory and the error only, so a background compile thread should be given
- * a context of its own, and the module must be freed with that same context.
+ * context (a context is never shared between threads). Threads that build
+ * the same source (same key and cache directory) at once run the compiler
+ * once: the first compiles, the others wait for it and load its file from
+ * the cache; when the toolchain cannot build it, they all get its error. The
+ * context is used for the module record's memory and the error only, so a
+ * background compile thread should be given a context of its own, and the
+ * module must be freed with that same context.
  * Nothing is ever written outside the cache directory (or the fallback
  * directory); temporary files are removed on every path. */
 #ifndef CJ_BACKEND_CC_BUILD_H
@@ -116,6 +119,16 @@ int cc_compiler_identity(const char *compiler, char *buf, size_t size);
  * `--version` queries are not counted), and cached files found corrupt. */
 long cc_build_compiles(void);
 long cc_build_corrupt_detected(void);
+
+/* Checks one cache file as a build does before dlopen, reading it and never
+ * loading it (exposed for the input fuzzer, fuzz/fuzz_cache.c, and tests):
+ * 1 when `path` is a regular file holding a payload sealed with this key and
+ * an intact SHA-256 trailer (*payload, when not NULL: the payload's size),
+ * 0 when it cannot be opened, -1 when it is corrupt (truncated, foreign,
+ * sealed for another key, or altered). The trailer detects damage, not
+ * forgery: whoever can write the cache directory (mode 0700, so the user)
+ * can already run code as the user. */
+int cc_cache_file_check(const char *path, const uint8_t key[32], size_t *payload);
 
 /* SHA-256 of n bytes (the hash behind keys and checksums; exposed for tests). */
 void cc_sha256(const void *data, size_t n, uint8_t out[32]);

@@ -1,5 +1,5 @@
 /* codegen.h — C source for a compiled program's fused kernels, LOOP and
- * ROWS (backend layer). The source is self-contained: no #include (headers
+ * ROWS, and for its control-flow constructs (backend layer). The source is self-contained: no #include (headers
  * cost compile time), no libm: cheap operations are written inline,
  * everything else (transcendentals through the vectorised math kernels,
  * integer division, gathers of data-movement leaves, row reductions)
@@ -47,9 +47,21 @@ typedef void (*cjk_kernel_fn)(const cjk_rt *rt, char *const *buf, int64_t begin,
  * equation; ROWS kernels read rows of contiguous leaves in place. */
 struct leaf_map;
 
+struct cf_native;
+
 /* Appends the translation unit for every LOOP kernel of c, and every ROWS
- * kernel codegen_generates, to sb. */
-void codegen_program(const compiled *c, const struct leaf_map *maps, strbuf *sb);
+ * kernel codegen_generates, to sb, and for each construct kernel k with
+ * cf[k] (cf may be NULL) the construct itself (codegen_control.c). */
+void codegen_program(const compiled *c, const struct leaf_map *maps, struct cf_native *const *cf, strbuf *sb);
+/* The kernels codegen_generates of c as functions named
+ * <prefix>kernel_<k>: exported (an enclosing program's, found by dlsym) or
+ * static (a construct's sub-program, called from the generated loop). */
+void codegen_kernels(const compiled *c, const struct leaf_map *maps, const char *prefix, bool exported, strbuf *sb);
+/* The declarations generated constructs need, and each construct kernel
+ * k of c with cf[k] as `int cjk_construct_<k>(cjk_cf *, char *const *)`
+ * with its sub-programs' kernels before it (codegen_control.c). */
+void codegen_construct_types(strbuf *sb);
+void codegen_constructs(const compiled *c, struct cf_native *const *cf, strbuf *sb);
 /* Is kernel k written as C (LOOP kernels always; ROWS kernels whose
  * reductions have a generated form)? */
 bool codegen_generates(const compiled *c, int k);

@@ -9,7 +9,10 @@
  * materialise are written straight into their buffers. Data-movement
  * leaves gather their operand through an affine index map (strides and an
  * offset over the iteration space). A SINGLE kernel calls its primitive's
- * eager kernel on whole buffers. The arena and the scratch are allocated
+ * eager kernel on whole buffers; a control-flow construct's kernel runs
+ * through cf_run (src/control/run.c), looping in the runtime over its
+ * compiled bodies, unless the program's generated C runs the construct
+ * itself (codegen_control.c). The arena and the scratch are allocated
  * on the first run and kept, so steady-state calls allocate only their
  * outputs. */
 #include <stdatomic.h>
@@ -73,7 +76,7 @@ static void map_of_leaf(const ir_func *ir, const ir_eqn *e, leaf_map *m) {
     }
 }
 
-program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated) {
+static program *prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated, int lazy) {
     program *p = rt_calloc(ctx->mem, sizeof *p);
     if (!p) {
         core_oom(ctx, "jit: preparing a program");
@@ -117,12 +120,21 @@ program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const 
     }
     p->n_scratch = rt_num_threads() < MAX_SCRATCH ? rt_num_threads() : MAX_SCRATCH;
     p->mode = mode ? mode : rt_config_get()->backend;
-    native_start(ctx, p);
+    p->native_lazy = lazy;
+    if (!lazy) native_start(ctx, p);
     if (ctx->err) {
         program_free(ctx, p);
         return NULL;
     }
     return p;
+}
+
+program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated) {
+    return prepare(ctx, ir, mode, donated, 0);
+}
+
+program *backend_prepare_lazy(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated) {
+    return prepare(ctx, ir, mode, donated, 1);
 }
 
 void program_free(cj_ctx *ctx, program *p) {
@@ -509,18 +521,43 @@ static bool donation_usable(const ir_func *ir, rt_array *const *in, int i) {
     return true;
 }
 
-int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, uint8_t *used) {
-    native_poll(p);
-    const compiled *c = p->c;
-    const ir_func *ir = c->ir;
-    if (c->arena_bytes && !p->arena) {
-        p->arena = rt_data_alloc(ctx->mem, c->arena_bytes, &p->arena_cap);
+int interp_program_ready(cj_ctx *ctx, program *p) {
+    if (p->c->arena_bytes && !p->arena) {
+        p->arena = rt_data_alloc(ctx->mem, p->c->arena_bytes, &p->arena_cap);
         if (!p->arena) return core_oom(ctx, "jit: the program's arena");
     }
     if (p->scratch_each && !p->scratch) {
         p->scratch = rt_data_alloc(ctx->mem, p->scratch_each * (size_t)p->n_scratch, &p->scratch_cap);
         if (!p->scratch) return core_oom(ctx, "jit: tile scratch");
     }
+    return 0;
+}
+
+int interp_run_kernel(cj_ctx *ctx, program *p, int k, char **buf) {
+    const kernel *K = &p->c->kernels[k];
+    int status = 0;
+    if (K->kind == KERNEL_LOOP) {
+        if (!native_run_loop(p, k, buf)) interp_run_loop(p, K, buf);
+    } else if (K->kind == KERNEL_ROWS) {
+        if (!native_run_rows(p, k, buf)) run_rows(ctx, p, K, buf);
+    } else if (K->kind == KERNEL_DOT_EPILOGUE) {
+        status = dot_epilogue_run(ctx, p, k, buf);
+    } else if (!native_run_construct(ctx, p, k, buf, &status)) { /* a construct's loop in generated C */
+        status = run_single(ctx, p->mode, p->c->ir, K, buf);
+    }
+    return status;
+}
+
+int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, uint8_t *used) {
+    if (p->native_lazy) { /* a construct's sub-program run by cf_run after all: build its own C now */
+        p->native_lazy = 0;
+        native_start(ctx, p);
+        if (ctx->err) return -1;
+    }
+    native_poll(p);
+    const compiled *c = p->c;
+    const ir_func *ir = c->ir;
+    if (interp_program_ready(ctx, p) != 0) return -1;
     size_t nv = (size_t)ir->n_vars + 1;
     /* the tables are kept in the program, so a run in steady state makes
      * no allocator call; a nested run of the same program gets its own */
@@ -564,18 +601,7 @@ int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, ui
         if (arrays[v]) buf[v] = arrays[v]->data;
         else if (c->home[v] == HOME_ARENA) buf[v] = (char *)p->arena + c->offset[v];
     }
-    for (int k = 0; k < c->n_kernels && status == 0; k++) {
-        const kernel *K = &c->kernels[k];
-        if (K->kind == KERNEL_LOOP) {
-            if (!native_run_loop(p, k, buf)) interp_run_loop(p, K, buf);
-        } else if (K->kind == KERNEL_ROWS) {
-            if (!native_run_rows(p, k, buf)) run_rows(ctx, p, K, buf);
-        } else if (K->kind == KERNEL_DOT_EPILOGUE) {
-            status = dot_epilogue_run(ctx, p, k, buf);
-        } else {
-            status = run_single(ctx, p->mode, ir, K, buf);
-        }
-    }
+    for (int k = 0; k < c->n_kernels && status == 0; k++) status = interp_run_kernel(ctx, p, k, buf);
     if (status == 0)
         for (int i = 0; i < ir->n_out; i++) out[i] = rt_array_ref(arrays[ir->out[i]]);
 done:

@@ -1,8 +1,10 @@
 /* native.c — the generated-C backend: build in the background, switch over
- * when ready, run the generated LOOP and ROWS kernels on the pool (backend
- * layer).
+ * when ready, run the generated LOOP and ROWS kernels on the pool, and the
+ * generated control-flow constructs (backend layer).
  *
- * native_start writes the program's C (codegen.c) and compiles it through
+ * native_start makes the state of each construct generated code can run
+ * (codegen_control_state.c), writes the program's C (codegen.c,
+ * codegen_control.c) and compiles it through
  * cc_build, with a context of its own so the compile never touches the
  * caller's context (contexts are single-threaded) and a failure never
  * becomes the caller's sticky error. In tiered mode (the default) the
@@ -59,40 +61,67 @@ static void gather_cb(const void *prog, int eqn, char *const *buf, int64_t t0, i
 static char *claim_cb(const void *prog, int *slot) { return interp_claim_scratch((program *)prog, slot); }
 static void release_cb(const void *prog, int slot) { interp_release_scratch((program *)prog, slot); }
 
+int native_fill_table(cj_ctx *ctx, program *p, cjk_rt *rt, void ***ew) {
+    const compiled *c = p->c;
+    void **table = rt_calloc(ctx->mem, sizeof(void *) * (size_t)(c->ir->n_eqns + 1));
+    if (!table) return -1;
+    for (int e = 0; e < c->ir->n_eqns; e++) {
+        const ir_eqn *q = &c->ir->eqns[e];
+        const kernel *K = &c->kernels[p->eqn_kernel[e]];
+        if (K->kind == KERNEL_ROWS && prim_families[q->prim] == FAMILY_REDUCE) { /* a row reduction's fold */
+            table[e] = (void *)native_row_fold(q->prim, c->ir->vars[ir_eqn_inputs(c->ir, q)[0]].dtype);
+            continue;
+        }
+        if (!codegen_needs_kernel(c, e)) continue;
+        cj_dtype dt = c->ir->vars[ir_eqn_inputs(c->ir, q)[q->prim == PRIM_SELECT ? 1 : 0]].dtype;
+        table[e] = (void *)ew_kernel(q->prim, dt);
+    }
+    *ew = table;
+    rt->ew = table;
+    rt->gather = gather_cb;
+    rt->prog = p;
+    rt->claim = claim_cb;
+    rt->release = release_cb;
+    return 0;
+}
+
+/* A construct kernel's state, when generated code can run it: its loop
+ * or branch then goes into this program's C (codegen_control.c). */
+static int make_constructs(cj_ctx *ctx, program *p, int *generated) {
+    const compiled *c = p->c;
+    for (int k = 0; k < c->n_kernels; k++) {
+        const kernel *K = &c->kernels[k];
+        if (K->kind != KERNEL_SINGLE || !cf_is_prim(c->ir->eqns[K->eqns[0]].prim)) continue;
+        if (!p->cf) {
+            p->cf = rt_calloc(ctx->mem, sizeof(cf_native *) * (size_t)(c->n_kernels + 1));
+            p->native_cf = rt_calloc(ctx->mem, sizeof(cjk_construct_fn) * (size_t)(c->n_kernels + 1));
+            if (!p->cf || !p->native_cf) return core_oom(ctx, "jit: generated code tables");
+        }
+        p->cf[k] = cf_native_make(ctx, c, k, p->mode, 0);
+        if (ctx->err) return -1;
+        *generated += p->cf[k] != NULL;
+    }
+    return 0;
+}
+
 void native_start(cj_ctx *ctx, program *p) {
     atomic_store(&p->native_state, NATIVE_NONE);
     if (p->mode == CJ_BACKEND_INTERP) return;
     const compiled *c = p->c;
     int generated = 0;
     for (int k = 0; k < c->n_kernels; k++) generated += codegen_generates(c, k);
+    if (make_constructs(ctx, p, &generated) != 0) return;
     if (!generated) return; /* nothing to generate */
 
-    p->ew_table = rt_calloc(ctx->mem, sizeof(void *) * (size_t)(c->ir->n_eqns + 1));
     p->native = rt_calloc(ctx->mem, sizeof(cjk_kernel_fn) * (size_t)(c->n_kernels + 1));
-    if (!p->ew_table || !p->native) {
+    if (!p->native || native_fill_table(ctx, p, &p->rt, &p->ew_table) != 0) {
         core_oom(ctx, "jit: generated code tables");
         return;
     }
-    for (int e = 0; e < c->ir->n_eqns; e++) {
-        const ir_eqn *q = &c->ir->eqns[e];
-        const kernel *K = &c->kernels[p->eqn_kernel[e]];
-        if (K->kind == KERNEL_ROWS && prim_families[q->prim] == FAMILY_REDUCE) { /* a row reduction's fold */
-            p->ew_table[e] = (void *)native_row_fold(q->prim, c->ir->vars[ir_eqn_inputs(c->ir, q)[0]].dtype);
-            continue;
-        }
-        if (!codegen_needs_kernel(c, e)) continue;
-        cj_dtype dt = c->ir->vars[ir_eqn_inputs(c->ir, q)[q->prim == PRIM_SELECT ? 1 : 0]].dtype;
-        p->ew_table[e] = (void *)ew_kernel(q->prim, dt);
-    }
-    p->rt.ew = p->ew_table;
-    p->rt.gather = gather_cb;
-    p->rt.prog = p;
-    p->rt.claim = claim_cb;
-    p->rt.release = release_cb;
 
     strbuf sb;
     sb_init(&sb, ctx->mem);
-    codegen_program(c, p->maps, &sb);
+    codegen_program(c, p->maps, p->cf, &sb);
     if (sb.failed || !sb.data) {
         sb_free(&sb);
         core_oom(ctx, "jit: generating C");
@@ -139,14 +168,41 @@ void native_poll(program *p) {
         }
         memcpy(&p->native[k], &sym, sizeof sym); /* object → function pointer */
     }
+    for (int k = 0; k < c->n_kernels && p->cf; k++) {
+        if (!p->cf[k]) continue;
+        char name[48];
+        snprintf(name, sizeof name, "cjk_construct_%d", k);
+        void *sym = cc_symbol(p->module, name);
+        if (!sym) {
+            snprintf(p->native_error, sizeof p->native_error, "generated code lacks %s", name);
+            atomic_store(&p->native_state, NATIVE_FAILED);
+            memset(p->native, 0, sizeof(cjk_kernel_fn) * (size_t)c->n_kernels);
+            memset(p->native_cf, 0, sizeof(cjk_construct_fn) * (size_t)c->n_kernels);
+            return;
+        }
+        memcpy(&p->native_cf[k], &sym, sizeof sym);
+    }
     p->native_installed = 1;
+}
+
+static atomic_long construct_runs;
+
+long native_construct_runs_for_testing(void) { return atomic_load(&construct_runs); }
+
+bool native_run_construct(cj_ctx *ctx, program *p, int k, char *const *buf, int *status) {
+    if (!p->native_installed || !p->native_cf || !p->native_cf[k]) return false;
+    cf_native *n = p->cf[k];
+    *status = cf_native_ready(ctx, n);
+    if (*status == 0 && p->native_cf[k](&n->gen, buf) != 0) *status = -1; /* the callback recorded why */
+    atomic_fetch_add(&construct_runs, 1);
+    return true;
 }
 
 typedef struct native_job {
     cjk_kernel_fn fn;
     const cjk_rt *rt;
     char *const *buf;
-    int64_t base; /* native_run_loop_range: where the pool's range starts */
+    int64_t base; /* where the pool's range starts in the kernel's space */
 } native_job;
 
 static void native_range(void *arg, int64_t begin, int64_t end) {
@@ -154,44 +210,26 @@ static void native_range(void *arg, int64_t begin, int64_t end) {
     j->fn(j->rt, j->buf, j->base + begin, j->base + end);
 }
 
-bool native_run_loop(program *p, int k, char *const *buf) {
-    if (!p->native_installed || !p->native[k]) return false;
-    int64_t n = rt_aval_size(&p->c->kernels[k].space);
-    if (n == 0) return true;
-    native_job job = {p->native[k], &p->rt, buf, 0};
-    int64_t grain = n;
-    if (n >= RT_PARALLEL_MIN_ELEMS) {
-        grain = n / ((int64_t)rt_num_threads() * 4);
-        grain = (grain + CODEGEN_TILE - 1) / CODEGEN_TILE * CODEGEN_TILE;
-        if (grain < 4 * CODEGEN_TILE) grain = 4 * CODEGEN_TILE;
-    }
-    rt_parallel_for(n, grain, native_range, &job);
-    return true;
-}
-
-bool native_run_loop_range(program *p, int k, char *const *buf, int64_t begin, int64_t end) {
-    if (!p->native_installed || !p->native[k]) return false;
-    if (end <= begin) return true;
-    native_job job = {p->native[k], &p->rt, buf, 0};
+/* Elements [begin, end) of a loop kernel's space on the pool, in chunks
+ * of whole tiles (so the tiles are those of one call over the range). */
+static void spread_elements(cjk_kernel_fn fn, const cjk_rt *rt, char *const *buf, int64_t begin, int64_t end) {
+    if (end <= begin) return;
+    native_job job = {fn, rt, buf, begin};
     int64_t n = end - begin, grain = n;
     if (n >= RT_PARALLEL_MIN_ELEMS) {
         grain = n / ((int64_t)rt_num_threads() * 4);
         grain = (grain + CODEGEN_TILE - 1) / CODEGEN_TILE * CODEGEN_TILE;
         if (grain < 4 * CODEGEN_TILE) grain = 4 * CODEGEN_TILE;
     }
-    job.base = begin;
     rt_parallel_for(n, grain, native_range, &job);
-    return true;
 }
 
-bool native_run_rows(program *p, int k, char *const *buf) {
-    if (!p->native_installed || !p->native[k]) return false;
-    const kernel *K = &p->c->kernels[k];
-    int64_t rows = 1;
-    for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
-    if (rows == 0) return true;
-    native_job job = {p->native[k], &p->rt, buf, 0};
-    int64_t grain = rows;
+/* Rows [begin, end) of a rows kernel on the pool. */
+static void spread_rows(const kernel *K, cjk_kernel_fn fn, const cjk_rt *rt, char *const *buf, int64_t begin,
+                        int64_t end) {
+    if (end <= begin) return;
+    native_job job = {fn, rt, buf, begin};
+    int64_t rows = end - begin, grain = rows;
     if (rows * K->row_len >= RT_PARALLEL_MIN_ELEMS) {
         /* about four chunks per thread so uneven rows balance, each at
          * least a few thousand elements so a chunk outweighs its dispatch */
@@ -201,6 +239,33 @@ bool native_run_rows(program *p, int k, char *const *buf) {
         if (grain < 1) grain = 1;
     }
     rt_parallel_for(rows, grain, native_range, &job);
+}
+
+void native_spread(program *p, int k, cjk_kernel_fn fn, const cjk_rt *rt, char *const *buf, int64_t begin,
+                   int64_t end) {
+    const kernel *K = &p->c->kernels[k];
+    if (K->kind == KERNEL_ROWS) spread_rows(K, fn, rt, buf, begin, end);
+    else spread_elements(fn, rt, buf, begin, end);
+}
+
+bool native_run_loop(program *p, int k, char *const *buf) {
+    if (!p->native_installed || !p->native[k]) return false;
+    spread_elements(p->native[k], &p->rt, buf, 0, rt_aval_size(&p->c->kernels[k].space));
+    return true;
+}
+
+bool native_run_loop_range(program *p, int k, char *const *buf, int64_t begin, int64_t end) {
+    if (!p->native_installed || !p->native[k]) return false;
+    spread_elements(p->native[k], &p->rt, buf, begin, end);
+    return true;
+}
+
+bool native_run_rows(program *p, int k, char *const *buf) {
+    if (!p->native_installed || !p->native[k]) return false;
+    const kernel *K = &p->c->kernels[k];
+    int64_t rows = 1;
+    for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
+    spread_rows(K, p->native[k], &p->rt, buf, 0, rows);
     return true;
 }
 
@@ -215,8 +280,15 @@ void native_free(cj_ctx *ctx, program *p) {
     p->source = NULL;
     if (p->ew_table) rt_free(ctx->mem, p->ew_table, sizeof(void *) * (size_t)(p->c->ir->n_eqns + 1));
     if (p->native) rt_free(ctx->mem, p->native, sizeof(cjk_kernel_fn) * (size_t)(p->c->n_kernels + 1));
+    if (p->cf) {
+        for (int k = 0; k < p->c->n_kernels; k++) cf_native_free(ctx, p->cf[k]);
+        rt_free(ctx->mem, p->cf, sizeof(cf_native *) * (size_t)(p->c->n_kernels + 1));
+    }
+    if (p->native_cf) rt_free(ctx->mem, p->native_cf, sizeof(cjk_construct_fn) * (size_t)(p->c->n_kernels + 1));
     p->ew_table = NULL;
     p->native = NULL;
+    p->cf = NULL;
+    p->native_cf = NULL;
 }
 
 const char *program_source(const program *p) { return p->source; }

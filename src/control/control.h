@@ -72,6 +72,13 @@ cf_record *cf_record_get(cj_ctx *ctx, int id, const char *op);
  * eagerly) and kept. */
 int cf_run(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *operands, rt_array **out);
 
+/* Prepares every sub-program of rec not prepared yet, as cf_run would
+ * (with `mode`, loop bodies taking their carries as donated), for an
+ * enclosing program whose generated code runs the construct itself
+ * (src/backend/codegen_control.c): their own generated code is then built
+ * only if cf_run ever runs them. 0, or -1 with the error recorded. */
+int cf_prepare(cj_ctx *ctx, cf_record *rec, cj_backend mode);
+
 /* Binds the construct's equations (one per output) through the current
  * traces. */
 int cf_bind(cj_ctx *ctx, const cf_record *rec, const cj_val *operands, cj_val *out);

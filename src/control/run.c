@@ -5,26 +5,49 @@
  * control-flow kernel calls cf_run once for all the construct's outputs).
  * Sub-programs are prepared on first use with the enclosing program's
  * backend (run eagerly: the default, tiered — the interpreter at once,
- * generated C when it is built) and kept in the record. Loop carries are donated to the body program, so from the second
- * iteration on a carry's buffer is updated in place; scan reads each x
- * slice through a header pointing into xs (no copy) and writes each y
- * slice straight into the stacked output. */
+ * generated C when it is built) and kept in the record. Loop carries are
+ * donated to the body program, so from the second iteration on a carry's
+ * buffer is updated in place; scan reads each x slice through a header
+ * pointing into xs (no copy) and writes each y slice straight into the
+ * stacked output. A compiled program whose generated C is installed runs
+ * its constructs there instead (src/backend/codegen_control.c), with the
+ * sub-programs cf_prepare made; this is the interpreter's path, and the
+ * path of constructs generated code does not cover. */
 #include <string.h>
 
 #include "../backend/backend.h"
 #include "control.h"
 
-/* Runs sub-program k. Carries (inputs [0, n_donate)) may be donated: the
- * caller must hold the only reference to each and treat a used one as
- * consumed. */
+/* Loop bodies take their carries (inputs [0, n_args)) as donated: a loop
+ * holding the only reference to a carry gives its buffer to the body's
+ * output (a while loop's predicate and a cond's branches take none). */
+static int donated_carries(const cf_record *rec, int k) {
+    if (rec->kind == CF_SCAN || (rec->kind == CF_WHILE && k == 1)) return rec->n_args;
+    return 0;
+}
+
+static int prepare_prog(cj_ctx *ctx, cf_record *rec, cj_backend mode, int k, int lazy) {
+    if (rec->prepared[k]) return 0;
+    uint8_t donated[128] = {0};
+    int n_donate = donated_carries(rec, k);
+    for (int i = 0; i < n_donate && i < 128; i++) donated[i] = 1;
+    rec->prepared[k] = lazy ? backend_prepare_lazy(ctx, rec->progs[k], mode, n_donate ? donated : NULL)
+                            : backend_prepare(ctx, rec->progs[k], mode, n_donate ? donated : NULL);
+    return rec->prepared[k] ? 0 : -1;
+}
+
+int cf_prepare(cj_ctx *ctx, cf_record *rec, cj_backend mode) {
+    for (int k = 0; k < rec->n_progs; k++)
+        if (prepare_prog(ctx, rec, mode, k, 1) != 0) return -1;
+    return 0;
+}
+
+/* Runs sub-program k. A loop body's carries are donated when the loop
+ * holds the only reference to one (program_run checks each call): a used
+ * one is then the body's output and consumed as an input. */
 static int run_prog(cj_ctx *ctx, cf_record *rec, cj_backend mode, int k, rt_array *const *in, rt_array **out,
-                    int n_donate, uint8_t *used) {
-    if (!rec->prepared[k]) {
-        uint8_t donated[128] = {0};
-        for (int i = 0; i < n_donate && i < 128; i++) donated[i] = 1;
-        rec->prepared[k] = backend_prepare(ctx, rec->progs[k], mode, n_donate ? donated : NULL);
-        if (!rec->prepared[k]) return -1;
-    }
+                    uint8_t *used) {
+    if (prepare_prog(ctx, rec, mode, k, 0) != 0) return -1;
     return program_run(ctx, rec->prepared[k], in, out, used);
 }
 
@@ -40,7 +63,7 @@ static int run_cond(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *cons
     int n = 0;
     for (int i = 0; i < rec->n_args; i++) in[n++] = ops[1 + i];
     for (int i = 0; i < rec->clo_n[b]; i++) in[n++] = ops[rec->clo_start[b] + i];
-    return run_prog(ctx, rec, mode, b, in, out, 0, NULL);
+    return run_prog(ctx, rec, mode, b, in, out, NULL);
 }
 
 /* Replaces carries with a body's outputs (the old ones are released). */
@@ -60,17 +83,14 @@ static int run_while(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *con
         int n = nc;
         memcpy(in, carry, sizeof(rt_array *) * (size_t)nc);
         for (int i = 0; i < rec->clo_n[0]; i++) in[n++] = ops[rec->clo_start[0] + i];
-        if ((status = run_prog(ctx, rec, mode, 0, in, &pred, 0, NULL)) != 0) break;
+        if ((status = run_prog(ctx, rec, mode, 0, in, &pred, NULL)) != 0) break;
         int go = rt_get_f64(pred->aval.dtype, pred->data, 0) != 0;
         rt_array_unref(pred);
         if (!go) break;
         n = nc;
         for (int i = 0; i < rec->clo_n[1]; i++) in[n++] = ops[rec->clo_start[1] + i];
-        /* a carry can be donated only when this loop holds its only reference */
-        int sole = 1;
-        for (int i = 0; i < nc; i++) sole &= carry[i]->refcount == 1;
         uint8_t used[128] = {0};
-        if ((status = run_prog(ctx, rec, mode, 1, in, next, sole ? nc : 0, used)) != 0) break;
+        if ((status = run_prog(ctx, rec, mode, 1, in, next, used)) != 0) break;
         take_carries(carry, next, nc); /* a donated carry's array lives on as the output */
     }
     for (int i = 0; i < nc; i++) {
@@ -127,10 +147,8 @@ static int run_scan(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *cons
             in[n++] = &views[i];
         }
         for (int i = 0; i < rec->clo_n[0]; i++) in[n++] = ops[rec->clo_start[0] + i];
-        int sole = 1;
-        for (int i = 0; i < nc; i++) sole &= carry[i]->refcount == 1;
         uint8_t used[128] = {0};
-        if ((status = run_prog(ctx, rec, mode, 0, in, res, sole ? nc : 0, used)) != 0) break;
+        if ((status = run_prog(ctx, rec, mode, 0, in, res, used)) != 0) break;
         for (int j = 0; j < ny; j++) {
             size_t bytes = rt_aval_nbytes(&res[nc + j]->aval);
             if (bytes) memcpy((char *)out[nc + j]->data + (size_t)t * bytes, res[nc + j]->data, bytes);
