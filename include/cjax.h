@@ -28,8 +28,15 @@
  *
  * Model.
  * - A context (cj_ctx) owns everything: arrays, functions, caches, scopes and
- *   the sticky error. A context is used by one thread at a time; separate
- *   contexts share nothing mutable.
+ *   the sticky error. Threads: a context, and everything made in it, is used
+ *   by one thread at a time (to hand one to another thread, synchronise the
+ *   hand-over yourself). Separate contexts in separate threads run at once
+ *   and share nothing mutable; what is process-wide (the worker pool, the
+ *   configuration, the C compiler's builds and disk cache) is synchronised
+ *   inside cjax. Unlike a JAX jitted function, a cj_func belongs to its
+ *   context, so each thread jits its own; what they share is the generated
+ *   code, compiled once per process however many threads ask at once, and
+ *   once per machine through the disk cache (docs/API.md, Threads).
  * - A value (cj_val) is a small handle, passed by value. It names either a
  *   concrete array or a tracer (a stand-in while a function is traced).
  *   Values are immutable. Every value belongs to the innermost scope open
@@ -437,6 +444,22 @@ cj_status cj_jit_program_info(cj_func *jitted, const cj_val *in, cj_program_info
  * Release with cj_string_free. CJAX_DUMP=simplify,fuse,plan prints the
  * same to stderr as programs are compiled. */
 char *cj_jit_dump(cj_func *jitted, const cj_val *in, const char *what);
+
+/* Pictures of the compiled program for these inputs (traced and compiled
+ * first when that signature is not cached), written to `path`:
+ * - the memory timeline as an SVG picture: every buffer as a bar over the
+ *   kernel schedule, labelled with the operation that made it, its type
+ *   and size; temporaries at their arena offsets; memory in use per step
+ *   with its peak marked; the memory analysis's totals in the title;
+ * - the fused program as a Graphviz .dot file: kernels as clusters of
+ *   their equations, buffers as edges between them (render with
+ *   `dot -Tsvg`).
+ * CJ_ERR_IO (naming the call and the path) when the file cannot be
+ * written, CJ_ERR_OOM when memory runs out; nothing is left at `path`
+ * then. CJAX_DUMP=svg,dot writes both for every program jit prepares
+ * (docs/COMPILER.md, "Pictures"). */
+cj_status cj_jit_memory_svg(cj_func *jitted, const cj_val *in, const char *path);
+cj_status cj_jit_program_dot(cj_func *jitted, const cj_val *in, const char *path);
 
 /* ---- vmap -------------------------------------------------------------- */
 /* in_axes / out_axes entry for "this argument / output has no batch axis"

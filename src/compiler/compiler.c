@@ -6,23 +6,72 @@
  *
  * The IR is verified after each IR-to-IR pass. CJAX_DUMP (a comma list of
  * simplify, fuse, schedule, plan, c) prints the program after those passes
- * to stderr. */
+ * to stderr; its values svg and dot write pictures of each program jit
+ * prepares to files (compiler_dump_pictures, called by jit, which knows
+ * the function's name and has planned its donations). */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "passes.h"
+#include "picture.h"
 #include "program.h"
 
-bool compiler_dump_wants(const char *what) {
+/* Does the CJAX_DUMP list name `what` (or `all`, when it counts)? */
+static bool dump_list_names(const char *what, bool all_counts) {
     const char *d = rt_config_get()->dump;
     size_t n = strlen(what);
     for (const char *p = d; p && *p;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if ((len == n && !strncmp(p, what, n)) || (len == 3 && !strncmp(p, "all", 3))) return true;
+        if ((len == n && !strncmp(p, what, n)) || (all_counts && len == 3 && !strncmp(p, "all", 3))) return true;
         p = comma ? comma + 1 : NULL;
     }
     return false;
+}
+
+bool compiler_dump_wants(const char *what) { return dump_list_names(what, true); }
+
+void compiler_dump_pictures(cj_ctx *ctx, const compiled *c, const char *title) {
+    static const struct {
+        const char *ext;
+        picture_fn draw;
+    } kinds[] = {{"svg", picture_svg_text}, {"dot", picture_dot_text}};
+    static atomic_int pictures; /* numbers the programs pictured in this process */
+    /* pictures are files, so `all` (which prints text) does not write
+     * them: only svg and dot named in the list do */
+    bool svg = dump_list_names("svg", false), dot = dump_list_names("dot", false);
+    if (!svg && !dot) return;
+    int n = atomic_fetch_add(&pictures, 1) + 1;
+    /* the function's name as a file name: jit(loss) → jit_loss */
+    char name[96];
+    size_t len = 0;
+    for (const char *p = title; *p && len + 1 < sizeof name; p++) {
+        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+                     *p == '.';
+        if (plain) name[len++] = *p;
+        else if (len && name[len - 1] != '_') name[len++] = '_';
+    }
+    while (len && name[len - 1] == '_') len--;
+    name[len] = 0;
+    /* CJAX_DUMP_DIR is read here rather than in runtime/config.c: it only
+     * means something next to CJAX_DUMP=svg,dot */
+    const char *dir = getenv("CJAX_DUMP_DIR");
+    if (!dir || !*dir) dir = ".";
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (!(i == 0 ? svg : dot)) continue;
+        char path[4096], why[160];
+        snprintf(path, sizeof path, "%s/cjax-%s-%d.%s", dir, len ? name : "program", n, kinds[i].ext);
+        strbuf sb;
+        sb_init(&sb, ctx->mem);
+        kinds[i].draw(ctx, c, title, &sb);
+        if (sb.failed || !sb.data) fprintf(stderr, "cjax: CJAX_DUMP=%s: out of memory drawing %s\n", kinds[i].ext, title);
+        else if (picture_save(sb.data, sb.len, path, why, sizeof why) != 0)
+            fprintf(stderr, "cjax: CJAX_DUMP=%s: cannot write '%s': %s\n", kinds[i].ext, path, why);
+        else fprintf(stderr, "cjax: %s of %s written to %s\n", i == 0 ? "memory timeline" : "program graph", title, path);
+        sb_free(&sb);
+    }
 }
 
 static void dump_ir(const ir_func *ir, const char *after) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../backend/backend.h"
+#include "../compiler/picture.h"
 #include "../compiler/program.h"
 #include "../core/func.h"
 
@@ -245,6 +246,7 @@ static jit_entry *make_entry(cj_func *f, uint64_t hash, core_value *const *vals,
         entry_free(ctx, f->n_in, e);
         return NULL;
     }
+    compiler_dump_pictures(ctx, program_compiled(e->prog), f->name); /* CJAX_DUMP=svg,dot */
     return e;
 }
 
@@ -450,6 +452,21 @@ char *cj_jit_dump(cj_func *f, const cj_val *in, const char *what) {
     sb_free(&sb);
     if (!s) core_oom(ctx, "cj_jit_dump");
     return s;
+}
+
+/* The pictures: the function's name titles them (picture.h). */
+static cj_status write_picture(cj_func *f, const cj_val *in, const char *path, picture_fn draw, const char *op) {
+    const compiled *c = compiled_for(f, in, op);
+    if (!c) return f ? f->ctx->err : CJ_ERR_ARG;
+    return picture_write(f->ctx, draw, c, f->name, path, op) == 0 ? CJ_OK : f->ctx->err;
+}
+
+cj_status cj_jit_memory_svg(cj_func *f, const cj_val *in, const char *path) {
+    return write_picture(f, in, path, picture_svg_text, "cj_jit_memory_svg");
+}
+
+cj_status cj_jit_program_dot(cj_func *f, const cj_val *in, const char *path) {
+    return write_picture(f, in, path, picture_dot_text, "cj_jit_program_dot");
 }
 
 void cj_jit_stats_get(const cj_func *f, cj_jit_stats *out) {
