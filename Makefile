@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test bench sanitize fuzz clean install
+.PHONY: all build demo test bench sanitize fuzz clean install fuzz-inputs tsan
 
 all: build
 
@@ -19,8 +19,9 @@ demo: build
 test: build
 	./$(BUILD)/cjax_tests
 
+# RUN=<name> names the JSON record (bench/results/<name>.json; default the date).
 bench: build
-	./$(BUILD)/bench_main
+	./$(BUILD)/bench_main $(if $(RUN),--name $(RUN))
 	./$(BUILD)/bench_ad
 
 # The test suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -34,6 +35,36 @@ SEED ?= 1
 COUNT ?= 1000000
 fuzz: build
 	CJAX_FUZZ_SEED=$(SEED) CJAX_FUZZ_COUNT=$(COUNT) ./$(BUILD)/cjax_tests fuzz_
+
+# The input fuzzers (fuzz/) under libFuzzer, built with clang (+ ASan and
+# UBSan) in $(BUILD)-libfuzzer: SECONDS=<n> per harness. They start from the
+# committed seeds in fuzz/corpus/<harness>/ (read only); inputs that reach
+# new code go to $(BUILD)-libfuzzer/corpus/<harness>/, and a crash to
+# $(BUILD)-libfuzzer/crashes/ (add it to fuzz/corpus/<harness>/ as
+# regression_<what>, so every `make test` replays it).
+SECONDS ?= 60
+FUZZ_HARNESSES = npy cache
+fuzz-inputs:
+	cmake -S . -B $(BUILD)-libfuzzer -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCJAX_LIBFUZZER=ON -DCJAX_BUILD_TESTS=OFF
+	cmake --build $(BUILD)-libfuzzer -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_HARNESSES))
+	mkdir -p $(BUILD)-libfuzzer/crashes
+	set -e; for h in $(FUZZ_HARNESSES); do \
+	  mkdir -p $(BUILD)-libfuzzer/corpus/$$h; \
+	  ./$(BUILD)-libfuzzer/fuzz_$$h -max_total_time=$(SECONDS) -timeout=10 -print_final_stats=1 \
+	    -artifact_prefix=$(BUILD)-libfuzzer/crashes/$$h- $(BUILD)-libfuzzer/corpus/$$h fuzz/corpus/$$h; \
+	done
+
+# ThreadSanitizer (Debug) over the thread-safety suite and fast suites that
+# use the worker pool, the C backend's builds and the process-wide state.
+# clang's runtime: gcc 12's libtsan reports a race inside glibc's own
+# dlopen/dlclose when two threads load one object (no cjax code involved).
+TSAN_CC ?= clang
+TSAN_TESTS ?= thread cc_build native gemm fuzz_inputs
+tsan:
+	cmake -S . -B $(BUILD)-tsan -DCMAKE_C_COMPILER=$(TSAN_CC) -DCMAKE_BUILD_TYPE=Debug -DCJAX_TSAN=ON
+	cmake --build $(BUILD)-tsan -j $(JOBS) --target cjax_tests
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./$(BUILD)-tsan/cjax_tests $(TSAN_TESTS)
 
 install: build
 	cmake --install $(BUILD)

@@ -9,7 +9,9 @@
  * of 64 bytes, then the raw elements. We write version 1.0 (2.0 when the
  * header would not fit) in C order with little-endian descriptors; we read
  * either byte order and either memory order. Every malformed input is a
- * CJ_ERR_FORMAT naming the file and what is wrong, never a crash. */
+ * CJ_ERR_FORMAT naming the file and what is wrong, never a crash, and the
+ * sizes a header claims are checked against the file before anything is
+ * allocated for them (fuzzed by fuzz/fuzz_npy.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -126,10 +128,15 @@ static int parse_descr(const char *p, npy_header *h, char *why, size_t whylen) {
     return 0;
 }
 
+/* The most elements a shape may have: their bytes (8 at most each) and every
+ * partial product of the dimensions then fit in int64_t. */
+#define MAX_ELEMENTS ((int64_t)1 << 59)
+
 static int parse_shape(const char *p, npy_header *h, char *why, size_t whylen) {
     if (*p != '(') return snprintf(why, whylen, "'shape' is not a tuple"), -1;
     p = skip_ws(p + 1);
     h->rank = 0;
+    int64_t nonzero_product = 1; /* bounds every partial product, zeros aside */
     while (*p != ')') {
         if (!isdigit((unsigned char)*p)) return snprintf(why, whylen, "'shape' has a non-integer entry"), -1;
         if (h->rank == CJ_MAX_RANK) return snprintf(why, whylen, "rank above %d", CJ_MAX_RANK), -1;
@@ -137,6 +144,9 @@ static int parse_shape(const char *p, npy_header *h, char *why, size_t whylen) {
         errno = 0;
         long long d = strtoll(p, &end, 10);
         if (errno || d < 0 || d > ((int64_t)1 << 48)) return snprintf(why, whylen, "'shape' entry out of range"), -1;
+        if (d > 0 && nonzero_product > MAX_ELEMENTS / d)
+            return snprintf(why, whylen, "'shape' has more than 2^59 elements"), -1;
+        if (d > 0) nonzero_product *= d;
         h->dims[h->rank++] = d;
         p = skip_ws(end);
         if (*p == ',') p = skip_ws(p + 1);
@@ -191,6 +201,17 @@ static void from_fortran(const void *src, void *dst, const rt_aval *a) {
     }
 }
 
+/* Bytes from the read position to the end of the file; -1 when the stream
+ * cannot tell (a pipe). Sizes claimed by the header are checked against it
+ * before anything is allocated for them. */
+static long long bytes_left(FILE *f) {
+    long here = ftell(f);
+    if (here < 0 || fseek(f, 0, SEEK_END) != 0) return -1;
+    long end = ftell(f);
+    if (fseek(f, here, SEEK_SET) != 0 || end < here) return -1;
+    return (long long)end - here;
+}
+
 cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
     if (!ctx) return api_err(NULL);
     if (ctx->err) return api_err(ctx);
@@ -230,6 +251,11 @@ cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
         snprintf(why, sizeof why, "header length %zu is implausible", hlen);
         goto fail;
     }
+    long long left = bytes_left(f);
+    if (left >= 0 && (unsigned long long)left < hlen) {
+        snprintf(why, sizeof why, "truncated header (%zu bytes announced, %lld in the file)", hlen, left);
+        goto fail;
+    }
     dict = rt_alloc(ctx->mem, hlen + 1);
     if (!dict) {
         fclose(f);
@@ -244,6 +270,19 @@ cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
     if (parse_header(dict, &h, why, sizeof why) != 0) goto fail;
     rt_aval a = rt_aval_make(h.dtype, h.rank, h.dims);
     size_t nbytes = rt_aval_nbytes(&a);
+    if (left >= 0) { /* a data size that cannot match the file allocates nothing */
+        unsigned long long data_left = (unsigned long long)left - hlen;
+        if (data_left < nbytes) {
+            snprintf(why, sizeof why, "data is truncated (expected %zu bytes, the file holds %llu)", nbytes,
+                     data_left);
+            goto fail;
+        }
+        if (data_left > nbytes) {
+            snprintf(why, sizeof why, "trailing bytes after the data (%llu bytes, %zu expected)", data_left,
+                     nbytes);
+            goto fail;
+        }
+    }
     arr = rt_array_new(ctx->mem, &a);
     if (!arr) {
         rt_free(ctx->mem, dict, hlen + 1);
