@@ -1,189 +1,222 @@
-/* bench_main.c — `make bench`: cjax next to NumPy / JAX and next to this
- * machine's limits, all measured in the same run, as ratios.
+/* bench_main.c — `make bench`: cjax side by side with NumPy and JAX on CPU,
+ * and with this machine's limits, all measured in one run.
  *
- * Workloads (10^7 float32 unless stated): eager add, eager sin,
- * sin(x)*cos(x)+x*x eager and jitted, 1024x1024 matmul, and a 1,000-step
- * RNN scan under jit next to the same loop written in plain C. Limits: copy
- * bandwidth (a STREAM-style copy of the same size) and the GEMM rate of the
- * dot backend (OpenBLAS when linked, else cjax's built-in). Peers come from
- * bench/peers.py when python3 can import them; otherwise "missing".
- * Results are also written to bench/results/latest.json. */
+ * For each workload (bench_work.h; the same ones in bench/peers.py) one
+ * table row: the median time of cjax eager, cjax jit on the interpreter
+ * (CJ_BACKEND_INTERP), cjax jit with generated C (CJ_BACKEND_CC), NumPy,
+ * and jax.jit on CPU; the ratios jit-cc / NumPy and jit-cc / JAX; the
+ * fraction of the relevant limit cjax's jit-cc reaches (memory bandwidth for
+ * elementwise and row work, peak FLOP/s for dot-heavy work; bench_limits.h
+ * measures both, and the sgemm rate); and peak memory, cjax's
+ * cj_jit_memory_analysis next to XLA's memory_analysis. The first-call rows
+ * time a cold start instead: a fresh context and an empty disk cache (the
+ * whole run uses a temporary CJAX_CACHE_DIR, so the C compiler is never
+ * hidden by an earlier run). Peers that are not installed show as
+ * "missing"; without python3 only cjax's columns and the limits appear.
+ *
+ * The run is also written to bench/results/<name>.json (the fields are
+ * described in bench/results/README.md). Options: --name NAME (default: the
+ * date and time), --only KEY[,KEY...] (workloads whose key contains one),
+ * --no-peers, --reps N. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjax.h>
 
+#include "bench_limits.h"
+#include "bench_peers.h"
+#include "bench_report.h"
 #include "bench_util.h"
+#include "bench_work.h"
 
-#include "runtime/gemm.h"
-#include "runtime/threads.h"
+/* OpenBLAS, when cjax is linked with it, is asked to use the same number of
+ * threads as cjax's pool (weak: absent without OpenBLAS). */
+extern int openblas_get_num_threads(void) __attribute__((weak));
+extern void openblas_set_num_threads(int n) __attribute__((weak));
 
-#define N 10000000
-#define REPS 9
+#define MAX_REPS 31
+#define FIRST_REPS 5
+#define BUDGET_MS 2000.0 /* stop repeating after this much (at least 3 runs) */
 
-typedef void (*work_fn)(void *arg);
+/* The table's rows: each workload's least memory traffic or its flops. */
+#define N_ELEMS ((double)WORK_N)
+#define F32 4.0
+#define MLP_FWD_FLOPS (2.0 * MLP_B * (MLP_I * MLP_H + MLP_H * MLP_O))
+/* forward, then the two weight gradients and the hidden layer's gradient */
+#define MLP_STEP_FLOPS (MLP_FWD_FLOPS + 2.0 * MLP_B * (MLP_I * MLP_H + 2.0 * MLP_H * MLP_O))
+#define PEX_PARAMS ((double)PEX_I * PEX_H + PEX_H + PEX_H * PEX_O + PEX_O)
 
-/* Median over REPS runs after one warm-up run. */
-static double median_ms(work_fn fn, void *arg) {
-    double t[REPS];
-    fn(arg);
-    for (int i = 0; i < REPS; i++) {
+/* a row limited by memory bandwidth, and one by FLOP/s */
+#define BW(k, n, mk, rd, wr) {.key = k, .name = n, .make = mk, .read_bytes = rd, .write_bytes = wr}
+#define DOTS_ROW(k, n, mk, fl) {.key = k, .name = n, .make = mk, .flops = fl}
+static row rows[] = {
+    BW("add", "add, 1e7", make_add, 2 * F32 * N_ELEMS, F32 * N_ELEMS),
+    BW("sin", "sin, 1e7", make_sin, F32 * N_ELEMS, F32 * N_ELEMS),
+    BW("axb", "a*x+b, 1e7", make_axb, F32 * N_ELEMS, F32 * N_ELEMS),
+    BW("sincos", "sin*cos+x*x, 1e7", make_sincos, F32 * N_ELEMS, F32 * N_ELEMS),
+    BW("tanh_sum", "sum(tanh(a*x+b)*c+d), 1e7", make_tanh_sum, F32 * N_ELEMS, 0),
+    BW("softmax", "softmax rows, 4096x4096", make_softmax, F32 * SM_ROWS * SM_COLS, F32 * SM_ROWS * SM_COLS),
+    BW("layernorm", "layer-norm rows, 8192x1024", make_layernorm, F32 * LN_ROWS * LN_COLS, F32 * LN_ROWS * LN_COLS),
+    DOTS_ROW("matmul", "matmul 1024^3", make_matmul, 2.0 * MM * MM * MM),
+    DOTS_ROW("matmul_bias_relu", "relu(matmul+bias), 1024", make_matmul_bias_relu, 2.0 * MM * MM * MM),
+    DOTS_ROW("mlp_fwd", "MLP fwd 256x784>512>10", make_mlp_fwd, MLP_FWD_FLOPS),
+    DOTS_ROW("mlp_fwd_vmap", "  same, vmap of 1 example", make_mlp_fwd_vmap, MLP_FWD_FLOPS),
+    {.key = "mlp_fwd_loop", .name = "  same, 256 calls of 1", .make = make_mlp_fwd_loop, .run = run_mlp_loop,
+     .flops = MLP_FWD_FLOPS},
+    DOTS_ROW("train_step", "MLP train step (v&g+SGD)", make_train_step, MLP_STEP_FLOPS),
+    BW("per_example_grads", "per-example grads, 256", make_per_example_grads,
+       F32 * (PEX_PARAMS + PEX_B * (PEX_I + PEX_O)), F32 * PEX_B * PEX_PARAMS),
+    BW("dots_vmap", "1e6 dots of 16, vmap", make_dots_vmap, 2 * F32 * DOTS * DOT_LEN, F32 * DOTS),
+    BW("dots_hand", "1e6 dots of 16, by hand", make_dots_hand, 2 * F32 * DOTS * DOT_LEN, F32 * DOTS),
+    DOTS_ROW("rnn_scan", "RNN scan, 1000 steps", make_rnn_scan,
+             2.0 * RNN_STEPS * (RNN_HID * RNN_HID + RNN_HID * RNN_INP)),
+    {.key = "cached_call", .name = "cached call x1000, f32[4]", .make = make_cached_call, .run = run_cached_calls},
+    {.key = "first_call_small", .name = "first call: 10 ops, cold", .make = make_first_call_small, .first_call = 1},
+    {.key = "first_call_step", .name = "first call: MLP step, cold", .make = make_train_step, .first_call = 1},
+};
+#define N_ROWS ((int)(sizeof rows / sizeof rows[0]))
+
+static int reps = 9;
+
+/* ---- the temporary disk cache ---- */
+static char cache_dir[512];
+
+static void cache_dir_empty(void) {
+    DIR *d = opendir(cache_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", cache_dir, e->d_name);
+        unlink(path);
+    }
+    if (d) closedir(d);
+}
+
+/* Must run before cjax reads its configuration (on first use). */
+static int cache_dir_make(void) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(cache_dir, sizeof cache_dir, "%s/cjax-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(cache_dir)) return -1;
+    return setenv("CJAX_CACHE_DIR", cache_dir, 1);
+}
+
+/* ---- timing ---- */
+/* Reports and clears a cjax error; returns 1 if there was one. */
+static int failed(cj_ctx *ctx, const row *r, const char *what) {
+    if (!cj_error(ctx)) return 0;
+    fprintf(stderr, "bench: %s (%s): %s\n", r->key, what, cj_error_message(ctx));
+    cj_error_clear(ctx);
+    return 1;
+}
+
+/* Median ms of calls of f on the row's inputs, after one warm-up call;
+ * each call in a scope of its own (freeing the results is timed too, as
+ * NumPy's and JAX's results are freed when dropped). NaN on error. */
+static double median_call_ms(cj_ctx *ctx, row *r, cj_func *f, const char *what) {
+    double t[MAX_REPS], spent = 0;
+    int n = 0;
+    cj_val out[8];
+    for (int i = -1; i < reps; i++) {
         double t0 = now_ms();
-        fn(arg);
-        t[i] = now_ms() - t0;
+        cj_scope_begin(ctx);
+        if (r->run)
+            r->run(f, r->in);
+        else
+            cj_call(f, r->in, out);
+        cj_scope_end(ctx, 0, NULL);
+        double dt = now_ms() - t0;
+        if (failed(ctx, r, what)) return NAN;
+        if (i < 0) continue;
+        t[n++] = dt, spent += dt;
+        if (n >= 3 && spent > BUDGET_MS) break;
     }
-    qsort(t, REPS, sizeof t[0], cmp_double);
-    return t[REPS / 2];
+    qsort(t, (size_t)n, sizeof t[0], cmp_double);
+    return t[n / 2];
 }
 
-/* ---- limits ---- */
-typedef struct copy_arg {
-    float *src, *dst;
-} copy_arg;
-static void copy_range(void *p, int64_t b, int64_t e) {
-    copy_arg *a = p;
-    memcpy(a->dst + b, a->src + b, sizeof(float) * (size_t)(e - b));
-}
-/* The copy runs on the same thread pool as cjax's kernels, so the limit is
- * the machine's with all its cores, as the kernels use them. */
-static void do_copy(void *p) { rt_parallel_for(N, N / 64, copy_range, p); }
-
-typedef struct gemm_arg {
-    float *a, *b, *c;
-} gemm_arg;
-static void do_gemm(void *p) {
-    gemm_arg *g = p;
-    rt_gemm_f32(1024, 1024, 1024, g->a, 1024, 0, g->b, 1024, 0, g->c, 1024, 0);
-}
-
-/* ---- cjax workloads ---- */
-typedef struct cj_arg {
-    cj_ctx *ctx;
-    cj_val x, y, a, b, m, tiny;
-    cj_func *jf, *jaxb, *jsoftmax, *jmlp_vmap, *jmlp_one, *jdots_vmap, *jdots_hand;
-    cj_val mlp_in[5], mlp_rows[256], pairs[2];
-    struct rnn_arg *rnn;
-} cj_arg;
-
-static void sincos_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    (void)ctx, (void)user;
-    out[0] = cj_add(cj_mul(cj_sin(in[0]), cj_cos(in[0])), cj_mul(in[0], in[0]));
-}
-
-#define SCOPED(body)               \
-    do {                           \
-        cj_scope_begin(c->ctx);    \
-        body;                      \
-        cj_scope_end(c->ctx, 0, NULL); \
-    } while (0)
-
-static void w_add(void *p) { cj_arg *c = p; SCOPED(cj_add(c->x, c->y)); }
-static void w_sin(void *p) { cj_arg *c = p; SCOPED(cj_sin(c->x)); }
-static void w_sincos_eager(void *p) {
-    cj_arg *c = p;
-    SCOPED(cj_val o; sincos_fn(c->ctx, &c->x, &o, NULL));
-}
-static void w_sincos_jit(void *p) {
-    cj_arg *c = p;
-    SCOPED(cj_val o; cj_call(c->jf, &c->x, &o));
-}
-static void w_matmul(void *p) { cj_arg *c = p; SCOPED(cj_matmul(c->a, c->b)); }
-
-static void axb_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    (void)user;
-    out[0] = cj_add(cj_mul(in[0], cj_scalar(ctx, 1.5)), cj_scalar(ctx, 0.25));
-}
-static void w_axb_jit(void *p) {
-    cj_arg *c = p;
-    SCOPED(cj_val o; cj_call(c->jaxb, &c->x, &o));
-}
-static void softmax_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    (void)user, (void)ctx;
-    out[0] = cj_softmax(in[0], -1);
-}
-static void w_softmax_eager(void *p) {
-    cj_arg *c = p;
-    SCOPED(cj_val o; softmax_fn(c->ctx, &c->m, &o, NULL));
-}
-static void w_softmax_jit(void *p) {
-    cj_arg *c = p;
-    SCOPED(cj_val o; cj_call(c->jsoftmax, &c->m, &o));
-}
-/* A 10-operation function, jitted afresh each time: the first call's
- * latency with the tiered start (trace, compile passes, generate C, start
- * the background build, run on the interpreter). */
-static void ten_ops(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    (void)user;
-    cj_val v = in[0];
-    for (int i = 0; i < 5; i++) v = cj_add(cj_mul(v, cj_scalar(ctx, 0.9)), cj_scalar(ctx, 0.1 * i));
-    out[0] = v;
-}
-static void w_first_call(void *p) {
-    cj_arg *c = p;
-    cj_func *jf = cj_jit(cj_func_new(c->ctx, "ten_ops", ten_ops, 1, 1, NULL), NULL);
-    SCOPED(cj_val o; cj_call(jf, &c->tiny, &o));
-}
-
-/* Per-example MLP forward (784 → 512 → 10): vmapped and jitted, next to
- * the hand-batched jitted version and a C loop of per-example jit calls. */
-static void mlp_one(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    (void)user, (void)ctx;
-    cj_val h = cj_relu(cj_add(cj_matmul(in[0], in[1]), in[2]));
-    out[0] = cj_add(cj_matmul(h, in[3]), in[4]);
-}
-static void w_mlp_vmap(void *p) {
-    cj_arg *c = p;
-    SCOPED(cj_val o; cj_call(c->jmlp_vmap, c->mlp_in, &o));
-}
-static void w_mlp_hand(void *p) {
-    cj_arg *c = p;
-    SCOPED(cj_val o; cj_call(c->jmlp_one, c->mlp_in, &o)); /* matmul batches itself */
-}
-static void w_mlp_loop(void *p) {
-    cj_arg *c = p;
-    cj_scope_begin(c->ctx);
-    for (int64_t b = 0; b < 256; b++) {
-        cj_val args[5] = {c->mlp_rows[b], c->mlp_in[1], c->mlp_in[2], c->mlp_in[3], c->mlp_in[4]}, o;
-        cj_call(c->jmlp_one, args, &o);
+static void measure_row(cj_ctx *ctx, row *r) {
+    static const cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP}, cc = {0, NULL, 0, NULL, CJ_BACKEND_CC};
+    r->ms[EAGER] = median_call_ms(ctx, r, r->fn, "eager");
+    r->ms[INTERP] = median_call_ms(ctx, r, cj_jit(r->fn, &interp), "jit interp");
+    cj_func *jc = r->jit_cc = cj_jit(r->fn, &cc);
+    r->ms[CC] = median_call_ms(ctx, r, jc, "jit cc");
+    cj_program_info info;
+    if (cj_jit_program_info(jc, r->in, &info) == CJ_OK) {
+        r->native = info.native, r->n_kernels = info.n_kernels;
+        snprintf(r->cc_error, sizeof r->cc_error, "%s", info.compile_error ? info.compile_error : "");
+        if (r->cc_error[0]) fprintf(stderr, "bench: %s: generated C not in use: %s\n", r->key, r->cc_error);
     }
-    cj_scope_end(c->ctx, 0, NULL);
+    r->have_mem = cj_jit_memory_analysis(jc, r->in, &r->mem) == CJ_OK;
+    failed(ctx, r, "program info");
 }
-/* 10^6 per-example dot products of 16-vectors: vmap against hand-batched. */
-static void dot_one(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    (void)user, (void)ctx;
-    out[0] = cj_dot_general(in[0], in[1], 1, (int64_t[]){0}, (int64_t[]){0}, 0, NULL, NULL);
+
+/* Cold first calls: each in a fresh context with the disk cache emptied,
+ * jit and call timed together; on the interpreter that is trace + prepare
+ * + run, with generated C it adds the C compile (also kept on its own). */
+static void measure_first_call(row *r) {
+    r->ms[EAGER] = NAN;
+    for (int mode = INTERP; mode <= CC; mode++) {
+        double t[FIRST_REPS], c[FIRST_REPS];
+        int n = 0, nc = 0;
+        for (int rep = 0; rep < FIRST_REPS; rep++) {
+            cj_ctx *ctx = cj_ctx_new(NULL);
+            if (!ctx) break;
+            cj_val in[8], out[8];
+            cj_func *f = r->make(ctx, in);
+            cache_dir_empty();
+            cj_jit_opts opts = {0, NULL, 0, NULL, mode == CC ? CJ_BACKEND_CC : CJ_BACKEND_INTERP};
+            double t0 = now_ms();
+            cj_func *jf = cj_jit(f, &opts);
+            cj_call(jf, in, out);
+            double dt = now_ms() - t0;
+            if (failed(ctx, r, "first call")) {
+                cj_ctx_free(ctx);
+                break;
+            }
+            cj_program_info info; /* of the program just made: no second compile */
+            if (mode == CC && cj_jit_program_info(jf, in, &info) == CJ_OK) {
+                c[nc++] = info.compile_ms, r->native = info.native, r->n_kernels = info.n_kernels;
+                snprintf(r->cc_error, sizeof r->cc_error, "%s", info.compile_error ? info.compile_error : "");
+                r->have_mem = cj_jit_memory_analysis(jf, in, &r->mem) == CJ_OK;
+            }
+            failed(ctx, r, "program info");
+            t[n++] = dt;
+            cj_ctx_free(ctx);
+        }
+        qsort(t, (size_t)n, sizeof t[0], cmp_double);
+        r->ms[mode] = n ? t[n / 2] : NAN;
+        if (mode == CC) {
+            qsort(c, (size_t)nc, sizeof c[0], cmp_double);
+            r->compile_ms = nc ? c[nc / 2] : NAN;
+        }
+    }
 }
-static void dot_hand(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    (void)user, (void)ctx;
-    int64_t ax = 1;
-    out[0] = cj_sum(cj_mul(in[0], in[1]), 1, &ax, 0);
-}
-static void w_dots_vmap(void *p) {
-    cj_arg *c = p;
-    SCOPED(cj_val o; cj_call(c->jdots_vmap, c->pairs, &o));
-}
-static void w_dots_hand(void *p) {
-    cj_arg *c = p;
-    SCOPED(cj_val o; cj_call(c->jdots_hand, c->pairs, &o));
-}
+
+/* ---- extras: the RNN against plain C, vmap's chunked form ---- */
+
+static void rnn_c_run(void *p) { rnn_c_loop(p); }
 
 /* vmap's chunked form: per example an outer product 512 x 512 (1 MiB)
  * reduced to a row; 128 examples at once hold 128 of them, chunks of 8
  * hold 8. Each form runs in a fresh context so its allocator peak is its
  * own. Returns the peak bytes above the inputs, and the time. */
 static void outer_rowsum(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    (void)user;
+    (void)user, (void)ctx;
     cj_val o = cj_sin(cj_mul(cj_expand_dims(in[0], 1), cj_expand_dims(in[0], 0)));
     int64_t ax = 1;
-    (void)ctx;
     out[0] = cj_sum(o, 1, &ax, 0);
 }
 static size_t vmap_peak_bytes(int64_t chunk, double *ms) {
     cj_ctx *ctx = cj_ctx_new(NULL);
+    *ms = NAN;
     if (!ctx) return 0;
     int64_t d[2] = {128, 512};
     cj_val x = cj_reshape(cj_linspace(ctx, -1, 1, 128 * 512, CJ_F32), 2, d);
@@ -202,302 +235,172 @@ static size_t vmap_peak_bytes(int64_t chunk, double *ms) {
     return peak;
 }
 
-/* ---- a 1,000-step RNN scan: h' = tanh(W h + U x_t + b), f32 ---- */
-#define RNN_STEPS 1000
-#define RNN_HID 256
-#define RNN_INP 64
+/* ---- main ---- */
+static const char *only;
 
-typedef struct rnn_arg {
-    cj_ctx *ctx;
-    cj_func *cell, *jrnn;
-    cj_val W, U, b;   /* set while rnn_fn is traced: the cell closes over them */
-    cj_val in[5];     /* W, U, b, h0, xs */
-    /* the plain C version's data (the same values) */
-    float *WT, *UT, *bias, *h0, *xs, *h, *hn;
-} rnn_arg;
-
-static void rnn_cell(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    rnn_arg *r = user;
-    (void)ctx;
-    out[0] = cj_tanh(cj_add(cj_add(cj_matmul(r->W, in[0]), cj_matmul(r->U, in[1])), r->b));
-}
-
-/* rnn(W, U, b, h0, xs) = h_T */
-static void rnn_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
-    rnn_arg *r = user;
-    (void)ctx;
-    r->W = in[0], r->U = in[1], r->b = in[2];
-    cj_scan(r->cell, 1, &in[3], 1, &in[4], NULL, &out[0], NULL);
-}
-
-static void w_rnn_scan(void *p) {
-    rnn_arg *r = ((cj_arg *)p)->rnn;
-    cj_scope_begin(r->ctx);
-    cj_val o;
-    cj_call(r->jrnn, r->in, &o);
-    cj_scope_end(r->ctx, 0, NULL);
-}
-
-/* The same computation as a straightforward C loop, single-threaded like
- * the scan's body at this size. Not deliberately slow: the weights are
- * kept transposed so each matvec is a sequence of axpys over contiguous
- * columns, which the compiler vectorizes (-O3 -march=native) without
- * reassociating any sum; tanhf is libm's. */
-static void rnn_c_loop(rnn_arg *r) {
-    float *h = r->h, *hn = r->hn;
-    memcpy(h, r->h0, sizeof(float) * RNN_HID);
-    for (int t = 0; t < RNN_STEPS; t++) {
-        const float *x = r->xs + (size_t)t * RNN_INP;
-        memcpy(hn, r->bias, sizeof(float) * RNN_HID);
-        for (int j = 0; j < RNN_HID; j++) {
-            const float *col = r->WT + (size_t)j * RNN_HID;
-            for (int i = 0; i < RNN_HID; i++) hn[i] += col[i] * h[j];
-        }
-        for (int j = 0; j < RNN_INP; j++) {
-            const float *col = r->UT + (size_t)j * RNN_HID;
-            for (int i = 0; i < RNN_HID; i++) hn[i] += col[i] * x[j];
-        }
-        for (int i = 0; i < RNN_HID; i++) hn[i] = tanhf(hn[i]);
-        float *tmp = h;
-        h = hn, hn = tmp;
+/* Whether --only (comma list of substrings) selects this key. */
+static int selected(const char *key) {
+    if (!only) return 1;
+    const char *p = only;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        char part[64];
+        snprintf(part, sizeof part, "%.*s", (int)(n < 63 ? n : 63), p);
+        if (n && strstr(key, part)) return 1;
+        p += n + (p[n] == ',');
     }
-    if (h != r->h) memcpy(r->h, h, sizeof(float) * RNN_HID);
+    return 0;
 }
-static void w_rnn_c(void *p) { rnn_c_loop(((cj_arg *)p)->rnn); }
 
-/* Builds the inputs (weights scaled so h stays away from saturation), the
- * jitted scan and the C side's copies. Returns 0 or -1. */
-static int rnn_setup(cj_ctx *ctx, rnn_arg *r, const cj_jit_opts *wait) {
-    memset(r, 0, sizeof *r);
-    r->ctx = ctx;
-    int64_t dw[2] = {RNN_HID, RNN_HID}, du[2] = {RNN_HID, RNN_INP}, dx[2] = {RNN_STEPS, RNN_INP}, dh = RNN_HID;
-    r->in[0] = cj_reshape(cj_mul(cj_sin(cj_linspace(ctx, 0, 300, RNN_HID * RNN_HID, CJ_F32)), cj_scalar(ctx, 0.06)),
-                          2, dw);
-    r->in[1] = cj_reshape(cj_mul(cj_cos(cj_linspace(ctx, 0, 100, RNN_HID * RNN_INP, CJ_F32)), cj_scalar(ctx, 0.1)),
-                          2, du);
-    r->in[2] = cj_mul(cj_sin(cj_linspace(ctx, 0, 7, RNN_HID, CJ_F32)), cj_scalar(ctx, 0.1));
-    r->in[3] = cj_zeros(ctx, CJ_F32, 1, &dh);
-    r->in[4] = cj_reshape(cj_sin(cj_linspace(ctx, 0, 50, RNN_STEPS * RNN_INP, CJ_F32)), 2, dx);
-    r->cell = cj_func_new(ctx, "rnn_cell", rnn_cell, 2, 1, r);
-    r->jrnn = cj_jit(cj_func_new(ctx, "rnn", rnn_fn, 5, 1, r), wait);
-    float *W = malloc(sizeof(float) * RNN_HID * RNN_HID), *U = malloc(sizeof(float) * RNN_HID * RNN_INP);
-    r->WT = malloc(sizeof(float) * RNN_HID * RNN_HID);
-    r->UT = malloc(sizeof(float) * RNN_HID * RNN_INP);
-    r->bias = malloc(sizeof(float) * RNN_HID);
-    r->h0 = malloc(sizeof(float) * RNN_HID);
-    r->h = malloc(sizeof(float) * RNN_HID);
-    r->hn = malloc(sizeof(float) * RNN_HID);
-    r->xs = malloc(sizeof(float) * RNN_STEPS * RNN_INP);
-    int ok = W && U && r->WT && r->UT && r->bias && r->h0 && r->h && r->hn && r->xs &&
-             cj_read(r->in[0], W, sizeof(float) * RNN_HID * RNN_HID) == CJ_OK &&
-             cj_read(r->in[1], U, sizeof(float) * RNN_HID * RNN_INP) == CJ_OK &&
-             cj_read(r->in[2], r->bias, sizeof(float) * RNN_HID) == CJ_OK &&
-             cj_read(r->in[3], r->h0, sizeof(float) * RNN_HID) == CJ_OK &&
-             cj_read(r->in[4], r->xs, sizeof(float) * RNN_STEPS * RNN_INP) == CJ_OK;
-    if (ok) {
-        for (int i = 0; i < RNN_HID; i++) {
-            for (int j = 0; j < RNN_HID; j++) r->WT[j * RNN_HID + i] = W[i * RNN_HID + j];
-            for (int j = 0; j < RNN_INP; j++) r->UT[j * RNN_HID + i] = U[i * RNN_INP + j];
-        }
+static int usage(const char *prog, int rc) {
+    fprintf(rc ? stderr : stdout,
+            "usage: %s [--name NAME] [--only KEY[,KEY...]] [--no-peers] [--reps N]\n"
+            "  run from the repository root (bench/peers.py, bench/results/).\n"
+            "  --name NAME   write bench/results/NAME.json (default: the date and time)\n"
+            "  --only KEYS   only workloads whose key contains one of KEYS\n"
+            "  --no-peers    skip NumPy and JAX\n"
+            "  --reps N      timed runs per figure (default 9; medians)\n",
+            prog);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    const char *name = NULL;
+    int use_peers = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--name") && i + 1 < argc)
+            name = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+        else if (!strcmp(argv[i], "--no-peers"))
+            use_peers = 0;
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else
+            return usage(argv[0], strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0);
     }
-    free(W), free(U);
-    return ok ? 0 : -1;
-}
-
-static void rnn_free(rnn_arg *r) {
-    free(r->WT), free(r->UT), free(r->bias), free(r->h0), free(r->h), free(r->hn), free(r->xs);
-}
-
-/* The scan's result against the C loop's (they should agree to rounding). */
-static double rnn_max_diff(rnn_arg *r) {
-    float got[RNN_HID];
-    cj_val o;
-    if (cj_call(r->jrnn, r->in, &o) != CJ_OK || cj_read(o, got, sizeof got) != CJ_OK) return NAN;
-    rnn_c_loop(r);
-    double worst = 0;
-    for (int i = 0; i < RNN_HID; i++) worst = fmax(worst, fabs((double)got[i] - r->h[i]));
-    return worst;
-}
-
-static void w_tiny_jit(void *p) { /* 1000 cached calls on a 4-element array */
-    cj_arg *c = p;
-    for (int i = 0; i < 1000; i++) SCOPED(cj_val o; cj_call(c->jaxb, &c->tiny, &o));
-}
-
-/* ---- peers ---- */
-static int peer_ms(const char *json, const char *peer, const char *key, double *out) {
-    if (!json) return 0;
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\": {", peer);
-    const char *p = strstr(json, pat);
-    if (!p) return 0;
-    const char *end = strchr(p, '}');
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *k = strstr(p, pat);
-    if (!k || (end && k > end)) return 0;
-    *out = atof(k + strlen(pat));
-    return 1;
-}
-
-static char *run_peers(void) {
-    FILE *pp = popen("python3 bench/peers.py 2>/dev/null", "r");
-    if (!pp) return NULL;
-    char *buf = calloc(1, 8192);
-    size_t n = buf ? fread(buf, 1, 8191, pp) : 0;
-    pclose(pp);
-    if (!n) {
-        free(buf);
-        return NULL;
+    if (reps < 1 || reps > MAX_REPS) reps = reps < 1 ? 1 : MAX_REPS;
+    char stamp[32];
+    if (!name) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        name = stamp;
     }
-    return buf;
-}
-
-int main(void) {
-    cj_ctx *ctx = cj_ctx_new(NULL);
-    float *src = malloc(sizeof(float) * N), *dst = malloc(sizeof(float) * N);
-    float *ga = malloc(sizeof(float) << 20), *gb = malloc(sizeof(float) << 20), *gc = malloc(sizeof(float) << 20);
-    if (!ctx || !src || !dst || !ga || !gb || !gc) return 1;
-    for (int64_t i = 0; i < N; i++) src[i] = (float)i;
-    for (int i = 0; i < 1 << 20; i++) ga[i] = gb[i] = (float)(i % 17) * 0.1f;
-
-    printf("cjax bench — medians of %d runs; limits and peers measured in this same run\n", REPS);
-    copy_arg ca = {src, dst};
-    double t_copy = median_ms(do_copy, &ca);
-    double bw = 2.0 * sizeof(float) * N / (t_copy * 1e6); /* GB/s, read + write */
-    gemm_arg g = {ga, gb, gc};
-    double t_gemm = median_ms(do_gemm, &g);
-    double gflops = 2.0 * 1024 * 1024 * 1024 / (t_gemm * 1e6);
-    printf("limits: copy %.1f GB/s (40 MB memcpy on %d threads), sgemm 1024 %.1f GFLOP/s (%s)\n\n", bw,
-           rt_num_threads(), gflops, rt_gemm_backend());
-
-    cj_arg c;
-    memset(&c, 0, sizeof c);
-    c.ctx = ctx;
-    c.x = cj_linspace(ctx, -3, 3, N, CJ_F32);
-    c.y = cj_linspace(ctx, 0, 1, N, CJ_F32);
-    int64_t d[2] = {1024, 1024};
-    c.a = cj_array(ctx, CJ_F32, 2, d, ga);
-    c.b = cj_array(ctx, CJ_F32, 2, d, gb);
-    /* jit with the C backend, waiting for the compile (bench the code, not
-     * the tiered start) */
-    cj_jit_opts wait = {0, NULL, 0, NULL, CJ_BACKEND_CC};
-    c.jf = cj_jit(cj_func_new(ctx, "sincos", sincos_fn, 1, 1, NULL), &wait);
-    c.jaxb = cj_jit(cj_func_new(ctx, "axb", axb_fn, 1, 1, NULL), &wait);
-    c.jsoftmax = cj_jit(cj_func_new(ctx, "softmax", softmax_fn, 1, 1, NULL), &wait);
-    int64_t dm[2] = {4096, 4096}, d4 = 4;
-    c.m = cj_reshape(cj_linspace(ctx, -3, 3, 4096 * 4096, CJ_F32), 2, dm);
-    c.tiny = cj_linspace(ctx, 0, 1, d4, CJ_F32);
-    int64_t dx[2] = {256, 784}, dw1[2] = {784, 512}, db1 = 512, dw2[2] = {512, 10}, db2 = 10;
-    c.mlp_in[0] = cj_reshape(cj_linspace(ctx, -1, 1, 256 * 784, CJ_F32), 2, dx);
-    c.mlp_in[1] = cj_mul(cj_reshape(cj_linspace(ctx, -1, 1, 784 * 512, CJ_F32), 2, dw1), cj_scalar(ctx, 0.05));
-    c.mlp_in[2] = cj_zeros(ctx, CJ_F32, 1, &db1);
-    c.mlp_in[3] = cj_mul(cj_reshape(cj_linspace(ctx, -1, 1, 512 * 10, CJ_F32), 2, dw2), cj_scalar(ctx, 0.05));
-    c.mlp_in[4] = cj_zeros(ctx, CJ_F32, 1, &db2);
-    for (int64_t b = 0; b < 256; b++)
-        c.mlp_rows[b] = cj_reshape(cj_slice(c.mlp_in[0], (int64_t[]){b, 0}, (int64_t[]){b + 1, 784}, NULL), 1,
-                                   (int64_t[]){784});
-    int64_t mlp_axes[5] = {0, CJ_NOT_MAPPED, CJ_NOT_MAPPED, CJ_NOT_MAPPED, CJ_NOT_MAPPED};
-    cj_vmap_opts mv = {mlp_axes, NULL, 0, 0, 0};
-    cj_func *one = cj_func_new(ctx, "mlp", mlp_one, 5, 1, NULL);
-    c.jmlp_vmap = cj_jit(cj_vmap(one, &mv), &wait);
-    c.jmlp_one = cj_jit(one, &wait);
-    int64_t dp[2] = {1000000, 16};
-    c.pairs[0] = cj_reshape(cj_linspace(ctx, -1, 1, 16000000, CJ_F32), 2, dp);
-    c.pairs[1] = cj_reshape(cj_linspace(ctx, 1, -1, 16000000, CJ_F32), 2, dp);
-    c.jdots_vmap = cj_jit(cj_vmap(cj_func_new(ctx, "dot", dot_one, 2, 1, NULL), NULL), &wait);
-    c.jdots_hand = cj_jit(cj_func_new(ctx, "dots", dot_hand, 2, 1, NULL), &wait);
-    rnn_arg rnn;
-    c.rnn = &rnn;
-    if (rnn_setup(ctx, &rnn, &wait) != 0 || cj_error(ctx)) {
-        fprintf(stderr, "bench: %s\n", cj_error(ctx) ? cj_error_message(ctx) : "out of memory");
+    if (!name[0] || name[0] == '.' || strchr(name, '/')) {
+        fprintf(stderr, "bench: --name \"%s\": a file name is needed (no '/', not starting with '.')\n", name);
+        return 2;
+    }
+    if (cache_dir_make() != 0) {
+        fprintf(stderr, "bench: cannot make a temporary CJAX_CACHE_DIR under $TMPDIR or /tmp\n");
         return 1;
     }
 
-    char *peers = run_peers();
-    struct {
-        const char *name, *key;
-        work_fn fn;
-        double bytes;    /* minimum memory traffic, for the bandwidth fraction */
-        double flops;    /* for the GEMM fraction */
-        const char *jax_key;
-    } rows[] = {
-        {"add (eager)", "add", w_add, 3.0 * 4 * N, 0, NULL},
-        {"sin (eager)", "sin", w_sin, 2.0 * 4 * N, 0, NULL},
-        {"sin*cos+x*x (eager)", "sincos_eager", w_sincos_eager, 2.0 * 4 * N, 0, NULL},
-        {"sin*cos+x*x (jit)", "sincos_eager", w_sincos_jit, 2.0 * 4 * N, 0, "sincos_jit"},
-        {"matmul 1024 (eager)", "matmul_1024", w_matmul, 0, 2.0 * 1024 * 1024 * 1024, "matmul_1024"},
-        {"a*x+b (jit)", "axb", w_axb_jit, 2.0 * 4 * N, 0, "axb_jit"},
-        {"softmax 4096^2 (eager)", "softmax", w_softmax_eager, 2.0 * 4 * 4096 * 4096, 0, NULL},
-        {"softmax 4096^2 (jit)", "softmax", w_softmax_jit, 2.0 * 4 * 4096 * 4096, 0, "softmax_jit"},
-        {"1000 tiny jit calls", "tiny_calls", w_tiny_jit, 0, 0, "tiny_calls"},
-        {"first call, 10 ops", "first_call", w_first_call, 0, 0, "first_call"},
-        {"MLP fwd jit(vmap)", "mlp_vmap", w_mlp_vmap, 0, 0, NULL},
-        {"MLP fwd hand-batched jit", "mlp_hand", w_mlp_hand, 0, 0, NULL},
-        {"MLP fwd loop of 256 jit", "mlp_loop", w_mlp_loop, 0, 0, NULL},
-        {"1e6 dots jit(vmap)", "dots_vmap", w_dots_vmap, 2.0 * 4 * 16e6, 0, NULL},
-        {"1e6 dots hand-batched", "dots_hand", w_dots_hand, 2.0 * 4 * 16e6, 0, NULL},
-        {"RNN 1000-step scan jit", "rnn_scan", w_rnn_scan, 0, 0, "rnn_scan_jit"},
-        {"RNN 1000 steps plain C", "rnn_c", w_rnn_c, 0, 0, NULL},
-    };
-    double t_rnn_scan = 0, t_rnn_c = 0;
-    printf("%-22s %10s %12s %10s %10s %10s %10s\n", "workload", "cjax ms", "of limit", "numpy ms",
-           "cjax/np", "jax ms", "cjax/jax");
-    FILE *js = fopen("bench/results/latest.json", "w");
-    if (js) fprintf(js, "{\"copy_gbs\": %.2f, \"sgemm_gflops\": %.2f, \"rows\": [\n", bw, gflops);
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        double t = median_ms(rows[i].fn, &c);
-        if (rows[i].fn == w_rnn_scan) t_rnn_scan = t;
-        if (rows[i].fn == w_rnn_c) t_rnn_c = t;
-        char limit[32], np_s[16] = "missing", npr[16] = "-", jx_s[16] = "missing", jxr[16] = "-";
-        if (rows[i].bytes > 0)
-            snprintf(limit, sizeof limit, "%.0f%% bw", 100.0 * rows[i].bytes / (t * 1e6) / bw);
-        else if (rows[i].flops == 0 && rows[i].fn == w_tiny_jit)
-            snprintf(limit, sizeof limit, "%.2f us/call", t);
-        else if (rows[i].flops == 0)
-            snprintf(limit, sizeof limit, "-");
-        else
-            snprintf(limit, sizeof limit, "%.0f%% gemm", 100.0 * rows[i].flops / (t * 1e6) / gflops);
-        double p;
-        if (peer_ms(peers, "numpy", rows[i].key, &p)) {
-            snprintf(np_s, sizeof np_s, "%.2f", p);
-            snprintf(npr, sizeof npr, "%.2fx", t / p);
-        }
-        if (rows[i].jax_key && peer_ms(peers, "jax", rows[i].jax_key, &p)) {
-            snprintf(jx_s, sizeof jx_s, "%.2f", p);
-            snprintf(jxr, sizeof jxr, "%.2fx", t / p);
-        } else if (!rows[i].jax_key) {
-            snprintf(jx_s, sizeof jx_s, "-");
-        }
-        printf("%-22s %10.2f %12s %10s %10s %10s %10s\n", rows[i].name, t, limit, np_s, npr, jx_s, jxr);
-        if (js)
-            fprintf(js, "  {\"workload\": \"%s\", \"cjax_ms\": %.4f}%s\n", rows[i].name, t,
-                    i + 1 < sizeof rows / sizeof rows[0] ? "," : "");
+    /* Threads: cjax's pool, OpenBLAS inside cjax and the peers' libraries
+     * all get the same count, and say so. */
+    run_info ri;
+    memset(&ri, 0, sizeof ri);
+    ri.name = name, ri.blas_threads = -1, ri.reps = reps, ri.first_call_reps = FIRST_REPS;
+    int threads = rt_num_threads();
+    if (openblas_get_num_threads && openblas_set_num_threads) {
+        if (openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
+        ri.blas_threads = openblas_get_num_threads();
     }
-    if (js) {
-        fprintf(js, "], \"peers\": %s}\n", peers ? peers : "{}");
-        fclose(js);
+    char tn[16];
+    snprintf(tn, sizeof tn, "%d", threads);
+    setenv("OPENBLAS_NUM_THREADS", tn, 0), setenv("OMP_NUM_THREADS", tn, 0), setenv("MKL_NUM_THREADS", tn, 0);
+    if (threads == 1) setenv("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1", 0);
+    machine_describe(&ri.machine);
+    printf("cjax bench \"%s\" — %s, %d cores, %s; %s\n", name, ri.machine.cpu, ri.machine.cores, ri.machine.compiler,
+           ri.machine.date);
+    printf("threads: cjax pool %d, OpenBLAS in cjax %s%s; peers OPENBLAS_NUM_THREADS=%s OMP_NUM_THREADS=%s, XLA %s\n",
+           threads, ri.blas_threads >= 0 ? "" : "none", ri.blas_threads >= 0 ? tn : "", getenv("OPENBLAS_NUM_THREADS"),
+           getenv("OMP_NUM_THREADS"), getenv("XLA_FLAGS") ? getenv("XLA_FLAGS") : "default (all cores)");
+    if (ri.blas_threads >= 0 && ri.blas_threads != threads)
+        printf("  (OpenBLAS kept %d threads)\n", ri.blas_threads);
+    printf("cold-start cache: CJAX_CACHE_DIR=%s (removed at the end)\n", cache_dir);
+
+    if (limits_measure(&ri.limits, reps) != 0) {
+        fprintf(stderr, "bench: out of memory measuring the limits\n");
+        rmdir(cache_dir);
+        return 1;
     }
-    if (!peers) printf("\n(peers missing: `pip install numpy jax` to compare)\n");
-    printf("\nRNN scan (1000 steps, hidden %d, input %d, f32, jit cc): %.2f ms = %.1f us/step; plain C loop %.2f ms; "
-           "scan/C %.2fx (target <= 1.3x); max |h_scan - h_C| %.2g\n",
-           RNN_HID, RNN_INP, t_rnn_scan, 1e3 * t_rnn_scan / RNN_STEPS, t_rnn_c, t_rnn_scan / t_rnn_c,
-           rnn_max_diff(&rnn));
-    double t_whole, t_chunked;
-    size_t p_whole = vmap_peak_bytes(0, &t_whole), p_chunked = vmap_peak_bytes(8, &t_chunked);
-    printf("\nvmap of a 512x512 outer product per example, 128 examples (eager): peak %.1f MiB in %.1f ms at once, "
-           "%.1f MiB in %.1f ms in chunks of 8 (%.2fx the memory)\n",
-           p_whole / 1048576.0, t_whole, p_chunked / 1048576.0, t_chunked, (double)p_chunked / (double)p_whole);
-    cj_program_info info;
-    cj_memory_analysis mem;
-    if (cj_jit_program_info(c.jf, &c.x, &info) == CJ_OK && cj_jit_memory_analysis(c.jf, &c.x, &mem) == CJ_OK)
-        printf("\nsin*cos+x*x under jit: %d kernel(s), temporaries %zu bytes, generated C %s (%.0f ms compile%s)%s%s\n",
-               info.n_kernels, mem.temp_bytes, info.native ? "in use" : "not in use", info.compile_ms,
-               info.from_disk_cache ? ", from the disk cache" : "", info.compile_error[0] ? ": " : "",
-               info.compile_error);
-    printf("\ncjax/peer < 1 means cjax is faster. Ratios are within this run; the machine is noisy.\n");
+    printf("limits: copy %.1f GB/s (STREAM scale, %d threads), FMA peak %.0f GFLOP/s (%s), sgemm 1024 %.0f "
+           "GFLOP/s (%s, %.0f%% of peak)\n",
+           ri.limits.copy_gbs, threads, ri.limits.fma_gflops, ri.limits.fma_how, ri.limits.sgemm_gflops,
+           rt_gemm_backend(), 100 * ri.limits.sgemm_gflops / ri.limits.fma_gflops);
+
+    char *peers = NULL;
+    if (use_peers) {
+        fflush(stdout);
+        fprintf(stderr, "bench: running NumPy and JAX (python3 bench/peers.py)...\n");
+        peers = peers_run();
+    }
+    char vbuf[128], state_np[16], state_jax[16];
+    snprintf(state_np, sizeof state_np, "%s", use_peers ? peer_state(peers, "numpy", vbuf, sizeof vbuf) : "skipped");
+    snprintf(state_jax, sizeof state_jax, "%s", use_peers ? peer_state(peers, "jax", vbuf, sizeof vbuf) : "skipped");
+    char py[32], npv[64], jv[64];
+    printf("peers: python %s, numpy %s, jax %s\n\n",
+           !use_peers ? "skipped (--no-peers)" : peers ? peers_str(peers, "info.python", py, sizeof py) : "missing",
+           strcmp(state_np, "installed") ? state_np : peers_str(peers, "info.numpy", npv, sizeof npv),
+           strcmp(state_jax, "installed") ? state_jax : peers_str(peers, "info.jax", jv, sizeof jv));
+    const char *np_absent = strcmp(state_np, "installed") ? state_np : "-";
+    const char *jax_absent = strcmp(state_jax, "installed") ? state_jax : "-";
+
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    if (!ctx) {
+        fprintf(stderr, "bench: out of memory\n");
+        free(peers);
+        rmdir(cache_dir);
+        return 1;
+    }
+    extras x = {NAN, NAN, NAN, NAN, NAN, 0, 0};
+    print_header();
+    for (int k = 0; k < N_ROWS; k++) {
+        row *r = &rows[k];
+        r->ms[EAGER] = r->ms[INTERP] = r->ms[CC] = NAN;
+        if (!selected(r->key)) {
+            r->skipped = 1;
+            continue;
+        }
+        if (r->first_call) {
+            measure_first_call(r);
+        } else {
+            r->fn = r->make(ctx, r->in);
+            if (!r->fn || failed(ctx, r, "inputs")) {
+                r->skipped = 1;
+                continue;
+            }
+            measure_row(ctx, r);
+            if (r->make == make_rnn_scan && r->jit_cc) {
+                x.rnn_scan_ms = r->ms[CC];
+                x.rnn_c_ms = limits_median_ms(rnn_c_run, &the_rnn, reps);
+                x.rnn_max_diff = rnn_max_diff(r->jit_cc);
+                failed(ctx, r, "rnn check");
+            }
+        }
+        print_row(r, &ri.limits, peers, np_absent, jax_absent);
+    }
+    if (selected("vmap_chunk")) {
+        x.vmap_whole_bytes = vmap_peak_bytes(0, &x.vmap_whole_ms);
+        x.vmap_chunked_bytes = vmap_peak_bytes(8, &x.vmap_chunked_ms);
+    }
+    print_footnotes(rows, N_ROWS, &ri.limits, peers, &x);
+    if (!peers && use_peers)
+        printf("\n(NumPy and JAX missing: no python3, or neither installed; `pip install numpy jax` to compare)\n");
+
+    char path[600];
+    snprintf(path, sizeof path, "bench/results/%s.json", name);
+    if (write_json(path, &ri, rows, N_ROWS, peers, &x) == 0)
+        printf("\nwritten: %s\n", path);
+    else
+        fprintf(stderr, "bench: could not write %s (run from the repository root)\n", path);
+
     free(peers);
-    rnn_free(&rnn);
-    free(src), free(dst), free(ga), free(gb), free(gc);
+    rnn_free(&the_rnn);
     cj_ctx_free(ctx);
+    cache_dir_empty();
+    rmdir(cache_dir);
     return 0;
 }
