@@ -44,30 +44,7 @@ static void cb_spread(void *run, int k, cjk_kernel_fn fn, char *const *buf, int6
 static int cb_product(void *run, int k, char *const *buf, int64_t r0, int64_t r1, char *dst) {
     cf_sub *s = run;
     const ir_func *ir = s->p->c->ir;
-    const ir_eqn *e = &ir->eqns[s->p->c->kernels[k].eqns[0]];
-    const int *in = ir_eqn_inputs(ir, e);
-    const rt_aval *l = &ir->vars[in[0]], *r = &ir->vars[in[1]], *o = &ir->vars[e->out];
-    size_t es = rt_dtypes[o->dtype].size;
-    int64_t depth = l->dims[l->rank - 1], cols = o->dims[o->rank - 1];
-    rt_array lhs, rhs, out;
-    memset(&lhs, 0, sizeof lhs);
-    memset(&rhs, 0, sizeof rhs);
-    memset(&out, 0, sizeof out);
-    lhs.refcount = rhs.refcount = out.refcount = 1;
-    lhs.mem = rhs.mem = out.mem = s->ctx->mem;
-    lhs.aval = rt_aval_make(l->dtype, 2, (int64_t[]){r1 - r0, depth});
-    lhs.data = buf[in[0]] + (size_t)(r0 * depth) * es;
-    rhs.aval = *r;
-    rhs.data = buf[in[1]];
-    out.aval = rt_aval_make(o->dtype, 2, (int64_t[]){r1 - r0, cols});
-    out.data = dst;
-    lhs.size = rt_aval_size(&lhs.aval);
-    rhs.size = rt_aval_size(&rhs.aval);
-    out.size = rt_aval_size(&out.aval);
-    prim_params q = e->params;
-    q.lhs_contract.v[0] = 1; /* the last axis of the [rows, K] view */
-    rt_array *args[2] = {&lhs, &rhs};
-    return prim_rules[PRIM_DOT_GENERAL].impl(s->ctx, PRIM_DOT_GENERAL, &q, 2, args, &out);
+    return dot_epilogue_product_rows(s->ctx, ir, &ir->eqns[s->p->c->kernels[k].eqns[0]], buf, r0, r1, dst);
 }
 
 /* ---- making the state ---- */

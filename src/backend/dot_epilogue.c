@@ -24,8 +24,10 @@
 #include "program_impl.h"
 
 /* Rows [r0, r1) of the product of equation e into dst (dense, rows × N),
- * by the dot primitive's kernel on a view of those lhs rows as a matrix. */
-static int product_rows(cj_ctx *ctx, const ir_func *ir, const ir_eqn *e, char *const *buf, int64_t r0, int64_t r1,
+ * by the dot primitive's kernel on a view of those lhs rows as a matrix.
+ * Generated constructs call it too (codegen_control_state.c), so a block
+ * computes the same bits on either path. */
+int dot_epilogue_product_rows(cj_ctx *ctx, const ir_func *ir, const ir_eqn *e, char *const *buf, int64_t r0, int64_t r1,
                         char *dst) {
     const int *in = ir_eqn_inputs(ir, e);
     const rt_aval *l = &ir->vars[in[0]], *r = &ir->vars[in[1]], *o = &ir->vars[e->out];
@@ -80,9 +82,9 @@ int dot_epilogue_run(cj_ctx *ctx, program *p, int k, char **buf) {
     for (int64_t b = 0; b < nb && status == 0; b++) {
         int64_t r0 = b * rows / nb, r1 = (b + 1) * rows / nb;
         if (materialised) {
-            status = product_rows(ctx, ir, e, buf, r0, r1, buf[d] + (size_t)r0 * row_bytes);
+            status = dot_epilogue_product_rows(ctx, ir, e, buf, r0, r1, buf[d] + (size_t)r0 * row_bytes);
         } else {
-            status = product_rows(ctx, ir, e, buf, r0, r1, block);
+            status = dot_epilogue_product_rows(ctx, ir, e, buf, r0, r1, block);
             /* element r0·N of the product is the block's first: an address
              * before the block, only ever indexed from r0·N on */
             buf[d] = (char *)((uintptr_t)block - (uintptr_t)r0 * row_bytes);

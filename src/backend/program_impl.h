@@ -176,6 +176,9 @@ int interp_run_kernel(cj_ctx *ctx, program *p, int k, char **buf);
 
 /* dot_epilogue.c: runs DOT_EPILOGUE kernel k block by block. 0 or -1. */
 int dot_epilogue_run(cj_ctx *ctx, program *p, int k, char **buf);
+/* Rows [r0, r1) of the product of equation e into dst (dense, rows × N). */
+int dot_epilogue_product_rows(cj_ctx *ctx, const ir_func *ir, const ir_eqn *e, char *const *buf, int64_t r0,
+                              int64_t r1, char *dst);
 
 /* native.c: starts (or, in wait mode, finishes) the build of generated
  * code; installs it when ready; runs a loop kernel natively if it can. */
