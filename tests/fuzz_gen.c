@@ -9,7 +9,17 @@
  * 0 where broadcasting allows, leading dims dropped). An operation whose
  * constraints cannot be met (rank, sizes, the magnitude bound, no room for
  * another input) is dropped and another is drawn, so every generated
- * program is well typed and its values finite. */
+ * program is well typed and its values finite.
+ *
+ * A construct opens a scope per body, makes the body's parameters, grows a
+ * few operations there the same way (operands: what the scope sees — its
+ * parameters, its own nodes, the enclosing scopes' nodes, inputs), and
+ * picks the body's results, adapting them to the types the construct needs
+ * (a branch's outputs the first branch's types, a loop's carries their own
+ * types and bound) with astype, tanh and broadcasts. Whether a program is
+ * extended (may hold constructs and random numbers) is drawn from a stream
+ * of its own, so the other programs are exactly what they were before
+ * constructs existed. */
 #include "fuzz_gen.h"
 
 #include <math.h>
@@ -34,6 +44,11 @@ double fz_rand_uniform(uint64_t *state, double lo, double hi) {
 typedef struct gen {
     fz_program *p;
     uint64_t rng;
+    int scope;   /* where new nodes go */
+    int only_cf; /* the next operation must be a construct */
+    /* the outputs of the construct made last (for its FZ_OUTPUT nodes) */
+    int n_out;
+    fz_type out_types[FZ_MAX_CF_OUT];
 } gen;
 
 static int rnd(gen *g, int n) { return (int)(fz_rand_u64(&g->rng) % (uint64_t)n); }
@@ -46,6 +61,7 @@ static int64_t random_dim(gen *g) {
 }
 
 static cj_dtype random_dtype(gen *g) { return chance(g, 0.6) ? CJ_F32 : CJ_F64; }
+static int is_float(cj_dtype dt) { return dt == CJ_F32 || dt == CJ_F64; }
 
 int64_t fz_type_size(const fz_type *t) {
     int64_t n = 1;
@@ -80,6 +96,35 @@ static int same_dims(const fz_type *a, const fz_type *b) {
 /* ---- building nodes ---- */
 static const fz_type *type_of(gen *g, int node) { return &g->p->nodes[node].type; }
 
+/* Can the scope being built read the node? Its own nodes and those of the
+ * scopes around it (closures), inputs everywhere. */
+static int visible(const gen *g, int node) {
+    int s = g->p->nodes[node].scope;
+    for (int c = g->scope;; c = g->p->scopes[c].parent) {
+        if (c == s) return 1;
+        if (c == 0) return 0;
+    }
+}
+
+/* A visible float node: what ordinary operations take (a loop's i32 index
+ * or counter only reaches them through FZ_INT_TO_FLOAT). */
+static int usable(const gen *g, int node) { return visible(g, node) && is_float(g->p->nodes[node].type.dtype); }
+
+static int newest_usable(const gen *g) {
+    for (int c = g->p->n_nodes - 1; c > 0; c--)
+        if (usable(g, c)) return c;
+    return 0; /* the first input */
+}
+
+/* Appends a node to the scope being built; -1 when nodes are used up. */
+static int append(gen *g, const fz_node *n) {
+    fz_program *p = g->p;
+    if (p->n_nodes == FZ_MAX_NODES) return -1;
+    p->nodes[p->n_nodes] = *n;
+    p->nodes[p->n_nodes].scope = g->scope;
+    return p->n_nodes++;
+}
+
 /* Appends an input of type t; -1 when inputs or nodes are used up. */
 static int add_input(gen *g, fz_type t) {
     fz_program *p = g->p;
@@ -101,10 +146,18 @@ static fz_type random_input_type(gen *g) {
     return t;
 }
 
-/* The first operand: the newest node half of the time, else any. */
+/* The first operand: the newest usable node half of the time, else any.
+ * (Where every node is usable — a program without constructs — this draws
+ * exactly what it drew before scopes existed.) */
 static int pick_operand(gen *g) {
     int n = g->p->n_nodes;
-    return chance(g, 0.5) ? n - 1 : rnd(g, n);
+    if (chance(g, 0.5)) return newest_usable(g);
+    int m = 0;
+    for (int c = 0; c < n; c++) m += usable(g, c);
+    int k = rnd(g, m);
+    for (int c = 0; c < n; c++)
+        if (usable(g, c) && k-- == 0) return c;
+    return 0;
 }
 
 /* A shape that broadcasts against a: trailing dims of a, each kept, set to
@@ -133,7 +186,7 @@ static int broadcast_partner(gen *g, int a) {
         for (int k = 0; k < n; k++) {
             int c = (start + k) % n;
             fz_type tmp;
-            if (c != a && broadcast_types(ta, type_of(g, c), &tmp)) return c;
+            if (c != a && usable(g, c) && broadcast_types(ta, type_of(g, c), &tmp)) return c;
         }
     }
     int b = add_input(g, derive_broadcastable(g, ta));
@@ -145,7 +198,7 @@ static int operand_with_dims(gen *g, const fz_type *t) {
     int n = g->p->n_nodes, start = rnd(g, n);
     if (chance(g, 0.5))
         for (int k = 0; k < n; k++)
-            if (same_dims(type_of(g, (start + k) % n), t)) return (start + k) % n;
+            if (usable(g, (start + k) % n) && same_dims(type_of(g, (start + k) % n), t)) return (start + k) % n;
     fz_type want = *t;
     want.dtype = random_dtype(g);
     return add_input(g, want);
@@ -630,7 +683,509 @@ static int gen_logsumexp(gen *g, fz_node *n) {
     return 1;
 }
 
+/* ---- control flow and random numbers (extended programs) ---- */
+static int add_random_op(gen *g);
+
+static int is_construct(fz_kind k) {
+    return k == FZ_COND || k == FZ_SWITCH || k == FZ_SCAN || k == FZ_FORI || k == FZ_WHILE;
+}
+
+/* May the scope being built hold another construct? */
+static int cf_allowed(const gen *g) { return g->p->extended && g->p->scopes[g->scope].depth < FZ_MAX_DEPTH; }
+
+/* Opens a body inside the scope being built, with parameters of the given
+ * types (new FZ_PARAM nodes); its number, or -1 when scopes or nodes are
+ * used up. The caller sets g->scope to it while growing the body. */
+static int open_scope(gen *g, int n_params, const fz_type *types) {
+    fz_program *p = g->p;
+    if (p->n_scopes == FZ_MAX_SCOPES || p->n_nodes + n_params + 4 > FZ_MAX_NODES) return -1;
+    int s = p->n_scopes++;
+    fz_scope *sc = &p->scopes[s];
+    memset(sc, 0, sizeof *sc);
+    sc->parent = g->scope;
+    sc->depth = p->scopes[g->scope].depth + 1;
+    sc->owner = -1;
+    sc->n_params = n_params;
+    for (int i = 0; i < n_params; i++) {
+        fz_node n;
+        memset(&n, 0, sizeof n);
+        n.kind = FZ_PARAM, n.input = i, n.scope = s, n.type = types[i];
+        p->nodes[p->n_nodes] = n;
+        sc->params[i] = p->n_nodes++;
+    }
+    return s;
+}
+
+/* Grows up to n_ops operations in the scope being built. */
+static void body_ops(gen *g, int n_ops) {
+    for (int k = 0; k < n_ops; k++)
+        if (!add_random_op(g)) break;
+}
+
+/* A visible i32 node (a loop's index or counter), newest first; -1 if none. */
+static int visible_int(const gen *g) {
+    for (int c = g->p->n_nodes - 1; c >= 0; c--)
+        if (visible(g, c) && g->p->nodes[c].type.dtype == CJ_I32) return c;
+    return -1;
+}
+
+/* What a predicate, a switch index or a data-dependent fold_in is made
+ * from: a float node (through its sum), sometimes a loop's index. */
+static int pick_int_or_float(gen *g) {
+    int i = chance(g, 0.3) ? visible_int(g) : -1;
+    return i >= 0 ? i : pick_operand(g);
+}
+
+/* A threshold somewhere in the range of sum(node) (or of the integer). */
+static double threshold_for(gen *g, int node) {
+    const fz_type *t = type_of(g, node);
+    double scale = t->bound * (fz_type_size(t) > 1 ? 2 : 1);
+    return round(fz_rand_uniform(&g->rng, -0.5, 0.5) * scale * 8) / 8;
+}
+
+/* The start indices' source of a dynamic slice or update (its last
+ * argument, at `arg`): a visible loop index most often, sometimes data,
+ * else constants only. */
+static void pick_start_source(gen *g, fz_node *n, int arg) {
+    int i = visible_int(g);
+    n->sub = FZ_START_CONST;
+    if (i >= 0 && chance(g, 0.8)) {
+        n->sub = FZ_START_INT, n->args[arg] = i;
+    } else if (chance(g, 0.3)) {
+        n->sub = FZ_START_DATA, n->args[arg] = pick_operand(g);
+        n->consts[0] = threshold_for(g, n->args[arg]);
+    }
+    n->n_args = arg + (n->sub != FZ_START_CONST);
+}
+
+/* Starts for a window of `sizes` in x: from -1 to past the end (clamped). */
+static void random_starts(gen *g, fz_node *n, const fz_type *x, const int64_t *sizes) {
+    for (int d = 0; d < x->rank; d++) {
+        n->p1[d] = n->sub != FZ_START_CONST && chance(g, 0.6);
+        n->p2[d] = n->p1[d] ? rnd(g, 3) - 1 : rnd(g, (int)(x->dims[d] - sizes[d]) + 3) - 1;
+    }
+}
+
+static int gen_dynamic_slice(gen *g, fz_node *n) {
+    if (!g->p->extended) return 0;
+    n->args[0] = pick_operand(g);
+    const fz_type *x = type_of(g, n->args[0]);
+    n->type = *x;
+    for (int d = 0; d < x->rank; d++) n->type.dims[d] = n->p0[d] = rnd(g, (int)x->dims[d] + 1);
+    pick_start_source(g, n, 1);
+    random_starts(g, n, x, n->p0);
+    return 1;
+}
+
+/* dynamic_update_slice(x, u, starts) with u a visible node that fits in x
+ * or a new input that does. */
+static int make_dynamic_update(gen *g, fz_node *n, int x) {
+    const fz_type *tx = type_of(g, x);
+    int u = -1, nn = g->p->n_nodes, start = rnd(g, nn), search = chance(g, 0.6);
+    for (int k = 0; search && k < nn && u < 0; k++) {
+        int c = (start + k) % nn, fits = usable(g, c) && type_of(g, c)->rank == tx->rank;
+        for (int d = 0; fits && d < tx->rank; d++) fits = type_of(g, c)->dims[d] <= tx->dims[d];
+        if (fits) u = c;
+    }
+    if (u < 0) {
+        fz_type t = {random_dtype(g), tx->rank, {0}, 0, 0};
+        for (int d = 0; d < tx->rank; d++) t.dims[d] = rnd(g, (int)tx->dims[d] + 1);
+        if ((u = add_input(g, t)) < 0) return 0;
+    }
+    n->kind = FZ_DYNAMIC_UPDATE;
+    n->args[0] = x, n->args[1] = u;
+    pick_start_source(g, n, 2);
+    random_starts(g, n, tx, type_of(g, u)->dims);
+    const fz_type *tu = type_of(g, u);
+    n->type = *tx; /* the update takes x's dtype */
+    n->type.bound = max2(tx->bound, tu->bound);
+    n->type.err = max2(tx->err, tu->err + (tu->dtype != tx->dtype ? tu->bound : 0));
+    return 1;
+}
+
+static int gen_dynamic_update(gen *g, fz_node *n) {
+    return g->p->extended && make_dynamic_update(g, n, pick_operand(g));
+}
+
+/* In a loop body: sometimes a dynamic update of a carry first (at the
+ * loop's index when there is one), which a step may update in place. */
+static void maybe_update_carry(gen *g, int carry) {
+    if (!chance(g, 0.35)) return;
+    fz_node n;
+    memset(&n, 0, sizeof n);
+    int n_nodes = g->p->n_nodes, n_inputs = g->p->n_inputs;
+    if (!make_dynamic_update(g, &n, carry) || append(g, &n) < 0) g->p->n_nodes = n_nodes, g->p->n_inputs = n_inputs;
+}
+
+/* ---- small nodes the constructs add to adapt a body's results ---- */
+static int add_unary_node(gen *g, int a, fz_unary sub) {
+    fz_node n;
+    memset(&n, 0, sizeof n);
+    n.kind = FZ_UNARY, n.sub = sub, n.args[0] = a, n.n_args = 1;
+    double out, lip;
+    unary_bound(sub, type_of(g, a)->bound, 0, &out, &lip);
+    n.type = *type_of(g, a);
+    n.type.bound = out;
+    n.type.err = lip * type_of(g, a)->err + 4 * out;
+    return append(g, &n);
+}
+
+/* One scalar from all of a: its maximum (exact: no rounding error added),
+ * or for an empty a its sum (0). */
+static int add_reduce_all(gen *g, int a) {
+    fz_node n;
+    memset(&n, 0, sizeof n);
+    const fz_type *t = type_of(g, a);
+    n.kind = FZ_REDUCE, n.sub = fz_type_size(t) > 0 ? FZ_RMAX : FZ_SUM, n.args[0] = a, n.n_args = 1, n.n_axes = -1;
+    n.type = *t;
+    n.type.rank = 0;
+    return append(g, &n);
+}
+
+static int add_astype(gen *g, int a, cj_dtype dt) {
+    fz_node n;
+    memset(&n, 0, sizeof n);
+    n.kind = FZ_ASTYPE, n.args[0] = a, n.n_args = 1, n.dtype = dt;
+    n.type = *type_of(g, a);
+    n.type.dtype = dt;
+    n.type.err += n.type.bound;
+    return append(g, &n);
+}
+
+static int add_broadcast(gen *g, int a, const fz_type *to) {
+    fz_node n;
+    memset(&n, 0, sizeof n);
+    n.kind = FZ_BROADCAST_TO, n.args[0] = a, n.n_args = 1, n.shape_rank = to->rank;
+    memcpy(n.p0, to->dims, sizeof(int64_t) * (size_t)to->rank);
+    n.type = *type_of(g, a);
+    n.type.rank = to->rank;
+    memcpy(n.type.dims, to->dims, sizeof(int64_t) * (size_t)to->rank);
+    return append(g, &n);
+}
+
+static int add_mul(gen *g, int a, int b) {
+    fz_node n;
+    memset(&n, 0, sizeof n);
+    n.kind = FZ_BINARY, n.sub = FZ_MUL, n.args[0] = a, n.args[1] = b, n.n_args = 2;
+    const fz_type *ta = type_of(g, a), *tb = type_of(g, b);
+    broadcast_types(ta, tb, &n.type);
+    n.type.bound = ta->bound * tb->bound;
+    n.type.err = ta->err * tb->bound + tb->err * ta->bound + n.type.bound;
+    return append(g, &n);
+}
+
+/* astype(i, dtype) * c: a loop's index or counter as a float. */
+static int add_int_to_float(gen *g, int i) {
+    static const double scales[3] = {0.25, 0.5, -1};
+    fz_node n;
+    memset(&n, 0, sizeof n);
+    n.kind = FZ_INT_TO_FLOAT, n.args[0] = i, n.n_args = 1;
+    n.constant = scales[rnd(g, 3)];
+    n.type = *type_of(g, i);
+    n.type.dtype = random_dtype(g);
+    n.type.bound = fabs(n.constant) * type_of(g, i)->bound;
+    n.type.err = 1;
+    return append(g, &n);
+}
+
+/* A result of the body being built with want's dims and dtype and
+ * |x| <= max_bound: a visible node of those dims (the newest most often),
+ * else tanh(max(newest)) broadcast to them (times `base` when given and
+ * the dice say so, so a carry's old value flows on); then astype and a
+ * squashing tanh or sin where needed. -1 when the nodes are used up. */
+static int body_result(gen *g, const fz_type *want, double max_bound, int base) {
+    int r = -1;
+    for (int c = g->p->n_nodes - 1; c >= 0 && r < 0; c--)
+        if (usable(g, c) && same_dims(type_of(g, c), want) && chance(g, 0.7)) r = c;
+    if (r < 0) {
+        int s = add_reduce_all(g, newest_usable(g));
+        int t = s >= 0 ? add_unary_node(g, s, FZ_TANH) : -1;
+        r = t >= 0 ? add_broadcast(g, t, want) : -1;
+        if (r >= 0 && base >= 0 && chance(g, 0.5)) r = add_mul(g, base, r);
+    }
+    if (r >= 0 && type_of(g, r)->dtype != want->dtype) r = add_astype(g, r, want->dtype);
+    if (r >= 0 && type_of(g, r)->bound > max_bound) r = add_unary_node(g, r, chance(g, 0.5) ? FZ_TANH : FZ_SIN);
+    return r;
+}
+
+/* Records a construct's outputs for its FZ_OUTPUT nodes and sets its own
+ * value's type (output n->out_index). */
+static int set_outputs(gen *g, fz_node *n, int n_out, const fz_type *types) {
+    g->n_out = n_out;
+    for (int k = 0; k < n_out; k++) {
+        g->out_types[k] = types[k];
+        if (is_float(types[k].dtype) && types[k].bound > FZ_MAX_BOUND) return 0;
+    }
+    n->type = types[n->out_index];
+    return 1;
+}
+
+/* Rounding-error estimate of a loop's results after `trips` steps, from
+ * carries entering with error e0 and a step's results having e_step (its
+ * parameters had e0): each step adds what the step adds beyond e0. */
+static double loop_err(double e0, double e_step, int64_t trips) {
+    return max2(e0, e_step) + (double)trips * max2(e_step - e0, 0);
+}
+
+/* cond and switch: the branches take the same operands and return values
+ * of the first branch's types. */
+static int gen_branches(gen *g, fz_node *n) {
+    if (!cf_allowed(g)) return 0;
+    int nb = n->kind == FZ_COND ? 2 : chance(g, 0.15) ? 1 : 2 + rnd(g, FZ_MAX_BRANCHES - 1);
+    n->args[0] = pick_int_or_float(g);
+    int n_ops = 1 + rnd(g, 3);
+    fz_type params[FZ_MAX_ARGS];
+    for (int k = 0; k < n_ops; k++) {
+        n->args[1 + k] = pick_operand(g);
+        params[k] = *type_of(g, n->args[1 + k]);
+    }
+    n->n_args = 1 + n_ops;
+    if (n->kind == FZ_COND) {
+        n->consts[0] = threshold_for(g, n->args[0]);
+        n->keepdims = chance(g, 0.3); /* an integer predicate: nonzero is true */
+        n->p0[0] = (int64_t[]){-2, 1, 3}[rnd(g, 3)];
+    } else {
+        for (int k = 0; k < nb; k++) n->consts[k] = threshold_for(g, n->args[0]);
+        n->p0[0] = rnd(g, 2) - 1; /* the index runs from -1 or 0: clamping */
+    }
+    n->n_bodies = nb;
+    int n_out = chance(g, 0.3) ? 2 : 1, saved = g->scope;
+    fz_type out[FZ_MAX_CF_OUT];
+    for (int b = 0; b < nb; b++) {
+        int s = open_scope(g, n_ops, params);
+        if (s < 0) return 0;
+        n->bodies[b] = s;
+        g->scope = s;
+        body_ops(g, rnd(g, 4));
+        for (int j = 0; j < n_out; j++) {
+            int r;
+            if (b == 0) {
+                r = j == 0 ? newest_usable(g) : pick_operand(g);
+                out[j] = *type_of(g, r);
+            } else {
+                r = body_result(g, &out[j], INFINITY, -1);
+                if (r < 0) break;
+                out[j].bound = max2(out[j].bound, type_of(g, r)->bound);
+                out[j].err = max2(out[j].err, type_of(g, r)->err);
+            }
+            g->p->scopes[s].results[g->p->scopes[s].n_results++] = r;
+        }
+        g->scope = saved;
+        if (g->p->scopes[s].n_results < n_out) return 0;
+    }
+    n->out_index = rnd(g, n_out);
+    return set_outputs(g, n, n_out, out);
+}
+
+/* How many steps a loop takes: 0 and 1 often, at most FZ_MAX_TRIPS. */
+static int64_t random_trips(gen *g) {
+    int r = rnd(g, 10);
+    return r == 0 ? 0 : r < 3 ? 1 : 2 + rnd(g, FZ_MAX_TRIPS - 1);
+}
+
+/* The carries of a loop: 1 or 2 operands; each carry parameter keeps the
+ * bound max(init, 1) (results are squashed to it). */
+static int loop_carries(gen *g, fz_node *n, fz_type *params) {
+    int nc = chance(g, 0.4) ? 2 : 1;
+    for (int k = 0; k < nc; k++) {
+        n->args[k] = pick_operand(g);
+        params[k] = *type_of(g, n->args[k]);
+        params[k].bound = max2(params[k].bound, 1);
+    }
+    n->n_carry = nc;
+    return nc;
+}
+
+/* The carries' results of the loop body being built (scope s, carry k
+ * its parameter first_carry + k); the largest error among them in *err. */
+static int carry_results(gen *g, int s, int first_carry, const fz_type *carries, int nc, double *err) {
+    fz_scope *sc = &g->p->scopes[s];
+    *err = 0;
+    for (int k = 0; k < nc; k++) {
+        int r = body_result(g, &carries[k], carries[k].bound, sc->params[first_carry + k]);
+        if (r < 0) return 0;
+        sc->results[sc->n_results++] = r;
+        *err = max2(*err, type_of(g, r)->err);
+    }
+    return 1;
+}
+
+static int gen_scan(gen *g, fz_node *n) {
+    if (!cf_allowed(g)) return 0;
+    fz_type params[FZ_MAX_ARGS];
+    int nc = loop_carries(g, n, params), nx = rnd(g, 3);
+    int64_t length = -1;
+    for (int k = 0; k < nx; k++) {
+        int x = -1, start = rnd(g, g->p->n_nodes), search = chance(g, 0.6);
+        for (int c = 0; search && c < g->p->n_nodes && x < 0; c++) {
+            int i = (start + c) % g->p->n_nodes;
+            const fz_type *t = type_of(g, i);
+            if (usable(g, i) && t->rank >= 1 && t->dims[0] <= FZ_MAX_TRIPS && (length < 0 || t->dims[0] == length))
+                x = i;
+        }
+        if (x < 0) { /* a new input of a leading axis of the length */
+            if (length < 0) length = random_trips(g);
+            fz_type t = {random_dtype(g), 1 + rnd(g, 3), {length}, 0, 0};
+            for (int d = 1; d < t.rank; d++) t.dims[d] = random_dim(g);
+            if ((x = add_input(g, t)) < 0) return 0;
+        }
+        length = type_of(g, x)->dims[0];
+        n->args[nc + k] = x;
+        params[nc + k] = *type_of(g, x); /* the body sees one slice */
+        params[nc + k].rank--;
+        memmove(params[nc + k].dims, params[nc + k].dims + 1, sizeof(int64_t) * (FZ_MAX_RANK - 1));
+    }
+    if (nx == 0) length = random_trips(g);
+    n->keepdims = nx == 0 || chance(g, 0.2); /* the length given */
+    n->lo = length;
+    n->axis = chance(g, 0.4); /* reverse */
+    n->n_args = nc + nx;
+    int saved = g->scope, s = open_scope(g, nc + nx, params);
+    if (s < 0) return 0;
+    n->n_bodies = 1, n->bodies[0] = s;
+    g->scope = s;
+    maybe_update_carry(g, g->p->scopes[s].params[rnd(g, nc)]);
+    body_ops(g, rnd(g, 5));
+    double e_step;
+    int ok = carry_results(g, s, 0, params, nc, &e_step);
+    fz_type out[FZ_MAX_CF_OUT];
+    for (int k = 0; k < nc; k++) {
+        out[k] = params[k];
+        out[k].err = loop_err(type_of(g, n->args[k])->err, e_step, length);
+    }
+    int ny = rnd(g, 3);
+    fz_scope *sc = &g->p->scopes[s];
+    for (int j = 0; ok && j < ny; j++) {
+        int y = pick_operand(g);
+        const fz_type *t = type_of(g, y);
+        if (t->rank == FZ_MAX_RANK) continue;
+        fz_type st = *t; /* stacked along a new leading axis */
+        memmove(st.dims + 1, st.dims, sizeof(int64_t) * (size_t)t->rank);
+        st.dims[0] = length, st.rank++;
+        st.err = loop_err(t->err, e_step, length);
+        out[sc->n_results] = st;
+        sc->results[sc->n_results++] = y;
+    }
+    g->scope = saved;
+    if (!ok) return 0;
+    n->out_index = rnd(g, sc->n_results);
+    return set_outputs(g, n, sc->n_results, out);
+}
+
+/* The i32 index of a fori loop or counter of a while loop, as a body
+ * parameter's type. */
+static fz_type counter_type(int64_t lo, int64_t hi) {
+    fz_type t = {CJ_I32, 0, {0}, 0, 0};
+    t.bound = (double)(llabs(lo) > llabs(hi) ? llabs(lo) : llabs(hi));
+    return t;
+}
+
+/* fori_loop(lo, hi): the body gets (i, carries). */
+static int gen_fori(gen *g, fz_node *n) {
+    if (!cf_allowed(g)) return 0;
+    fz_type params[FZ_MAX_ARGS];
+    n->lo = rnd(g, 5) - 2;
+    n->hi = n->lo + rnd(g, FZ_MAX_TRIPS + 2) - 1; /* hi < lo: no steps */
+    int nc = loop_carries(g, n, params + 1);
+    params[0] = counter_type(n->lo, n->hi);
+    n->n_args = nc;
+    int saved = g->scope, s = open_scope(g, 1 + nc, params);
+    if (s < 0) return 0;
+    n->n_bodies = 1, n->bodies[0] = s;
+    g->scope = s;
+    if (chance(g, 0.7)) add_int_to_float(g, g->p->scopes[s].params[0]);
+    maybe_update_carry(g, g->p->scopes[s].params[1 + rnd(g, nc)]);
+    body_ops(g, rnd(g, 5));
+    double e_step;
+    int ok = carry_results(g, s, 1, params + 1, nc, &e_step);
+    g->scope = saved;
+    if (!ok) return 0;
+    int64_t trips = n->hi > n->lo ? n->hi - n->lo : 0;
+    fz_type out[FZ_MAX_CF_OUT];
+    for (int k = 0; k < nc; k++) {
+        out[k] = params[1 + k];
+        out[k].err = loop_err(type_of(g, n->args[k])->err, e_step, trips);
+    }
+    n->out_index = rnd(g, nc);
+    return set_outputs(g, n, nc, out);
+}
+
+/* while (counter < hi [&& sum(carry) < c]): the counter starts at 0 or -1
+ * and the body adds 1, so it ends after at most FZ_MAX_TRIPS steps. */
+static int gen_while(gen *g, fz_node *n) {
+    if (!cf_allowed(g)) return 0;
+    fz_type params[FZ_MAX_ARGS];
+    n->p0[1] = -rnd(g, 2);
+    n->hi = rnd(g, FZ_MAX_TRIPS);
+    int nc = loop_carries(g, n, params + 1);
+    params[0] = counter_type(n->p0[1], n->hi);
+    n->keepdims = chance(g, 0.5); /* a data-dependent stop too */
+    n->p0[2] = rnd(g, nc);
+    n->consts[0] = threshold_for(g, n->args[n->p0[2]]);
+    n->n_args = nc;
+    int saved = g->scope, s = open_scope(g, 1 + nc, params);
+    if (s < 0) return 0;
+    n->n_bodies = 1, n->bodies[0] = s;
+    g->scope = s;
+    if (chance(g, 0.5)) add_int_to_float(g, g->p->scopes[s].params[0]);
+    maybe_update_carry(g, g->p->scopes[s].params[1 + rnd(g, nc)]);
+    body_ops(g, rnd(g, 5));
+    double e_step;
+    int ok = carry_results(g, s, 1, params + 1, nc, &e_step);
+    g->scope = saved;
+    if (!ok) return 0;
+    fz_type out[FZ_MAX_CF_OUT];
+    out[0] = params[0];
+    for (int k = 0; k < nc; k++) {
+        out[1 + k] = params[1 + k];
+        out[1 + k].err = loop_err(type_of(g, n->args[k])->err, e_step, n->hi - n->p0[1]);
+    }
+    n->out_index = 1 + rnd(g, nc); /* a float carry */
+    return set_outputs(g, n, 1 + nc, out);
+}
+
+/* A draw from a key made of a generated seed (low 32 bits used, as JAX
+ * with x64 off), maybe split, folded with a constant or with traced data. */
+static int gen_random(gen *g, fz_node *n) {
+    if (!g->p->extended) return 0;
+    n->sub = rnd(g, FZ_NUM_RANDOM);
+    n->p1[0] = (int64_t)(fz_rand_u64(&g->rng) >> 24) - ((int64_t)1 << 39);
+    int mask = 0;
+    if (chance(g, 0.3)) {
+        mask |= FZ_KEY_SPLIT;
+        n->p1[2] = 1 + rnd(g, 4);
+        n->p1[3] = rnd(g, (int)n->p1[2]);
+    }
+    if (chance(g, 0.3)) mask |= FZ_KEY_FOLD, n->p2[0] = rnd(g, 1000);
+    if (chance(g, 0.3)) {
+        mask |= FZ_KEY_FOLD_DATA;
+        n->args[0] = pick_int_or_float(g), n->n_args = 1;
+        n->consts[0] = threshold_for(g, n->args[0]);
+    }
+    n->p1[1] = mask;
+    fz_type t = random_input_type(g);
+    if (chance(g, 0.5)) { /* the shape of a node it may meet */
+        const fz_type *a = type_of(g, pick_operand(g));
+        if (a->rank <= 3) t.rank = a->rank, memcpy(t.dims, a->dims, sizeof t.dims);
+    }
+    n->shape_rank = t.rank;
+    memcpy(n->p0, t.dims, sizeof n->p0);
+    switch (n->sub) {
+    case FZ_UNIFORM:
+        n->consts[1] = round(fz_rand_uniform(&g->rng, -2, 0.5) * 8) / 8;
+        n->consts[2] = n->consts[1] + round(fz_rand_uniform(&g->rng, 0.25, 2) * 8) / 8;
+        t.bound = max2(fabs(n->consts[1]), fabs(n->consts[2])), t.err = 2 * t.bound;
+        break;
+    case FZ_NORMAL: t.bound = 8.5, t.err = 8 * t.bound; break; /* f64: |x| <= 8.3 */
+    default: t.bound = 1, t.err = 1; break;                  /* bits * 2^-31 */
+    }
+    n->type = t;
+    return 1;
+}
+
 typedef int (*gen_fn)(gen *g, fz_node *n);
+/* The kinds after FZ_FIRST_EXTENDED appear in extended programs only (so
+ * the draws of the others do not change). */
 static const struct {
     fz_kind kind;
     int weight;
@@ -643,14 +1198,28 @@ static const struct {
     {FZ_REV, 2, gen_rev},             {FZ_BROADCAST_TO, 3, gen_broadcast_to}, {FZ_DOT_GENERAL, 4, gen_dot_general},
     {FZ_MATMUL, 4, gen_matmul},       {FZ_ASTYPE, 3, gen_astype},        {FZ_SOFTMAX, 3, gen_softmax},
     {FZ_LOGSUMEXP, 2, gen_logsumexp},
+    {FZ_COND, 3, gen_branches},       {FZ_SWITCH, 2, gen_branches},      {FZ_SCAN, 3, gen_scan},
+    {FZ_FORI, 2, gen_fori},           {FZ_WHILE, 2, gen_while},          {FZ_RANDOM, 5, gen_random},
+    {FZ_DYNAMIC_SLICE, 2, gen_dynamic_slice}, {FZ_DYNAMIC_UPDATE, 2, gen_dynamic_update},
 };
 #define N_KINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
-static gen_fn random_generator(gen *g, fz_kind *kind) {
-    int total = 0;
-    for (int i = 0; i < N_KINDS; i++) total += kinds[i].weight;
+static int first_extended_kind(void) {
+    int i = 0;
+    while (i < N_KINDS && kinds[i].kind != FZ_COND) i++;
+    return i;
+}
+
+/* Draws a kind: only the basic ones in a program that is not extended,
+ * only constructs when one must be made. */
+static gen_fn random_generator(gen *g, fz_kind *kind, int only_cf) {
+    int ext = first_extended_kind();
+    int total = 0, lo = only_cf ? ext : 0, hi = g->p->extended ? N_KINDS : ext;
+    for (int i = lo; i < hi; i++)
+        if (!only_cf || is_construct(kinds[i].kind)) total += kinds[i].weight;
     int r = rnd(g, total);
-    for (int i = 0; i < N_KINDS; i++) {
+    for (int i = lo; i < hi; i++) {
+        if (only_cf && !is_construct(kinds[i].kind)) continue;
         if (r < kinds[i].weight) {
             *kind = kinds[i].kind;
             return kinds[i].fn;
@@ -661,20 +1230,40 @@ static gen_fn random_generator(gen *g, fz_kind *kind) {
     return kinds[0].fn;
 }
 
-/* Tries kinds until one fits; a rejected attempt's new inputs are undone. */
+/* After a construct: its bodies' owner, and FZ_OUTPUT nodes for some of
+ * its other float outputs. */
+static void finish_construct(gen *g, int node) {
+    fz_program *p = g->p;
+    const fz_node *n = &p->nodes[node];
+    for (int b = 0; b < n->n_bodies; b++) p->scopes[n->bodies[b]].owner = node;
+    for (int k = 0; k < g->n_out; k++) {
+        if (k == n->out_index || !is_float(g->out_types[k].dtype) || !chance(g, 0.5)) continue;
+        fz_node o;
+        memset(&o, 0, sizeof o);
+        o.kind = FZ_OUTPUT, o.sub = k, o.args[0] = node, o.n_args = 1, o.type = g->out_types[k];
+        if (append(g, &o) < 0) return;
+    }
+}
+
+/* Tries kinds until one fits; a rejected attempt's new inputs, body nodes
+ * and scopes are undone. */
 static int add_random_op(gen *g) {
     fz_program *p = g->p;
+    int only_cf = g->only_cf;
+    g->only_cf = 0; /* not for the operations of its bodies */
     for (int attempt = 0; attempt < 50; attempt++) {
-        int n_nodes = p->n_nodes, n_inputs = p->n_inputs;
+        int n_nodes = p->n_nodes, n_inputs = p->n_inputs, n_scopes = p->n_scopes;
         if (n_nodes == FZ_MAX_NODES) return 0;
         fz_node n;
         memset(&n, 0, sizeof n);
-        gen_fn fn = random_generator(g, &n.kind);
+        gen_fn fn = random_generator(g, &n.kind, only_cf);
         if (fn(g, &n) && p->n_nodes < FZ_MAX_NODES) {
+            n.scope = g->scope;
             p->nodes[p->n_nodes++] = n;
+            if (is_construct(n.kind)) finish_construct(g, p->n_nodes - 1);
             return 1;
         }
-        p->n_nodes = n_nodes, p->n_inputs = n_inputs;
+        p->n_nodes = n_nodes, p->n_inputs = n_inputs, p->n_scopes = n_scopes;
     }
     return 0;
 }
@@ -682,11 +1271,22 @@ static int add_random_op(gen *g) {
 void fz_generate(fz_program *p, uint64_t seed) {
     memset(p, 0, sizeof *p);
     p->seed = seed;
-    gen g = {p, seed};
+    /* extended or not: a stream of its own, so the main one draws the
+     * same basic programs as before */
+    uint64_t side = seed ^ 0x6a09e667f3bcc909ull;
+    p->extended = fz_rand_uniform(&side, 0, 1) < FZ_EXTENDED_SHARE;
+    p->n_scopes = 1;
+    p->scopes[0].owner = -1;
+    gen g;
+    memset(&g, 0, sizeof g);
+    g.p = p, g.rng = seed;
     add_input(&g, random_input_type(&g));
     int n_ops = 1 + rnd(&g, FZ_MAX_OPS);
-    int made = 0;
-    while (made < n_ops && add_random_op(&g)) made++;
+    int made = 0, force_at = p->extended ? (int)(fz_rand_u64(&side) % (uint64_t)n_ops) : -1;
+    for (; made < n_ops; made++) {
+        g.only_cf = made == force_at; /* an extended program has a construct */
+        if (!add_random_op(&g)) break;
+    }
     if (made == 0) { /* cannot happen (a unary op always fits); keep it well formed */
         fz_node n;
         memset(&n, 0, sizeof n);
@@ -698,7 +1298,7 @@ void fz_generate(fz_program *p, uint64_t seed) {
 void fz_to_f64(const fz_program *p, fz_program *out) {
     *out = *p;
     for (int i = 0; i < out->n_nodes; i++) {
-        out->nodes[i].type.dtype = CJ_F64;
+        if (is_float(out->nodes[i].type.dtype)) out->nodes[i].type.dtype = CJ_F64; /* loop counters stay i32 */
         if (out->nodes[i].kind == FZ_ASTYPE) out->nodes[i].dtype = CJ_F64;
     }
 }
@@ -708,6 +1308,14 @@ int fz_uses_f32(const fz_program *p) {
         if (p->nodes[i].type.dtype == CJ_F32) return 1;
     return 0;
 }
+
+int fz_count_kind(const fz_program *p, fz_kind kind) {
+    int n = 0;
+    for (int i = 0; i < p->n_nodes; i++) n += p->nodes[i].kind == kind;
+    return n;
+}
+
+int fz_has_control_flow(const fz_program *p) { return p->n_scopes > 1; }
 
 /* ---- interpretation ---- */
 static cj_val abs1(cj_ctx *ctx, cj_val x) { return cj_add(cj_abs(x), cj_scalar(ctx, 1.0)); }
@@ -769,7 +1377,71 @@ static cj_val run_reduce(const fz_node *n, cj_val x) {
     }
 }
 
-static cj_val run_node(cj_ctx *ctx, const fz_node *n, const cj_val *v) {
+/* The values of one run of a program: every node's (a body's nodes hold
+ * the values of the body's trace while it is traced), and every
+ * construct's outputs. */
+typedef struct env {
+    cj_ctx *ctx;
+    const fz_program *p;
+    cj_val v[FZ_MAX_NODES];
+    cj_val outs[FZ_MAX_NODES][FZ_MAX_CF_OUT];
+} env;
+
+/* The user data of a body's cj_func: which construct and which body. */
+typedef struct body {
+    env *e;
+    int node, scope;
+} body;
+
+static int is_float_val(cj_val x) {
+    cj_dtype dt = cj_val_dtype(x);
+    return dt == CJ_F32 || dt == CJ_F64;
+}
+
+/* A scalar to compare with thresholds: sum(x) of a float node, the value
+ * of an integer one. */
+static cj_val scalar_of(cj_val x) {
+    return is_float_val(x) ? cj_sum(x, -1, NULL, 0) : cj_astype(x, CJ_F32);
+}
+
+static cj_val run_random(env *e, const fz_node *n) {
+    cj_ctx *ctx = e->ctx;
+    cj_val key = cj_random_key(ctx, n->p1[0]);
+    int mask = (int)n->p1[1];
+    if (mask & FZ_KEY_SPLIT) {
+        int64_t start[2] = {n->p1[3], 0}, limit[2] = {n->p1[3] + 1, 2}, two = 2;
+        key = cj_reshape(cj_slice(cj_random_split(key, n->p1[2]), start, limit, NULL), 1, &two);
+    }
+    if (mask & FZ_KEY_FOLD) key = cj_random_fold_in(key, cj_scalar_int(ctx, n->p2[0]));
+    if (mask & FZ_KEY_FOLD_DATA) {
+        cj_val x = e->v[n->args[0]];
+        cj_val data = is_float_val(x) ? cj_astype(cj_gt(scalar_of(x), cj_scalar(ctx, n->consts[0])), CJ_I32) : x;
+        key = cj_random_fold_in(key, data);
+    }
+    const fz_type *t = &n->type;
+    switch ((fz_random)n->sub) {
+    case FZ_UNIFORM: return cj_random_uniform(key, t->dtype, t->rank, t->dims, n->consts[1], n->consts[2]);
+    case FZ_NORMAL: return cj_random_normal(key, t->dtype, t->rank, t->dims);
+    default: return cj_mul(cj_astype(cj_random_bits(key, t->rank, t->dims), t->dtype), cj_scalar(ctx, 0x1p-31));
+    }
+}
+
+/* The start indices of a dynamic slice or update (see fuzz_gen.h). */
+static void run_starts(env *e, const fz_node *n, cj_val *start) {
+    cj_ctx *ctx = e->ctx;
+    cj_val src = {0};
+    if (n->sub == FZ_START_INT) src = e->v[n->args[n->n_args - 1]];
+    if (n->sub == FZ_START_DATA)
+        src = cj_astype(cj_gt(scalar_of(e->v[n->args[n->n_args - 1]]), cj_scalar(ctx, n->consts[0])), CJ_I32);
+    const fz_type *x = &e->p->nodes[n->args[0]].type;
+    for (int d = 0; d < x->rank; d++)
+        start[d] = n->p1[d] ? cj_add(src, cj_scalar_int(ctx, n->p2[d]))
+                            : cj_scalar_typed(ctx, (double)n->p2[d], CJ_I32);
+}
+
+static cj_val run_node(env *e, const fz_node *n) {
+    cj_ctx *ctx = e->ctx;
+    const cj_val *v = e->v;
     cj_val a = v[n->args[0]];
     switch (n->kind) {
     case FZ_UNARY: return run_unary(ctx, n, a);
@@ -783,7 +1455,7 @@ static cj_val run_node(cj_ctx *ctx, const fz_node *n, const cj_val *v) {
     case FZ_SQUEEZE: return cj_squeeze(a, n->n_axes, n->axes);
     case FZ_SLICE: return cj_slice(a, n->p0, n->p1, n->p2);
     case FZ_CONCATENATE: {
-        cj_val xs[3];
+        cj_val xs[FZ_MAX_ARGS];
         for (int i = 0; i < n->n_args; i++) xs[i] = v[n->args[i]];
         return cj_concatenate(n->n_args, xs, n->axis);
     }
@@ -796,17 +1468,118 @@ static cj_val run_node(cj_ctx *ctx, const fz_node *n, const cj_val *v) {
     case FZ_ASTYPE: return cj_astype(a, n->dtype);
     case FZ_SOFTMAX: return n->sub == 0 ? cj_softmax(a, n->axis) : cj_log_softmax(a, n->axis);
     case FZ_LOGSUMEXP: return cj_logsumexp(a, n->n_axes, n->n_axes < 0 ? NULL : n->axes, n->keepdims);
+    case FZ_INT_TO_FLOAT: return cj_mul(cj_astype(a, n->type.dtype), cj_scalar(ctx, n->constant));
+    case FZ_OUTPUT: return e->outs[n->args[0]][n->sub];
+    case FZ_RANDOM: return run_random(e, n);
+    case FZ_DYNAMIC_SLICE: {
+        cj_val start[FZ_MAX_RANK];
+        run_starts(e, n, start);
+        return cj_dynamic_slice(a, start, n->p0);
+    }
+    case FZ_DYNAMIC_UPDATE: {
+        cj_val start[FZ_MAX_RANK];
+        run_starts(e, n, start);
+        return cj_dynamic_update_slice(a, v[n->args[1]], start);
+    }
     default: return a;
     }
 }
 
-static cj_val run_program(cj_ctx *ctx, const fz_program *p, const cj_val *in) {
-    cj_val v[FZ_MAX_NODES] = {{0}};
-    for (int i = 0; i < p->n_nodes; i++) {
-        const fz_node *n = &p->nodes[i];
-        v[i] = n->kind == FZ_INPUT ? in[n->input] : run_node(ctx, n, v);
+static void run_scope(env *e, int scope, int end);
+
+/* A body: its parameters from `in`, its nodes, its results to `out` (a
+ * while body's counter + 1 first). */
+static void body_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const body *b = user;
+    env *e = b->e;
+    const fz_scope *sc = &e->p->scopes[b->scope];
+    for (int k = 0; k < sc->n_params; k++) e->v[sc->params[k]] = in[k];
+    run_scope(e, b->scope, b->node);
+    int off = 0;
+    if (e->p->nodes[b->node].kind == FZ_WHILE) out[off++] = cj_add(in[0], cj_scalar_int(ctx, 1));
+    for (int k = 0; k < sc->n_results; k++) out[off + k] = e->v[sc->results[k]];
+}
+
+/* A while loop's predicate over (counter, carries...). */
+static void while_cond_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    const body *b = user;
+    const fz_node *n = &b->e->p->nodes[b->node];
+    cj_val go = cj_lt(in[0], cj_scalar_int(ctx, n->hi));
+    if (n->keepdims) go = cj_and(go, cj_lt(scalar_of(in[1 + n->p0[2]]), cj_scalar(ctx, n->consts[0])));
+    out[0] = go;
+}
+
+/* Runs construct node i through the public API; its outputs go to
+ * e->outs[i]. The bodies are new cj_funcs each run, their user data on
+ * this stack frame: they are traced during the call and never called
+ * after it. */
+static void run_construct(env *e, int i) {
+    const fz_node *n = &e->p->nodes[i];
+    cj_ctx *ctx = e->ctx;
+    body bodies[FZ_MAX_BRANCHES];
+    cj_func *fs[FZ_MAX_BRANCHES];
+    cj_val ops[FZ_MAX_ARGS + 1], *out = e->outs[i];
+    char name[48];
+    for (int b = 0; b < n->n_bodies; b++) {
+        const fz_scope *sc = &e->p->scopes[n->bodies[b]];
+        bodies[b] = (body){e, i, n->bodies[b]};
+        snprintf(name, sizeof name, "v%d_body%d", i, b);
+        fs[b] = cj_func_new(ctx, name, body_fn, sc->n_params, sc->n_results + (n->kind == FZ_WHILE), &bodies[b]);
     }
-    return v[p->n_nodes - 1];
+    for (int k = 0; k < n->n_args; k++) ops[k] = e->v[n->args[k]];
+    int nc = n->n_carry;
+    switch (n->kind) {
+    case FZ_COND: {
+        cj_val pred = cj_gt(scalar_of(ops[0]), cj_scalar(ctx, n->consts[0]));
+        if (n->keepdims) pred = cj_mul(cj_astype(pred, CJ_I32), cj_scalar_int(ctx, n->p0[0]));
+        cj_cond(pred, fs[1], fs[0], n->n_args - 1, ops + 1, out);
+        break;
+    }
+    case FZ_SWITCH: {
+        cj_val s = scalar_of(ops[0]), index = cj_scalar_typed(ctx, (double)n->p0[0], CJ_I32);
+        for (int k = 0; k < n->n_bodies; k++)
+            index = cj_add(index, cj_astype(cj_gt(s, cj_scalar(ctx, n->consts[k])), CJ_I32));
+        cj_switch(index, n->n_bodies, fs, n->n_args - 1, ops + 1, out);
+        break;
+    }
+    case FZ_SCAN: {
+        cj_scan_opts o = {n->lo, n->keepdims, (int)n->axis};
+        cj_scan(fs[0], nc, ops, n->n_args - nc, ops + nc, &o, out, out + nc);
+        break;
+    }
+    case FZ_FORI: cj_fori_loop(n->lo, n->hi, fs[0], nc, ops, out); break;
+    default: { /* FZ_WHILE */
+        snprintf(name, sizeof name, "v%d_cond", i);
+        cj_func *cond = cj_func_new(ctx, name, while_cond_fn, 1 + nc, 1, &bodies[0]);
+        cj_val init[FZ_MAX_ARGS + 1];
+        init[0] = cj_scalar_typed(ctx, (double)n->p0[1], CJ_I32);
+        for (int k = 0; k < nc; k++) init[1 + k] = ops[k];
+        cj_while_loop(cond, fs[0], 1 + nc, init, out);
+        break;
+    }
+    }
+    e->v[i] = out[n->out_index];
+}
+
+/* The nodes of one scope, in order, up to `end` (a body: its construct). */
+static void run_scope(env *e, int scope, int end) {
+    int start = scope ? e->p->scopes[scope].params[0] : 0;
+    for (int i = start; i < end; i++) {
+        const fz_node *n = &e->p->nodes[i];
+        if (n->scope != scope || n->kind == FZ_INPUT || n->kind == FZ_PARAM) continue;
+        if (is_construct(n->kind))
+            run_construct(e, i);
+        else
+            e->v[i] = run_node(e, n);
+    }
+}
+
+static cj_val run_program(cj_ctx *ctx, const fz_program *p, const cj_val *in) {
+    env e; /* every value is written before it is read */
+    e.ctx = ctx, e.p = p;
+    for (int i = 0; i < p->n_inputs; i++) e.v[p->input_node[i]] = in[i];
+    run_scope(&e, 0, p->n_nodes);
+    return e.v[p->n_nodes - 1];
 }
 
 void fz_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
@@ -857,13 +1630,87 @@ static void print_type(FILE *out, const fz_type *t) {
     fprintf(out, "]");
 }
 
-static void print_node(FILE *out, const fz_program *p, int i) {
+static void print_args(FILE *out, const fz_node *n, int from, int to) {
+    for (int k = from; k < to; k++) fprintf(out, "%sv%d", k > from ? ", " : "", n->args[k]);
+}
+
+static const char *const random_names[FZ_NUM_RANDOM] = {"uniform", "normal", "bits*2^-31"};
+
+static void print_random(FILE *out, const fz_node *n) {
+    fprintf(out, "random_%s(key(%lld)", random_names[n->sub], (long long)n->p1[0]);
+    int mask = (int)n->p1[1];
+    if (mask & FZ_KEY_SPLIT) fprintf(out, " split %lld row %lld", (long long)n->p1[2], (long long)n->p1[3]);
+    if (mask & FZ_KEY_FOLD) fprintf(out, " fold_in %lld", (long long)n->p2[0]);
+    if (mask & FZ_KEY_FOLD_DATA) fprintf(out, " fold_in (sum(v%d) > %g)", n->args[0], n->consts[0]);
+    fprintf(out, ")");
+    if (n->sub == FZ_UNIFORM) fprintf(out, " in [%g, %g)", n->consts[1], n->consts[2]);
+}
+
+/* A construct's own line: what it runs on, and which output it is. */
+static void print_construct(FILE *out, const fz_node *n) {
+    switch (n->kind) {
+    case FZ_COND:
+        fprintf(out, "cond(sum(v%d) > %g", n->args[0], n->consts[0]);
+        if (n->keepdims) fprintf(out, " as i32 * %lld", (long long)n->p0[0]);
+        fprintf(out, "; operands "), print_args(out, n, 1, n->n_args), fprintf(out, ") bodies: false, true");
+        break;
+    case FZ_SWITCH:
+        fprintf(out, "switch(index %lld + #{k: sum(v%d) > c_k}, c =", (long long)n->p0[0], n->args[0]);
+        for (int k = 0; k < n->n_bodies; k++) fprintf(out, " %g", n->consts[k]);
+        fprintf(out, "; operands "), print_args(out, n, 1, n->n_args), fprintf(out, ")");
+        break;
+    case FZ_SCAN:
+        fprintf(out, "scan(carries "), print_args(out, n, 0, n->n_carry);
+        if (n->n_args > n->n_carry) fprintf(out, "; xs "), print_args(out, n, n->n_carry, n->n_args);
+        fprintf(out, ") length=%lld%s reverse=%d", (long long)n->lo, n->keepdims ? " (given)" : "", (int)n->axis);
+        break;
+    case FZ_FORI:
+        fprintf(out, "fori_loop(%lld, %lld; carries ", (long long)n->lo, (long long)n->hi);
+        print_args(out, n, 0, n->n_carry), fprintf(out, ")");
+        break;
+    default:
+        fprintf(out, "while_loop(counter from %lld while < %lld", (long long)n->p0[1], (long long)n->hi);
+        if (n->keepdims) fprintf(out, " and sum(carry %lld) < %g", (long long)n->p0[2], n->consts[0]);
+        fprintf(out, "; carries "), print_args(out, n, 0, n->n_carry), fprintf(out, ")");
+        break;
+    }
+    fprintf(out, " -> output %d", n->out_index);
+}
+
+static void print_node(FILE *out, const fz_program *p, int i, int indent) {
     const fz_node *n = &p->nodes[i];
     const fz_type *a = n->n_args ? &p->nodes[n->args[0]].type : NULL;
     int r = a ? a->rank : 0;
-    fprintf(out, "  v%d = ", i);
+    fprintf(out, "%*sv%d = ", 2 + indent, "", i);
     switch (n->kind) {
     case FZ_INPUT: fprintf(out, "input %d", n->input); break;
+    case FZ_PARAM: fprintf(out, "param %d", n->input); break;
+    case FZ_INT_TO_FLOAT:
+        fprintf(out, "astype(v%d, %s) * %g", n->args[0], cj_dtype_name(n->type.dtype), n->constant);
+        break;
+    case FZ_OUTPUT: fprintf(out, "output %d of v%d", n->sub, n->args[0]); break;
+    case FZ_RANDOM: print_random(out, n); break;
+    case FZ_DYNAMIC_SLICE:
+    case FZ_DYNAMIC_UPDATE:
+        if (n->kind == FZ_DYNAMIC_SLICE)
+            fprintf(out, "dynamic_slice(v%d)", n->args[0]), print_ints(out, "sizes", r, n->p0);
+        else
+            fprintf(out, "dynamic_update_slice(v%d, v%d)", n->args[0], n->args[1]);
+        fprintf(out, " start=(");
+        for (int d = 0; d < r; d++) {
+            int src = n->args[n->n_args - 1];
+            long long c = (long long)n->p2[d];
+            fprintf(out, "%s", d ? "," : "");
+            if (n->p1[d] && n->sub == FZ_START_INT)
+                fprintf(out, "v%d%+lld", src, c);
+            else if (n->p1[d])
+                fprintf(out, "[sum(v%d)>%g]%+lld", src, n->consts[0], c);
+            else
+                fprintf(out, "%lld", c);
+        }
+        fprintf(out, ")");
+        break;
+    case FZ_COND: case FZ_SWITCH: case FZ_SCAN: case FZ_FORI: case FZ_WHILE: print_construct(out, n); break;
     case FZ_UNARY:
         fprintf(out, "%s(v%d)", unary_names[n->sub], n->args[0]);
         if (n->sub == FZ_MUL_CONST || n->sub == FZ_ADD_CONST) fprintf(out, " c=%g", n->constant);
@@ -927,8 +1774,27 @@ static void print_node(FILE *out, const fz_program *p, int i) {
     fprintf(out, "  |x|<=%g\n", n->type.bound);
 }
 
+/* The nodes of one scope before `end`, each construct followed by its
+ * bodies (indented) and their results. */
+static void print_scope(FILE *out, const fz_program *p, int scope, int end, int indent) {
+    for (int i = 0; i < end; i++) {
+        const fz_node *n = &p->nodes[i];
+        if (n->scope != scope || (n->kind == FZ_INPUT && scope != 0)) continue;
+        print_node(out, p, i, indent);
+        for (int b = 0; b < n->n_bodies && is_construct(n->kind); b++) {
+            const fz_scope *sc = &p->scopes[n->bodies[b]];
+            fprintf(out, "%*sbody %d of v%d {\n", 4 + indent, "", b, i);
+            print_scope(out, p, n->bodies[b], i, indent + 4);
+            fprintf(out, "%*s} -> (", 4 + indent, "");
+            if (n->kind == FZ_WHILE) fprintf(out, "counter + 1, ");
+            for (int k = 0; k < sc->n_results; k++) fprintf(out, "%sv%d", k ? ", " : "", sc->results[k]);
+            fprintf(out, ")\n");
+        }
+    }
+}
+
 void fz_print(const fz_program *p, FILE *out) {
     fprintf(out, "program seed %llu (%d inputs, %d nodes; output v%d):\n", (unsigned long long)p->seed, p->n_inputs,
             p->n_nodes, p->n_nodes - 1);
-    for (int i = 0; i < p->n_nodes; i++) print_node(out, p, i);
+    print_scope(out, p, 0, p->n_nodes, 0);
 }

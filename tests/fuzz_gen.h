@@ -8,6 +8,23 @@
  * every program is an ordinary cj_func that can be called eagerly, jitted,
  * vmapped and differentiated. The last node is the program's one output.
  *
+ * A share of the programs (FZ_EXTENDED_SHARE), the extended ones, also
+ * holds control flow and random numbers — at least one construct: cond,
+ * switch, scan (with and without xs, reversed, of length 0 and 1 too),
+ * fori_loop or while_loop (its predicate a counter, and sometimes data),
+ * whose bodies are generated the same way (nested up to FZ_MAX_DEPTH,
+ * closing over values of the enclosing scopes, using a loop's index); draws
+ * of cj_random_uniform / normal / bits from keys made of generated seeds
+ * (split, fold_in of constants, loop indices or data); and dynamic slices
+ * and updates (at a loop's index, or data, or constant starts; a loop body
+ * may update a carry first, which the step may do in place). A body is a
+ * scope: its nodes are
+ * marked with the scope's number and read its parameters (FZ_PARAM nodes),
+ * nodes of the enclosing scopes (closures) and program inputs. Loop carries
+ * keep a fixed bound (a squashing tanh where a step could grow them) and
+ * every loop's trip count is at most FZ_MAX_TRIPS, so every value stays
+ * finite and every while loop ends.
+ *
  * Programs stay numerically tame by construction: inputs are uniform in
  * [-FZ_INPUT_BOUND, FZ_INPUT_BOUND]; each node carries a bound on its
  * magnitude, and operations that could overflow or leave their domain are
@@ -24,9 +41,16 @@
 
 #define FZ_MAX_RANK 4   /* of any node; inputs have rank <= 3 */
 #define FZ_MAX_INPUTS 4
-#define FZ_MAX_OPS 16
-#define FZ_MAX_NODES (FZ_MAX_INPUTS + FZ_MAX_OPS)
+#define FZ_MAX_OPS 16   /* of the program itself; bodies have their own few */
+#define FZ_MAX_NODES 96 /* inputs, operations, and all bodies' nodes */
 #define FZ_INPUT_BOUND 2.0
+#define FZ_MAX_ARGS 5      /* operands of one node */
+#define FZ_MAX_SCOPES 16   /* the program and its bodies */
+#define FZ_MAX_DEPTH 2     /* constructs nest this deep */
+#define FZ_MAX_BRANCHES 4
+#define FZ_MAX_CF_OUT 6    /* outputs of one construct */
+#define FZ_MAX_TRIPS 5     /* iterations of any loop, at most */
+#define FZ_EXTENDED_SHARE 0.25 /* of programs with control flow and random numbers */
 
 typedef enum fz_kind {
     FZ_INPUT = 0,
@@ -50,8 +74,48 @@ typedef enum fz_kind {
     FZ_ASTYPE,       /* to dtype */
     FZ_SOFTMAX,      /* along axis; sub 1: log_softmax */
     FZ_LOGSUMEXP,    /* over axes, keepdims */
+    /* control flow and random numbers (extended programs only) */
+    FZ_PARAM,        /* parameter `input` of the body `scope` */
+    FZ_INT_TO_FLOAT, /* astype(args[0], dtype) * constant: a loop's i32
+                        index or counter as a float */
+    FZ_COND,         /* cj_cond on sum(args[0]) > consts[0] (keepdims: an
+                        integer predicate, (sum > c) * p0[0]); operands
+                        args[1..]; bodies[0] false, [1] true */
+    FZ_SWITCH,       /* cj_switch, index = #{k: sum(args[0]) > consts[k]}
+                        + p0[0] (so -1 .. n_bodies: clamped) */
+    FZ_SCAN,         /* cj_scan: carries args[0..n_carry), xs the rest;
+                        length lo (given when keepdims), reverse = axis */
+    FZ_FORI,         /* cj_fori_loop(lo, hi): carries args[0..n_carry) */
+    FZ_WHILE,        /* cj_while_loop: carries (counter i32 from p0[1],
+                        args[0..n_carry)); cond: counter < hi, and when
+                        keepdims sum(carry p0[2]) < consts[0] */
+    FZ_OUTPUT,       /* output `sub` of the construct args[0] */
+    FZ_RANDOM,       /* sub: fz_random; key from seed p1[0]; p1[1] a mask
+                        of FZ_KEY_*; shape p0 */
+    FZ_DYNAMIC_SLICE, /* of args[0], sizes p0, starts (see below) */
+    FZ_DYNAMIC_UPDATE, /* dynamic_update_slice(args[0], args[1], starts) */
     FZ_NUM_KINDS
 } fz_kind;
+
+/* The value of a construct node is its output `out_index` (of the
+ * construct's outputs in cjax's order: a while loop's counter is output
+ * 0); FZ_OUTPUT nodes after it give others. */
+
+/* The start indices of FZ_DYNAMIC_*: axis d starts at p2[d], plus, where
+ * p1[d] is set, an index made by the node's source (sub): FZ_START_INT the
+ * i32 node args[n_args - 1] (a loop's index or counter), FZ_START_DATA
+ * sum(args[n_args - 1]) > consts[0] as i32. Out-of-range starts are
+ * clamped, as lax.dynamic_slice does. */
+enum { FZ_START_CONST, FZ_START_INT, FZ_START_DATA };
+
+typedef enum fz_random { FZ_UNIFORM, FZ_NORMAL, FZ_BITS, FZ_NUM_RANDOM } fz_random;
+/* How a random node derives its key from cj_random_key(seed). */
+enum {
+    FZ_KEY_SPLIT = 1,     /* row p1[3] of split(key, p1[2]) */
+    FZ_KEY_FOLD = 2,      /* fold_in(key, p2[0]) */
+    FZ_KEY_FOLD_DATA = 4  /* fold_in(key, i) with i args[0] when an integer,
+                             else sum(args[0]) > consts[0] as i32 */
+};
 
 typedef enum fz_unary {
     FZ_NEG, FZ_ABS, FZ_SIN, FZ_COS, FZ_TANH, FZ_LOGISTIC, FZ_ERF, FZ_ATAN,
@@ -71,7 +135,7 @@ typedef enum fz_reduce {
 } fz_reduce;
 
 typedef struct fz_type {
-    cj_dtype dtype; /* CJ_F32 or CJ_F64 */
+    cj_dtype dtype; /* CJ_F32 or CJ_F64 (a loop index or counter: CJ_I32) */
     int rank;
     int64_t dims[FZ_MAX_RANK];
     double bound;   /* |every element| <= bound */
@@ -82,7 +146,8 @@ typedef struct fz_node {
     fz_kind kind;
     int sub;
     int n_args;
-    int args[3];       /* earlier node numbers */
+    int args[FZ_MAX_ARGS]; /* earlier node numbers */
+    int scope;         /* the body it belongs to (0: the program) */
     int input;         /* FZ_INPUT: which input of the function */
     int n_axes, n_batch;
     int64_t axes[FZ_MAX_RANK];
@@ -92,15 +157,34 @@ typedef struct fz_node {
     int shape_rank;    /* FZ_RESHAPE, FZ_BROADCAST_TO */
     cj_dtype dtype;    /* FZ_ASTYPE */
     double constant;
+    /* constructs */
+    int n_bodies, bodies[FZ_MAX_BRANCHES]; /* their scopes */
+    int n_carry;
+    int out_index;
+    int64_t lo, hi;
+    double consts[FZ_MAX_BRANCHES];
     fz_type type;      /* the result's type */
 } fz_node;
 
+/* A body: the nodes marked with its number, before its construct. */
+typedef struct fz_scope {
+    int parent, depth;
+    int owner;                         /* the construct node */
+    int n_params, params[FZ_MAX_ARGS + 1]; /* node of each body input */
+    int n_results, results[FZ_MAX_CF_OUT]; /* node of each body output
+                                            (a while body's counter + 1
+                                            comes first, not listed) */
+} fz_scope;
+
 typedef struct fz_program {
     uint64_t seed;
+    int extended;                  /* may hold control flow and random numbers */
     int n_inputs;
     int input_node[FZ_MAX_INPUTS]; /* node number of each input */
     int n_nodes;                   /* the last node is the output */
     fz_node nodes[FZ_MAX_NODES];
+    int n_scopes;                  /* scope 0 is the program itself */
+    fz_scope scopes[FZ_MAX_SCOPES];
 } fz_program;
 
 /* Builds the program of `seed` (the same seed always gives the same
@@ -120,6 +204,10 @@ static inline const fz_type *fz_input_type(const fz_program *p, int i) { return 
 int64_t fz_type_size(const fz_type *t);
 /* Does any node compute in float32? (then the f32 roundoff applies) */
 int fz_uses_f32(const fz_program *p);
+/* How many nodes of a kind the program holds (bodies included). */
+int fz_count_kind(const fz_program *p, fz_kind kind);
+/* Does it hold any control-flow construct? */
+int fz_has_control_flow(const fz_program *p);
 
 /* A random input of type t, uniform in [-FZ_INPUT_BOUND, FZ_INPUT_BOUND]
  * (the state advances). */
@@ -128,7 +216,8 @@ double fz_rand_uniform(uint64_t *state, double lo, double hi);
 uint64_t fz_rand_u64(uint64_t *state);
 
 /* The program as readable text, one node a line:
- * "  v3 = sin(v1)                      f32[2,3]  |x|<=1". */
+ * "  v3 = sin(v1)   : f32[2,3]  |x|<=1"; a construct's bodies follow it,
+ * indented, each with its parameters and results. */
 void fz_print(const fz_program *p, FILE *out);
 
 #endif
