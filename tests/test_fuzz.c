@@ -102,54 +102,13 @@
 #define FZ_AD_ULPS 1000  /* grad vs jvp, jit(grad) vs grad: units of roundoff */
 #define FZ_MAX_REPORTS 5 /* programs printed per test before going quiet */
 
-/* Known cjax bugs the fuzzer found and nobody has fixed yet: the programs
- * that meet one are skipped by the check they fail (and counted in its
- * summary line), each exclusion as narrow as the bug, naming it and its
- * minimal reproducer, so the rest of the corpus keeps running. Delete an
- * exclusion with its fix (and pin the fix with a fuzz_regression_* test
- * at the end of this file). */
-
-/* A dynamic slice or update of a rank-0 operand. */
-static int has_rank0_dynamic(const fz_program *p) {
-    for (int i = 0; i < p->n_nodes; i++) {
-        const fz_node *n = &p->nodes[i];
-        if ((n->kind == FZ_DYNAMIC_SLICE || n->kind == FZ_DYNAMIC_UPDATE) && p->nodes[n->args[0]].type.rank == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* A dynamic update at traced starts (which vmap may batch) of an update
- * empty along an axis where the array is not. */
-static int has_empty_traced_update(const fz_program *p) {
-    for (int i = 0; i < p->n_nodes; i++) {
-        const fz_node *n = &p->nodes[i];
-        if (n->kind != FZ_DYNAMIC_UPDATE || n->sub == FZ_START_CONST) continue;
-        const fz_type *x = &p->nodes[n->args[0]].type, *u = &p->nodes[n->args[1]].type;
-        for (int d = 0; d < x->rank; d++)
-            if (u->dims[d] == 0 && x->dims[d] > 0) return 1;
-    }
-    return 0;
-}
-
-static int known_bug(const fz_program *p, const char *check) {
-    /* BUG (src/prim/shape.c, batch_shape, PRIM_DYNAMIC_SLICE and
-     * PRIM_DYNAMIC_UPDATE_SLICE): vmap of a dynamic slice or update of a
-     * rank-0 operand reads the start index in[n_data], which it does not
-     * have, and crashes (first seen: seed 20240622). Reproducer: cj_vmap of
-     * x -> cj_dynamic_slice(x, NULL, NULL) called on an f32[3]. */
-    if (!strcmp(check, "fuzz_vmap") && has_rank0_dynamic(p)) return 1;
-    /* BUG (src/prim/shape.c, batch_dynamic_indices): vmap of
-     * dynamic_update_slice with batched start indices and an update empty
-     * along an axis where the array is not fails with "gather: cannot
-     * index the empty axis 1 of f32[3,0] with i64[3,4]" (the update is
-     * spread along the array's extent by a gather from its empty axis);
-     * eagerly it is a no-op, as in JAX (first seen: seed 20240708).
-     * Reproducer: vmap, in_axes (none, none, 0), of (x, u, i) ->
-     * cj_dynamic_update_slice(x, u, &i) with x f32[4], u f32[0], i i32[3]. */
-    if (!strcmp(check, "fuzz_vmap") && has_empty_traced_update(p)) return 1;
-    return 0;
-}
+/* Known cjax limits the fuzzer found and nobody has lifted yet are
+ * recognised by known_failure (below), each exclusion as narrow as the
+ * bug, naming it and its minimal reproducer, so the rest of the corpus
+ * keeps running. Delete an exclusion with its fix (and pin the fix with a
+ * regression test). Fixed so far: vmap of a dynamic slice/update of a
+ * rank-0 operand, vmap of an empty dynamic update at batched starts
+ * (test_vmap.c, vmap_regression_*). */
 
 typedef struct corpus {
     uint64_t seed;
@@ -466,7 +425,7 @@ static cj_func *grad_all(cj_func *fsum, int n_inputs) {
     "while_loop: reverse-mode differentiation (grad, vjp, jacrev) of a loop whose trip count depends " \
     "on the data is not supported"
 
-/* A failure that is a known bug's (see known_bug), recognised by its
+/* A failure that is a known limit's, recognised by its
  * message where no static test of the program can tell. */
 static int known_failure(instance *x) {
     /* BUG (src/core/trace.c MAX_BIND_INPUTS = 64, while src/control takes
@@ -716,10 +675,6 @@ static int run_corpus(const char *name, check_fn check, int f64) {
         fz_generate(&p, c.seed + (uint64_t)i);
         if (p.extended && i % c.extended_every) continue;
         if (check == run_cc && i % FZ_CC_EVERY) continue; /* the C compiles: a sample */
-        if (known_bug(&p, name)) {
-            n_skipped++;
-            continue;
-        }
         if (f64) fz_to_f64(&p, &p64);
         instance x;
         instance_init(&x, f64 ? &p64 : &p, 0);

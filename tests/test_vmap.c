@@ -467,3 +467,46 @@ TEST(vmap_every_elementwise_operation) {
         cj_ctx_free(ctx);
     }
 }
+
+/* Found by the fuzzer: the batched dynamic slice of a rank-0 operand has
+ * no start index whose type the batch axis's start could copy (it read
+ * one past the operands). */
+static void p_dslice_rank0(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_add(cj_dynamic_slice(in[0], NULL, NULL),
+                    cj_dynamic_update_slice(in[0], cj_mul(in[0], in[0]), NULL));
+}
+
+TEST(vmap_regression_dynamic_slice_of_rank0) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val x = cj_array(ctx, CJ_F32, 1, (int64_t[]){3}, (float[]){1, 2, 3}), y;
+    CHECK(cj_call(cj_vmap(cj_func_new(ctx, "ds0", p_dslice_rank0, 1, 1, NULL), NULL), &x, &y) == CJ_OK);
+    float got[3];
+    CHECK(cj_read(y, got, sizeof got) == CJ_OK);
+    for (int i = 0; i < 3; i++) CHECK(got[i] == (float)(i + 1) + (float)((i + 1) * (i + 1)));
+    cj_ctx_free(ctx);
+}
+
+/* Found by the fuzzer: an update empty along an axis where the array is
+ * not, at batched starts, spread the update by a gather from its empty
+ * axis and failed; like the unbatched update it changes nothing. */
+static void p_dus_empty(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_dynamic_update_slice(in[0], in[1], &in[2]);
+}
+
+TEST(vmap_regression_empty_update_at_batched_starts) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val in[3] = {cj_array(ctx, CJ_F32, 1, (int64_t[]){4}, (float[]){1, 2, 3, 4}),
+                    cj_zeros(ctx, CJ_F32, 1, (int64_t[]){0}),
+                    cj_array(ctx, CJ_I32, 1, (int64_t[]){3}, (int32_t[]){0, 2, 9})}, y;
+    int64_t axes[3] = {CJ_NOT_MAPPED, CJ_NOT_MAPPED, 0};
+    cj_vmap_opts o = {axes, NULL, 0, 0, 0};
+    CHECK(cj_call(cj_vmap(cj_func_new(ctx, "dus0", p_dus_empty, 3, 1, NULL), &o), in, &y) == CJ_OK);
+    CHECK_EQ_INT(cj_val_dim(y, 0), 3);
+    CHECK_EQ_INT(cj_val_dim(y, 1), 4);
+    float got[12];
+    CHECK(cj_read(y, got, sizeof got) == CJ_OK);
+    for (int i = 0; i < 12; i++) CHECK(got[i] == (float)(i % 4 + 1));
+    cj_ctx_free(ctx);
+}

@@ -712,6 +712,11 @@ static int batch_dynamic_indices(struct cj_ctx *ctx, prim_id prim, const prim_pa
         /* out = where(inside the window, update read at (position - start), x) */
         cj_val u = batch_to(in[1], bdim[1], size, 0);
         const rt_aval *ua = &core_peek(u)->aval;
+        if (rt_aval_size(ua) == 0) { /* an empty update changes nothing (as eagerly) */
+            *out = x;
+            *out_bdim = 0;
+            return out->slot ? 0 : -1;
+        }
         cj_val inside = cj_scalar_typed(ctx, 1, CJ_BOOL);
         cj_val spread = u;
         int64_t cur[CJ_MAX_RANK + 1];
@@ -825,9 +830,10 @@ static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, i
         for (int i = n_data; i < n_in; i++)
             if (bdim[i] != BDIM_NONE) return batch_dynamic_indices(ctx, prim, p, n_in, in, bdim, size, out, out_bdim);
         for (int i = 0; i < n_data; i++) args[i] = front(in[i], bdim[i], size);
-        /* the batch axis starts at 0: one more start index */
-        core_value *idx = core_peek(in[n_data]);
-        args[n_data] = cj_scalar_typed(ctx, 0, idx->aval.dtype);
+        /* the batch axis starts at 0: one more start index (of the
+         * others' type; i32 for a rank-0 operand, which has none) */
+        cj_dtype idx_type = n_in > n_data ? core_peek(in[n_data])->aval.dtype : CJ_I32;
+        args[n_data] = cj_scalar_typed(ctx, 0, idx_type);
         for (int i = n_data; i < n_in; i++) args[i + 1] = in[i];
         if (prim == PRIM_DYNAMIC_SLICE) prepend(&q.shape, size, 0);
         *out = core_bind(ctx, prim, &q, n_in + 1, args);
