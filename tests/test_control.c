@@ -945,3 +945,76 @@ TEST(cf_allocation_failure_at_every_site_is_clean) {
     CHECK(covered);
     CHECK(n > 100); /* the scenario did allocate */
 }
+
+/* ---- found by the fuzzer: constructs of 65..128 operands ---- */
+#define WIDE_CARRIES 10
+#define WIDE_CLOSED 60
+#define WIDE_STEPS 3
+
+typedef struct wide {
+    cj_func *step;
+    cj_val v[WIDE_CLOSED]; /* 60 values of the enclosing function */
+    int n_closed;          /* how many of them the step reads */
+} wide;
+
+/* c_j = c_j / 2 + Σ_{i ≡ j (mod 10)} v_i: 10 carries + 60 closed-over values = 70 operands */
+static void wide_step(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    wide *w = u;
+    (void)ctx;
+    for (int j = 0; j < WIDE_CARRIES; j++) {
+        cj_val c = cj_mul(in[j], cj_scalar(ctx, 0.5));
+        for (int i = j; i < w->n_closed; i += WIDE_CARRIES) c = cj_add(c, w->v[i]);
+        out[j] = c;
+    }
+}
+
+/* x f32[60] → Σ_j c_j after WIDE_STEPS steps from zero */
+static void wide_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    wide *w = u;
+    for (int i = 0; i < WIDE_CLOSED; i++) {
+        int64_t lo = i, hi = i + 1, ax = 0;
+        w->v[i] = cj_squeeze(cj_slice(in[0], &lo, &hi, NULL), 1, &ax);
+    }
+    cj_val init[WIDE_CARRIES], fin[WIDE_CARRIES];
+    for (int j = 0; j < WIDE_CARRIES; j++) init[j] = cj_zeros(ctx, CJ_F32, 0, NULL);
+    cj_scan_opts o = {WIDE_STEPS, 1, 0};
+    cj_scan(w->step, WIDE_CARRIES, init, 0, NULL, &o, fin, NULL);
+    cj_val s = fin[0];
+    for (int j = 1; j < WIDE_CARRIES; j++) s = cj_add(s, fin[j]);
+    out[0] = s;
+}
+
+/* Binding a construct under a trace took at most 64 operands while control
+ * flow takes 128: this ran eagerly and failed under jit and grad (found
+ * linearizing nested constructs). Each step halves the carries and adds
+ * the closed-over values, so Σ c = Σ x · (1 + 1/2 + 1/4) and every
+ * gradient entry is 1.75. */
+TEST(cf_regression_seventy_operands_under_jit_and_grad) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    wide w;
+    w.n_closed = WIDE_CLOSED;
+    w.step = cj_func_new(ctx, "wide_step", wide_step, WIDE_CARRIES, WIDE_CARRIES, &w);
+    cj_func *f = cj_func_new(ctx, "wide", wide_fn, 1, 1, &w);
+    float xs[WIDE_CLOSED];
+    double total = 0;
+    for (int i = 0; i < WIDE_CLOSED; i++) xs[i] = (float)(i % 7) - 2.5f, total += xs[i];
+    cj_val x = cj_array(ctx, CJ_F32, 1, (int64_t[]){WIDE_CLOSED}, xs);
+    for (int mode = 0; mode < N_MODES; mode++) {
+        cj_val y;
+        CHECK_MSG(call_mode(f, mode, &x, &y) == CJ_OK, "%s: %s", mode_name[mode], cj_error_message(ctx));
+        CHECK_NEAR(at(y, 0), total * 1.75, 1e-5, 1e-5);
+        cj_error_clear(ctx);
+    }
+    /* Reverse mode linearizes the step, a program of 70 inputs: more than
+     * the 64 differentiated inputs linearization takes, a clean refusal
+     * (docs/RELIABILITY.md, "Not yet"). With 50 closed-over values it
+     * works: every gradient entry is 1.75. */
+    cj_val g;
+    CHECK(cj_call(cj_jit(cj_grad(f, NULL), NULL), &x, &g) == CJ_ERR_ARG);
+    CHECK(strstr(cj_error_message(ctx), "at most 64 inputs and outputs are differentiated") != NULL);
+    cj_error_clear(ctx);
+    w.n_closed = 50;
+    CHECK_MSG(cj_call(cj_jit(cj_grad(f, NULL), NULL), &x, &g) == CJ_OK, "%s", cj_error_message(ctx));
+    for (int i = 0; i < WIDE_CLOSED; i++) CHECK_NEAR(at(g, i), i < 50 ? 1.75 : 0.0, 1e-6, 1e-6);
+    cj_ctx_free(ctx);
+}

@@ -102,13 +102,12 @@
 #define FZ_AD_ULPS 1000  /* grad vs jvp, jit(grad) vs grad: units of roundoff */
 #define FZ_MAX_REPORTS 5 /* programs printed per test before going quiet */
 
-/* Known cjax limits the fuzzer found and nobody has lifted yet are
- * recognised by known_failure (below), each exclusion as narrow as the
- * bug, naming it and its minimal reproducer, so the rest of the corpus
- * keeps running. Delete an exclusion with its fix (and pin the fix with a
- * regression test). Fixed so far: vmap of a dynamic slice/update of a
- * rank-0 operand, vmap of an empty dynamic update at batched starts
- * (test_vmap.c, vmap_regression_*). */
+/* Bugs the fuzzer found are fixed and pinned by regression tests, not
+ * excluded here: vmap of a dynamic slice/update of a rank-0 operand and of
+ * an empty dynamic update at batched starts (test_vmap.c,
+ * vmap_regression_*), constructs of 65..128 operands under a trace
+ * (test_control.c, cf_regression_*), a pad leaf in generated row kernels
+ * (fuzz_regression_pad_into_row_reduction_cc below). */
 
 typedef struct corpus {
     uint64_t seed;
@@ -425,21 +424,6 @@ static cj_func *grad_all(cj_func *fsum, int n_inputs) {
     "while_loop: reverse-mode differentiation (grad, vjp, jacrev) of a loop whose trip count depends " \
     "on the data is not supported"
 
-/* A failure that is a known limit's, recognised by its
- * message where no static test of the program can tell. */
-static int known_failure(instance *x) {
-    /* BUG (src/core/trace.c MAX_BIND_INPUTS = 64, while src/control takes
-     * up to 128 operands): a construct with 65..128 operands runs eagerly
-     * but binding it under a trace fails with "scan: at most 64 operands,
-     * got 70". Linearizing nested constructs passes residuals and tangents
-     * as operands and meets it in modest programs: grad of seeds 20265246
-     * (a scan in a scan, 69 operands) and 20266999 (a switch over scans,
-     * 66). Reproducer: jit of a scan with 10 carries whose step reads 60
-     * values of the enclosing function (70 operands; eagerly CJ_OK). */
-    return fz_has_control_flow(x->p) && cj_error(x->ctx) == CJ_ERR_ARG &&
-           strstr(cj_error_message(x->ctx), "at most 64 operands");
-}
-
 /* What gradients() found. */
 enum { GRAD_FAILED = 0, GRAD_OK = 1, GRAD_REFUSED = 2, GRAD_KNOWN_BUG = 3 };
 #define FZ_SKIPPED (-1) /* a check's result: the program met a known bug */
@@ -456,7 +440,7 @@ static int gradients(instance *x, cj_func *grad, const cj_val *in, const char *c
     if (cj_call(grad, in, grads) != CJ_OK) {
         int refused = fz_count_kind(p, FZ_WHILE) && cj_error(x->ctx) == CJ_ERR_UNSUPPORTED &&
                       strstr(cj_error_message(x->ctx), FZ_WHILE_REVERSE_ERROR);
-        if (!refused && !known_failure(x)) return report(x, check, "cj_grad failed");
+        if (!refused) return report(x, check, "cj_grad failed");
         cj_error_clear(x->ctx);
         return refused ? GRAD_REFUSED : GRAD_KNOWN_BUG;
     }

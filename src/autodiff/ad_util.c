@@ -54,7 +54,7 @@ int ad_jvp_linear(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, con
         *tout = ad_zero(ctx);
         return 0;
     }
-    cj_val args[64];
+    cj_val args[PRIM_MAX_OPERANDS];
     for (int i = 0; i < n_in; i++) {
         args[i] = ad_is_zero(tin[i]) ? ad_zeros(ctx, ad_aval(in[i])) : tin[i];
         if (!args[i].slot) return -1;

@@ -31,7 +31,7 @@ int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *
         const ir_eqn *e = &ir->eqns[k];
         region_rebind_eqn(&rb, e);
         const int *ins = ir_eqn_inputs(ir, e);
-        cj_val args[64], targs[64];
+        cj_val args[PRIM_MAX_OPERANDS], targs[PRIM_MAX_OPERANDS];
         int any = 0;
         for (int i = 0; i < e->n_in; i++) {
             args[i] = env[ins[i]];

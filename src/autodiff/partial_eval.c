@@ -79,7 +79,7 @@ static ir_func *extract(cj_ctx *ctx, const ir_func *src, int n_inputs, const int
         const ir_eqn *e = &src->eqns[k];
         if (!need[e->out] || !take[k] || map[e->out] >= 0) continue;
         const int *ins = ir_eqn_inputs(src, e);
-        int args[64];
+        int args[PRIM_MAX_OPERANDS];
         for (int i = 0; i < e->n_in; i++) {
             args[i] = map[ins[i]];
             if (args[i] < 0) {

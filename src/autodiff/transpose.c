@@ -80,7 +80,7 @@ static cj_val value_of(tstate *s, int var, cj_val after) {
         if (ctx->err) continue;
         const int *ins = ir_eqn_inputs(s->lin, e);
         if (s->fence) fence_root(s, e, ins, after);
-        cj_val args[64];
+        cj_val args[PRIM_MAX_OPERANDS];
         for (int i = 0; i < e->n_in; i++) args[i] = s->env[ins[i]];
         s->env[e->out] = core_bind(ctx, e->prim, &e->params, e->n_in, args);
     }
@@ -95,9 +95,9 @@ static int transpose_eqn(tstate *s, const ir_eqn *e) {
         return core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: '%s' is not linear in its tangent operands (no transpose rule)",
                           s->what, prim_names[e->prim]);
     const int *ins = ir_eqn_inputs(s->lin, e);
-    cj_val args[64], cts[64];
-    int lin_flags[64];
-    rt_aval avals[64];
+    cj_val args[PRIM_MAX_OPERANDS], cts[PRIM_MAX_OPERANDS];
+    int lin_flags[PRIM_MAX_OPERANDS];
+    rt_aval avals[PRIM_MAX_OPERANDS];
     for (int i = 0; i < e->n_in; i++) {
         lin_flags[i] = s->linear[ins[i]];
         avals[i] = s->lin->vars[ins[i]];

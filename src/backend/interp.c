@@ -493,8 +493,8 @@ static int run_single(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const ker
     const ir_eqn *e = &ir->eqns[K->eqns[0]];
     if (cf_is_prim(e->prim)) return run_construct(ctx, mode, ir, K, buf); /* bodies as the program's own backend */
     const int *in = ir_eqn_inputs(ir, e);
-    rt_array hdr[64], out;
-    rt_array *args[64];
+    rt_array hdr[PRIM_MAX_OPERANDS], out;
+    rt_array *args[PRIM_MAX_OPERANDS];
     for (int i = 0; i < e->n_in; i++) {
         memset(&hdr[i], 0, sizeof hdr[i]);
         hdr[i].refcount = 1;

@@ -33,7 +33,7 @@ int ir_eval_arrays(cj_ctx *ctx, const ir_func *f, rt_array *const *in, rt_array 
     for (int k = 0; k < f->n_eqns && status == 0; k++) {
         const ir_eqn *e = &f->eqns[k];
         const int *ins = ir_eqn_inputs(f, e);
-        rt_array *args[64];
+        rt_array *args[PRIM_MAX_OPERANDS];
         for (int i = 0; i < e->n_in; i++) args[i] = env[ins[i]];
         rt_array *r = core_apply_impl(ctx, e->prim, &e->params, e->n_in, args, &f->vars[e->out]);
         if (!r) {
@@ -75,7 +75,7 @@ int ir_eval_values(cj_ctx *ctx, const ir_func *f, const cj_val *in, cj_val *out)
     for (int k = 0; k < f->n_eqns && status == 0; k++) {
         const ir_eqn *e = &f->eqns[k];
         const int *ins = ir_eqn_inputs(f, e);
-        cj_val args[64];
+        cj_val args[PRIM_MAX_OPERANDS];
         for (int i = 0; i < e->n_in; i++) args[i] = env[ins[i]];
         region_rebind_eqn(&rb, e);
         env[e->out] = core_bind(ctx, e->prim, &e->params, e->n_in, args);

@@ -198,8 +198,8 @@ static cj_val stage_tracer(cj_ctx *ctx, stage_state *st, int var) {
 static int stage_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
                          const cj_val *in, cj_val *out) {
     stage_state *st = t->state;
-    int vars[64];
-    rt_aval avals[64], out_aval;
+    int vars[PRIM_MAX_OPERANDS];
+    rt_aval avals[PRIM_MAX_OPERANDS], out_aval;
     for (int i = 0; i < n_in; i++) {
         vars[i] = stage_var(ctx, st, in[i], prim_names[prim]);
         if (vars[i] < 0) return -1;

@@ -189,8 +189,8 @@ int ir_verify(cj_ctx *ctx, const ir_func *f) {
     for (int k = 0; k < f->n_eqns; k++) {
         const ir_eqn *e = &f->eqns[k];
         const int *in = ir_eqn_inputs(f, e);
-        rt_aval avals[64], out;
-        if (e->n_in > 64) FAIL("ir verify: equation %d (%s) has %d operands", k, prim_names[e->prim], e->n_in);
+        rt_aval avals[PRIM_MAX_OPERANDS], out;
+        if (e->n_in > PRIM_MAX_OPERANDS) FAIL("ir verify: equation %d (%s) has %d operands", k, prim_names[e->prim], e->n_in);
         for (int i = 0; i < e->n_in; i++) {
             if (in[i] < 0 || in[i] >= f->n_vars || !defined[in[i]])
                 FAIL("ir verify: equation %d (%s) uses variable %d before it is defined", k, prim_names[e->prim], in[i]);

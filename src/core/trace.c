@@ -93,7 +93,7 @@ rt_array *core_apply_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     return out;
 }
 
-#define MAX_BIND_INPUTS 64
+#define MAX_BIND_INPUTS PRIM_MAX_OPERANDS
 
 int core_eval_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
                       const cj_val *in, cj_val *out) {

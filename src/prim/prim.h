@@ -10,6 +10,12 @@
 #ifndef CJ_PRIM_H
 #define CJ_PRIM_H
 
+/* The most operands one equation takes (a control-flow construct's
+ * operands, residuals and closure values take the most). Every path that
+ * binds, stages, evaluates or transforms one equation sizes its per-operand
+ * tables by it; core_bind refuses more. */
+#define PRIM_MAX_OPERANDS 128
+
 #include "../runtime/runtime.h"
 
 typedef enum prim_id {

@@ -751,7 +751,7 @@ static int batch_dynamic_indices(struct cj_ctx *ctx, prim_id prim, const prim_pa
 static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                        const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
     prim_params q = *p;
-    cj_val args[64];
+    cj_val args[PRIM_MAX_OPERANDS + 1];
     *out_bdim = 0;
     switch (prim) {
     case PRIM_BROADCAST_IN_DIM:

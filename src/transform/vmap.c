@@ -59,8 +59,8 @@ static cj_val wrap(cj_ctx *ctx, batch_trace *bt, cj_val val, int64_t bdim) {
 static int batch_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
                          const cj_val *in, cj_val *out) {
     batch_trace *bt = t->state;
-    cj_val vals[64];
-    int64_t bdims[64];
+    cj_val vals[PRIM_MAX_OPERANDS];
+    int64_t bdims[PRIM_MAX_OPERANDS];
     int any = 0;
     for (int i = 0; i < n_in; i++) {
         core_value *v = core_peek(in[i]);
