@@ -510,3 +510,57 @@ TEST(vmap_regression_empty_update_at_batched_starts) {
     for (int i = 0; i < 12; i++) CHECK(got[i] == (float)(i % 4 + 1));
     cj_ctx_free(ctx);
 }
+
+/* ---- allocation failures ---- */
+/* A key → normal draws of one example. */
+static void p_draw(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_mul(cj_random_normal(in[0], CJ_F32, 1, (int64_t[]){4}), cj_scalar(ctx, 2.0));
+}
+
+/* Every vmap path once: the batch trace over elementwise, softmax and a
+ * matrix-vector product, in_axes with an unmapped input, vmap of jit,
+ * jit of vmap, the chunked form, nested vmap and vmap over random keys. */
+static int vmap_scenario(cj_ctx *ctx) {
+    uint64_t rng = 3;
+    cj_val x = rand_array(ctx, 3, (int64_t[]){5, 3, 4}, &rng), y = rand_array(ctx, 3, (int64_t[]){5, 3, 4}, &rng);
+    cj_val W = rand_array(ctx, 2, (int64_t[]){4, 3}, &rng), v = rand_array(ctx, 2, (int64_t[]){5, 3}, &rng), r;
+    cj_func *ew = cj_func_new(ctx, "ew", p_ew, 2, 1, NULL);
+    cj_call(cj_vmap(ew, NULL), (cj_val[]){x, y}, &r);
+    cj_call(cj_vmap(cj_func_new(ctx, "softmax", p_softmax, 1, 1, NULL), NULL), &x, &r);
+    int64_t mv_axes[2] = {CJ_NOT_MAPPED, 0};
+    cj_vmap_opts mv = {mv_axes, NULL, 0, 0, 0};
+    cj_call(cj_vmap(cj_func_new(ctx, "matvec", p_matvec, 2, 1, NULL), &mv), (cj_val[]){W, v}, &r);
+    cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP};
+    cj_call(cj_vmap(cj_jit(ew, &interp), NULL), (cj_val[]){x, y}, &r);
+    cj_call(cj_jit(cj_vmap(ew, NULL), &interp), (cj_val[]){x, y}, &r);
+    cj_vmap_opts chunked = {NULL, NULL, 0, 0, 2};
+    cj_call(cj_vmap(ew, &chunked), (cj_val[]){x, y}, &r);
+    cj_call(cj_vmap(cj_vmap(ew, NULL), NULL), (cj_val[]){x, y}, &r);
+    cj_call(cj_vmap(cj_func_new(ctx, "draw", p_draw, 1, 1, NULL), NULL), (cj_val[]){cj_random_split(cj_random_key(ctx, 7), 3)}, &r);
+    return cj_error(ctx);
+}
+
+TEST(vmap_allocation_failure_at_every_site_is_clean) {
+    int covered = 0;
+    long long n = 1;
+    for (; n < 50000 && !covered; n++) {
+        tu_alloc st = {0};
+        st.fail_at = n;
+        cj_allocator a = tu_allocator(&st);
+        cj_ctx *ctx = cj_ctx_new(&a);
+        if (ctx) {
+            int rc = vmap_scenario(ctx);
+            CHECK_MSG(rc == CJ_OK || rc == CJ_ERR_OOM, "allocation %lld: expected CJ_ERR_OOM, got %s: %s", n,
+                      cj_status_name((cj_status)rc), cj_error_message(ctx));
+            if (!st.failed) {
+                CHECK_MSG(rc == CJ_OK, "%s", cj_error_message(ctx));
+                covered = 1;
+            }
+            cj_ctx_free(ctx);
+        }
+        CHECK_MSG(st.live == 0, "allocation %lld failing leaked %lld blocks", n, st.live);
+    }
+    CHECK(covered);
+    CHECK_MSG(n > 200, "the scenario made only %lld allocations", n - 1); /* it exercised every path */
+}
