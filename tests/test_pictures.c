@@ -860,27 +860,23 @@ TEST(pictures_allocation_failure_is_clean) {
 }
 
 /* ---- CJAX_DUMP=svg,dot ---- */
-/* The knobs are read once per process, so this sets the parsed value
- * directly (and puts it back); CJAX_DUMP_DIR is read when pictures are
- * written. */
+/* The knobs are read once per process, so this sets the parsed values
+ * directly (and puts them back). */
 TEST(pictures_cjax_dump_writes_both_files) {
     char dir[64];
     snprintf(dir, sizeof dir, "/tmp/cjax-dump-XXXXXX");
     CHECK(mkdtemp(dir));
     rt_config *cfg = (rt_config *)rt_config_get();
     const char *saved_dump = cfg->dump;
-    const char *saved_dir = getenv("CJAX_DUMP_DIR");
-    char saved_dir_copy[512] = "";
-    if (saved_dir) snprintf(saved_dir_copy, sizeof saved_dir_copy, "%s", saved_dir);
+    const char *saved_dir = cfg->dump_dir;
     cfg->dump = "fusion-not-a-stage,svg,dot";
-    setenv("CJAX_DUMP_DIR", dir, 1);
+    cfg->dump_dir = dir;
     cj_ctx *ctx = cj_ctx_new(NULL);
     cj_func *jf = cj_jit(cj_func_new(ctx, "chain(x, y)", f_chain, 2, 1, NULL), &interp);
     cj_val in[2] = {tu_ramp(ctx, 10, 1, 0), tu_ramp(ctx, 10, 1, 0)}, y;
     cj_status s = cj_call(jf, in, &y);
     cfg->dump = saved_dump;
-    if (saved_dir) setenv("CJAX_DUMP_DIR", saved_dir_copy, 1);
-    else unsetenv("CJAX_DUMP_DIR");
+    cfg->dump_dir = saved_dir;
     CHECK(s == CJ_OK);
     /* one .svg and one .dot, named after the function, both well-formed */
     int n_svg = 0, n_dot = 0, good = 1;

@@ -55,10 +55,7 @@ void compiler_dump_pictures(cj_ctx *ctx, const compiled *c, const char *title) {
     }
     while (len && name[len - 1] == '_') len--;
     name[len] = 0;
-    /* CJAX_DUMP_DIR is read here rather than in runtime/config.c: it only
-     * means something next to CJAX_DUMP=svg,dot */
-    const char *dir = getenv("CJAX_DUMP_DIR");
-    if (!dir || !*dir) dir = ".";
+    const char *dir = rt_config_get()->dump_dir;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         if (!(i == 0 ? svg : dot)) continue;
         char path[4096], why[160];

@@ -21,6 +21,8 @@ static void load(void) {
     config.pool_max_bytes = pool_mb > 0 ? (size_t)pool_mb << 20 : 0;
     config.explain_cache_misses = atoi(env_or("CJAX_EXPLAIN_CACHE_MISSES", "0")) != 0;
     config.dump = env_or("CJAX_DUMP", "");
+    config.dump_dir = env_or("CJAX_DUMP_DIR", "");
+    if (!*config.dump_dir) config.dump_dir = ".";
     config.cc = env_or("CJAX_CC", "cc");
     config.cflags = env_or("CJAX_CFLAGS", "");
     config.cache_dir = env_or("CJAX_CACHE_DIR", "");

@@ -107,6 +107,7 @@ typedef struct rt_config {
     size_t pool_max_bytes;      /* CJAX_POOL_MAX_MB: pooled free buffers cap */
     bool explain_cache_misses;  /* CJAX_EXPLAIN_CACHE_MISSES=1 */
     const char *dump;           /* CJAX_DUMP: passes whose IR to print */
+    const char *dump_dir;       /* CJAX_DUMP_DIR: where svg/dot dumps go (".") */
     const char *cc;             /* CJAX_CC: C compiler for the cc backend */
     const char *cflags;         /* CJAX_CFLAGS */
     const char *cache_dir;      /* CJAX_CACHE_DIR */
