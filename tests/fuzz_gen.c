@@ -1080,6 +1080,23 @@ static fz_type counter_type(int64_t lo, int64_t hi) {
     return t;
 }
 
+/* The body of a loop over (counter, carries...): a scope of 1 + nc
+ * parameters, the counter mixed into a float with probability p_counter, a
+ * carry sometimes updated in place, random ops, the carries' results.
+ * Returns 1 with the step's error estimate, 0 when no body could be made. */
+static int counter_loop_body(gen *g, fz_node *n, int nc, fz_type *params, double p_counter, double *e_step) {
+    int saved = g->scope, s = open_scope(g, 1 + nc, params);
+    if (s < 0) return 0;
+    n->n_bodies = 1, n->bodies[0] = s;
+    g->scope = s;
+    if (chance(g, p_counter)) add_int_to_float(g, g->p->scopes[s].params[0]);
+    maybe_update_carry(g, g->p->scopes[s].params[1 + rnd(g, nc)]);
+    body_ops(g, rnd(g, 5));
+    int ok = carry_results(g, s, 1, params + 1, nc, e_step);
+    g->scope = saved;
+    return ok;
+}
+
 /* fori_loop(lo, hi): the body gets (i, carries). */
 static int gen_fori(gen *g, fz_node *n) {
     if (!cf_allowed(g)) return 0;
@@ -1089,17 +1106,8 @@ static int gen_fori(gen *g, fz_node *n) {
     int nc = loop_carries(g, n, params + 1);
     params[0] = counter_type(n->lo, n->hi);
     n->n_args = nc;
-    int saved = g->scope, s = open_scope(g, 1 + nc, params);
-    if (s < 0) return 0;
-    n->n_bodies = 1, n->bodies[0] = s;
-    g->scope = s;
-    if (chance(g, 0.7)) add_int_to_float(g, g->p->scopes[s].params[0]);
-    maybe_update_carry(g, g->p->scopes[s].params[1 + rnd(g, nc)]);
-    body_ops(g, rnd(g, 5));
     double e_step;
-    int ok = carry_results(g, s, 1, params + 1, nc, &e_step);
-    g->scope = saved;
-    if (!ok) return 0;
+    if (!counter_loop_body(g, n, nc, params, 0.7, &e_step)) return 0;
     int64_t trips = n->hi > n->lo ? n->hi - n->lo : 0;
     fz_type out[FZ_MAX_CF_OUT];
     for (int k = 0; k < nc; k++) {
@@ -1123,17 +1131,8 @@ static int gen_while(gen *g, fz_node *n) {
     n->p0[2] = rnd(g, nc);
     n->consts[0] = threshold_for(g, n->args[n->p0[2]]);
     n->n_args = nc;
-    int saved = g->scope, s = open_scope(g, 1 + nc, params);
-    if (s < 0) return 0;
-    n->n_bodies = 1, n->bodies[0] = s;
-    g->scope = s;
-    if (chance(g, 0.5)) add_int_to_float(g, g->p->scopes[s].params[0]);
-    maybe_update_carry(g, g->p->scopes[s].params[1 + rnd(g, nc)]);
-    body_ops(g, rnd(g, 5));
     double e_step;
-    int ok = carry_results(g, s, 1, params + 1, nc, &e_step);
-    g->scope = saved;
-    if (!ok) return 0;
+    if (!counter_loop_body(g, n, nc, params, 0.5, &e_step)) return 0;
     fz_type out[FZ_MAX_CF_OUT];
     out[0] = params[0];
     for (int k = 0; k < nc; k++) {

@@ -820,23 +820,6 @@ static void scan16(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     cj_scan((cj_func *)u, 1, in, 1, in + 1, NULL, out, out + 1);
 }
 
-/* Allocator calls made by one steady-state call of jf (after two warm-up
- * calls: compiling, first-use buffers, the pool filled). */
-static uint64_t allocs_per_call(cj_ctx *ctx, cj_func *jf, const cj_val *in) {
-    cj_val out[2];
-    for (int i = 0; i < 2; i++) {
-        cj_scope_begin(ctx);
-        cj_call(jf, in, out);
-        cj_scope_end(ctx, 0, NULL);
-    }
-    cj_mem_stats a, b;
-    cj_mem_stats_get(ctx, &a);
-    cj_scope_begin(ctx);
-    cj_call(jf, in, out);
-    cj_scope_end(ctx, 0, NULL);
-    cj_mem_stats_get(ctx, &b);
-    return b.n_allocs - a.n_allocs;
-}
 
 /* The fair claim: the step count does not change how often the allocator
  * is called (buffers coming back from the pool are fine; they are not
@@ -853,7 +836,7 @@ TEST(cf_scan_jit_makes_no_allocator_calls_per_step) {
         for (int k = 0; k < 2; k++) {
             int64_t d[2] = {steps[k], 16};
             cj_val in[2] = {cj_zeros(ctx, CJ_F32, 1, d + 1), cj_ones(ctx, CJ_F32, 2, d)};
-            n[b][k] = allocs_per_call(ctx, jf, in);
+            n[b][k] = tu_allocs_per_call(ctx, jf, in);
         }
     }
     cj_status st = cj_error(ctx);

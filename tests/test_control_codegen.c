@@ -611,21 +611,6 @@ static void alloc_rnn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     cj_scan(s->cell, 1, &in[1], 1, &in[2], NULL, &out[0], &out[1]);
 }
 
-static uint64_t allocs_per_call(cj_ctx *ctx, cj_func *jf, const cj_val *in) {
-    cj_val out[2];
-    for (int i = 0; i < 2; i++) {
-        cj_scope_begin(ctx);
-        cj_call(jf, in, out);
-        cj_scope_end(ctx, 0, NULL);
-    }
-    cj_mem_stats a, b;
-    cj_mem_stats_get(ctx, &a);
-    cj_scope_begin(ctx);
-    cj_call(jf, in, out);
-    cj_scope_end(ctx, 0, NULL);
-    cj_mem_stats_get(ctx, &b);
-    return b.n_allocs - a.n_allocs;
-}
 
 TEST(cfgen_scan_makes_no_allocator_calls_per_step) {
     use_private_cache(NULL);
@@ -643,7 +628,7 @@ TEST(cfgen_scan_makes_no_allocator_calls_per_step) {
         int64_t d[2] = {steps[k], 16};
         cj_val in[3] = {cj_mul(cj_eye(ctx, 16, 16, 1, CJ_F32), cj_scalar(ctx, 0.7)), cj_zeros(ctx, CJ_F32, 1, d + 1),
                         cj_mul(cj_ones(ctx, CJ_F32, 2, d), cj_scalar(ctx, 0.1))};
-        n[k] = allocs_per_call(ctx, jf, in);
+        n[k] = tu_allocs_per_call(ctx, jf, in);
     }
     CHECK_MSG(cj_error(ctx) == CJ_OK, "%s", cj_error_message(ctx));
     CHECK(native_construct_runs_for_testing() >= runs + 6);

@@ -42,3 +42,19 @@ cj_val tu_ramp(cj_ctx *ctx, int64_t n, float scale, float offset) {
     free(v);
     return r;
 }
+
+uint64_t tu_allocs_per_call(cj_ctx *ctx, cj_func *jf, const cj_val *in) {
+    cj_val out[8];
+    for (int i = 0; i < 2; i++) {
+        cj_scope_begin(ctx);
+        cj_call(jf, in, out);
+        cj_scope_end(ctx, 0, NULL);
+    }
+    cj_mem_stats a, b;
+    cj_mem_stats_get(ctx, &a);
+    cj_scope_begin(ctx);
+    cj_call(jf, in, out);
+    cj_scope_end(ctx, 0, NULL);
+    cj_mem_stats_get(ctx, &b);
+    return b.n_allocs - a.n_allocs;
+}

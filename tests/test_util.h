@@ -20,4 +20,9 @@ cj_val tu_f32(cj_ctx *ctx, int rank, const int64_t *dims, const float *values);
 /* A vector 0, 1, ..., n-1 scaled by `scale` plus `offset`, as f32. */
 cj_val tu_ramp(cj_ctx *ctx, int64_t n, float scale, float offset);
 
+/* Allocator calls made by one steady-state call of jf (after two warm-up
+ * calls: compiling, first-use buffers, the pool filled); jf has at most 8
+ * outputs. */
+uint64_t tu_allocs_per_call(cj_ctx *ctx, cj_func *jf, const cj_val *in);
+
 #endif
