@@ -19,6 +19,17 @@
 #include "harness.h"
 #include "test_util.h"
 
+/* Short rows stay on the interpreter by default (codegen.c, SHORT_ROW);
+ * these tests generate rows of every length, small ones included. */
+#define ROWS_TEST(name)                                                   \
+    static void rows_body_##name(void);                                   \
+    TEST(name) {                                                          \
+        codegen_set_short_row_for_testing(0);                             \
+        rows_body_##name();                                               \
+        codegen_set_short_row_for_testing(-1);                            \
+    }                                                                     \
+    static void rows_body_##name(void)
+
 static char cache_dir[128];
 
 static void use_private_cache(void) {
@@ -401,19 +412,19 @@ static void family_over_lengths(cj_dtype dt) {
     cj_ctx_free(ctx);
 }
 
-TEST(native_rows_family_f32_over_row_lengths) {
+ROWS_TEST(native_rows_family_f32_over_row_lengths) {
     use_private_cache();
     family_over_lengths(CJ_F32);
 }
 
-TEST(native_rows_family_f64_over_row_lengths) {
+ROWS_TEST(native_rows_family_f64_over_row_lengths) {
     use_private_cache();
     family_over_lengths(CJ_F64);
 }
 
 /* Each function alone, as a model would use it: its own kernel shape (row
  * lengths differ so the four stay separate kernels). */
-TEST(native_rows_each_function_alone) {
+ROWS_TEST(native_rows_each_function_alone) {
     use_private_cache();
     cj_ctx *ctx = cj_ctx_new(NULL);
     groups g = {8, {g_softmax, g_log_softmax, g_logsumexp, g_layer_norm, g_softmax, g_log_softmax, g_logsumexp,
@@ -436,7 +447,7 @@ TEST(native_rows_each_function_alone) {
 }
 
 /* Enough rows to run on the pool in several chunks. */
-TEST(native_rows_many_rows_run_in_parallel) {
+ROWS_TEST(native_rows_many_rows_run_in_parallel) {
     use_private_cache();
     cj_ctx *ctx = cj_ctx_new(NULL);
     groups g = {2, {g_family, g_family}, 3, 4, 1};
@@ -469,7 +480,7 @@ static void g_specials(cj_ctx *ctx, const cj_val *in, cj_val *out, int n_axes) {
 
 /* Rows holding NaN, +inf and -inf: NaNs propagate through max and min (in
  * the lanes and in the tail), infinities give exact results. */
-TEST(native_rows_nan_and_inf_rows) {
+ROWS_TEST(native_rows_nan_and_inf_rows) {
     use_private_cache();
     cj_ctx *ctx = cj_ctx_new(NULL);
     enum { ROWS = 8 };
@@ -525,7 +536,7 @@ static void g_whole(cj_ctx *ctx, const cj_val *in, cj_val *out, int n_axes) {
     out[2] = cj_reduce_max(in[0], -1, NULL, 0);
 }
 
-TEST(native_rows_whole_array_reductions) {
+ROWS_TEST(native_rows_whole_array_reductions) {
     use_private_cache();
     cj_ctx *ctx = cj_ctx_new(NULL);
     static const int64_t shapes[2][3] = {{40, 50, 0}, {3, 4, 5}};
@@ -556,7 +567,7 @@ TEST(native_rows_whole_array_reductions) {
 /* Rank-3 operands reduced over their last two axes: the row is a 12×30
  * plane, and scale and shift of that shape, broadcast over the outer axis,
  * are read in place. */
-TEST(native_rows_rank3_over_last_two_axes) {
+ROWS_TEST(native_rows_rank3_over_last_two_axes) {
     use_private_cache();
     cj_ctx *ctx = cj_ctx_new(NULL);
     groups g = {4, {g_logsumexp, g_layer_norm, g_logsumexp, g_layer_norm}, 3, 1, 2};
@@ -589,7 +600,7 @@ static void g_gathered_and_shared(cj_ctx *ctx, const cj_val *in, cj_val *out, in
     out[1] = cj_div(e, cj_sum(e, 1, last_axis, 1));
 }
 
-TEST(native_rows_gathered_leaf_and_materialised_row) {
+ROWS_TEST(native_rows_gathered_leaf_and_materialised_row) {
     use_private_cache();
     cj_ctx *ctx = cj_ctx_new(NULL);
     enum { R = 6, C = 77 };
@@ -642,7 +653,7 @@ static void g_reductions(cj_ctx *ctx, const cj_val *in, cj_val *out, int n_axes)
                 : cj_prod(cj_sub(x, x), 1, last_axis, 0);
 }
 
-TEST(native_rows_other_reductions_and_dtypes) {
+ROWS_TEST(native_rows_other_reductions_and_dtypes) {
     use_private_cache();
     cj_ctx *ctx = cj_ctx_new(NULL);
     static const cj_dtype dts[4] = {CJ_F32, CJ_F64, CJ_I32, CJ_I64};
@@ -729,7 +740,7 @@ static void g_mixed(cj_ctx *ctx, const cj_val *in, cj_val *out, int n_axes) {
     out[1] = bv;
 }
 
-TEST(native_rows_iota_repeated_leaf_select_and_calls) {
+ROWS_TEST(native_rows_iota_repeated_leaf_select_and_calls) {
     use_private_cache();
     cj_ctx *ctx = cj_ctx_new(NULL);
     enum { R = 5 };
@@ -775,7 +786,7 @@ static void f_softmax(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
 /* A donated input: softmax writes its output rows into x's buffer, so the
  * generated code may not treat their row pointers as restrict; the output
  * is the same as without donation. */
-TEST(native_rows_donated_input_becomes_output) {
+ROWS_TEST(native_rows_donated_input_becomes_output) {
     use_private_cache();
     cj_ctx *ctx = cj_ctx_new(NULL);
     enum { R = 64, C = 300 };
@@ -808,7 +819,7 @@ TEST(native_rows_donated_input_becomes_output) {
  * generated code (the generator's own tables included): a clean OOM or
  * success, nothing leaked. Every build after the first is a disk-cache
  * hit. */
-TEST(native_rows_allocation_failure_is_clean) {
+ROWS_TEST(native_rows_allocation_failure_is_clean) {
     use_private_cache();
     int covered = 0;
     for (long long n = 1; n < 5000 && !covered; n++) {

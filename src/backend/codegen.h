@@ -65,6 +65,9 @@ void codegen_constructs(const compiled *c, struct cf_native *const *cf, strbuf *
 /* Is kernel k written as C (LOOP kernels always; ROWS kernels whose
  * reductions have a generated form)? */
 bool codegen_generates(const compiled *c, int k);
+/* Test hook: ROWS kernels with rows shorter than n stay on the interpreter
+ * (n < 0: the default, 64), so tests can generate small rows. */
+void codegen_set_short_row_for_testing(int64_t n);
 /* Does equation e of c need rt->ew[e] (not written inline)? */
 bool codegen_needs_kernel(const compiled *c, int eqn);
 
