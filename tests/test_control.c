@@ -34,20 +34,6 @@ static double at(cj_val v, int64_t i) {
     return buf[i];
 }
 
-/* Same dtype, shape and bytes. */
-static int same_bits(cj_val a, cj_val b) {
-    int64_t da[CJ_MAX_RANK], db[CJ_MAX_RANK];
-    int ra = cj_val_shape(a, da), rb = cj_val_shape(b, db);
-    if (cj_val_dtype(a) != cj_val_dtype(b) || ra != rb || ra < 0 || memcmp(da, db, sizeof(int64_t) * (size_t)ra))
-        return 0;
-    size_t n = (size_t)cj_val_size(a) * cj_dtype_size(cj_val_dtype(a));
-    if (n == 0) return 1;
-    char *x = malloc(n), *y = malloc(n);
-    int same = x && y && cj_read(a, x, n) == CJ_OK && cj_read(b, y, n) == CJ_OK && !memcmp(x, y, n);
-    free(x), free(y);
-    return same;
-}
-
 /* Calls f in every mode (a fresh jit each time, so a body's user data may
  * change between calls); checks each succeeds and that the jitted results
  * equal the eager ones bit for bit. out[mode][j]; needs `ctx` in scope. */
@@ -57,7 +43,7 @@ static int same_bits(cj_val a, cj_val b) {
             cj_status st_ = call_mode((f), m_, (in), (out)[m_]);                                                \
             CHECK_MSG(st_ == CJ_OK, "%s: %s", mode_name[m_], cj_error_message(ctx)); \
             for (int j_ = 0; j_ < (n_out) && m_ > 0; j_++)                                                     \
-                CHECK_MSG(same_bits((out)[m_][j_], (out)[0][j_]), "%s: output %d differs from eager", mode_name[m_], \
+                CHECK_MSG(tu_same_bits((out)[m_][j_], (out)[0][j_]), "%s: output %d differs from eager", mode_name[m_], \
                           j_);                                                                                 \
         }                                                                                                      \
     } while (0)
@@ -143,7 +129,7 @@ TEST(cf_while_zero_iterations_returns_init) {
     cj_func *f = cj_func_new(ctx, "while_never", while_never, 1, 1, fs);
     cj_val x = f64_vec(ctx, 3, (double[]){1, 2, 3}), out[N_MODES][MAX_OUT];
     CHECK_ALL_MODES(f, &x, 1, out);
-    CHECK(same_bits(out[0][0], x));
+    CHECK(tu_same_bits(out[0][0], x));
     cj_ctx_free(ctx);
 }
 
@@ -198,11 +184,11 @@ static void check_sums(int reverse) {
     sums_inputs(ctx, T, in, 5 + (uint64_t)reverse);
     CHECK_ALL_MODES(f, in, 6, out);
     cj_val ya = cj_add(in[0], cj_cumsum(in[3], 0, reverse)), yb = cj_add(in[1], cj_cumsum(in[4], 0, reverse));
-    CHECK(same_bits(out[0][3], ya));
-    CHECK(same_bits(out[0][4], yb));
+    CHECK(tu_same_bits(out[0][3], ya));
+    CHECK(tu_same_bits(out[0][4], yb));
     int64_t first = reverse ? T - 1 : 0;
     int64_t ax = 0;
-    CHECK(same_bits(out[0][0], cj_squeeze(cj_slice(ya, (int64_t[]){reverse ? 0 : T - 1, 0},
+    CHECK(tu_same_bits(out[0][0], cj_squeeze(cj_slice(ya, (int64_t[]){reverse ? 0 : T - 1, 0},
                                                     (int64_t[]){reverse ? 1 : T, 3}, NULL), 1, &ax)));
     CHECK_NEAR(at(out[0][1], 0), at(yb, reverse ? 0 : T - 1), 0, 0);
     CHECK_EQ_INT(cj_val_dtype(out[0][2]), CJ_I32);
@@ -227,7 +213,7 @@ TEST(cf_scan_zero_length) {
         cj_val in[5], out[N_MODES][MAX_OUT];
         sums_inputs(ctx, 0, in, 3);
         CHECK_ALL_MODES(f, in, 6, out);
-        for (int i = 0; i < 3; i++) CHECK(same_bits(out[0][i], in[i])); /* carries untouched */
+        for (int i = 0; i < 3; i++) CHECK(tu_same_bits(out[0][i], in[i])); /* carries untouched */
         int64_t d[CJ_MAX_RANK];
         CHECK_EQ_INT(cj_val_shape(out[0][3], d), 2);
         CHECK(d[0] == 0 && d[1] == 3);
@@ -240,7 +226,7 @@ TEST(cf_scan_zero_length) {
     cj_val c = cj_scalar_typed(ctx, 4, CJ_F64), out;
     cj_scan_opts o = {0, 1, 0};
     CHECK(cj_scan(cj_func_new(ctx, "doubling", doubling, 1, 1, NULL), 1, &c, 0, NULL, &o, &out, NULL) == CJ_OK);
-    CHECK(same_bits(out, c));
+    CHECK(tu_same_bits(out, c));
     o.length = 5;
     CHECK(cj_scan(cj_func_new(ctx, "doubling", doubling, 1, 1, NULL), 1, &c, 0, NULL, &o, &out, NULL) == CJ_OK);
     CHECK_NEAR(at(out, 0), 128, 0, 0);
@@ -474,8 +460,8 @@ TEST(cf_scan_closure_rnn_weights) {
     cj_val in2[5] = {cj_mul(in[0], cj_scalar(ctx, 0.5)), in[1], in[2], in[3], in[4]}, o1[2], o2[2];
     cj_func *jf = cj_jit(f, NULL);
     CHECK(cj_call(jf, in, o1) == CJ_OK && cj_call(jf, in2, o2) == CJ_OK);
-    CHECK(same_bits(o1[0], out[0][0]));
-    CHECK(!same_bits(o2[0], o1[0]));
+    CHECK(tu_same_bits(o1[0], out[0][0]));
+    CHECK(!tu_same_bits(o2[0], o1[0]));
     cj_jit_stats js;
     cj_jit_stats_get(jf, &js);
     CHECK_EQ_INT(js.traces, 1);

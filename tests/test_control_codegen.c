@@ -29,20 +29,6 @@ static void use_private_cache(const char *compiler) {
     native_set_build_options_for_testing(&o);
 }
 
-/* Same dtype, shape and bytes. */
-static int same_bits(cj_val a, cj_val b) {
-    int64_t da[CJ_MAX_RANK], db[CJ_MAX_RANK];
-    int ra = cj_val_shape(a, da), rb = cj_val_shape(b, db);
-    if (cj_val_dtype(a) != cj_val_dtype(b) || ra != rb || ra < 0 || memcmp(da, db, sizeof(int64_t) * (size_t)ra))
-        return 0;
-    size_t n = (size_t)cj_val_size(a) * cj_dtype_size(cj_val_dtype(a));
-    if (n == 0) return 1;
-    char *x = malloc(n), *y = malloc(n);
-    int same = x && y && cj_read(a, x, n) == CJ_OK && cj_read(b, y, n) == CJ_OK && !memcmp(x, y, n);
-    free(x), free(y);
-    return same;
-}
-
 /* The elements of v as doubles (malloc'd; NULL on failure). */
 static double *values(cj_val v) {
     int64_t n = cj_val_size(v);
@@ -78,7 +64,7 @@ enum { CC, INTERP };
         CHECK_MSG(cj_call(cj_jit((f), &interp_), (in), (out)[INTERP]) == CJ_OK, "interp: %s",                \
                   cj_error_message(ctx));                                                                 \
         for (int j_ = 0; j_ < (n_out); j_++)                                                              \
-            CHECK_MSG(same_bits((out)[CC][j_], (out)[INTERP][j_]), "output %d: generated C and interpreter differ", \
+            CHECK_MSG(tu_same_bits((out)[CC][j_], (out)[INTERP][j_]), "output %d: generated C and interpreter differ", \
                       j_);                                                                                \
     } while (0)
 
@@ -149,7 +135,7 @@ static void check_many(int64_t T, int reverse, int only_carries) {
                       cj_array(ctx, CJ_F32, 1, &d2, (float[]){3, 4}), f64_vec(ctx, 3, (double[]){7, 8, 9})};
     cj_val out[2][6];
     RUN_BOTH(f, in, n_out, out);
-    for (int i = 0; i < 4; i++) CHECK_MSG(same_bits(in[i], init[i]), "carry %d's operand was written", i);
+    for (int i = 0; i < 4; i++) CHECK_MSG(tu_same_bits(in[i], init[i]), "carry %d's operand was written", i);
     /* the plain loop */
     double c[3] = {1, -2, 0.25}, k = 0.5, q[3] = {7, 8, 9};
     double *y0 = malloc(sizeof(double) * (size_t)(3 * T + 1)), *y1 = malloc(sizeof(double) * (size_t)(3 * T + 1));
@@ -287,7 +273,7 @@ TEST(cfgen_while_newton_matches_closed_form) {
     /* already converged: no iteration, the carries come back as they went in */
     cj_val done[3] = {f64_vec(ctx, 3, root), f64_vec(ctx, 3, (double[]){2, 9, 0.25}), cj_scalar_typed(ctx, 7, CJ_I32)};
     RUN_BOTH(f, done, 3, out);
-    CHECK(same_bits(out[CC][0], done[0]));
+    CHECK(tu_same_bits(out[CC][0], done[0]));
     CHECK(near_all(out[CC][2], (double[]){7}, 1, 0));
     char *src = generated_c(f, in);
     CHECK_STR_CONTAINS(src, "control flow: while_loop");
@@ -565,7 +551,7 @@ TEST(cfgen_dynamic_update_slice_of_a_large_carry) {
     cj_val before = cj_array(ctx, CJ_F32, 1, &n, big);
     cj_val out[2][3];
     RUN_BOTH(f, in, 3, out);
-    CHECK(same_bits(in[0], before)); /* the operand itself is never written */
+    CHECK(tu_same_bits(in[0], before)); /* the operand itself is never written */
     for (int t = 0; t < T; t++) memcpy(big + 8 * t, u + 8 * t, sizeof(float) * 8);
     for (int t = 0; t < T; t++)
         for (int i = 0; i < BIG_N; i++) acc[i] = acc[i] * 0.5f + 1.0f;
@@ -793,14 +779,14 @@ TEST(cfgen_tiered_switches_over_without_changing_bits) {
     for (int i = 0; i < 400 && !(info.native && native_construct_runs_for_testing() > runs); i++) {
         cj_scope_begin(ctx);
         CHECK(cj_call(jf, in, got) == CJ_OK);
-        CHECK(same_bits(got[0], want[0]) && same_bits(got[1], want[1]));
+        CHECK(tu_same_bits(got[0], want[0]) && tu_same_bits(got[1], want[1]));
         cj_scope_end(ctx, 0, NULL);
         CHECK(cj_jit_program_info(jf, in, &info) == CJ_OK);
         if (!info.native) nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
     }
     CHECK_MSG(info.native, "the generated C was not installed: %s", info.compile_error);
     CHECK(cj_call(jf, in, got) == CJ_OK);
-    CHECK(same_bits(got[0], want[0]) && same_bits(got[1], want[1]));
+    CHECK(tu_same_bits(got[0], want[0]) && tu_same_bits(got[1], want[1]));
     CHECK(native_construct_runs_for_testing() > runs);
     cj_ctx_free(ctx);
 }

@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void *tu_alloc_fn(void *user, size_t size, size_t align) {
     tu_alloc *s = user;
@@ -57,4 +58,17 @@ uint64_t tu_allocs_per_call(cj_ctx *ctx, cj_func *jf, const cj_val *in) {
     cj_scope_end(ctx, 0, NULL);
     cj_mem_stats_get(ctx, &b);
     return b.n_allocs - a.n_allocs;
+}
+
+int tu_same_bits(cj_val a, cj_val b) {
+    int64_t da[CJ_MAX_RANK], db[CJ_MAX_RANK];
+    int ra = cj_val_shape(a, da), rb = cj_val_shape(b, db);
+    if (cj_val_dtype(a) != cj_val_dtype(b) || ra != rb || ra < 0 || memcmp(da, db, sizeof(int64_t) * (size_t)ra))
+        return 0;
+    size_t n = (size_t)cj_val_size(a) * cj_dtype_size(cj_val_dtype(a));
+    if (n == 0) return 1;
+    char *x = malloc(n), *y = malloc(n);
+    int same = x && y && cj_read(a, x, n) == CJ_OK && cj_read(b, y, n) == CJ_OK && !memcmp(x, y, n);
+    free(x), free(y);
+    return same;
 }

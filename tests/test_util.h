@@ -25,4 +25,7 @@ cj_val tu_ramp(cj_ctx *ctx, int64_t n, float scale, float offset);
  * outputs. */
 uint64_t tu_allocs_per_call(cj_ctx *ctx, cj_func *jf, const cj_val *in);
 
+/* Same dtype, shape and bytes. */
+int tu_same_bits(cj_val a, cj_val b);
+
 #endif
