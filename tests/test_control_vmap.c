@@ -180,6 +180,44 @@ static cj_val input_for(cj_ctx *ctx, int is_int, int rank, const int64_t *dims, 
     return is_int ? rand_i32(ctx, r, full, lo, hi, rng) : rand_f32(ctx, r, full, rng);
 }
 
+/* One of four inputs of a construct's test function: its type (an int in
+ * [lo, hi] or floats) without the batch axis. */
+typedef struct input_spec {
+    int is_int, rank;
+    int64_t dims[2];
+    int lo, hi;
+} input_spec;
+
+/* An axis other than 0 for one input under one mapping mask. */
+typedef struct odd_axis {
+    int mask, input;
+    int64_t axis;
+} odd_axis;
+
+/* Every mapping of the four inputs (mask bit i: input i mapped, on axis 0
+ * unless an odd_axis says otherwise) at every batch size: check_modes
+ * against the loop. Returns 0 with the reason in why at the first failure. */
+static int sweep_mappings(cj_ctx *ctx, cj_func *f, int n_out, const input_spec *spec, const int64_t *sizes,
+                          int n_sizes, const odd_axis *odd, int n_odd, uint64_t rng, char *why, size_t why_n) {
+    for (int mask = 0; mask < 16; mask++)
+        for (int s = 0; s < n_sizes; s++) {
+            int64_t size = sizes[s], axes[4];
+            cj_val in[4];
+            for (int i = 0; i < 4; i++) axes[i] = mask >> i & 1 ? 0 : CJ_NOT_MAPPED;
+            for (int o = 0; o < n_odd; o++)
+                if (odd[o].mask == mask) axes[odd[o].input] = odd[o].axis;
+            for (int i = 0; i < 4; i++)
+                in[i] = input_for(ctx, spec[i].is_int, spec[i].rank, spec[i].dims, axes[i], size, spec[i].lo,
+                                  spec[i].hi, &rng);
+            if (!check_modes(ctx, f, 4, n_out, in, axes, size, why, why_n)) {
+                size_t len = strlen(why);
+                snprintf(why + len, why_n - len, " (mapped mask %d, size %lld)", mask, (long long)size);
+                return 0;
+            }
+        }
+    return 1;
+}
+
 /* ---- cond and switch ---- */
 /* Branches read (x f32[3], y f32[]) and the closure value w f32[3]; they
  * return (f32[3], f32[], f32[]); output 2 reads only y. */
@@ -225,26 +263,11 @@ static int run_cond_case(int n_branches, char *why, size_t why_n) {
     c.branches[1] = cj_func_new(ctx, "sin", br_sin, 2, 3, &c);
     c.branches[2] = cj_func_new(ctx, "plain", br_plain, 2, 3, &c);
     cj_func *f = cj_func_new(ctx, "f_cond", f_cond, 4, 3, &c);
-    uint64_t rng = 11;
     const int64_t sizes[3] = {0, 1, 4};
-    const int64_t x_dims[1] = {3};
-    int ok = 1;
-    for (int mask = 0; mask < 16 && ok; mask++) /* which of index, x, y, w are mapped */
-        for (int s = 0; s < 3 && ok; s++) {
-            int64_t size = sizes[s], axes[4];
-            cj_val in[4];
-            for (int i = 0; i < 4; i++) axes[i] = mask >> i & 1 ? 0 : CJ_NOT_MAPPED;
-            if (mask == 2) axes[1] = 1; /* x mapped on its last axis */
-            in[0] = input_for(ctx, 1, 0, NULL, axes[0], size, -1, n_branches, &rng);
-            in[1] = input_for(ctx, 0, 1, x_dims, axes[1], size, 0, 0, &rng);
-            in[2] = input_for(ctx, 0, 0, NULL, axes[2], size, 0, 0, &rng);
-            in[3] = input_for(ctx, 0, 1, x_dims, axes[3], size, 0, 0, &rng);
-            if (!check_modes(ctx, f, 4, 3, in, axes, size, why, why_n)) {
-                size_t len = strlen(why);
-                snprintf(why + len, why_n - len, " (mapped mask %d, size %lld)", mask, (long long)size);
-                ok = 0;
-            }
-        }
+    const input_spec spec[4] = {/* index, x f32[3], y f32[], w f32[3] */
+                                {1, 0, {0}, -1, n_branches}, {0, 1, {3}, 0, 0}, {0, 0, {0}, 0, 0}, {0, 1, {3}, 0, 0}};
+    const odd_axis odd[1] = {{2, 1, 1}}; /* x mapped on its last axis */
+    int ok = sweep_mappings(ctx, f, 3, spec, sizes, 3, odd, 1, 11, why, why_n);
     cj_ctx_free(ctx);
     return ok;
 }
@@ -294,25 +317,10 @@ static int run_while_case(int on_x, char *why, size_t why_n) {
     c.cond = cj_func_new(ctx, "cond", w_cond, 2, 1, &c);
     c.body = cj_func_new(ctx, "body", w_body, 2, 2, &c);
     cj_func *f = cj_func_new(ctx, "f_while", f_while, 4, 2, &c);
-    uint64_t rng = 23;
     const int64_t sizes[3] = {0, 1, 5};
-    const int64_t x_dims[1] = {2};
-    int ok = 1;
-    for (int mask = 0; mask < 16 && ok; mask++) /* which of i0, x0, n, w are mapped */
-        for (int s = 0; s < 3 && ok; s++) {
-            int64_t size = sizes[s], axes[4];
-            cj_val in[4];
-            for (int i = 0; i < 4; i++) axes[i] = mask >> i & 1 ? 0 : CJ_NOT_MAPPED;
-            in[0] = input_for(ctx, 1, 0, NULL, axes[0], size, -2, 2, &rng);
-            in[1] = input_for(ctx, 0, 1, x_dims, axes[1], size, 0, 0, &rng);
-            in[2] = input_for(ctx, 1, 0, NULL, axes[2], size, 0, 6, &rng);
-            in[3] = input_for(ctx, 0, 1, x_dims, axes[3], size, 0, 0, &rng);
-            if (!check_modes(ctx, f, 4, 2, in, axes, size, why, why_n)) {
-                size_t len = strlen(why);
-                snprintf(why + len, why_n - len, " (mapped mask %d, size %lld)", mask, (long long)size);
-                ok = 0;
-            }
-        }
+    const input_spec spec[4] = {/* i0 i32[], x0 f32[2], n i32[], w f32[2] */
+                                {1, 0, {0}, -2, 2}, {0, 1, {2}, 0, 0}, {1, 0, {0}, 0, 6}, {0, 1, {2}, 0, 0}};
+    int ok = sweep_mappings(ctx, f, 2, spec, sizes, 3, NULL, 0, 23, why, why_n);
     cj_ctx_free(ctx);
     return ok;
 }
@@ -360,27 +368,11 @@ static int run_scan_case(int reverse, char *why, size_t why_n) {
     scan_case c = {NULL, reverse, {0}};
     c.body = cj_func_new(ctx, "body", s_body, 3, 5, &c);
     cj_func *f = cj_func_new(ctx, "f_scan", f_scan, 4, 5, &c);
-    uint64_t rng = 37;
     const int64_t sizes[3] = {0, 1, 3};
-    const int64_t c_dims[1] = {2}, xs_dims[2] = {4, 2};
-    int ok = 1;
-    for (int mask = 0; mask < 16 && ok; mask++) /* which of c0, k0, xs, w are mapped */
-        for (int s = 0; s < 3 && ok; s++) {
-            int64_t size = sizes[s], axes[4];
-            cj_val in[4];
-            for (int i = 0; i < 4; i++) axes[i] = mask >> i & 1 ? 0 : CJ_NOT_MAPPED;
-            if (mask == 4) axes[2] = 1; /* xs mapped behind the scan axis */
-            if (mask == 5) axes[2] = 2;
-            in[0] = input_for(ctx, 0, 1, c_dims, axes[0], size, 0, 0, &rng);
-            in[1] = input_for(ctx, 0, 0, NULL, axes[1], size, 0, 0, &rng);
-            in[2] = input_for(ctx, 0, 2, xs_dims, axes[2], size, 0, 0, &rng);
-            in[3] = input_for(ctx, 0, 1, c_dims, axes[3], size, 0, 0, &rng);
-            if (!check_modes(ctx, f, 4, 5, in, axes, size, why, why_n)) {
-                size_t len = strlen(why);
-                snprintf(why + len, why_n - len, " (mapped mask %d, size %lld)", mask, (long long)size);
-                ok = 0;
-            }
-        }
+    const input_spec spec[4] = {/* c0 f32[2], k0 f32[], xs f32[4,2], w f32[2] */
+                                {0, 1, {2}, 0, 0}, {0, 0, {0}, 0, 0}, {0, 2, {4, 2}, 0, 0}, {0, 1, {2}, 0, 0}};
+    const odd_axis odd[2] = {{4, 2, 1}, {5, 2, 2}}; /* xs mapped behind the scan axis */
+    int ok = sweep_mappings(ctx, f, 5, spec, sizes, 3, odd, 2, 37, why, why_n);
     cj_ctx_free(ctx);
     return ok;
 }

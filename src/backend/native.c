@@ -152,36 +152,33 @@ void native_start(cj_ctx *ctx, program *p) {
     }
 }
 
+/* Finds generated function `<prefix>_<k>` and stores its address in *dst;
+ * a missing one fails the whole switch-over: every kernel stays on the
+ * interpreter, with the reason kept for cj_jit_program_info. */
+static int install_symbol(program *p, const char *prefix, int k, void *dst, size_t size) {
+    char name[48];
+    snprintf(name, sizeof name, "%s_%d", prefix, k);
+    void *sym = cc_symbol(p->module, name);
+    if (!sym) {
+        snprintf(p->native_error, sizeof p->native_error, "generated code lacks %s", name);
+        atomic_store(&p->native_state, NATIVE_FAILED);
+        memset(p->native, 0, sizeof(cjk_kernel_fn) * (size_t)p->c->n_kernels);
+        if (p->native_cf) memset(p->native_cf, 0, sizeof(cjk_construct_fn) * (size_t)p->c->n_kernels);
+        return -1;
+    }
+    memcpy(dst, &sym, size); /* object → function pointer */
+    return 0;
+}
+
 void native_poll(program *p) {
     if (p->native_installed || atomic_load(&p->native_state) != NATIVE_READY) return;
     const compiled *c = p->c;
-    for (int k = 0; k < c->n_kernels; k++) {
-        if (!codegen_generates(c, k)) continue;
-        char name[48];
-        snprintf(name, sizeof name, "cjk_kernel_%d", k);
-        void *sym = cc_symbol(p->module, name);
-        if (!sym) {
-            snprintf(p->native_error, sizeof p->native_error, "generated code lacks %s", name);
-            atomic_store(&p->native_state, NATIVE_FAILED);
-            memset(p->native, 0, sizeof(cjk_kernel_fn) * (size_t)c->n_kernels);
+    for (int k = 0; k < c->n_kernels; k++)
+        if (codegen_generates(c, k) && install_symbol(p, "cjk_kernel", k, &p->native[k], sizeof p->native[k]) != 0)
             return;
-        }
-        memcpy(&p->native[k], &sym, sizeof sym); /* object → function pointer */
-    }
-    for (int k = 0; k < c->n_kernels && p->cf; k++) {
-        if (!p->cf[k]) continue;
-        char name[48];
-        snprintf(name, sizeof name, "cjk_construct_%d", k);
-        void *sym = cc_symbol(p->module, name);
-        if (!sym) {
-            snprintf(p->native_error, sizeof p->native_error, "generated code lacks %s", name);
-            atomic_store(&p->native_state, NATIVE_FAILED);
-            memset(p->native, 0, sizeof(cjk_kernel_fn) * (size_t)c->n_kernels);
-            memset(p->native_cf, 0, sizeof(cjk_construct_fn) * (size_t)c->n_kernels);
+    for (int k = 0; k < c->n_kernels && p->cf; k++)
+        if (p->cf[k] && install_symbol(p, "cjk_construct", k, &p->native_cf[k], sizeof p->native_cf[k]) != 0)
             return;
-        }
-        memcpy(&p->native_cf[k], &sym, sizeof sym);
-    }
     p->native_installed = 1;
 }
 
