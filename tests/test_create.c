@@ -113,7 +113,7 @@ TEST(create_shape_errors) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     int64_t neg[2] = {2, -1};
     CHECK(cj_is_error(cj_zeros(ctx, CJ_F32, 2, neg)));
-    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_full: negative dimension in shape (2, -1)");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_zeros: negative dimension in shape (2, -1)");
     cj_error_clear(ctx);
     CHECK(cj_is_error(cj_zeros(ctx, CJ_F32, 9, neg)));
     CHECK_STR_CONTAINS(cj_error_message(ctx), "rank 9 is outside 0..8");

@@ -10,6 +10,7 @@
  * included). Shapes cover rank 0, size-1 and zero-size axes, negative
  * axes, and arrays large enough to take the threaded and tiled paths. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "test_util.h"
@@ -1292,4 +1293,89 @@ TEST(shape_ops_survive_allocation_failure) {
     }
     CHECK(finished);
     CHECK_MSG(n > 20, "only %lld allocations: the chain did not run", n);
+}
+
+/* ---- the central check of result types (issue 13) ---- */
+
+static void f_gram_exp(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_exp(cj_matmul(cj_transpose(in[0], NULL), in[0]));
+}
+
+static void f_sum_of_huge_zeros(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    int64_t d[3] = {0, (int64_t)1 << 32, (int64_t)1 << 32}, ax = 0;
+    out[0] = cj_add(in[0], cj_sum(cj_broadcast_to(cj_scalar(ctx, 0), 3, d), 1, &ax, 0));
+}
+
+/* f32[0,2^31] holds nothing, but transpose(x) @ x is f32[2^31,2^31]: the
+ * result type is refused before anything is allocated, eagerly, under jit
+ * and from a loaded .npy (it overflowed a 64-byte buffer before). */
+TEST(shape_result_too_large_is_refused_before_allocation) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t d[2] = {0, (int64_t)1 << 31};
+    cj_val x = cj_zeros(ctx, CJ_F32, 2, d);
+    CHECK(cj_error(ctx) == CJ_OK && cj_val_size(x) == 0);
+    const char *want = "dot_general: the result f32[2147483648,2147483648] of f32[2147483648,0], f32[0,2147483648] is too large";
+    CHECK(expect_error(ctx, cj_exp(cj_matmul(cj_transpose(x, NULL), x)), CJ_ERR_SHAPE, want));
+    cj_func *jf = cj_jit(cj_func_new(ctx, "gram", f_gram_exp, 1, 1, NULL), NULL);
+    cj_val y;
+    CHECK(cj_call(jf, &x, &y) == CJ_ERR_SHAPE);
+    CHECK(expect_error(ctx, y, CJ_ERR_SHAPE, want));
+    char path[] = "/tmp/cjax_huge_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(cj_save_npy(x, path) == CJ_OK);
+    cj_val loaded = cj_load_npy(ctx, path);
+    unlink(path);
+    CHECK(cj_error(ctx) == CJ_OK && cj_val_dim(loaded, 1) == d[1]);
+    CHECK(expect_error(ctx, cj_matmul(cj_transpose(loaded, NULL), loaded), CJ_ERR_SHAPE, want));
+    cj_ctx_free(ctx);
+}
+
+/* A zero size does not hide the others: zeros(0, 2^32, 2^32) would sum
+ * over axis 0 to f32[2^32,2^32] (signed overflow, then a segfault). */
+TEST(shape_zero_dimension_does_not_hide_a_huge_shape) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t d[3] = {0, (int64_t)1 << 32, (int64_t)1 << 32};
+    CHECK(expect_error(ctx, cj_zeros(ctx, CJ_F32, 3, d), CJ_ERR_SHAPE, "cj_zeros: shape (0, 4294967296, 4294967296) is too large"));
+    CHECK(expect_error(ctx, cj_array(ctx, CJ_F32, 3, d, NULL), CJ_ERR_SHAPE, "too large"));
+    CHECK(expect_error(ctx, cj_iota(ctx, CJ_I32, 3, d, 0), CJ_ERR_SHAPE, "too large"));
+    CHECK(expect_error(ctx, cj_broadcast_to(cj_scalar(ctx, 1), 3, d), CJ_ERR_SHAPE, "broadcast_in_dim"));
+    /* staged: the broadcast's result type is checked the same way */
+    cj_func *jf = cj_jit(cj_func_new(ctx, "f", f_sum_of_huge_zeros, 1, 1, NULL), NULL);
+    cj_val one = cj_scalar(ctx, 1), y;
+    CHECK(cj_call(jf, &one, &y) == CJ_ERR_SHAPE);
+    CHECK(expect_error(ctx, y, CJ_ERR_SHAPE, "broadcast_in_dim: shape (0, 4294967296, 4294967296) is too large"));
+    /* specs pass the same check */
+    cj_spec s = cj_spec_make(CJ_F32, 3, d);
+    CHECK(cj_make_jaxpr(jf, 1, &s) == NULL);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_make_jaxpr(jit(f)): spec 0 of shape (0, 4294967296, 4294967296) is too large");
+    cj_error_clear(ctx);
+    /* a shape within the bound is made; its sum over axis 0 (2^60 bytes)
+     * is a clean out of memory */
+    int64_t ok[3] = {0, (int64_t)1 << 28, (int64_t)1 << 30};
+    cj_val z = cj_zeros(ctx, CJ_F32, 3, ok);
+    CHECK(cj_error(ctx) == CJ_OK && cj_val_size(z) == 0);
+    int64_t ax = 0;
+    CHECK(expect_error(ctx, cj_sum(z, 1, &ax, 0), CJ_ERR_OOM, "f32[268435456,1073741824]"));
+    cj_ctx_free(ctx);
+}
+
+/* A stride past the limit picks one element; stride * row length used to
+ * overflow (undefined behaviour, caught by UBSan in `make sanitize`). */
+TEST(shape_slice_huge_stride_picks_one_element) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t d[2] = {5, 4};
+    float v[20];
+    for (int i = 0; i < 20; i++) v[i] = (float)i;
+    cj_val x = tu_f32(ctx, 2, d, v);
+    int64_t lo[2] = {1, 0}, hi[2] = {5, 4}, st[2] = {INT64_MAX, 1};
+    cj_val s = cj_slice(x, lo, hi, st);
+    float out[4];
+    CHECK(cj_read(s, out, sizeof out) == CJ_OK);
+    CHECK_EQ_INT(cj_val_dim(s, 0), 1);
+    for (int i = 0; i < 4; i++) CHECK_NEAR(out[i], 4 + i, 0, 0);
+    cj_ctx_free(ctx);
 }

@@ -564,3 +564,69 @@ TEST(vmap_allocation_failure_at_every_site_is_clean) {
     CHECK(covered);
     CHECK_MSG(n > 200, "the scenario made only %lld allocations", n - 1); /* it exercised every path */
 }
+
+/* ---- batched ranks above CJ_MAX_RANK (issue 13) ---- */
+
+static void v_double(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_add(in[0], in[0]);
+}
+
+static void v_add_rank8(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { /* x: f32[], y: f32[1,..,1,2] */
+    (void)ctx, (void)u;
+    out[0] = cj_mul(in[0], in[1]);
+}
+
+static void v_broadcast8(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    int64_t d[8] = {1, 1, 1, 1, 1, 1, 1, 2};
+    out[0] = cj_broadcast_to(in[0], 8, d);
+}
+
+/* An unmapped rank-8 input with axis_size 3 wrote index 8 of an
+ * int64_t[8] before reporting; every path that adds a batch axis now
+ * refuses rank 9 before writing it: the output's batch axis, an
+ * elementwise rule broadcasting an unbatched rank-8 operand, and a
+ * broadcast to rank 8 inside the function. */
+TEST(vmap_batched_rank_above_max_is_a_clean_error) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t d8[8] = {1, 1, 1, 1, 1, 1, 1, 2}, three = 3;
+    cj_val x8 = cj_zeros(ctx, CJ_F32, 8, d8);
+    int64_t unmapped = CJ_NOT_MAPPED;
+    cj_vmap_opts o = {0};
+    o.in_axes = &unmapped;
+    o.axis_size = 3;
+    o.has_axis_size = 1;
+    cj_func *f = cj_vmap(cj_func_new(ctx, "double", v_double, 1, 1, NULL), &o);
+    cj_val y = {0};
+    CHECK(cj_call(f, &x8, &y) == CJ_ERR_SHAPE);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "vmap: a value of f32[1,1,1,1,1,1,1,2] batched over an axis of size 3 would have rank 9 (at most 8)");
+    CHECK(cj_is_error(y));
+    cj_error_clear(ctx);
+
+    cj_val b = cj_zeros(ctx, CJ_F32, 1, &three);
+    int64_t axes2[2] = {0, CJ_NOT_MAPPED};
+    cj_vmap_opts o2 = {0};
+    o2.in_axes = axes2;
+    cj_func *g = cj_vmap(cj_func_new(ctx, "mul", v_add_rank8, 2, 1, NULL), &o2);
+    cj_val in2[2] = {b, x8};
+    CHECK(cj_call(g, in2, &y) == CJ_ERR_SHAPE);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "vmap: mul of f32[1,1,1,1,1,1,1,2] batched over an axis of size 3 would have rank 9");
+    cj_error_clear(ctx);
+
+    cj_func *h = cj_vmap(cj_func_new(ctx, "bcast", v_broadcast8, 1, 1, NULL), NULL);
+    CHECK(cj_call(h, &b, &y) == CJ_ERR_SHAPE);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "vmap: broadcast_in_dim of f32[1,1,1,1,1,1,1,2] batched over an axis of size 3 would have rank 9");
+    cj_error_clear(ctx);
+
+    /* rank 7 per example still batches to rank 8 */
+    int64_t d7[7] = {1, 1, 1, 1, 1, 1, 2};
+    cj_val x7 = cj_ones(ctx, CJ_F32, 7, d7);
+    CHECK(cj_call(f, &x7, &y) == CJ_OK);
+    CHECK_EQ_INT(cj_val_rank(y), 8);
+    CHECK_EQ_INT(cj_val_dim(y, 0), 3);
+    float out[6];
+    CHECK(cj_read(y, out, sizeof out) == CJ_OK);
+    for (int i = 0; i < 6; i++) CHECK_NEAR(out[i], 2, 0, 0);
+    cj_ctx_free(ctx);
+}

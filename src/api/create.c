@@ -14,16 +14,12 @@ static int check_shape(cj_ctx *ctx, const char *op, cj_dtype dtype, int rank, co
     if (rank < 0 || rank > CJ_MAX_RANK)
         return core_error(ctx, CJ_ERR_SHAPE, "%s: rank %d is outside 0..%d", op, rank, CJ_MAX_RANK);
     if (rank && !dims) return core_error(ctx, CJ_ERR_ARG, "%s: dims is NULL for rank %d", op, rank);
-    int64_t total = 1;
-    for (int i = 0; i < rank; i++) {
-        if (dims[i] < 0) {
-            char t[160];
-            rt_dims_str(rank, dims, t, sizeof t);
-            return core_error(ctx, CJ_ERR_SHAPE, "%s: negative dimension in shape %s", op, t);
-        }
-        if (dims[i] && total > INT64_MAX / 16 / dims[i])
-            return core_error(ctx, CJ_ERR_SHAPE, "%s: shape too large", op);
-        total *= dims[i];
+    rt_shape_status s = rt_shape_check(rank, dims);
+    if (s != RT_SHAPE_OK) {
+        char t[200];
+        rt_dims_str(rank, dims, t, sizeof t);
+        if (s == RT_SHAPE_NEGATIVE) return core_error(ctx, CJ_ERR_SHAPE, "%s: negative dimension in shape %s", op, t);
+        return core_error(ctx, CJ_ERR_SHAPE, "%s: shape %s %s", op, t, rt_shape_status_text(s));
     }
     return 0;
 }
@@ -80,20 +76,24 @@ cj_val cj_scalar_int(cj_ctx *ctx, int64_t x) {
     return v;
 }
 
-cj_val cj_full(cj_ctx *ctx, double x, cj_dtype dtype, int rank, const int64_t *dims) {
+static cj_val full(cj_ctx *ctx, const char *op, double x, cj_dtype dtype, int rank, const int64_t *dims) {
     if (!ctx) return api_err(NULL);
-    if (ctx->err || check_shape(ctx, "cj_full", dtype, rank, dims) != 0) return api_err(ctx);
+    if (ctx->err || check_shape(ctx, op, dtype, rank, dims) != 0) return api_err(ctx);
     cj_val s = scalar(ctx, x, dtype, 0);
     if (rank == 0) return s;
     return api_broadcast_to(s, rank, dims);
 }
 
+cj_val cj_full(cj_ctx *ctx, double x, cj_dtype dtype, int rank, const int64_t *dims) {
+    return full(ctx, "cj_full", x, dtype, rank, dims);
+}
+
 cj_val cj_zeros(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims) {
-    return cj_full(ctx, 0.0, dtype, rank, dims);
+    return full(ctx, "cj_zeros", 0.0, dtype, rank, dims);
 }
 
 cj_val cj_ones(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims) {
-    return cj_full(ctx, 1.0, dtype, rank, dims);
+    return full(ctx, "cj_ones", 1.0, dtype, rank, dims);
 }
 
 static cj_val full_like(cj_val v, double x) {

@@ -9,8 +9,15 @@ cj_spec cj_spec_make(cj_dtype dtype, int rank, const int64_t *dims) {
     cj_spec s;
     memset(&s, 0, sizeof s);
     s.dtype = dtype;
-    s.rank = rank < 0 ? 0 : rank > CJ_MAX_RANK ? CJ_MAX_RANK : rank;
-    for (int i = 0; i < s.rank && dims; i++) s.dims[i] = dims[i];
+    /* no context to record in: a rank the spec cannot hold (or NULL dims
+     * for rank > 0) gives rank -1, which every function taking specs
+     * refuses with an error naming the spec */
+    if (rank < 0 || rank > CJ_MAX_RANK || (rank > 0 && !dims)) {
+        s.rank = -1;
+        return s;
+    }
+    s.rank = rank;
+    for (int i = 0; i < rank; i++) s.dims[i] = dims[i];
     return s;
 }
 
@@ -39,19 +46,10 @@ char *cj_make_jaxpr(cj_func *f, int n_in, const cj_spec *in) {
         return NULL;
     }
     rt_aval avals[64];
-    for (int i = 0; i < n_in; i++) {
-        if (!rt_dtype_valid((int)in[i].dtype) || in[i].rank < 0 || in[i].rank > CJ_MAX_RANK) {
-            core_error(ctx, CJ_ERR_ARG, "cj_make_jaxpr(%s): spec %d is not a valid type", f->name, i);
-            return NULL;
-        }
-        avals[i] = rt_aval_make(in[i].dtype, in[i].rank, in[i].dims);
-        avals[i].weak = in[i].weak;
-        for (int d = 0; d < in[i].rank; d++)
-            if (in[i].dims[d] < 0) {
-                core_error(ctx, CJ_ERR_SHAPE, "cj_make_jaxpr(%s): spec %d has a negative dimension", f->name, i);
-                return NULL;
-            }
-    }
+    char op[300];
+    snprintf(op, sizeof op, "cj_make_jaxpr(%s)", f->name);
+    for (int i = 0; i < n_in; i++)
+        if (core_spec_aval(ctx, op, i, &in[i], &avals[i]) != 0) return NULL;
     char what[300];
     snprintf(what, sizeof what, "make_jaxpr(%s)", f->name);
     ir_func *ir = func_trace_to_ir(f, avals, NULL, what);

@@ -141,12 +141,8 @@ char *cj_saved_residuals(cj_func *f, const cj_grad_opts *opts, int n_in, const c
     }
     rt_aval avals[64];
     uint8_t diff[64] = {0};
-    for (int i = 0; i < n_in; i++) {
-        avals[i].dtype = in[i].dtype;
-        avals[i].weak = in[i].weak;
-        avals[i].rank = in[i].rank;
-        memcpy(avals[i].dims, in[i].dims, sizeof avals[i].dims);
-    }
+    for (int i = 0; i < n_in; i++)
+        if (core_spec_aval(ctx, "cj_saved_residuals", i, &in[i], &avals[i]) != 0) return NULL;
     int n_arg = opts && opts->n_argnums > 0 ? opts->n_argnums : 1;
     for (int k = 0; k < n_arg; k++) {
         int a = opts && opts->n_argnums > 0 ? opts->argnums[k] : 0;

@@ -58,7 +58,7 @@ static void map_of_leaf(const ir_func *ir, const ir_eqn *e, leaf_map *m) {
     case PRIM_SLICE:
         for (int d = 0; d < out->rank; d++) {
             int64_t step = p->step.n ? p->step.v[d] : 1;
-            m->stride[d] = s[d] * step;
+            m->stride[d] = out->dims[d] > 1 ? s[d] * step : 0; /* a huge step picks one element */
             m->offset += p->lo.v[d] * s[d];
         }
         break;

@@ -81,9 +81,10 @@ bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t 
     int64_t len = 1;
     for (int i = 0; i < q; i++) {
         if (e->params.axes.v[i] != p + i) return false;
-        len *= a->dims[p + i];
+        /* checked: the row of a huge spec (f32[2^40,2^40]) must not overflow */
+        if (__builtin_mul_overflow(len, a->dims[p + i], &len) || len > ROW_MAX_LEN) return false;
     }
-    if (len < 2 || len > ROW_MAX_LEN) return false;
+    if (len < 2) return false;
     *outer = p;
     *row_len = len;
     return true;

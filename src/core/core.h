@@ -110,6 +110,10 @@ core_value *core_peek(cj_val v);
 /* New value in the current scope (kind still VALUE_FREE for the caller to
  * fill); returns the handle or an error value on out of memory. */
 cj_val core_new_value(cj_ctx *ctx, core_value **out);
+/* The type a spec describes, after the central shape check (an invalid
+ * dtype, rank or shape is CJ_ERR_SHAPE / CJ_ERR_DTYPE naming `op` and
+ * spec i; cj_spec_make marks a rank it cannot hold with rank -1). */
+int core_spec_aval(cj_ctx *ctx, const char *op, int i, const cj_spec *s, rt_aval *out);
 /* Wraps an array (takes the reference). On failure unrefs it. */
 cj_val core_wrap_array(cj_ctx *ctx, rt_array *arr);
 void core_release(cj_ctx *ctx, uint32_t slot);
@@ -135,6 +139,10 @@ int core_eval_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_param
 /* Runs abstract_eval for a primitive (checks arity first). */
 int core_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
                        rt_aval *out);
+/* The central check of a result type (rt_shape_check) that
+ * core_abstract_eval applies to every primitive's result: 0, or -1 with a
+ * CJ_ERR_SHAPE naming the primitive, the result and the operands. */
+int core_check_result(cj_ctx *ctx, prim_id prim, int n_in, const rt_aval *in, const rt_aval *out);
 /* Runs a primitive eagerly on arrays: allocates the output and calls impl. */
 rt_array *core_apply_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
                           rt_array *const *in, const rt_aval *out_aval);

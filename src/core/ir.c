@@ -177,6 +177,8 @@ int ir_verify(cj_ctx *ctx, const ir_func *f) {
     for (int i = 0; i < f->n_in; i++) {
         int v = f->in[i];
         if (v < 0 || v >= f->n_vars || defined[v]) FAIL("ir verify: input %d defines variable %d twice or out of range", i, v);
+        rt_shape_status st = rt_shape_check(f->vars[v].rank, f->vars[v].dims);
+        if (st != RT_SHAPE_OK) FAIL("ir verify: input %d's type %s", i, rt_shape_status_text(st));
         defined[v] = 1;
     }
     for (int i = 0; i < f->n_consts; i++) {

@@ -6,6 +6,7 @@
  * primitive's eager kernel. Traces of higher levels (jit staging here; vmap
  * and jvp later) lift lower-level inputs and apply their own rule, binding
  * whatever they produce one level down. */
+#include <stdio.h>
 #include <string.h>
 
 #include "core.h"
@@ -70,7 +71,24 @@ int core_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in
     if (!prim_rules[prim].abstract_eval)
         return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "has no shape rule yet");
     memset(out, 0, sizeof *out);
-    return prim_rules[prim].abstract_eval(ctx, prim, p, n_in, in, out);
+    if (prim_rules[prim].abstract_eval(ctx, prim, p, n_in, in, out) != 0) return -1;
+    return core_check_result(ctx, prim, n_in, in, out);
+}
+
+int core_check_result(cj_ctx *ctx, prim_id prim, int n_in, const rt_aval *in, const rt_aval *out) {
+    rt_shape_status s = rt_shape_check(out->rank, out->dims);
+    if (s == RT_SHAPE_OK) return 0;
+    char t[96] = "", ops[400] = "";
+    if (s == RT_SHAPE_BAD_RANK) snprintf(t, sizeof t, "of rank %d", out->rank);
+    else rt_aval_str(out, t, sizeof t);
+    size_t len = 0;
+    for (int i = 0; i < n_in && i < 4 && len < sizeof ops; i++) {
+        char a[96];
+        rt_aval_str(&in[i], a, sizeof a);
+        len += (size_t)snprintf(ops + len, sizeof ops - len, "%s%s", i ? ", " : " of ", a);
+    }
+    if (n_in > 4 && len < sizeof ops) snprintf(ops + len, sizeof ops - len, ", ...");
+    return prim_error(ctx, CJ_ERR_SHAPE, prim, "the result %s%s %s", t, ops, rt_shape_status_text(s));
 }
 
 rt_array *core_apply_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,

@@ -281,3 +281,20 @@ char *cj_val_type_str(cj_val h, char *buf, size_t size) {
     else rt_aval_str(&v->aval, buf, size);
     return buf;
 }
+
+int core_spec_aval(cj_ctx *ctx, const char *op, int i, const cj_spec *s, rt_aval *out) {
+    if (!rt_dtype_valid((int)s->dtype))
+        return core_error(ctx, CJ_ERR_DTYPE, "%s: spec %d has dtype %d, which is not a dtype", op, i, (int)s->dtype);
+    if (s->rank < 0 || s->rank > CJ_MAX_RANK)
+        return core_error(ctx, CJ_ERR_SHAPE, "%s: spec %d has rank %d, outside 0..%d (cj_spec_make marks a rank it cannot hold, or dims NULL, with -1)",
+                          op, i, s->rank, CJ_MAX_RANK);
+    rt_shape_status st = rt_shape_check(s->rank, s->dims);
+    if (st != RT_SHAPE_OK) {
+        char t[200];
+        rt_dims_str(s->rank, s->dims, t, sizeof t);
+        return core_error(ctx, CJ_ERR_SHAPE, "%s: spec %d of shape %s %s", op, i, t, rt_shape_status_text(st));
+    }
+    *out = rt_aval_make(s->dtype, s->rank, s->dims);
+    out->weak = s->weak != 0;
+    return 0;
+}

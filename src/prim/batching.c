@@ -1,8 +1,20 @@
 /* batching.c — the vmap helpers and the elementwise batching rule (prim
- * layer). */
+ * layer). Every rule that gives an operand a batch axis it lacks goes
+ * through batch_to, which refuses a batched rank above CJ_MAX_RANK before
+ * writing the larger shape. */
+#include <stdio.h>
 #include <string.h>
 
 #include "batching.h"
+
+int batch_check_rank(struct cj_ctx *ctx, const char *what, const rt_aval *example, int batched_rank, int64_t size) {
+    if (batched_rank <= CJ_MAX_RANK) return 0;
+    char t[96];
+    rt_aval_str(example, t, sizeof t);
+    return core_error(ctx, CJ_ERR_SHAPE,
+                      "vmap: %s of %s batched over an axis of size %lld would have rank %d (at most %d)", what, t,
+                      (long long)size, batched_rank, CJ_MAX_RANK);
+}
 
 cj_val batch_moveaxis(cj_val x, int64_t from, int64_t to) {
     if (from == to) return x;
@@ -27,6 +39,7 @@ cj_val batch_to(cj_val x, int64_t bdim, int64_t size, int64_t at) {
     if (!v) return core_err_val(x.ctx);
     prim_params p = prim_params_zero();
     int r = v->aval.rank;
+    if (batch_check_rank(x.ctx, "a value", &v->aval, r + 1, size) != 0) return core_err_val(x.ctx);
     p.shape.n = r + 1;
     p.axes.n = r;
     for (int i = 0, k = 0; i <= r; i++) {
@@ -71,6 +84,8 @@ int batch_elementwise(struct cj_ctx *ctx, prim_id prim, const prim_params *p, in
             if (r == rank && (pass == 1 || bdim[i] != BDIM_NONE)) full = i;
         }
     int64_t at = bdim[full] != BDIM_NONE ? bdim[full] : 0;
+    const rt_aval *fa = &core_peek(in[full])->aval;
+    if (bdim[full] == BDIM_NONE && batch_check_rank(ctx, prim_names[prim], fa, fa->rank + 1, size) != 0) return -1;
     int64_t dims[CJ_MAX_RANK + 1];
     int brank = batched_shape(&core_peek(in[full])->aval, bdim[full], size, at, dims);
     cj_val args[3];

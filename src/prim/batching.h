@@ -12,6 +12,11 @@
 /* x with its axis `from` moved to position `to` (a transpose; x itself
  * when from == to). */
 cj_val batch_moveaxis(cj_val x, int64_t from, int64_t to);
+/* A batched value has one axis more than its example, and CJ_MAX_RANK
+ * bounds both: 0, or -1 with a CJ_ERR_SHAPE naming `what`, the example's
+ * type and the batch size, before any table of the larger rank is
+ * written. */
+int batch_check_rank(struct cj_ctx *ctx, const char *what, const rt_aval *example, int batched_rank, int64_t size);
 /* x (bdim may be BDIM_NONE) as a batched value with its batch axis at
  * `at`: moved there, or, when unbatched, broadcast with a new axis of
  * `size` inserted there. */

@@ -52,15 +52,9 @@ static int check_count(struct cj_ctx *ctx, prim_id prim, const prim_ivec *v, con
 static int check_shape_param(struct cj_ctx *ctx, prim_id prim, const prim_ivec *shape, const char *name) {
     if (shape->n < 0 || shape->n > CJ_MAX_RANK)
         return prim_error(ctx, CJ_ERR_SHAPE, prim, "%s has rank %d, outside 0..%d", name, shape->n, CJ_MAX_RANK);
-    int64_t total = 1;
-    for (int i = 0; i < shape->n; i++) {
-        int64_t d = shape->v[i];
-        if (d < 0)
-            return prim_error(ctx, CJ_ERR_SHAPE, prim, "%s %s has a negative size", name, ivec_text(shape).s);
-        if (d && total > INT64_MAX / 16 / d)
-            return prim_error(ctx, CJ_ERR_SHAPE, prim, "%s %s is too large", name, ivec_text(shape).s);
-        total *= d;
-    }
+    rt_shape_status s = rt_shape_check(shape->n, shape->v);
+    if (s != RT_SHAPE_OK)
+        return prim_error(ctx, CJ_ERR_SHAPE, prim, "%s %s %s", name, ivec_text(shape).s, rt_shape_status_text(s));
     return 0;
 }
 
@@ -425,7 +419,8 @@ static int impl_slice(struct cj_ctx *ctx, prim_id prim, const prim_params *p, in
     rt_strides(&in[0]->aval, xs);
     for (int d = 0; d < c.rank; d++) {
         base += p->lo.v[d] * xs[d];
-        c.src_stride[d] = (p->step.n ? p->step.v[d] : 1) * xs[d];
+        /* a stride past the limit picks one element; step * xs[d] could overflow */
+        c.src_stride[d] = c.dims[d] > 1 ? (p->step.n ? p->step.v[d] : 1) * xs[d] : 0;
     }
     c.src = elem_at(in[0], base);
     sk_copy_run(&c);
@@ -753,6 +748,11 @@ static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, i
     prim_params q = *p;
     cj_val args[PRIM_MAX_OPERANDS + 1];
     *out_bdim = 0;
+    /* a result shape given as a parameter gets the batch size prepended */
+    if ((prim == PRIM_BROADCAST_IN_DIM || prim == PRIM_RESHAPE) && p->shape.n >= CJ_MAX_RANK) {
+        rt_aval ex = rt_aval_make(core_peek(in[0])->aval.dtype, p->shape.n, p->shape.v);
+        return batch_check_rank(ctx, prim_names[prim], &ex, p->shape.n + 1, size);
+    }
     switch (prim) {
     case PRIM_BROADCAST_IN_DIM:
         args[0] = front(in[0], bdim[0], size);

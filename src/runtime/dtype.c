@@ -31,6 +31,27 @@ int64_t rt_aval_size(const rt_aval *a) {
     return n;
 }
 
+rt_shape_status rt_shape_check(int rank, const int64_t *dims) {
+    if (rank < 0 || rank > CJ_MAX_RANK) return RT_SHAPE_BAD_RANK;
+    int64_t extent = 1; /* the nonzero sizes' product, at most RT_MAX_ELEMENTS */
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 0) return RT_SHAPE_NEGATIVE;
+        if (dims[i] > 0 && (__builtin_mul_overflow(extent, dims[i], &extent) || extent > RT_MAX_ELEMENTS))
+            return RT_SHAPE_TOO_LARGE;
+    }
+    return RT_SHAPE_OK;
+}
+
+const char *rt_shape_status_text(rt_shape_status s) {
+    switch (s) {
+    case RT_SHAPE_OK: return "is valid";
+    case RT_SHAPE_BAD_RANK: return "has a rank outside 0..8";
+    case RT_SHAPE_NEGATIVE: return "has a negative size";
+    case RT_SHAPE_TOO_LARGE: return "is too large (more than 2^59 elements, zero sizes counted as 1)";
+    }
+    return "is invalid";
+}
+
 size_t rt_aval_nbytes(const rt_aval *a) {
     return (size_t)rt_aval_size(a) * rt_dtypes[a->dtype].size;
 }

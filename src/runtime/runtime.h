@@ -35,6 +35,22 @@ typedef struct rt_aval {
 } rt_aval;
 
 int64_t rt_aval_size(const rt_aval *a); /* product of dims (1 for rank 0) */
+
+/* The one check every shape passes before a value of it exists: array
+ * creation, each primitive's result (core_abstract_eval, so eager, staged
+ * and batched paths alike), specs and loaded files. A shape is valid when
+ * its rank is 0..CJ_MAX_RANK, no size is negative, and the product of its
+ * nonzero sizes is at most RT_MAX_ELEMENTS. Counting a zero size as 1
+ * matters: f32[0,2^32,2^32] holds nothing, but a reduction over its first
+ * axis, a transpose and a matmul of f32[0,2^31] do, and every stride and
+ * partial product of a valid shape fits in int64_t. Its bytes (8 at most
+ * per element) then fit in int64_t and size_t too. */
+#define RT_MAX_ELEMENTS ((int64_t)1 << 59)
+typedef enum rt_shape_status { RT_SHAPE_OK, RT_SHAPE_BAD_RANK, RT_SHAPE_NEGATIVE, RT_SHAPE_TOO_LARGE } rt_shape_status;
+rt_shape_status rt_shape_check(int rank, const int64_t *dims);
+/* Words for a failed check: "has rank 9, outside 0..8", "has a negative
+ * size", "is too large (more than 2^59 elements, zero sizes counted as 1)". */
+const char *rt_shape_status_text(rt_shape_status s);
 size_t rt_aval_nbytes(const rt_aval *a);
 bool rt_aval_same_shape(const rt_aval *a, const rt_aval *b);
 bool rt_aval_equal(const rt_aval *a, const rt_aval *b); /* incl. dtype, weak */
