@@ -127,7 +127,15 @@ void cj_mem_stats_get(cj_ctx *ctx, cj_mem_stats *out);
 /* Returns pooled (unused) data buffers to the allocator. */
 void cj_mem_trim(cj_ctx *ctx);
 
-/* The sticky error: CJ_OK while none is recorded. */
+/* The sticky error: CJ_OK while none is recorded.
+ * Every function checks its pointer arguments: a NULL one is CJ_ERR_ARG
+ * naming the function and the argument. An error with no context to go to
+ * (a NULL ctx or f, an operation whose operands are all error values
+ * without a context, cj_concatenate of no values) returns an error value /
+ * status / NULL and is kept, for the calling thread, as the context-less
+ * error: cj_error(NULL) is CJ_ERR_ARG and cj_error_message(NULL) holds the
+ * first such message until cj_error_clear(NULL). An error value without a
+ * context passed to an operation of a context is CJ_ERR_ARG there. */
 cj_status cj_error(cj_ctx *ctx);
 /* The recorded message ("" when none). Owned by the context; valid until
  * the next error or cj_error_clear. */
@@ -167,6 +175,11 @@ int cj_val_shape(cj_val v, int64_t *dims);
 char *cj_val_type_str(cj_val v, char *buf, size_t size);
 
 /* ---- Creating arrays -------------------------------------------------- */
+/* Every shape — of a created array, of every operation's result, of a spec,
+ * of a loaded .npy — passes one check: no negative size, and the product
+ * of its nonzero sizes at most 2^59 (so f32[0,2^31] exists, but
+ * transpose(x) @ x of it, f32[2^31,2^31], is CJ_ERR_SHAPE "too large",
+ * naming the operation and the shapes, before anything is allocated). */
 /* From a C buffer (copied; row-major, `dtype` elements). */
 cj_val cj_array(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims,
                 const void *data);
@@ -494,6 +507,9 @@ typedef struct cj_spec {
     int weak;
 } cj_spec;
 cj_spec cj_spec_of(cj_val v);
+/* A rank outside 0..CJ_MAX_RANK, or dims NULL for rank > 0, gives a spec of
+ * rank -1, which every function taking specs refuses (CJ_ERR_SHAPE naming
+ * the spec). A spec's shape passes the same size check as arrays. */
 cj_spec cj_spec_make(cj_dtype dtype, int rank, const int64_t *dims);
 
 /* jax.make_jaxpr: traces f for these input types and returns the IR text,
@@ -633,7 +649,8 @@ cj_func *cj_linearize(cj_func *f, const cj_val *primals, cj_val *primals_out);
 
 typedef struct cj_grad_opts {
     int n_argnums;        /* argnums: which inputs to differentiate by; */
-    const int *argnums;   /* n_argnums = 0: input 0 */
+    const int *argnums;   /* n_argnums = 0: input 0; negative counts from
+                             the end (-1: the last input), as in JAX */
     int has_aux;          /* outputs after the first are auxiliary data, */
                           /* returned as they are, not differentiated */
 } cj_grad_opts;

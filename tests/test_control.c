@@ -695,7 +695,7 @@ TEST(cf_error_scan_lengths_and_arities) {
                 out);
     CHECK_FAILS(cj_cond(cj_scalar_typed(ctx, 1, CJ_BOOL), id, plus, 1, &c, out), CJ_ERR_ARG,
                 "cond: branch 0 must take the 1 operands and return 1 outputs as branch 0", 1, out);
-    CHECK_FAILS(cj_cond(cj_scalar_typed(ctx, 1, CJ_BOOL), id, NULL, 1, &c, out), CJ_ERR_ARG, "cond: branch 0", 1,
+    CHECK_FAILS(cj_cond(cj_scalar_typed(ctx, 1, CJ_BOOL), id, NULL, 1, &c, out), CJ_ERR_ARG, "cj_cond: false_f is NULL", 1,
                 out);
     CHECK_FAILS(cj_switch(cj_scalar_typed(ctx, 1, CJ_I32), 0, NULL, 1, &c, out), CJ_ERR_ARG,
                 "switch: 1..16 branches", 0, out); /* no branch says how many outputs */
@@ -709,10 +709,16 @@ TEST(cf_error_scan_lengths_and_arities) {
     CHECK_FAILS(cj_fori_loop((int64_t)1 << 40, 0, plus, 1, &c, out), CJ_ERR_ARG, "bounds must fit int32", 1, out);
     CHECK_FAILS(cj_fori_loop(0, 3, cj_func_new(ctx, "fori_to_f32", fori_to_f32, 2, 1, NULL), 1, &c, out),
                 CJ_ERR_SHAPE, "fori_loop: 'fori_to_f32' must return its carries unchanged in type: carry 0 enters as f64[]", 1, out);
-    /* NULL functions: no context to record in, a status all the same */
+    /* NULL functions: recorded in the other function's context, or in the
+     * thread's record of errors without one */
     CHECK(cj_while_loop(NULL, id, 1, &c, out) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_while_loop: cond_f is NULL");
+    cj_error_clear(ctx);
+    cj_error_clear(NULL);
     CHECK(cj_scan(NULL, 1, &c, 0, NULL, &len4, out, NULL) == CJ_ERR_ARG);
     CHECK(cj_fori_loop(0, 1, NULL, 1, &c, out) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(NULL), "cj_scan: body is NULL");
+    cj_error_clear(NULL);
     /* a sticky error stops the next construct before any work */
     cj_val bad = cj_add(f64_vec(ctx, 2, (double[]){1, 2}), f64_vec(ctx, 3, (double[]){1, 2, 3}));
     CHECK(cj_is_error(bad));

@@ -423,3 +423,113 @@ TEST(core_allocation_failure_at_every_site_is_clean) {
     }
     CHECK(covered);
 }
+
+/* ---- error values without a context, and messages that name the
+ * argument (issue 13) ---- */
+
+static void fn_return_orphan(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)in, (void)u;
+    out[0] = cj_concatenate(0, NULL, 0); /* an error value without a context */
+}
+
+static void fn_other_ctx(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)in;
+    out[0] = *(const cj_val *)u; /* a live value of another context */
+}
+
+/* cj_concatenate of no values, and any value without a context, used to
+ * leave no sticky error anywhere (cj_call even returned CJ_OK with error
+ * outputs). Now: the thread's record of context-less errors says what
+ * happened, and a context that meets such a value records that. */
+TEST(core_error_value_without_context_is_reported) {
+    cj_error_clear(NULL);
+    cj_val none = cj_concatenate(0, NULL, 0);
+    CHECK(cj_is_error(none) && none.ctx == NULL);
+    CHECK(cj_error(NULL) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(NULL), "cj_concatenate: needs at least one value (n = 0)");
+    /* the first such error is kept until cleared */
+    cj_exp(none);
+    CHECK_STR_CONTAINS(cj_error_message(NULL), "cj_concatenate");
+    cj_error_clear(NULL);
+    CHECK(strcmp(cj_error_message(NULL), "no context (NULL)") == 0);
+    cj_exp(none);
+    CHECK_STR_CONTAINS(cj_error_message(NULL), "exp: no context");
+    cj_error_clear(NULL);
+
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val x = tu_ramp(ctx, 3, 1, 0);
+    CHECK(cj_is_error(cj_add(x, none)));
+    CHECK(cj_error(ctx) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "operand 1 is an error value without a context");
+    cj_error_clear(ctx);
+
+    cj_func *f = cj_func_new(ctx, "square", fn_return_orphan, 1, 1, NULL);
+    cj_val y;
+    CHECK(cj_call(f, &none, &y) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "square (input 0): is an error value without a context");
+    cj_error_clear(ctx);
+    CHECK(cj_call(f, &x, &y) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "square: output 0 is an error value without a context");
+    cj_error_clear(ctx);
+    cj_error_clear(NULL);
+
+    /* a live value of another context returned as an output */
+    cj_ctx *other = cj_ctx_new(NULL);
+    cj_val ox = tu_ramp(other, 3, 1, 0);
+    cj_func *g = cj_func_new(ctx, "leak", fn_other_ctx, 1, 1, &ox);
+    CHECK(cj_call(g, &x, &y) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "leak: output 0 belongs to another context");
+    cj_error_clear(ctx);
+    CHECK(cj_val_size(ox) == 3 && cj_error(other) == CJ_OK);
+    cj_ctx_free(other);
+    cj_ctx_free(ctx);
+}
+
+static void fn_mul3(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_sum(cj_mul(cj_mul(in[0], in[1]), cj_mul(in[2], in[2])), -1, NULL, 0);
+}
+
+/* Messages that were wrong: a NULL buffer is not "too small"; a spec rank
+ * of 12 is refused, not turned into 8; argnums -1 means the last input, as
+ * jax.grad (api_util._ensure_inbounds) resolves it, and -4 of 3 is out of
+ * range. */
+TEST(core_wrong_messages_name_what_is_wrong) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val x = tu_ramp(ctx, 3, 1, 1); /* 1, 2, 3 */
+    CHECK(cj_read(x, NULL, 12) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_read: buf is NULL (12 bytes needed)");
+    cj_error_clear(ctx);
+    float small[2];
+    CHECK(cj_read(x, small, sizeof small) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "buffer of 8 bytes is too small");
+    cj_error_clear(ctx);
+
+    int64_t d[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    cj_spec s = cj_spec_make(CJ_F32, 12, d);
+    CHECK_EQ_INT(s.rank, -1);
+    cj_func *f = cj_func_new(ctx, "f", fn_mul3, 3, 1, NULL);
+    cj_spec specs[3] = {s, s, s};
+    CHECK(cj_make_jaxpr(f, 3, specs) == NULL);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_make_jaxpr(f): spec 0 has rank -1, outside 0..8");
+    cj_error_clear(ctx);
+    cj_spec ok = cj_spec_make(CJ_F32, 8, d);
+    CHECK_EQ_INT(ok.rank, 8);
+
+    /* d/dz sum(x*y*z^2) = 2*x*y*z */
+    int last = -1;
+    cj_grad_opts go = {1, &last, 0};
+    cj_func *gz = cj_grad(f, &go);
+    CHECK(gz);
+    cj_val a = tu_ramp(ctx, 3, 1, 1), b = tu_ramp(ctx, 3, 2, 0), c = tu_ramp(ctx, 3, -1, 5);
+    cj_val in[3] = {a, b, c}, g;
+    CHECK(cj_call(gz, in, &g) == CJ_OK);
+    float gv[3];
+    CHECK(cj_read(g, gv, sizeof gv) == CJ_OK);
+    for (int i = 0; i < 3; i++) CHECK_NEAR(gv[i], 2.0 * (1 + i) * (2 * i) * (5 - i), 1e-6, 0);
+    int bad = -4;
+    cj_grad_opts gb = {1, &bad, 0};
+    CHECK(cj_grad(f, &gb) == NULL);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_grad(f): argnums[0] = -4 is out of range");
+    cj_ctx_free(ctx);
+}

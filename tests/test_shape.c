@@ -546,7 +546,7 @@ TEST(shape_slice_errors) {
     CHECK(expect_error(ctx, cj_slice(x, lo3, hi3, NULL), CJ_ERR_SHAPE, "got start 3 limit 2"));
     int64_t st[2] = {1, 0};
     CHECK(expect_error(ctx, cj_slice(x, lo2, hi3, st), CJ_ERR_ARG, "slice: strides (1, 0) must be positive"));
-    CHECK(expect_error(ctx, cj_slice(x, NULL, hi3, NULL), CJ_ERR_ARG, "cj_slice: start and limit are required"));
+    CHECK(expect_error(ctx, cj_slice(x, NULL, hi3, NULL), CJ_ERR_ARG, "cj_slice: start is NULL"));
     cj_ctx_free(ctx);
 }
 
@@ -599,7 +599,7 @@ TEST(shape_dynamic_slice_errors) {
     cj_val idx[2] = {cj_scalar_int(ctx, 0), cj_scalar_int(ctx, 0)};
     CHECK(expect_error(ctx, cj_dynamic_slice(x, idx, big), CJ_ERR_SHAPE,
                        "dynamic_slice: slice_sizes (7, 2) do not fit f32[6,5]: axis 0 needs 0 <= size <= 6, got 7"));
-    CHECK(expect_error(ctx, cj_dynamic_slice(x, NULL, sizes), CJ_ERR_ARG, "cj_dynamic_slice: start and sizes are required"));
+    CHECK(expect_error(ctx, cj_dynamic_slice(x, NULL, sizes), CJ_ERR_ARG, "cj_dynamic_slice: start is NULL"));
     cj_ctx_free(ctx);
 }
 
@@ -836,7 +836,7 @@ TEST(shape_pad_errors) {
     CHECK(expect_error(ctx, cj_pad(x, zero, &z, &z, &in), CJ_ERR_ARG, "pad: interior padding -1 on axis 0 must be >= 0"));
     CHECK(expect_error(ctx, cj_pad(x, cj_zeros(ctx, CJ_F32, 1, &two), &z, &z, NULL), CJ_ERR_SHAPE,
                        "cj_pad: the padding value must be a scalar, got f32[2]"));
-    CHECK(expect_error(ctx, cj_pad(x, zero, NULL, &z, NULL), CJ_ERR_ARG, "cj_pad: lo and hi are required"));
+    CHECK(expect_error(ctx, cj_pad(x, zero, NULL, &z, NULL), CJ_ERR_ARG, "cj_pad: lo is NULL"));
     cj_ctx_free(ctx);
 }
 

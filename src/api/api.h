@@ -9,10 +9,21 @@
 
 #include "../core/core.h"
 
-/* The context of the first operand that has one; NULL if none. */
+/* The context of the first operand that has one; NULL if none. An operand
+ * without a context beside one with is recorded there as an error. */
 cj_ctx *api_ctx_of(int n, const cj_val *v);
 /* An error value for the context of v (also when v is itself an error). */
 static inline cj_val api_err(cj_ctx *ctx) { return core_err_val(ctx); }
+
+/* A NULL context (or only operands without one): nothing to record in, so
+ * the calling thread's record of such errors gets "op: what" (read with
+ * cj_error(NULL) / cj_error_message(NULL)); returns an error value. */
+static inline cj_val api_no_ctx(const char *op, const char *what) {
+    core_error(NULL, CJ_ERR_ARG, "%s: %s", op, what);
+    return core_err_val(NULL);
+}
+#define API_NO_OPERAND_CTX "no context (every operand is an error value without one)"
+#define API_NO_VALUE_CTX "the value has no context (an error value made without one)"
 
 /* JAX's type promotion over the operands' dtypes and weak types. */
 void api_result_type(int n, const rt_aval *avals, cj_dtype *dtype, int *weak);

@@ -25,7 +25,7 @@ static int check_shape(cj_ctx *ctx, const char *op, cj_dtype dtype, int rank, co
 }
 
 cj_val cj_array(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, const void *data) {
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_array", "ctx is NULL");
     if (ctx->err || check_shape(ctx, "cj_array", dtype, rank, dims) != 0) return api_err(ctx);
     rt_aval a = rt_aval_make(dtype, rank, dims);
     if (!data && rt_aval_size(&a) > 0) {
@@ -48,7 +48,7 @@ cj_val cj_array(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, cons
 }
 
 static cj_val scalar(cj_ctx *ctx, double x, cj_dtype dtype, int weak) {
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_scalar", "ctx is NULL");
     if (ctx->err) return api_err(ctx);
     if (!rt_dtype_valid((int)dtype)) {
         core_error(ctx, CJ_ERR_DTYPE, "cj_scalar: %d is not a dtype", (int)dtype);
@@ -66,10 +66,13 @@ static cj_val scalar(cj_ctx *ctx, double x, cj_dtype dtype, int weak) {
 }
 
 cj_val cj_scalar(cj_ctx *ctx, double x) { return scalar(ctx, x, CJ_F32, 1); }
-cj_val cj_scalar_typed(cj_ctx *ctx, double x, cj_dtype dtype) { return scalar(ctx, x, dtype, 0); }
+cj_val cj_scalar_typed(cj_ctx *ctx, double x, cj_dtype dtype) {
+    if (!ctx) return api_no_ctx("cj_scalar_typed", "ctx is NULL");
+    return scalar(ctx, x, dtype, 0);
+}
 
 cj_val cj_scalar_int(cj_ctx *ctx, int64_t x) {
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_scalar_int", "ctx is NULL");
     cj_val v = scalar(ctx, 0, CJ_I32, 1);
     core_value *cv = core_peek(v);
     if (cv) ((int32_t *)cv->arr->data)[0] = (int32_t)x;
@@ -77,7 +80,7 @@ cj_val cj_scalar_int(cj_ctx *ctx, int64_t x) {
 }
 
 static cj_val full(cj_ctx *ctx, const char *op, double x, cj_dtype dtype, int rank, const int64_t *dims) {
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx(op, "ctx is NULL");
     if (ctx->err || check_shape(ctx, op, dtype, rank, dims) != 0) return api_err(ctx);
     cj_val s = scalar(ctx, x, dtype, 0);
     if (rank == 0) return s;
@@ -106,7 +109,7 @@ cj_val cj_zeros_like(cj_val v) { return full_like(v, 0.0); }
 cj_val cj_ones_like(cj_val v) { return full_like(v, 1.0); }
 
 cj_val cj_iota(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *shape, int64_t axis) {
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_iota", "ctx is NULL");
     if (ctx->err || check_shape(ctx, "cj_iota", dtype, rank, shape) != 0) return api_err(ctx);
     int64_t ax;
     if (api_axis(ctx, "cj_iota", axis, rank, &ax) != 0) return api_err(ctx);
@@ -120,7 +123,7 @@ cj_val cj_iota(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *shape, int6
 }
 
 cj_val cj_arange(cj_ctx *ctx, double start, double stop, double step, cj_dtype dtype) {
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_arange", "ctx is NULL");
     if (ctx->err) return api_err(ctx);
     if (step == 0 || isnan(step) || isnan(start) || isnan(stop)) {
         core_error(ctx, CJ_ERR_ARG, "cj_arange: step must be nonzero and bounds finite (got start %g stop %g step %g)",
@@ -138,7 +141,7 @@ cj_val cj_arange(cj_ctx *ctx, double start, double stop, double step, cj_dtype d
 }
 
 cj_val cj_linspace(cj_ctx *ctx, double start, double stop, int64_t num, cj_dtype dtype) {
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_linspace", "ctx is NULL");
     if (ctx->err) return api_err(ctx);
     if (num < 0) {
         core_error(ctx, CJ_ERR_ARG, "cj_linspace: num must be >= 0, got %lld", (long long)num);
@@ -156,7 +159,7 @@ cj_val cj_linspace(cj_ctx *ctx, double start, double stop, int64_t num, cj_dtype
 }
 
 cj_val cj_eye(cj_ctx *ctx, int64_t n, int64_t m, int64_t k, cj_dtype dtype) {
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_eye", "ctx is NULL");
     if (m < 0) m = n;
     int64_t shape[2] = {n, m};
     cj_val rows = cj_iota(ctx, CJ_I64, 2, shape, 0);

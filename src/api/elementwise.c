@@ -62,7 +62,7 @@ static int promote(prim_id prim, int n, cj_val *in, int first, int inexact) {
 /* Promote, broadcast NumPy-style (api_elementwise), bind. */
 static cj_val nary(prim_id prim, int n, cj_val *in, int first, int inexact) {
     cj_ctx *ctx = api_ctx_of(n, in);
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx(prim_names[prim], API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     if (promote(prim, n, in, first, inexact) != 0) return api_err(ctx);
     return api_elementwise(prim, n, in, 0);
@@ -156,7 +156,7 @@ cj_val cj_is_finite(cj_val x) {
 static cj_val add_or_mul(prim_id prim, prim_id bool_prim, cj_val a, cj_val b) {
     cj_val in[2] = {a, b};
     cj_ctx *ctx = api_ctx_of(2, in);
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx(prim_names[prim], API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     cj_dtype dt;
     int weak;
@@ -188,7 +188,7 @@ cj_val cj_xor(cj_val a, cj_val b) { return binary(PRIM_XOR, a, b); }
 /* select_n takes (pred, on_false, on_true): where's cases swap. */
 cj_val cj_where(cj_val cond, cj_val a, cj_val b) {
     cj_ctx *ctx = api_ctx_of(3, (cj_val[]){cond, a, b});
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_where", API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     const rt_aval *c = api_aval(cond, "where");
     if (!c) return api_err(ctx);
@@ -201,7 +201,7 @@ cj_val cj_where(cj_val cond, cj_val a, cj_val b) {
 cj_val cj_clamp(cj_val lo, cj_val x, cj_val hi) {
     cj_val in[3] = {lo, x, hi};
     cj_ctx *ctx = api_ctx_of(3, in);
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_clamp", API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     if (promote(PRIM_CLAMP, 3, in, 0, 0) != 0) return api_err(ctx);
     rt_aval avals[3];

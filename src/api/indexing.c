@@ -24,7 +24,7 @@ static cj_val bind_index(prim_id prim, int form, int64_t axis, int n, const cj_v
 cj_val cj_take(cj_val x, cj_val indices, int64_t axis) {
     cj_val in[2] = {x, indices};
     cj_ctx *ctx = api_ctx_of(2, in);
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_take", API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     const rt_aval *xa = api_aval(x, "take");
     if (!xa || !api_aval(indices, "take")) return api_err(ctx);
@@ -36,7 +36,7 @@ cj_val cj_take(cj_val x, cj_val indices, int64_t axis) {
 cj_val cj_take_along_axis(cj_val x, cj_val indices, int64_t axis) {
     cj_val in[2] = {x, indices};
     cj_ctx *ctx = api_ctx_of(2, in);
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_take_along_axis", API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     const rt_aval *xp = api_aval(x, "take_along_axis"), *ip = api_aval(indices, "take_along_axis");
     if (!xp || !ip) return api_err(ctx);
@@ -73,7 +73,7 @@ cj_val cj_take_along_axis(cj_val x, cj_val indices, int64_t axis) {
 cj_val cj_index_add(cj_val x, int64_t axis, cj_val indices, cj_val updates) {
     cj_val in[3] = {x, indices, updates};
     cj_ctx *ctx = api_ctx_of(3, in);
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_index_add", API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     const rt_aval *xp = api_aval(x, "index_add"), *ip = api_aval(indices, "index_add"),
                   *up = api_aval(updates, "index_add");
@@ -112,7 +112,7 @@ cj_val cj_index_add(cj_val x, int64_t axis, cj_val indices, cj_val updates) {
 
 cj_val cj_one_hot(cj_val indices, int64_t num_classes, cj_dtype dtype) {
     cj_ctx *ctx = indices.ctx;
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_one_hot", API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     const rt_aval *ip = api_aval(indices, "one_hot");
     if (!ip) return api_err(ctx);

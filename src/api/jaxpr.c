@@ -37,9 +37,10 @@ cj_spec cj_spec_of(cj_val v) {
 }
 
 char *cj_make_jaxpr(cj_func *f, int n_in, const cj_spec *in) {
-    if (!f) return NULL;
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_make_jaxpr: f is NULL"), NULL;
     cj_ctx *ctx = f->ctx;
     if (ctx->err) return NULL;
+    if (n_in > 0 && !in) return core_error(ctx, CJ_ERR_ARG, "cj_make_jaxpr(%s): in is NULL", f->name), NULL;
     if (n_in != f->n_in || (n_in && !in)) {
         core_error(ctx, CJ_ERR_ARG, "cj_make_jaxpr(%s): the function takes %d inputs, %d specs given", f->name,
                    f->n_in, n_in);
@@ -76,13 +77,19 @@ void cj_string_free(cj_ctx *ctx, char *s) {
 }
 
 cj_status cj_print_ir(cj_func *f, int n_in, const cj_val *example, FILE *out) {
-    if (!f) return CJ_ERR_ARG;
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_print_ir: f is NULL"), CJ_ERR_ARG;
     cj_spec specs[64];
     if (n_in < 0 || n_in > 64) {
         core_error(f->ctx, CJ_ERR_ARG, "cj_print_ir: bad input count %d", n_in);
         return f->ctx->err;
     }
+    if (n_in > 0 && !example) return core_error(f->ctx, CJ_ERR_ARG, "cj_print_ir(%s): example is NULL", f->name), f->ctx->err;
     for (int i = 0; i < n_in; i++) {
+        if (example[i].ctx != f->ctx) {
+            core_error(f->ctx, CJ_ERR_ARG, "cj_print_ir(%s): example %d %s", f->name, i,
+                       example[i].ctx ? "belongs to another context" : API_NO_VALUE_CTX);
+            return f->ctx->err;
+        }
         specs[i] = cj_spec_of(example[i]);
         if (specs[i].rank < 0) return f->ctx->err;
     }

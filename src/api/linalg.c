@@ -47,7 +47,7 @@ cj_val cj_dot_general(cj_val a, cj_val b, int n_contract, const int64_t *a_contr
                       const int64_t *b_batch) {
     cj_val in[2] = {a, b};
     cj_ctx *ctx = api_ctx_of(2, in);
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_dot_general", API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     prim_params p = prim_params_zero();
     if (copy_dims(ctx, "lhs contracting", n_contract, a_contract, &p.lhs_contract) != 0 ||
@@ -85,7 +85,7 @@ static int matmul_batch_shape(cj_ctx *ctx, const rt_aval *a, const rt_aval *b, i
 cj_val cj_matmul(cj_val a, cj_val b) {
     cj_val in[2] = {a, b};
     cj_ctx *ctx = api_ctx_of(2, in);
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_matmul", API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     const rt_aval *aa = api_aval(a, "matmul"), *ba = api_aval(b, "matmul");
     if (!aa || !ba) return api_err(ctx);

@@ -213,7 +213,7 @@ static long long bytes_left(FILE *f) {
 }
 
 cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_load_npy", "ctx is NULL");
     if (ctx->err) return api_err(ctx);
     if (!path) {
         core_error(ctx, CJ_ERR_ARG, "cj_load_npy: path is NULL");

@@ -67,9 +67,16 @@ void api_result_type(int n, const rt_aval *avals, cj_dtype *dtype, int *weak) {
 }
 
 cj_ctx *api_ctx_of(int n, const cj_val *v) {
-    for (int i = 0; i < n; i++)
-        if (v[i].ctx) return v[i].ctx;
-    return NULL;
+    cj_ctx *ctx = NULL;
+    for (int i = 0; i < n && !ctx; i++) ctx = v[i].ctx;
+    /* an operand without a context next to ones with: say so in this one */
+    for (int i = 0; i < n && ctx; i++)
+        if (!v[i].ctx)
+            core_error(ctx, CJ_ERR_ARG,
+                       "operand %d is an error value without a context (made by a call that had none to record its "
+                       "error in: see cj_error_message(NULL))",
+                       i);
+    return ctx;
 }
 
 const rt_aval *api_aval(cj_val v, const char *op) {
@@ -163,7 +170,7 @@ cj_val api_broadcast_to(cj_val x, int rank, const int64_t *dims) {
 
 cj_val api_elementwise(prim_id prim, int n, const cj_val *in, int promote) {
     cj_ctx *ctx = api_ctx_of(n, in);
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx(prim_names[prim], API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     rt_aval avals[4];
     for (int i = 0; i < n; i++) {

@@ -57,6 +57,8 @@ static int check_key(cj_val key, const char *op) {
 /* 0 when (rank, shape) is a valid result shape of fewer than 2^31
  * elements, else -1 with the error recorded. */
 static int check_shape(cj_ctx *ctx, const char *op, int rank, const int64_t *shape) {
+    if (rank > 0 && rank <= CJ_MAX_RANK && !shape)
+        return core_error(ctx, CJ_ERR_ARG, "%s: shape is NULL for rank %d", op, rank);
     if (rank < 0 || rank > CJ_MAX_RANK || (rank > 0 && !shape))
         return core_error(ctx, CJ_ERR_SHAPE, "%s: rank %d is not in [0, %d]%s", op, rank, CJ_MAX_RANK,
                           rank > 0 && !shape ? " with a shape" : "");
@@ -146,7 +148,7 @@ static cj_val as_unsigned(cj_val bits) {
 /* ---- keys --------------------------------------------------------------- */
 
 cj_val cj_random_key(cj_ctx *ctx, int64_t seed) {
-    if (!ctx) return api_err(NULL);
+    if (!ctx) return api_no_ctx("cj_random_key", "ctx is NULL");
     if (ctx->err) return api_err(ctx);
     /* JAX (x64 off) makes the seed an int32 first, so the high word is 0
      * and the low word the seed's low 32 bits. */

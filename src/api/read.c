@@ -23,7 +23,7 @@ static rt_array *concrete(cj_val v, const char *op) {
 }
 
 cj_status cj_read_as(cj_val v, cj_dtype as, void *buf, size_t size) {
-    if (!v.ctx) return CJ_ERR_ARG;
+    if (!v.ctx) return core_error(NULL, CJ_ERR_ARG, "cj_read: " API_NO_VALUE_CTX), CJ_ERR_ARG;
     if (v.ctx->err) return v.ctx->err;
     rt_array *a = concrete(v, "cj_read");
     if (!a) return v.ctx->err;
@@ -32,7 +32,11 @@ cj_status cj_read_as(cj_val v, cj_dtype as, void *buf, size_t size) {
         return v.ctx->err;
     }
     size_t need = (size_t)a->size * rt_dtypes[as].size;
-    if (size < need || (!buf && need)) {
+    if (!buf && need) {
+        core_error(v.ctx, CJ_ERR_ARG, "cj_read: buf is NULL (%zu bytes needed)", need);
+        return v.ctx->err;
+    }
+    if (size < need) {
         char t[96];
         rt_aval_str(&a->aval, t, sizeof t);
         core_error(v.ctx, CJ_ERR_ARG, "cj_read: buffer of %zu bytes is too small for %s as %s (%zu bytes)", size, t,
@@ -62,6 +66,7 @@ static rt_array *single(cj_val v, const char *op) {
 }
 
 cj_status cj_item(cj_val v, double *out) {
+    if (!out) return core_error(v.ctx, CJ_ERR_ARG, "cj_item: out is NULL"), v.ctx ? v.ctx->err : CJ_ERR_ARG;
     rt_array *a = single(v, "cj_item");
     if (!a) return v.ctx ? v.ctx->err : CJ_ERR_ARG;
     *out = rt_get_f64(a->aval.dtype, a->data, 0);
@@ -69,6 +74,7 @@ cj_status cj_item(cj_val v, double *out) {
 }
 
 cj_status cj_item_int(cj_val v, int64_t *out) {
+    if (!out) return core_error(v.ctx, CJ_ERR_ARG, "cj_item_int: out is NULL"), v.ctx ? v.ctx->err : CJ_ERR_ARG;
     rt_array *a = single(v, "cj_item_int");
     if (!a) return v.ctx ? v.ctx->err : CJ_ERR_ARG;
     *out = rt_get_i64(a->aval.dtype, a->data, 0);
@@ -111,7 +117,10 @@ static void print_rec(FILE *out, const rt_array *a, int axis, int64_t offset, co
 
 void cj_print(cj_val v, FILE *out) {
     core_value *cv = core_peek(v);
-    if (!out) return;
+    if (!out) {
+        core_error(v.ctx, CJ_ERR_ARG, "cj_print: out is NULL");
+        return;
+    }
     if (!cv) {
         fputs("<error value>\n", out);
         return;

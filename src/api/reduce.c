@@ -19,7 +19,8 @@
 /* Copies x's aval into *a; 0, or -1 when x is an error value or the
  * context already holds an error (recording why, if not yet recorded). */
 static int operand(cj_val x, const char *op, rt_aval *a) {
-    if (!x.ctx || x.ctx->err) return -1;
+    if (!x.ctx) return core_error(NULL, CJ_ERR_ARG, "%s: " API_NO_VALUE_CTX, op);
+    if (x.ctx->err) return -1;
     const rt_aval *p = api_aval(x, op);
     if (!p) return -1;
     *a = *p;

@@ -19,7 +19,11 @@
 /* The aval of x, or NULL when x is an error value or the context already
  * holds an error (recording why, if not yet recorded). */
 static const rt_aval *operand(cj_val x, const char *op) {
-    if (!x.ctx || x.ctx->err) return NULL;
+    if (!x.ctx) {
+        core_error(NULL, CJ_ERR_ARG, "%s: %s", op, API_NO_VALUE_CTX);
+        return NULL;
+    }
+    if (x.ctx->err) return NULL;
     return api_aval(x, op);
 }
 
@@ -177,7 +181,8 @@ cj_val cj_slice(cj_val x, const int64_t *start, const int64_t *limit, const int6
     const rt_aval *a = operand(x, "cj_slice");
     if (!a) return api_err(x.ctx);
     if (a->rank && (!start || !limit))
-        return fail(x.ctx, CJ_ERR_ARG, "cj_slice: start and limit are required for an operand of rank %d", a->rank);
+        return fail(x.ctx, CJ_ERR_ARG, "cj_slice: %s is NULL for an operand of rank %d", !start ? "start" : "limit",
+                    a->rank);
     /* lax.slice: no negative indices, no clipping; the primitive checks
      * 0 <= start <= limit <= size and names the axis that fails */
     prim_params p = prim_params_zero();
@@ -191,8 +196,8 @@ cj_val cj_dynamic_slice(cj_val x, const cj_val *start, const int64_t *sizes) {
     const rt_aval *a = operand(x, "cj_dynamic_slice");
     if (!a) return api_err(x.ctx);
     if (a->rank && (!start || !sizes))
-        return fail(x.ctx, CJ_ERR_ARG, "cj_dynamic_slice: start and sizes are required for an operand of rank %d",
-                    a->rank);
+        return fail(x.ctx, CJ_ERR_ARG, "cj_dynamic_slice: %s is NULL for an operand of rank %d",
+                    !start ? "start" : "sizes", a->rank);
     prim_params p = prim_params_zero();
     set_ivec(&p.shape, a->rank, sizes);
     cj_val in[1 + CJ_MAX_RANK];
@@ -205,8 +210,7 @@ cj_val cj_dynamic_update_slice(cj_val x, cj_val update, const cj_val *start) {
     const rt_aval *a = operand(x, "cj_dynamic_update_slice");
     if (!a) return api_err(x.ctx);
     if (a->rank && !start)
-        return fail(x.ctx, CJ_ERR_ARG, "cj_dynamic_update_slice: start is required for an operand of rank %d",
-                    a->rank);
+        return fail(x.ctx, CJ_ERR_ARG, "cj_dynamic_update_slice: start is NULL for an operand of rank %d", a->rank);
     if (!other_operand(x.ctx, update, "cj_dynamic_update_slice", "the update")) return api_err(x.ctx);
     int rank = a->rank;
     /* as x.at[...].set(update): the update takes x's dtype and weak type */
@@ -233,8 +237,11 @@ static cj_val concat_converted(cj_ctx *ctx, int n, const cj_val *xs, int64_t axi
 }
 
 cj_val cj_concatenate(int n, const cj_val *xs, int64_t axis) {
-    cj_ctx *ctx = n > 0 && xs ? api_ctx_of(n, xs) : NULL;
-    if (!ctx) return api_err(NULL);
+    /* with nothing to concatenate there is no context to record in */
+    if (n <= 0) return api_no_ctx("cj_concatenate", "needs at least one value (n = 0)");
+    if (!xs) return api_no_ctx("cj_concatenate", "xs is NULL");
+    cj_ctx *ctx = api_ctx_of(n, xs);
+    if (!ctx) return api_no_ctx("cj_concatenate", API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     const rt_aval *first = other_operand(ctx, xs[0], "cj_concatenate", "operand 0");
     if (!first) return api_err(ctx);
@@ -267,7 +274,7 @@ cj_val cj_pad(cj_val x, cj_val pad_value, const int64_t *lo, const int64_t *hi, 
     const rt_aval *a = operand(x, "cj_pad");
     if (!a) return api_err(x.ctx);
     if (a->rank && (!lo || !hi))
-        return fail(x.ctx, CJ_ERR_ARG, "cj_pad: lo and hi are required for an operand of rank %d", a->rank);
+        return fail(x.ctx, CJ_ERR_ARG, "cj_pad: %s is NULL for an operand of rank %d", !lo ? "lo" : "hi", a->rank);
     const rt_aval *v = other_operand(x.ctx, pad_value, "cj_pad", "the padding value");
     if (!v) return api_err(x.ctx);
     if (v->rank != 0) {

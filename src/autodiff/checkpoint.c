@@ -56,8 +56,10 @@ static void checkpoint_free_state(cj_func *c) {
 static const func_ops checkpoint_ops = {"checkpoint", checkpoint_call, checkpoint_free_state};
 
 cj_func *cj_checkpoint(cj_func *f, const cj_checkpoint_opts *opts) {
-    if (!f) return NULL;
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_checkpoint: f is NULL"), NULL;
     cj_ctx *ctx = f->ctx;
+    if (opts && opts->n_names > 0 && !opts->names)
+        return core_error(ctx, CJ_ERR_ARG, "cj_checkpoint(%s): names is NULL for %d names", f->name, opts->n_names), NULL;
     ad_policy *p = rt_calloc(ctx->mem, sizeof *p);
     if (!p) {
         core_oom(ctx, "cj_checkpoint");
@@ -130,11 +132,16 @@ static void describe(const ir_func *K, int var, strbuf *sb) {
 }
 
 char *cj_saved_residuals(cj_func *f, const cj_grad_opts *opts, int n_in, const cj_spec *in, size_t *total_bytes) {
-    if (!f) return NULL;
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_saved_residuals: f is NULL"), NULL;
     cj_ctx *ctx = f->ctx;
     if (total_bytes) *total_bytes = 0;
     if (ctx->err) return NULL;
-    if (n_in != f->n_in || !in) {
+    if (!in) return core_error(ctx, CJ_ERR_ARG, "cj_saved_residuals(%s): in is NULL", f->name), NULL;
+    if (opts && opts->n_argnums > 0 && !opts->argnums)
+        return core_error(ctx, CJ_ERR_ARG, "cj_saved_residuals(%s): argnums is NULL for %d argnums", f->name,
+                          opts->n_argnums),
+               NULL;
+    if (n_in != f->n_in) {
         core_error(ctx, CJ_ERR_ARG, "cj_saved_residuals(%s): %d input types for a function of %d inputs", f->name, n_in,
                    f->n_in);
         return NULL;

@@ -85,10 +85,14 @@ static cj_func *make_custom(cj_func *f, core_custom_kind kind, cj_func *rule, cj
 }
 
 cj_func *cj_custom_jvp(cj_func *f, cj_func *jvp_rule) {
-    return f ? make_custom(f, CUSTOM_JVP, jvp_rule, NULL, NULL) : NULL;
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_custom_jvp: f is NULL"), NULL;
+    if (!jvp_rule) return core_error(f->ctx, CJ_ERR_ARG, "cj_custom_jvp(%s): jvp_rule is NULL", f->name), NULL;
+    return make_custom(f, CUSTOM_JVP, jvp_rule, NULL, NULL);
 }
 cj_func *cj_custom_vjp(cj_func *f, cj_func *fwd, cj_func *bwd) {
-    return f ? make_custom(f, CUSTOM_VJP, NULL, fwd, bwd) : NULL;
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_custom_vjp: f is NULL"), NULL;
+    if (!fwd || !bwd) return core_error(f->ctx, CJ_ERR_ARG, "cj_custom_vjp(%s): %s is NULL", f->name, !fwd ? "fwd" : "bwd"), NULL;
+    return make_custom(f, CUSTOM_VJP, NULL, fwd, bwd);
 }
 
 /* ---- the call primitives ---- */

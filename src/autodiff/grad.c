@@ -50,9 +50,11 @@ static void grad_free_state(cj_func *g) {
 static const func_ops grad_ops = {"grad", grad_call, grad_free_state};
 
 static cj_func *make_grad(cj_func *f, const cj_grad_opts *opts, int with_value) {
-    if (!f) return NULL;
-    cj_ctx *ctx = f->ctx;
     const char *kind = with_value ? "cj_value_and_grad" : "cj_grad";
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "%s: f is NULL", kind), NULL;
+    cj_ctx *ctx = f->ctx;
+    if (opts && opts->n_argnums > 0 && !opts->argnums)
+        return core_error(ctx, CJ_ERR_ARG, "%s(%s): argnums is NULL for %d argnums", kind, f->name, opts->n_argnums), NULL;
     int n_arg = opts && opts->n_argnums > 0 ? opts->n_argnums : 1;
     int has_aux = opts && opts->has_aux;
     if (n_arg > f->n_in || n_arg > 64) {
@@ -165,11 +167,13 @@ static int grad_call(cj_func *g, const cj_val *in, cj_val *out) {
 /* ---- jvp ---- */
 cj_status cj_jvp(cj_func *f, const cj_val *primals, const cj_val *tangents, cj_val *primals_out,
                  cj_val *tangents_out) {
-    if (!f) return CJ_ERR_ARG;
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_jvp: f is NULL"), CJ_ERR_ARG;
     cj_ctx *ctx = f->ctx;
     if (ctx->err) return ctx->err;
     if (!primals || !tangents || !primals_out || !tangents_out)
-        return core_error(ctx, CJ_ERR_ARG, "cj_jvp(%s): NULL argument", f->name), ctx->err;
+        return core_error(ctx, CJ_ERR_ARG, "cj_jvp(%s): %s is NULL", f->name,
+                          !primals ? "primals" : !tangents ? "tangents" : !primals_out ? "primals_out" : "tangents_out"),
+               ctx->err;
     rt_aval avals[64];
     char what[300];
     snprintf(what, sizeof what, "jvp(%s)", f->name);
@@ -266,14 +270,14 @@ static const func_ops linearize_ops = {"linearize", linearize_call, held_free_st
 /* Linearizes f at primals, runs the known part now and returns a function
  * object holding the residuals. */
 static cj_func *hold(cj_func *f, const cj_val *primals, cj_val *primals_out, int is_vjp) {
-    if (!f) return NULL;
-    cj_ctx *ctx = f->ctx;
     const char *kind = is_vjp ? "vjp" : "linearize";
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_%s: f is NULL", kind), NULL;
+    cj_ctx *ctx = f->ctx;
     char name[300];
     snprintf(name, sizeof name, "%s(%s)", kind, f->name);
     if (ctx->err) return NULL;
     if (!primals || !primals_out) {
-        core_error(ctx, CJ_ERR_ARG, "cj_%s(%s): NULL argument", kind, f->name);
+        core_error(ctx, CJ_ERR_ARG, "cj_%s(%s): %s is NULL", kind, f->name, !primals ? "primals" : "primals_out");
         return NULL;
     }
     held_state *st = rt_calloc(ctx->mem, sizeof *st);

@@ -118,8 +118,10 @@ static cj_func *make_basis(cj_func *f, const jac_state *js, int index) {
 }
 
 static cj_func *make_jac(cj_func *f, const cj_grad_opts *opts, int forward, const char *kind) {
-    if (!f) return NULL;
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_%s: f is NULL", kind), NULL;
     cj_ctx *ctx = f->ctx;
+    if (opts && opts->n_argnums > 0 && !opts->argnums)
+        return core_error(ctx, CJ_ERR_ARG, "cj_%s(%s): argnums is NULL for %d argnums", kind, f->name, opts->n_argnums), NULL;
     int n_arg = opts && opts->n_argnums > 0 ? opts->n_argnums : 1;
     if (n_arg > f->n_in || n_arg * f->n_out > 64) {
         core_error(ctx, CJ_ERR_ARG, "%s(%s): %d argnums for a function of %d inputs and %d outputs (at most 64 Jacobians)",
@@ -170,6 +172,9 @@ static cj_func *make_jac(cj_func *f, const cj_grad_opts *opts, int forward, cons
 cj_func *cj_jacfwd(cj_func *f, const cj_grad_opts *opts) { return make_jac(f, opts, 1, "jacfwd"); }
 cj_func *cj_jacrev(cj_func *f, const cj_grad_opts *opts) { return make_jac(f, opts, 0, "jacrev"); }
 cj_func *cj_hessian(cj_func *f, const cj_grad_opts *opts) {
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_hessian: f is NULL"), NULL;
+    if (opts && opts->n_argnums > 0 && !opts->argnums)
+        return core_error(f->ctx, CJ_ERR_ARG, "cj_hessian(%s): argnums is NULL for %d argnums", f->name, opts->n_argnums), NULL;
     cj_func *inner = cj_jacrev(f, opts);
     return inner ? make_jac(inner, opts, 1, "hessian") : NULL;
 }

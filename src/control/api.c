@@ -155,8 +155,16 @@ static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func 
 cj_status cj_switch(cj_val index, int n_branches, cj_func *const *branches, int n_ops, const cj_val *operands,
                     cj_val *out) {
     cj_ctx *ctx = index.ctx;
-    if (!ctx) return CJ_ERR_ARG;
-    cj_status st = switch_impl(ctx, index, n_branches, branches, n_ops, operands, out);
+    if (!ctx) return core_error(NULL, CJ_ERR_ARG, "cj_switch: the index has no context (an error value made without one)"), CJ_ERR_ARG;
+    /* every pointer checked before anything reads through it */
+    const char *null = !branches && n_branches > 0 ? "branches" : n_ops > 0 && !operands ? "operands" : !out ? "out" : NULL;
+    int null_branch = -1;
+    for (int b = 0; !null && b < n_branches && b < CF_MAX_BRANCHES && null_branch < 0; b++)
+        if (!branches[b]) null_branch = b;
+    cj_status st;
+    if (null_branch >= 0) st = (core_error(ctx, CJ_ERR_ARG, "cj_switch: branches[%d] is NULL", null_branch), ctx->err);
+    else if (null) st = (core_error(ctx, CJ_ERR_ARG, "cj_switch: %s is NULL", null), ctx->err);
+    else st = switch_impl(ctx, index, n_branches, branches, n_ops, operands, out);
     int n_out = 0; /* as many as the first branch given says */
     for (int b = 0; b < n_branches && b < CF_MAX_BRANCHES && branches && !n_out; b++)
         if (branches[b]) n_out = branches[b]->n_out;
@@ -166,6 +174,12 @@ cj_status cj_switch(cj_val index, int n_branches, cj_func *const *branches, int 
 cj_status cj_cond(cj_val pred, cj_func *true_f, cj_func *false_f, int n_ops, const cj_val *operands, cj_val *out) {
     cj_func *branches[2] = {false_f, true_f}; /* index 0 = false */
     cj_ctx *ctx = pred.ctx;
+    const char *null = !true_f ? "true_f" : !false_f ? "false_f" : n_ops > 0 && !operands ? "operands" : !out ? "out" : NULL;
+    if (null) {
+        core_error(ctx, CJ_ERR_ARG, "cj_cond: %s is NULL", null);
+        cj_func *given = true_f ? true_f : false_f;
+        return fail_outputs(ctx, ctx && ctx->err ? ctx->err : CJ_ERR_ARG, given ? given->n_out : 0, out);
+    }
     /* lax.cond reads an integer predicate as pred != 0 (a switch would
      * clamp it: -3 would pick the false branch) */
     if (ctx && !ctx->err && !cj_is_error(pred) && cj_val_rank(pred) == 0) {
@@ -230,8 +244,15 @@ static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n
 }
 
 cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init, cj_val *out) {
-    if (!cond_f || !body_f) return CJ_ERR_ARG;
+    if (!cond_f || !body_f)
+        return core_error(cond_f ? cond_f->ctx : body_f ? body_f->ctx : NULL, CJ_ERR_ARG, "cj_while_loop: %s is NULL",
+                          cond_f ? "body_f" : "cond_f"),
+               CJ_ERR_ARG;
     cj_ctx *ctx = cond_f->ctx;
+    if ((n_carry > 0 && !init) || !out) {
+        core_error(ctx, CJ_ERR_ARG, "cj_while_loop: %s is NULL", !out ? "out" : "init");
+        return fail_outputs(ctx, ctx->err, n_carry, out);
+    }
     return fail_outputs(ctx, while_impl(ctx, cond_f, body_f, n_carry, init, out), n_carry, out);
 }
 
@@ -322,9 +343,11 @@ static cj_status scan_args(cj_ctx *ctx, cj_func *body, int n_carry, const cj_val
 
 cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
                   const cj_scan_opts *opts, cj_val *carry_out, cj_val *ys) {
-    if (!body) return CJ_ERR_ARG;
+    if (!body) return core_error(NULL, CJ_ERR_ARG, "cj_scan: body is NULL"), CJ_ERR_ARG;
     cj_ctx *ctx = body->ctx;
-    cj_status st = scan_args(ctx, body, n_carry, init, n_xs, xs, opts, carry_out, ys);
+    const char *null = n_xs > 0 && !xs ? "xs" : n_carry > 0 && !init ? "init" : n_carry > 0 && !carry_out ? "carry_out" : NULL;
+    cj_status st = null ? (core_error(ctx, CJ_ERR_ARG, "cj_scan: %s is NULL", null), ctx->err)
+                        : scan_args(ctx, body, n_carry, init, n_xs, xs, opts, carry_out, ys);
     fail_outputs(ctx, st, n_carry, carry_out);
     return fail_outputs(ctx, st, body->n_out - n_carry, ys);
 }
@@ -353,7 +376,9 @@ static cj_status fori_impl(cj_ctx *ctx, int64_t lower, int64_t upper, cj_func *b
 }
 
 cj_status cj_fori_loop(int64_t lower, int64_t upper, cj_func *body, int n_carry, const cj_val *init, cj_val *out) {
-    if (!body) return CJ_ERR_ARG;
+    if (!body) return core_error(NULL, CJ_ERR_ARG, "cj_fori_loop: body is NULL"), CJ_ERR_ARG;
     cj_ctx *ctx = body->ctx;
+    if (n_carry > 0 && (!init || !out))
+        return core_error(ctx, CJ_ERR_ARG, "cj_fori_loop: %s is NULL", !init ? "init" : "out"), CJ_ERR_ARG;
     return fail_outputs(ctx, fori_impl(ctx, lower, upper, body, n_carry, init, out), n_carry, out);
 }

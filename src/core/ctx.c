@@ -40,23 +40,38 @@ void cj_ctx_free(cj_ctx *ctx) {
 }
 
 void cj_mem_stats_get(cj_ctx *ctx, cj_mem_stats *out) {
+    if (!out) {
+        core_error(ctx, CJ_ERR_ARG, "cj_mem_stats_get: out is NULL");
+        return;
+    }
     memset(out, 0, sizeof *out);
     if (ctx) rt_mem_stats(ctx->mem, out);
+    else core_error(NULL, CJ_ERR_ARG, "cj_mem_stats_get: ctx is NULL");
 }
 
 void cj_mem_trim(cj_ctx *ctx) {
     if (ctx) rt_mem_trim(ctx->mem);
 }
 
+/* Errors with no context to go to (a NULL ctx, only error values without
+ * one, cj_concatenate of nothing): the calling thread's first such error,
+ * read back with cj_error(NULL) / cj_error_message(NULL). */
+static _Thread_local cj_status orphan_err;
+static _Thread_local char orphan_msg[512];
+
 cj_status cj_error(cj_ctx *ctx) { return ctx ? ctx->err : CJ_ERR_ARG; }
 
 const char *cj_error_message(cj_ctx *ctx) {
-    if (!ctx) return "no context (NULL)";
+    if (!ctx) return orphan_err ? orphan_msg : "no context (NULL)";
     return ctx->err ? ctx->msg : "";
 }
 
 void cj_error_clear(cj_ctx *ctx) {
-    if (!ctx) return;
+    if (!ctx) {
+        orphan_err = CJ_OK;
+        orphan_msg[0] = 0;
+        return;
+    }
     ctx->err = CJ_OK;
     ctx->msg[0] = 0;
 }
@@ -80,7 +95,14 @@ const char *cj_status_name(cj_status s) {
 }
 
 int core_verror(cj_ctx *ctx, cj_status code, const char *fmt, va_list ap) {
-    if (!ctx || ctx->err) return -1;
+    if (!ctx) {
+        if (!orphan_err) {
+            orphan_err = code;
+            vsnprintf(orphan_msg, sizeof orphan_msg, fmt, ap);
+        }
+        return -1;
+    }
+    if (ctx->err) return -1;
     ctx->err = code;
     vsnprintf(ctx->msg, sizeof ctx->msg, fmt, ap);
     return -1;

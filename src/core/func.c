@@ -61,8 +61,9 @@ void cj_func_free(cj_func *f) {
 }
 
 cj_func *cj_func_new(cj_ctx *ctx, const char *name, cj_fn fn, int n_in, int n_out, void *user) {
-    if (!ctx) return NULL;
-    if (!fn || n_in < 0 || n_out < 1 || n_in > 64 || n_out > 64) {
+    if (!ctx) return core_error(NULL, CJ_ERR_ARG, "cj_func_new: ctx is NULL"), NULL;
+    if (!fn) return core_error(ctx, CJ_ERR_ARG, "cj_func_new: fn is NULL"), NULL;
+    if (n_in < 0 || n_out < 1 || n_in > 64 || n_out > 64) {
         core_error(ctx, CJ_ERR_ARG, "cj_func_new: needs a function, 0..64 inputs and 1..64 outputs (got %d, %d)",
                    n_in, n_out);
         return NULL;
@@ -84,10 +85,10 @@ static void set_error_outputs(cj_func *f, cj_val *out) {
 }
 
 cj_status cj_call(cj_func *f, const cj_val *in, cj_val *out) {
-    if (!f) return CJ_ERR_ARG;
+    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_call: f is NULL"), CJ_ERR_ARG;
     cj_ctx *ctx = f->ctx;
     if (!out || (f->n_in && !in)) {
-        core_error(ctx, CJ_ERR_ARG, "cj_call(%s): NULL inputs or outputs", f->name);
+        core_error(ctx, CJ_ERR_ARG, "cj_call(%s): %s is NULL", f->name, !out ? "out" : "in");
         return ctx->err;
     }
     if (ctx->err) {
@@ -97,8 +98,11 @@ cj_status cj_call(cj_func *f, const cj_val *in, cj_val *out) {
     for (int i = 0; i < f->n_in; i++) {
         char what[160];
         snprintf(what, sizeof what, "%s (input %d)", f->name, i);
-        if (in[i].ctx != ctx && in[i].ctx) {
-            core_error(ctx, CJ_ERR_ARG, "%s: belongs to another context", what);
+        if (in[i].ctx != ctx) {
+            core_error(ctx, CJ_ERR_ARG, "%s: %s", what,
+                       in[i].ctx ? "belongs to another context"
+                                 : "is an error value without a context (made by a call that had none to record its "
+                                   "error in: see cj_error_message(NULL))");
             set_error_outputs(f, out);
             return ctx->err;
         }
@@ -122,10 +126,17 @@ static int call_user_fn(cj_func *f, const cj_val *in, cj_val *out) {
     f->fn(ctx, in, out, f->user);
     if (!ctx->err) {
         for (int i = 0; i < f->n_out; i++) {
-            if (!core_peek(out[i])) {
+            if (out[i].ctx != ctx || !core_peek(out[i])) {
                 char what[160];
                 snprintf(what, sizeof what, "%s: output %d", f->name, i);
-                if (out[i].slot == 0)
+                if (out[i].slot == 0 && !out[i].ctx)
+                    core_error(ctx, CJ_ERR_ARG,
+                               "%s is an error value without a context (made by a call that had none to record its "
+                               "error in: see cj_error_message(NULL))",
+                               what);
+                else if (out[i].ctx != ctx)
+                    core_error(ctx, CJ_ERR_ARG, "%s belongs to another context", what);
+                else if (out[i].slot == 0)
                     core_error(ctx, CJ_ERR_ARG, "%s was not set by the function", what);
                 else
                     core_get(out[i], what);

@@ -140,7 +140,13 @@ cj_val core_bind(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, cons
     int level = ctx->dynamic_level;
     for (int i = 0; i < n_in; i++) {
         if (in[i].ctx != ctx) {
-            prim_error(ctx, CJ_ERR_ARG, prim, "operand %d belongs to another context", i);
+            if (!in[i].ctx)
+                prim_error(ctx, CJ_ERR_ARG, prim,
+                           "operand %d is an error value without a context (made by a call that had none to record "
+                           "its error in: see cj_error_message(NULL))",
+                           i);
+            else
+                prim_error(ctx, CJ_ERR_ARG, prim, "operand %d belongs to another context", i);
             return core_err_val(ctx);
         }
         core_value *v = core_get(in[i], prim_names[prim]);

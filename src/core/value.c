@@ -133,7 +133,10 @@ core_value *core_peek(cj_val h) {
 
 core_value *core_get(cj_val h, const char *op) {
     cj_ctx *ctx = h.ctx;
-    if (!ctx) return NULL;
+    if (!ctx) { /* nothing to record in but the thread's record (ctx.c) */
+        core_error(NULL, CJ_ERR_ARG, "%s: no context (the value is an error value made without one)", op);
+        return NULL;
+    }
     core_value *v = core_peek(h);
     if (v) return v;
     if (h.slot == 0) {
@@ -168,7 +171,7 @@ core_value *core_get(cj_val h, const char *op) {
 }
 
 int cj_scope_begin(cj_ctx *ctx) {
-    if (!ctx) return -1;
+    if (!ctx) return core_error(NULL, CJ_ERR_ARG, "cj_scope_begin: ctx is NULL");
     if (ctx->n_scopes == ctx->cap_scopes) {
         scope_rec *s = rt_realloc(ctx->mem, ctx->scopes, sizeof(scope_rec) * (size_t)ctx->cap_scopes,
                                   sizeof(scope_rec) * (size_t)ctx->cap_scopes * 2);
@@ -205,7 +208,14 @@ void core_scope_end(cj_ctx *ctx, int n_keep, const cj_val *keep) {
 }
 
 void cj_scope_end(cj_ctx *ctx, int n_keep, const cj_val *keep) {
-    if (!ctx) return;
+    if (!ctx) {
+        core_error(NULL, CJ_ERR_ARG, "cj_scope_end: ctx is NULL");
+        return;
+    }
+    if (n_keep < 0 || (n_keep > 0 && !keep)) {
+        core_error(ctx, CJ_ERR_ARG, "cj_scope_end: keep is NULL for %d values (or n_keep is negative)", n_keep);
+        return;
+    }
     if (ctx->n_scopes - 1 <= ctx->scope_floor) {
         core_error(ctx, CJ_ERR_ARG,
                    "cj_scope_end: no scope is open%s (each cj_scope_end needs a cj_scope_begin)",
@@ -270,12 +280,17 @@ int cj_val_is_traced(cj_val h) {
 int cj_val_shape(cj_val h, int64_t *dims) {
     const rt_aval *a = aval_of(h, "cj_val_shape");
     if (!a) return -1;
+    if (!dims) return core_error(h.ctx, CJ_ERR_ARG, "cj_val_shape: dims is NULL");
     for (int i = 0; i < a->rank; i++) dims[i] = a->dims[i];
     return a->rank;
 }
 
 char *cj_val_type_str(cj_val h, char *buf, size_t size) {
-    if (!buf || !size) return buf;
+    if (!buf) {
+        core_error(h.ctx, CJ_ERR_ARG, "cj_val_type_str: buf is NULL");
+        return NULL;
+    }
+    if (!size) return buf;
     core_value *v = core_peek(h);
     if (!v) snprintf(buf, size, "<error>");
     else rt_aval_str(&v->aval, buf, size);

@@ -65,8 +65,12 @@ static void jit_free_state(cj_func *f) {
 }
 
 cj_func *cj_jit(cj_func *inner, const cj_jit_opts *opts) {
-    if (!inner) return NULL;
+    if (!inner) return core_error(NULL, CJ_ERR_ARG, "cj_jit: f is NULL"), NULL;
     cj_ctx *ctx = inner->ctx;
+    if (opts && ((opts->n_static > 0 && !opts->static_argnums) || (opts->n_donate > 0 && !opts->donate_argnums)))
+        return core_error(ctx, CJ_ERR_ARG, "cj_jit(%s): %s is NULL", inner->name,
+                          opts->n_static > 0 && !opts->static_argnums ? "static_argnums" : "donate_argnums"),
+               NULL;
     jit_state *st = rt_calloc(ctx->mem, sizeof *st);
     if (!st) {
         core_oom(ctx, "cj_jit");
@@ -470,7 +474,12 @@ cj_status cj_jit_program_dot(cj_func *f, const cj_val *in, const char *path) {
 }
 
 void cj_jit_stats_get(const cj_func *f, cj_jit_stats *out) {
+    if (!out) {
+        core_error(f ? f->ctx : NULL, CJ_ERR_ARG, "cj_jit_stats_get: out is NULL");
+        return;
+    }
     memset(out, 0, sizeof *out);
+    if (!f) core_error(NULL, CJ_ERR_ARG, "cj_jit_stats_get: jitted is NULL");
     if (f && f->ops == &jit_ops) *out = ((const jit_state *)f->state)->stats;
 }
 
