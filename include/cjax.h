@@ -30,7 +30,13 @@
  * - A context (cj_ctx) owns everything: arrays, functions, caches, scopes and
  *   the sticky error. Threads: a context, and everything made in it, is used
  *   by one thread at a time (to hand one to another thread, synchronise the
- *   hand-over yourself). Separate contexts in separate threads run at once
+ *   hand-over yourself). A second thread calling in while one is inside
+ *   (making, using, reading or freeing values, calling functions, scopes)
+ *   is refused: error values / CJ_ERR_ARG "the context is in use by another
+ *   thread at the same time", readable with cj_error_message from either
+ *   thread and sticky for the context; it is never a crash. (The check is
+ *   at those entry points: creating function objects or transformations
+ *   from two threads at once is not covered.) Separate contexts in separate threads run at once
  *   and share nothing mutable; what is process-wide (the worker pool, the
  *   configuration, the C compiler's builds and disk cache) is synchronised
  *   inside cjax. Unlike a JAX jitted function, a cj_func belongs to its

@@ -1,6 +1,9 @@
 /* test_core.c — contexts, scopes, sticky errors, tracing, the IR text, jit
  * caching and its explanations, concretization and leaked-tracer errors,
  * and allocation-failure injection. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "harness.h"
@@ -532,4 +535,133 @@ TEST(core_wrong_messages_name_what_is_wrong) {
     CHECK(cj_grad(f, &gb) == NULL);
     CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_grad(f): argnums[0] = -4 is out of range");
     cj_ctx_free(ctx);
+}
+
+/* ---- one context, two threads (issue 13) ---- */
+
+typedef struct two_threads {
+    cj_ctx *ctx;
+    cj_val x;
+    atomic_int inside, tried; /* A is inside cj_call; B has tried everything */
+    int refused_ok;           /* B: every call refused with the message */
+    char problem[300];
+} two_threads;
+
+static two_threads *g_tt;
+
+static void fn_hold(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    two_threads *t = g_tt;
+    atomic_store(&t->inside, 1);
+    for (long spin = 0; !atomic_load(&t->tried) && spin < 200000000L; spin++) sched_yield();
+    out[0] = cj_add(in[0], cj_scalar(ctx, 1)); /* the holder's own work goes on */
+}
+
+static void *thread_b(void *arg) {
+    two_threads *t = arg;
+    while (!atomic_load(&t->inside)) sched_yield();
+    cj_ctx *ctx = t->ctx;
+    int64_t d = 3;
+    float buf[3];
+    double v;
+    cj_val y = cj_add(t->x, t->x);
+    int ok = cj_is_error(y);
+    ok = ok && cj_is_error(cj_array(ctx, CJ_F32, 1, &d, buf));
+    ok = ok && cj_is_error(cj_scalar(ctx, 1));
+    ok = ok && cj_scope_begin(ctx) < 0;
+    ok = ok && cj_read(t->x, buf, sizeof buf) == CJ_ERR_ARG;
+    ok = ok && cj_item(t->x, &v) == CJ_ERR_ARG;
+    ok = ok && cj_error(ctx) == CJ_ERR_ARG;
+    ok = ok && strstr(cj_error_message(ctx), "add: the context is in use by another thread at the same time");
+    if (!ok) snprintf(t->problem, sizeof t->problem, "thread B: %s", cj_error_message(ctx));
+    t->refused_ok = ok;
+    atomic_store(&t->tried, 1);
+    return NULL;
+}
+
+/* Two threads in one context aborted with a double free. A thread that
+ * arrives while another is inside the context is refused before touching
+ * anything (error values and statuses, the message readable from either
+ * thread), and the holder's next entry makes it the sticky error. */
+TEST(core_context_used_from_two_threads_is_refused) {
+    two_threads t;
+    memset(&t, 0, sizeof t);
+    t.ctx = cj_ctx_new(NULL);
+    t.x = tu_ramp(t.ctx, 3, 1, 0);
+    g_tt = &t;
+    cj_func *f = cj_func_new(t.ctx, "hold", fn_hold, 1, 1, NULL);
+    pthread_t b;
+    CHECK(pthread_create(&b, NULL, thread_b, &t) == 0);
+    cj_val y;
+    cj_status st = cj_call(f, &t.x, &y);
+    pthread_join(b, NULL);
+    CHECK_MSG(t.refused_ok, "%s", t.problem);
+    /* the holder's call finished its own work, then met the refusal */
+    CHECK(st == CJ_OK || st == CJ_ERR_ARG);
+    CHECK(cj_error(t.ctx) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(t.ctx), "in use by another thread");
+    CHECK(cj_is_error(cj_exp(t.x)));
+    cj_error_clear(t.ctx);
+    double v = 0;
+    CHECK(cj_item(cj_sum(cj_add(t.x, t.x), -1, NULL, 0), &v) == CJ_OK && v == 6);
+    cj_ctx_free(t.ctx);
+}
+
+typedef struct hammer {
+    cj_ctx *ctx;
+    cj_val x;
+    pthread_barrier_t *start;
+    int done, failed;
+    char problem[300];
+} hammer;
+
+static void *hammer_thread(void *arg) {
+    hammer *h = arg;
+    pthread_barrier_wait(h->start);
+    for (int i = 0; i < 3000 && !h->problem[0]; i++) {
+        double v = -1;
+        cj_status st = cj_item(cj_sum(cj_mul(h->x, cj_scalar(h->ctx, 2)), -1, NULL, 0), &v);
+        if (st == CJ_OK) {
+            if (v != 6) snprintf(h->problem, sizeof h->problem, "iteration %d: %g instead of 6", i, v);
+            h->done++;
+        } else {
+            /* the only failure possible here is the refusal, sticky */
+            const char *m = cj_error_message(h->ctx);
+            if (!strstr(m, "in use by another thread"))
+                snprintf(h->problem, sizeof h->problem, "iteration %d: %s: %s", i, cj_status_name(st), m);
+            h->failed++;
+        }
+    }
+    return NULL;
+}
+
+/* Two threads hammering one context: each operation either runs whole (a
+ * right result) or is refused with the message; nothing crashes, corrupts
+ * or leaks, whatever the interleaving (under ASan in `make sanitize`). */
+TEST(core_context_hammered_by_two_threads_never_crashes) {
+    tu_alloc st = {0};
+    cj_allocator a = tu_allocator(&st);
+    cj_ctx *ctx = cj_ctx_new(&a);
+    cj_val x = tu_ramp(ctx, 3, 1, 0);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    hammer h[2];
+    memset(h, 0, sizeof h);
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) {
+        h[i].ctx = ctx;
+        h[i].x = x;
+        h[i].start = &start;
+        CHECK(pthread_create(&th[i], NULL, hammer_thread, &h[i]) == 0);
+    }
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < 2; i++) CHECK_MSG(!h[i].problem[0], "thread %d: %s", i, h[i].problem);
+    CHECK(h[0].done + h[0].failed > 0 && h[1].done + h[1].failed > 0);
+    if (getenv("CJAX_TEST_VERBOSE")) printf("hammer: %d+%d done, %d+%d refused\n", h[0].done, h[1].done, h[0].failed, h[1].failed);
+    cj_error_clear(ctx);
+    double v = 0;
+    CHECK(cj_item(cj_sum(x, -1, NULL, 0), &v) == CJ_OK && v == 3);
+    cj_ctx_free(ctx);
+    CHECK_EQ_INT(st.live, 0);
 }

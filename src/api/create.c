@@ -24,8 +24,17 @@ static int check_shape(cj_ctx *ctx, const char *op, cj_dtype dtype, int rank, co
     return 0;
 }
 
+static cj_val array_held(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, const void *data);
+
 cj_val cj_array(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, const void *data) {
     if (!ctx) return api_no_ctx("cj_array", "ctx is NULL");
+    if (core_enter(ctx, "cj_array") != 0) return api_err(ctx);
+    cj_val v = array_held(ctx, dtype, rank, dims, data);
+    core_leave(ctx);
+    return v;
+}
+
+static cj_val array_held(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, const void *data) {
     if (ctx->err || check_shape(ctx, "cj_array", dtype, rank, dims) != 0) return api_err(ctx);
     rt_aval a = rt_aval_make(dtype, rank, dims);
     if (!data && rt_aval_size(&a) > 0) {
@@ -47,8 +56,17 @@ cj_val cj_array(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, cons
     return core_wrap_array(ctx, arr);
 }
 
+static cj_val scalar_held(cj_ctx *ctx, double x, cj_dtype dtype, int weak);
+
 static cj_val scalar(cj_ctx *ctx, double x, cj_dtype dtype, int weak) {
     if (!ctx) return api_no_ctx("cj_scalar", "ctx is NULL");
+    if (core_enter(ctx, "cj_scalar") != 0) return api_err(ctx);
+    cj_val v = scalar_held(ctx, x, dtype, weak);
+    core_leave(ctx);
+    return v;
+}
+
+static cj_val scalar_held(cj_ctx *ctx, double x, cj_dtype dtype, int weak) {
     if (ctx->err) return api_err(ctx);
     if (!rt_dtype_valid((int)dtype)) {
         core_error(ctx, CJ_ERR_DTYPE, "cj_scalar: %d is not a dtype", (int)dtype);

@@ -22,8 +22,17 @@ static rt_array *concrete(cj_val v, const char *op) {
     return NULL;
 }
 
+static cj_status read_held(cj_val v, cj_dtype as, void *buf, size_t size);
+
 cj_status cj_read_as(cj_val v, cj_dtype as, void *buf, size_t size) {
     if (!v.ctx) return core_error(NULL, CJ_ERR_ARG, "cj_read: " API_NO_VALUE_CTX), CJ_ERR_ARG;
+    if (core_enter(v.ctx, "cj_read") != 0) return CJ_ERR_ARG;
+    cj_status st = read_held(v, as, buf, size);
+    core_leave(v.ctx);
+    return st;
+}
+
+static cj_status read_held(cj_val v, cj_dtype as, void *buf, size_t size) {
     if (v.ctx->err) return v.ctx->err;
     rt_array *a = concrete(v, "cj_read");
     if (!a) return v.ctx->err;
@@ -48,8 +57,12 @@ cj_status cj_read_as(cj_val v, cj_dtype as, void *buf, size_t size) {
 }
 
 cj_status cj_read(cj_val v, void *buf, size_t size) {
+    if (!v.ctx) return cj_read_as(v, CJ_F32, buf, size);
+    if (core_enter(v.ctx, "cj_read") != 0) return CJ_ERR_ARG;
     core_value *cv = core_peek(v);
-    return cj_read_as(v, cv ? cv->aval.dtype : CJ_F32, buf, size);
+    cj_status st = cj_read_as(v, cv ? cv->aval.dtype : CJ_F32, buf, size);
+    core_leave(v.ctx);
+    return st;
 }
 
 static rt_array *single(cj_val v, const char *op) {
@@ -65,21 +78,23 @@ static rt_array *single(cj_val v, const char *op) {
     return a;
 }
 
-cj_status cj_item(cj_val v, double *out) {
-    if (!out) return core_error(v.ctx, CJ_ERR_ARG, "cj_item: out is NULL"), v.ctx ? v.ctx->err : CJ_ERR_ARG;
-    rt_array *a = single(v, "cj_item");
-    if (!a) return v.ctx ? v.ctx->err : CJ_ERR_ARG;
-    *out = rt_get_f64(a->aval.dtype, a->data, 0);
-    return CJ_OK;
+/* One element as a double (as_int 0) or an int64 (1), the context held. */
+static cj_status item(cj_val v, const char *op, double *out, int64_t *out_int) {
+    if (!v.ctx) return core_error(NULL, CJ_ERR_ARG, "%s: " API_NO_VALUE_CTX, op), CJ_ERR_ARG;
+    if (core_enter(v.ctx, op) != 0) return CJ_ERR_ARG;
+    cj_status st = CJ_OK;
+    rt_array *a = NULL;
+    if (!out && !out_int) st = (core_error(v.ctx, CJ_ERR_ARG, "%s: out is NULL", op), v.ctx->err);
+    else if (!(a = single(v, op))) st = v.ctx->err ? v.ctx->err : CJ_ERR_ARG;
+    else if (out) *out = rt_get_f64(a->aval.dtype, a->data, 0);
+    else *out_int = rt_get_i64(a->aval.dtype, a->data, 0);
+    core_leave(v.ctx);
+    return st;
 }
 
-cj_status cj_item_int(cj_val v, int64_t *out) {
-    if (!out) return core_error(v.ctx, CJ_ERR_ARG, "cj_item_int: out is NULL"), v.ctx ? v.ctx->err : CJ_ERR_ARG;
-    rt_array *a = single(v, "cj_item_int");
-    if (!a) return v.ctx ? v.ctx->err : CJ_ERR_ARG;
-    *out = rt_get_i64(a->aval.dtype, a->data, 0);
-    return CJ_OK;
-}
+cj_status cj_item(cj_val v, double *out) { return item(v, "cj_item", out, NULL); }
+
+cj_status cj_item_int(cj_val v, int64_t *out) { return item(v, "cj_item_int", NULL, out); }
 
 double cj_item_or_nan(cj_val v) {
     double x;

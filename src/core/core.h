@@ -9,6 +9,7 @@
 #define CJ_CORE_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 
 #include "../prim/prim.h"
 #include "../runtime/runtime.h"
@@ -66,8 +67,21 @@ struct cj_ctx {
     cj_status err;
     char msg[1024]; /* preallocated: recording an error never allocates */
 
+    /* One thread at a time (core_enter): the thread inside the API with
+     * this context (0: none), how deeply; a refused thread's message. */
+    _Atomic uintptr_t owner;
+    int owner_depth;
+    _Atomic int conflict; /* 0 none, 1 being written, 2 conflict_msg ready */
+    char conflict_msg[256];
+
     core_value **pages;
     uint32_t n_pages, n_slots, free_head;
+    /* The page table grows by doubling and its earlier copies are kept
+     * until the context ends: a thread refused by core_enter may already
+     * be reading a slot through an old copy, which must stay valid. */
+    uint32_t cap_pages;
+    core_value **old_pages[32];
+    int n_old_pages;
 
     scope_rec *scopes;
     int n_scopes, cap_scopes;
@@ -86,6 +100,21 @@ struct cj_ctx {
     int n_cf_records, cap_cf_records;
     void *cf_batch;                /* vmap's tables of batched records (control/batch.c) */
 };
+
+/* ---- one thread at a time ----
+ * A context is used by one thread at a time. The entry points that make,
+ * use or free values (core_bind, cj_call, creation, scopes, reads) take it
+ * with core_enter and give it back with core_leave; the same thread may
+ * re-enter (a user function calling operations inside cj_call). Another
+ * thread arriving while it is held is refused without touching the
+ * context's state: core_enter returns -1 and the caller returns an error
+ * value or status at once. The refusal is recorded apart (conflict_msg,
+ * published atomically): cj_error / cj_error_message read it from any
+ * thread, and the holder turns it into the sticky error when it next
+ * enters or leaves. Cost: a thread-local address, a compare and, on the
+ * outermost entry, one atomic exchange. */
+int core_enter(cj_ctx *ctx, const char *op);
+void core_leave(cj_ctx *ctx);
 
 /* ---- errors ---- */
 /* Records the first error (later ones are dropped: the first is the cause).

@@ -59,10 +59,52 @@ void cj_mem_trim(cj_ctx *ctx) {
 static _Thread_local cj_status orphan_err;
 static _Thread_local char orphan_msg[512];
 
-cj_status cj_error(cj_ctx *ctx) { return ctx ? ctx->err : CJ_ERR_ARG; }
+/* ---- one thread at a time (core.h) ---- */
+static _Thread_local char thread_token; /* its address names the thread */
+
+static void promote_conflict(cj_ctx *ctx) {
+    if (atomic_load_explicit(&ctx->conflict, memory_order_acquire) == 2 && !ctx->err)
+        core_error(ctx, CJ_ERR_ARG, "%s", ctx->conflict_msg);
+}
+
+int core_enter(cj_ctx *ctx, const char *op) {
+    uintptr_t me = (uintptr_t)&thread_token, none = 0;
+    if (atomic_load_explicit(&ctx->owner, memory_order_relaxed) == me) {
+        ctx->owner_depth++;
+        return 0;
+    }
+    if (atomic_compare_exchange_strong_explicit(&ctx->owner, &none, me, memory_order_acquire, memory_order_relaxed)) {
+        ctx->owner_depth = 1;
+        promote_conflict(ctx);
+        return 0;
+    }
+    int expect = 0; /* the first refused thread writes the message */
+    if (atomic_compare_exchange_strong_explicit(&ctx->conflict, &expect, 1, memory_order_acquire, memory_order_relaxed)) {
+        snprintf(ctx->conflict_msg, sizeof ctx->conflict_msg,
+                 "%s: the context is in use by another thread at the same time (a context is used by one thread at "
+                 "a time: give each thread its own)",
+                 op);
+        atomic_store_explicit(&ctx->conflict, 2, memory_order_release);
+    }
+    return -1;
+}
+
+void core_leave(cj_ctx *ctx) {
+    if (--ctx->owner_depth > 0) return;
+    promote_conflict(ctx);
+    atomic_store_explicit(&ctx->owner, 0, memory_order_release);
+}
+
+cj_status cj_error(cj_ctx *ctx) {
+    if (!ctx) return CJ_ERR_ARG;
+    /* a refused thread reads only what was published for it */
+    if (atomic_load_explicit(&ctx->conflict, memory_order_acquire) == 2) return CJ_ERR_ARG;
+    return ctx->err;
+}
 
 const char *cj_error_message(cj_ctx *ctx) {
     if (!ctx) return orphan_err ? orphan_msg : "no context (NULL)";
+    if (atomic_load_explicit(&ctx->conflict, memory_order_acquire) == 2) return ctx->conflict_msg;
     return ctx->err ? ctx->msg : "";
 }
 
@@ -72,8 +114,11 @@ void cj_error_clear(cj_ctx *ctx) {
         orphan_msg[0] = 0;
         return;
     }
+    if (core_enter(ctx, "cj_error_clear") != 0) return;
+    atomic_store_explicit(&ctx->conflict, 0, memory_order_relaxed);
     ctx->err = CJ_OK;
     ctx->msg[0] = 0;
+    core_leave(ctx);
 }
 
 const char *cj_status_name(cj_status s) {

@@ -14,7 +14,16 @@
 static int call_user_fn(cj_func *f, const cj_val *in, cj_val *out);
 static const func_ops fn_ops = {"fn", call_user_fn, NULL};
 
+static cj_func *func_new_held(cj_ctx *ctx, const char *name, const func_ops *ops, int n_in, int n_out);
+
 cj_func *func_new(cj_ctx *ctx, const char *name, const func_ops *ops, int n_in, int n_out) {
+    if (core_enter(ctx, "function object") != 0) return NULL;
+    cj_func *f = func_new_held(ctx, name, ops, n_in, n_out);
+    core_leave(ctx);
+    return f;
+}
+
+static cj_func *func_new_held(cj_ctx *ctx, const char *name, const func_ops *ops, int n_in, int n_out) {
     cj_func *f = rt_calloc(ctx->mem, sizeof *f);
     if (!f) {
         core_oom(ctx, "function object");
@@ -84,8 +93,18 @@ static void set_error_outputs(cj_func *f, cj_val *out) {
     for (int i = 0; i < f->n_out; i++) out[i] = core_err_val(f->ctx);
 }
 
+static cj_status call_held(cj_func *f, const cj_val *in, cj_val *out);
+
 cj_status cj_call(cj_func *f, const cj_val *in, cj_val *out) {
     if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_call: f is NULL"), CJ_ERR_ARG;
+    /* another thread inside the context: refused before anything is read */
+    if (core_enter(f->ctx, "cj_call") != 0) return CJ_ERR_ARG;
+    cj_status st = call_held(f, in, out);
+    core_leave(f->ctx);
+    return st;
+}
+
+static cj_status call_held(cj_func *f, const cj_val *in, cj_val *out) {
     cj_ctx *ctx = f->ctx;
     if (!out || (f->n_in && !in)) {
         core_error(ctx, CJ_ERR_ARG, "cj_call(%s): %s is NULL", f->name, !out ? "out" : "in");

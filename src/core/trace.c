@@ -130,8 +130,7 @@ int core_eval_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_param
     return out->slot ? 0 : -1;
 }
 
-cj_val core_bind(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in) {
-    if (!ctx) return core_err_val(NULL);
+static cj_val bind_held(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in) {
     if (ctx->err) return core_err_val(ctx);
     if (n_in > MAX_BIND_INPUTS) {
         prim_error(ctx, CJ_ERR_ARG, prim, "at most %d operands, got %d", MAX_BIND_INPUTS, n_in);
@@ -156,5 +155,13 @@ cj_val core_bind(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, cons
     core_trace *t = ctx->traces[level];
     cj_val out = core_err_val(ctx);
     if (t->ops->process(ctx, t, prim, p, n_in, in, &out) != 0) return core_err_val(ctx);
+    return out;
+}
+
+cj_val core_bind(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in) {
+    if (!ctx) return core_err_val(NULL);
+    if (core_enter(ctx, prim_names[prim]) != 0) return core_err_val(ctx);
+    cj_val out = bind_held(ctx, prim, p, n_in, in);
+    core_leave(ctx);
     return out;
 }

@@ -31,7 +31,10 @@ void core_values_fini(cj_ctx *ctx) {
     }
     for (uint32_t p = 0; p < ctx->n_pages; p++)
         rt_free(ctx->mem, ctx->pages[p], sizeof(core_value) * VALUE_PAGE_SIZE);
-    if (ctx->pages) rt_free(ctx->mem, ctx->pages, sizeof(core_value *) * ctx->n_pages);
+    if (ctx->pages) rt_free(ctx->mem, ctx->pages, sizeof(core_value *) * ctx->cap_pages);
+    for (int i = 0; i < ctx->n_old_pages; i++) /* the copies had 8, 16, 32, ... entries */
+        rt_free(ctx->mem, ctx->old_pages[i], sizeof(core_value *) * ((size_t)8 << i));
+    ctx->n_old_pages = 0;
     if (ctx->scopes) rt_free(ctx->mem, ctx->scopes, sizeof(scope_rec) * (size_t)ctx->cap_scopes);
     ctx->pages = NULL;
     ctx->scopes = NULL;
@@ -40,14 +43,19 @@ void core_values_fini(cj_ctx *ctx) {
 static int add_page(cj_ctx *ctx) {
     core_value *page = rt_calloc(ctx->mem, sizeof(core_value) * VALUE_PAGE_SIZE);
     if (!page) return -1;
-    core_value **pages = rt_realloc(ctx->mem, ctx->pages, sizeof(core_value *) * ctx->n_pages,
-                                    sizeof(core_value *) * (ctx->n_pages + 1));
-    if (!pages) {
-        rt_free(ctx->mem, page, sizeof(core_value) * VALUE_PAGE_SIZE);
-        return -1;
+    if (ctx->n_pages == ctx->cap_pages) {
+        uint32_t cap = ctx->cap_pages ? ctx->cap_pages * 2 : 8;
+        core_value **pages = ctx->n_old_pages < 32 ? rt_alloc(ctx->mem, sizeof(core_value *) * cap) : NULL;
+        if (!pages) {
+            rt_free(ctx->mem, page, sizeof(core_value) * VALUE_PAGE_SIZE);
+            return -1;
+        }
+        if (ctx->n_pages) memcpy(pages, ctx->pages, sizeof(core_value *) * ctx->n_pages);
+        if (ctx->pages) ctx->old_pages[ctx->n_old_pages++] = ctx->pages;
+        ctx->pages = pages;
+        ctx->cap_pages = cap;
     }
-    pages[ctx->n_pages++] = page;
-    ctx->pages = pages;
+    ctx->pages[ctx->n_pages++] = page;
     return 0;
 }
 
@@ -170,8 +178,17 @@ core_value *core_get(cj_val h, const char *op) {
     return NULL;
 }
 
+static int scope_begin_held(cj_ctx *ctx);
+
 int cj_scope_begin(cj_ctx *ctx) {
     if (!ctx) return core_error(NULL, CJ_ERR_ARG, "cj_scope_begin: ctx is NULL");
+    if (core_enter(ctx, "cj_scope_begin") != 0) return -1;
+    int depth = scope_begin_held(ctx);
+    core_leave(ctx);
+    return depth;
+}
+
+static int scope_begin_held(cj_ctx *ctx) {
     if (ctx->n_scopes == ctx->cap_scopes) {
         scope_rec *s = rt_realloc(ctx->mem, ctx->scopes, sizeof(scope_rec) * (size_t)ctx->cap_scopes,
                                   sizeof(scope_rec) * (size_t)ctx->cap_scopes * 2);
@@ -212,23 +229,22 @@ void cj_scope_end(cj_ctx *ctx, int n_keep, const cj_val *keep) {
         core_error(NULL, CJ_ERR_ARG, "cj_scope_end: ctx is NULL");
         return;
     }
-    if (n_keep < 0 || (n_keep > 0 && !keep)) {
+    if (core_enter(ctx, "cj_scope_end") != 0) return;
+    if (n_keep < 0 || (n_keep > 0 && !keep))
         core_error(ctx, CJ_ERR_ARG, "cj_scope_end: keep is NULL for %d values (or n_keep is negative)", n_keep);
-        return;
-    }
-    if (ctx->n_scopes - 1 <= ctx->scope_floor) {
+    else if (ctx->n_scopes - 1 <= ctx->scope_floor)
         core_error(ctx, CJ_ERR_ARG,
                    "cj_scope_end: no scope is open%s (each cj_scope_end needs a cj_scope_begin)",
                    ctx->scope_floor ? " inside the function being traced" : "");
-        return;
-    }
-    core_scope_end(ctx, n_keep, keep);
+    else
+        core_scope_end(ctx, n_keep, keep);
+    core_leave(ctx);
 }
 
 void cj_val_free(cj_val h) {
-    core_value *v = core_peek(h);
-    if (!v) return;
-    core_release(h.ctx, h.slot);
+    if (!h.ctx || core_enter(h.ctx, "cj_val_free") != 0) return;
+    if (core_peek(h)) core_release(h.ctx, h.slot);
+    core_leave(h.ctx);
 }
 
 /* ---- queries ---- */
