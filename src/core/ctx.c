@@ -2,7 +2,10 @@
  *
  * The error message buffer lives inside the context, so recording an error
  * (out of memory included) never allocates. The first error wins: later
- * failures are consequences and are not recorded over it. */
+ * failures are consequences and are not recorded over it. Errors with no
+ * context to go to are kept per thread. The one-thread-at-a-time check
+ * (core_enter / core_leave, contract in core.h) lives here too, since a
+ * refusal ends in the error state. */
 #include <stdio.h>
 #include <string.h>
 
