@@ -1313,19 +1313,22 @@ static int publish_and_load(build *b, cc_module *m) {
     }
     struct stat st;
     char why[512];
-    int rc = -1;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || fchmod(fd, 0600) != 0) {
+    int rc = -1, mine = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+                        fchmod(fd, 0600) == 0;
+    const char *incomplete = mine && st.st_size > 0 ? cc_elf_check(fd, (uint64_t)st.st_size) : NULL;
+    if (mine) b->info->so_bytes = (size_t)st.st_size;
+    if (!mine) {
         core_error(b->ctx, CJ_ERR_UNSUPPORTED,
                    "cc backend: the compiler's output '%s' is not a regular file of this user", b->tmp_so);
     } else if (st.st_size == 0) {
         core_error(b->ctx, CJ_ERR_UNSUPPORTED,
                    "cc backend: the C compiler '%s' exited successfully but wrote no shared object",
                    b->command);
-    } else if ((b->info->so_bytes = (size_t)st.st_size, cc_elf_check(fd, (uint64_t)st.st_size))) {
+    } else if (incomplete) {
         core_error(b->ctx, CJ_ERR_UNSUPPORTED,
                    "cc backend: the C compiler '%s' exited successfully but its output is not a complete "
                    "shared object (%s); nothing was cached",
-                   b->command, cc_elf_check(fd, (uint64_t)st.st_size));
+                   b->command, incomplete);
     } else if (seal(fd, &st, b->key) != 0) {
         core_error(b->ctx, CJ_ERR_IO, "cc backend: cannot seal '%s': %s", b->tmp_so, strerror(errno));
     } else if (load_fd(m, fd, &st, b->tmp_so, why, sizeof why) != 0) {
@@ -1546,15 +1549,15 @@ cc_module *cc_build_ctl(cj_ctx *ctx, const char *source, const cc_build_options 
         if (rc == 0) rc = publish_and_load(&b, m);
         unlink(b.c_path);
         unlink(b.tmp_so); /* gone already after a successful rename */
-        if (rc == 0) {
-            char dir[PATH_CAP];
-            snprintf(dir, sizeof dir, "%s", b.so_path);
-            char *slash = strrchr(dir, '/');
-            if (slash) *slash = 0;
-            tidy(&b, dir, b.hex);
-        }
     }
     flight_land(&b, rc == 0);
+    if (found == 0 && rc == 0) { /* a new entry: after the waiters are let go */
+        char dir[PATH_CAP];
+        snprintf(dir, sizeof dir, "%s", b.so_path);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0;
+        tidy(&b, dir, b.hex);
+    }
     if (rc == 0) {
         if (found == 1) {
             b.info->from_disk_cache = 1;
