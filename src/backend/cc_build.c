@@ -307,9 +307,9 @@ static int resolve_program(const char *name, char *buf, size_t size) {
  * process group of its own (so a timeout or a cancel kills the driver's
  * children, cc1, as, ld, too) that dies with the thread that started it
  * (PR_SET_PDEATHSIG: a compiler outlives no process that was killed), with
- * default SIGCHLD and SIGPIPE and an empty mask whatever the host program
- * did with them (a driver with SIGCHLD ignored cannot wait for its own
- * children). 0, or an errno. */
+ * umask 077, default SIGCHLD and SIGPIPE and an empty mask whatever the
+ * host program did with them (a driver with SIGCHLD ignored cannot wait for
+ * its own children). 0, or an errno. */
 static int start_tool(char *const argv[], int out_fd, pid_t *pid) {
     char program[PATH_CAP];
     int rc = resolve_program(argv[0], program, sizeof program);
@@ -334,6 +334,9 @@ static int start_tool(char *const argv[], int out_fd, pid_t *pid) {
         sigaction(SIGCHLD, &dfl, NULL);
         sigaction(SIGPIPE, &dfl, NULL);
         setpgid(0, 0);
+        /* Whatever the host's umask: 0777 would leave the compiler unable to
+         * reopen its own temporary files, 0 would make them world-writable. */
+        umask(077);
 #ifdef __linux__
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127); /* the parent died before prctl */
