@@ -1230,3 +1230,47 @@ CC_TEST(cc_build_live_modules_loaded_through_one_descriptor_number_stay_distinct
         }
     }
 }
+
+CC_TEST(cc_build_elf_check_refuses_every_truncation_of_a_real_object, 1) {
+    /* The object the compiler wrote passes whole; cut anywhere short of its
+     * end it is refused (the section headers come last, and before them
+     * every byte belongs to a header, a segment or a section), as is one
+     * whose headers point past the end. */
+    cc_build_info info;
+    cc_module *m = cc_build_with(f->ctx, add1_src, &f->opt, &info);
+    CHECK_MSG(m, "%s", cj_error_message(f->ctx));
+    cc_module_free(f->ctx, m);
+    int fd = open(info.so_path, O_RDONLY);
+    CHECK(fd >= 0);
+    uint64_t size = info.so_bytes;
+    CHECK(cc_elf_check(fd, size) == NULL);
+    int refused = 0;
+    for (uint64_t cut = 0; cut < size; cut++) refused += cc_elf_check(fd, cut) != NULL;
+    CHECK_EQ_INT(refused, (long)size);
+    close(fd);
+    /* Headers pointing past the end: e_phoff (offset 32) and e_shoff (40)
+     * of an ELF64 header. */
+    if (sizeof(void *) != 8) return;
+    FILE *in = fopen(info.so_path, "rb");
+    unsigned char *bytes = malloc(size);
+    CHECK(in && bytes && fread(bytes, 1, size, in) == size);
+    fclose(in);
+    char path[400];
+    snprintf(path, sizeof path, "%s/bent.so", f->root);
+    static const int fields[] = {32, 40};
+    for (int i = 0; i < 2; i++) {
+        unsigned char copy[8];
+        memcpy(copy, bytes + fields[i], 8);
+        for (int b = 0; b < 8; b++) bytes[fields[i] + b] = (unsigned char)((size - 8) >> (8 * b));
+        FILE *out = fopen(path, "wb");
+        CHECK(out && fwrite(bytes, 1, size, out) == size);
+        fclose(out);
+        memcpy(bytes + fields[i], copy, 8);
+        fd = open(path, O_RDONLY);
+        CHECK(fd >= 0);
+        const char *why = cc_elf_check(fd, size);
+        CHECK_MSG(why != NULL, "header field at %d pointing past the end was accepted", fields[i]);
+        close(fd);
+    }
+    free(bytes);
+}
