@@ -712,7 +712,7 @@ CC_TEST(cc_build_cache_dir_of_another_user_is_refused, 1) {
     check_dir_refused(f, 0700, 65534);
 }
 
-CC_TEST(cc_build_directory_it_creates_above_the_cache_is_checked, 1) {
+CC_TEST(cc_build_parent_it_did_not_create_is_not_judged_the_cache_dir_is, 1) {
     /* root/cache is made by the build; when something else owns a directory
      * of that name by the time it is checked, it is someone else's. Here it
      * is made world-writable before the build, which then does not make

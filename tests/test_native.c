@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -364,4 +365,64 @@ TEST(native_cached_entry_lacking_its_kernels_is_replaced) {
         for (int i = 0; i < 100; i++) CHECK(got[i] == (float)i * 3.0f + 1.0f);
         cj_ctx_free(ctx);
     }
+}
+
+/* The cache path of the program f_axb compiles to (via its generated
+ * source through cc_build with the same options), into path; 0 without a
+ * compiler. */
+static int axb_entry_path(char *path, size_t size) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_jit_opts cc = {0, NULL, 0, NULL, CJ_BACKEND_CC};
+    cj_val x = tu_ramp(ctx, 100, 1, 0);
+    char *text = cj_jit_dump(cj_jit(cj_func_new(ctx, "axb", f_axb, 1, 1, NULL), &cc), &x, "c");
+    cc_build_options o = {NULL, NULL, cache_dir, 0};
+    cc_build_info where;
+    cc_module *m = text ? cc_build_with(ctx, text, &o, &where) : NULL;
+    if (m) snprintf(path, size, "%s", where.so_path);
+    cc_module_free(ctx, m);
+    if (text) cj_string_free(ctx, text);
+    cj_ctx_free(ctx);
+    return m != NULL;
+}
+
+static int tiered_axb_and_free(void) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_jit_opts o = {0, NULL, 0, NULL, CJ_BACKEND_TIERED};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "axb", f_axb, 1, 1, NULL), &o);
+    cj_val x = tu_ramp(ctx, 100, 1, 0), y;
+    int ok = cj_call(jf, &x, &y) == CJ_OK;
+    float got[100];
+    ok = ok && cj_read(y, got, sizeof got) == CJ_OK && got[7] == 22.0f;
+    cj_program_info info = {0};
+    for (int i = 0; i < 2000 && ok && !info.native && !(info.compile_error && info.compile_error[0]); i++) {
+        cj_jit_program_info(jf, &x, &info); /* the background build gets past the FIFO */
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    ok = ok && info.native;
+    cj_ctx_free(ctx);
+    return ok;
+}
+
+TEST(native_fifo_at_the_entry_hangs_neither_the_call_nor_ctx_free) {
+    use_private_cache(NULL);
+    char path[512];
+    if (!axb_entry_path(path, sizeof path)) {
+        printf("    (no C compiler)\n");
+        return;
+    }
+    CHECK(unlink(path) == 0 && mkfifo(path, 0600) == 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        alarm(30);
+        _exit(tiered_axb_and_free() ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child %s (status %d)",
+              WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? "hung" : "failed", status);
+    struct stat st;
+    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode)); /* the FIFO replaced by a rebuild */
 }
