@@ -996,13 +996,15 @@ CC_TEST(cc_build_cap_evicts_the_least_recently_used, 1) {
     CHECK_EQ_INT(count_entries(f->cache, ".so"), 3);
 }
 
+static long many_cap; /* about three entries */
+
 static int build_many_in_child(fixture *f) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     int ok = 1;
     for (int i = 0; i < 6 && ok; i++) {
         char src[96];
         numbered_source(src, sizeof src, (int)(getpid() % 1000) * 10 + i);
-        cc_build_control cap = {60000, NULL, NULL}; /* a few entries */
+        cc_build_control cap = {many_cap, NULL, NULL};
         cc_module *m = cc_build_ctl(ctx, src, &f->opt, &cap, NULL);
         int y = 0;
         ok = m && call_add1(m, 0, &y) && y == (int)(getpid() % 1000) * 10 + i + 1;
@@ -1015,6 +1017,11 @@ static int build_many_in_child(fixture *f) {
 CC_TEST(cc_build_processes_evicting_at_once_all_succeed, 1) {
     enum { P = 4 };
     pid_t pids[P];
+    cc_build_info one;
+    cc_module *m = cc_build_with(f->ctx, add1_src, &f->opt, &one);
+    CHECK_MSG(m, "%s", cj_error_message(f->ctx));
+    cc_module_free(f->ctx, m);
+    many_cap = file_size(one.so_path) * 3;
     fflush(stdout);
     for (int i = 0; i < P; i++) {
         pids[i] = fork();
