@@ -2,7 +2,12 @@
  * (src/backend/cc_build.c): compiling and calling, cache hits in this and in
  * another process, corrupt and truncated cache files, a missing, failing,
  * hanging or crashing compiler, dlopen failures, an unwritable cache
- * directory, allocation failures and concurrent builds.
+ * directory, allocation failures and concurrent builds; the trust model
+ * (directories and entries refused for their owner, mode or type, symbolic
+ * links, FIFOs, planted and forged entries, private modes whatever the
+ * umask), what is published (truncated ELF output, missing symbols), the
+ * size cap's LRU and concurrent eviction, orphaned temporaries, and
+ * cancelled or orphaned compilers.
  *
  * Every test gets its own temporary cache directory through
  * cc_build_options, so tests neither see each other's files nor touch the

@@ -1,7 +1,9 @@
 /* test_native.c — the generated-C backend through jit: tiered start
  * switching to compiled code, waiting mode, bit-identical results with the
  * interpreter across dtypes, and the fallbacks when the C compiler is
- * missing or fails. Builds go to a private cache directory. */
+ * missing or fails; cj_ctx_free cancelling a slow background compile, and
+ * cache entries without their kernels or replaced by a FIFO. Builds go to
+ * a private cache directory. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
