@@ -6,11 +6,16 @@
  * trailer: 8 bytes of magic "CJAXSO1\n", the payload's size (u64, little
  * endian), the 32-byte key, the SHA-256 of the payload (cc_build.h). The
  * body reads the trailer itself, decides whether the file is intact, and
- * requires cc_cache_file_check to agree, payload size included. */
+ * requires cc_cache_file_check to agree, payload size included. The file is
+ * made 0600, as the cache's own entries are (a file others may write is
+ * refused whatever it holds). The input also goes through cc_elf_check, the
+ * ELF bounds check a build makes before dlopen: any answer is fine, a crash
+ * or a read outside the input is not. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,9 +65,17 @@ const char *fuzz_cache_one(const uint8_t *data, size_t size, fuzz_outcome *outco
         remove(path);
         return fail("cannot write the input to '%s'", path);
     }
+    chmod(path, 0600);
     size_t payload = 12345;
     int rc = cc_cache_file_check(path, key, &payload);
+    int fd = open(path, O_RDONLY | O_CLOEXEC), empty_reason = 0;
+    if (fd >= 0) {
+        const char *why = cc_elf_check(fd, size);
+        empty_reason = why && !*why;
+        close(fd);
+    }
     remove(path);
+    if (empty_reason) return fail("cc_elf_check gave an empty reason (%zu bytes)", size);
     int expect = intact(data, size, key);
     if (rc == 1) *outcome = FUZZ_ACCEPTED;
     if (rc == 0) return fail("a file that exists was reported missing (%zu bytes)", size);

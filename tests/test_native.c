@@ -1,8 +1,14 @@
 /* test_native.c — the generated-C backend through jit: tiered start
  * switching to compiled code, waiting mode, bit-identical results with the
  * interpreter across dtypes, and the fallbacks when the C compiler is
- * missing or fails. Builds go to a private cache directory. */
+ * missing or fails; cj_ctx_free cancelling a slow background compile, and
+ * cache entries without their kernels or replaced by a FIFO. Builds go to
+ * a private cache directory. */
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -224,4 +230,201 @@ TEST(native_generated_source_is_available_as_text) {
     CHECK_STR_CONTAINS(text, "no generated C");
     cj_string_free(ctx, text);
     cj_ctx_free(ctx);
+}
+
+/* A compiler that records its pid and sleeps for half a minute (as that
+ * process: exec), standing in for a slow build. */
+static const char *slow_compiler(char *pidfile, size_t size) {
+    static char path[160];
+    snprintf(path, sizeof path, "/tmp/cjax_native_slow_cc_%d.sh", (int)getpid());
+    snprintf(pidfile, size, "/tmp/cjax_native_slow_cc_%d.pid", (int)getpid());
+    unlink(pidfile);
+    FILE *fp = fopen(path, "w");
+    if (!fp) return NULL;
+    fprintf(fp, "#!/bin/sh\ncase \"$1\" in --version) echo slow-cc 1.0; exit 0;; esac\necho $$ > %s\nexec sleep 30\n",
+            pidfile);
+    fclose(fp);
+    chmod(path, 0755);
+    return path;
+}
+
+static double wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+TEST(native_ctx_free_cancels_a_slow_background_compile) {
+    char pidfile[160];
+    const char *cc = slow_compiler(pidfile, sizeof pidfile);
+    CHECK(cc);
+    use_private_cache(cc);
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_jit_opts o = {0, NULL, 0, NULL, CJ_BACKEND_TIERED};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "axb", f_axb, 1, 1, NULL), &o);
+    cj_val x = tu_ramp(ctx, 100, 1, 0), y;
+    CHECK(cj_call(jf, &x, &y) == CJ_OK); /* on the interpreter, the compile in the background */
+    float got[100];
+    CHECK(cj_read(y, got, sizeof got) == CJ_OK);
+    for (int i = 0; i < 100; i++) CHECK(got[i] == (float)i * 3.0f + 1.0f);
+    long pid = -1;
+    for (int i = 0; i < 1000 && pid <= 0; i++) { /* the compiler has started */
+        FILE *fp = fopen(pidfile, "r");
+        if (fp) {
+            if (fscanf(fp, "%ld", &pid) != 1) pid = -1;
+            fclose(fp);
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(pid > 0);
+    double t0 = wall_ms();
+    cj_ctx_free(ctx);
+    double took = wall_ms() - t0;
+    CHECK_MSG(took < 2000, "cj_ctx_free waited %.0f ms for a compile nobody needs", took);
+    if (pid > 0) {
+        CHECK_MSG(kill((pid_t)pid, 0) != 0, "the compiler (pid %ld) still runs", pid);
+        kill((pid_t)pid, SIGKILL);
+    }
+    unlink(cc);
+    unlink(pidfile);
+    native_set_build_options_for_testing(NULL);
+}
+
+/* Replaces the cache entry at `path` (sealed for hex key `key`) with a
+ * well-formed entry whose object exports none of the program's kernels. */
+static int plant_kernelless_entry(const char *path, const char *key) {
+    char dir[sizeof cache_dir + 8];
+    snprintf(dir, sizeof dir, "%s_forge", cache_dir);
+    cc_build_options o = {NULL, NULL, dir, 0};
+    cc_build_info info;
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cc_module *m = cc_build_with(ctx, "int cjax_not_a_kernel(void) { return 7; }\n", &o, &info);
+    cc_module_free(ctx, m);
+    cj_ctx_free(ctx);
+    if (!m) return 0;
+    size_t n = info.so_bytes;
+    unsigned char *bytes = malloc(n + 80);
+    FILE *in = fopen(info.so_path, "rb");
+    int ok = bytes && in && fread(bytes, 1, n, in) == n;
+    if (in) fclose(in);
+    if (ok) {
+        memcpy(bytes + n, "CJAXSO1\n", 8);
+        for (int i = 0; i < 8; i++) bytes[n + 8 + i] = (unsigned char)((uint64_t)n >> (8 * i));
+        for (int i = 0; i < 32; i++) {
+            unsigned v = 0;
+            sscanf(key + 2 * i, "%2x", &v);
+            bytes[n + 16 + i] = (unsigned char)v;
+        }
+        cc_sha256(bytes, n, bytes + n + 48);
+        unlink(path);
+        FILE *out = fopen(path, "wb");
+        ok = out && fwrite(bytes, 1, n + 80, out) == n + 80;
+        if (out) ok = fclose(out) == 0 && ok;
+        chmod(path, 0600);
+    }
+    free(bytes);
+    return ok;
+}
+
+TEST(native_cached_entry_lacking_its_kernels_is_replaced) {
+    use_private_cache(NULL);
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_jit_opts cc = {0, NULL, 0, NULL, CJ_BACKEND_CC};
+    cj_val x = tu_ramp(ctx, 100, 1, 0);
+    char *text = cj_jit_dump(cj_jit(cj_func_new(ctx, "axb", f_axb, 1, 1, NULL), &cc), &x, "c");
+    CHECK(text);
+    /* The same source through cc_build with the same options finds the
+     * program's entry (and, with no compiler, the test has nothing to do). */
+    cc_build_options o = {NULL, NULL, cache_dir, 0};
+    cc_build_info where;
+    cc_module *m = cc_build_with(ctx, text, &o, &where);
+    cj_string_free(ctx, text);
+    if (!m) {
+        printf("    (no C compiler: %s)\n", cj_error_message(ctx));
+        cj_ctx_free(ctx);
+        return;
+    }
+    cc_module_free(ctx, m);
+    CHECK(where.from_disk_cache);
+    CHECK(plant_kernelless_entry(where.so_path, where.key));
+    cj_ctx_free(ctx);
+
+    for (int run = 0; run < 2; run++) { /* a fresh process's view, twice */
+        ctx = cj_ctx_new(NULL);
+        cj_func *jf = cj_jit(cj_func_new(ctx, "axb", f_axb, 1, 1, NULL), &cc);
+        x = tu_ramp(ctx, 100, 1, 0);
+        cj_val y;
+        CHECK(cj_call(jf, &x, &y) == CJ_OK);
+        cj_program_info info;
+        CHECK(cj_jit_program_info(jf, &x, &info) == CJ_OK);
+        CHECK_MSG(info.native, "run %d: %s", run, info.compile_error);
+        /* rebuilt the first time (the entry without kernels removed), a
+         * hit the second */
+        CHECK_EQ_INT(info.from_disk_cache, run);
+        float got[100];
+        CHECK(cj_read(y, got, sizeof got) == CJ_OK);
+        for (int i = 0; i < 100; i++) CHECK(got[i] == (float)i * 3.0f + 1.0f);
+        cj_ctx_free(ctx);
+    }
+}
+
+/* The cache path of the program f_axb compiles to (via its generated
+ * source through cc_build with the same options), into path; 0 without a
+ * compiler. */
+static int axb_entry_path(char *path, size_t size) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_jit_opts cc = {0, NULL, 0, NULL, CJ_BACKEND_CC};
+    cj_val x = tu_ramp(ctx, 100, 1, 0);
+    char *text = cj_jit_dump(cj_jit(cj_func_new(ctx, "axb", f_axb, 1, 1, NULL), &cc), &x, "c");
+    cc_build_options o = {NULL, NULL, cache_dir, 0};
+    cc_build_info where;
+    cc_module *m = text ? cc_build_with(ctx, text, &o, &where) : NULL;
+    if (m) snprintf(path, size, "%s", where.so_path);
+    cc_module_free(ctx, m);
+    if (text) cj_string_free(ctx, text);
+    cj_ctx_free(ctx);
+    return m != NULL;
+}
+
+static int tiered_axb_and_free(void) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_jit_opts o = {0, NULL, 0, NULL, CJ_BACKEND_TIERED};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "axb", f_axb, 1, 1, NULL), &o);
+    cj_val x = tu_ramp(ctx, 100, 1, 0), y;
+    int ok = cj_call(jf, &x, &y) == CJ_OK;
+    float got[100];
+    ok = ok && cj_read(y, got, sizeof got) == CJ_OK && got[7] == 22.0f;
+    cj_program_info info = {0};
+    for (int i = 0; i < 2000 && ok && !info.native && !(info.compile_error && info.compile_error[0]); i++) {
+        cj_jit_program_info(jf, &x, &info); /* the background build gets past the FIFO */
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    ok = ok && info.native;
+    cj_ctx_free(ctx);
+    return ok;
+}
+
+TEST(native_fifo_at_the_entry_hangs_neither_the_call_nor_ctx_free) {
+    use_private_cache(NULL);
+    char path[512];
+    if (!axb_entry_path(path, sizeof path)) {
+        printf("    (no C compiler)\n");
+        return;
+    }
+    CHECK(unlink(path) == 0 && mkfifo(path, 0600) == 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        alarm(30);
+        _exit(tiered_axb_and_free() ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child %s (status %d)",
+              WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? "hung" : "failed", status);
+    struct stat st;
+    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode)); /* the FIFO replaced by a rebuild */
 }

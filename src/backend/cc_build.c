@@ -6,9 +6,13 @@
  * for -march=native, the CPU); look for `<key>.so` in the cache directory
  * (then in this process's fallback directory) and verify its trailer before
  * dlopen; on a miss write the source to a unique temporary .c beside the
- * cache, run the compiler with posix_spawn (own process group, output to a
- * pipe, killed with its children at the timeout), seal the output with a
- * trailer, rename it into place and dlopen it.
+ * cache, run the compiler (fork + execve: own process group, PDEATHSIG,
+ * output to a pipe, killed with its children at the timeout or when the
+ * build is cancelled), check and seal its output, load it, and only then
+ * rename it into place and tidy the directory (orphans, the size cap).
+ * Everything loaded is loaded from a descriptor that was checked (trust
+ * model in cc_build.h); the live-module list below makes that safe against
+ * the dynamic loader's reuse of names.
  *
  * Process-wide state is small and behind two mutexes: state_lock guards the
  * identity of each compiler seen (its `--version` line and whether it accepts
@@ -25,16 +29,20 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -56,6 +64,9 @@ static const char trailer_magic[8] = {'C', 'J', 'A', 'X', 'S', 'O', '1', '\n'};
 struct cc_module {
     void *handle;
     size_t so_bytes;
+    dev_t dev; /* the file it was loaded from */
+    ino_t ino;
+    cc_module *prev, *next; /* the live list (load_lock) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -190,7 +201,7 @@ static compiler_rec compilers[MAX_COMPILERS];
 static int n_compilers;
 static char fallback_dir[PATH_CAP];
 static pid_t fallback_owner;
-static atomic_long n_compiles, n_corrupt;
+static atomic_long n_compiles, n_corrupt, n_refused;
 static atomic_ulong temp_seq;
 
 /* Builds in flight: one slot per (key, cache directory) being looked up or
@@ -211,6 +222,7 @@ static flight flights[MAX_FLIGHTS];
 
 long cc_build_compiles(void) { return atomic_load(&n_compiles); }
 long cc_build_corrupt_detected(void) { return atomic_load(&n_corrupt); }
+long cc_build_refusals(void) { return atomic_load(&n_refused); }
 
 static double now_ms(void) {
     struct timespec ts;
@@ -229,6 +241,7 @@ static void sleep_us(long us) {
 typedef struct tool_run {
     int spawn_err; /* errno: the program could not be started */
     int timed_out;
+    int cancelled;         /* killed because the build was cancelled */
     int exited, exit_code; /* normal exit */
     int signal;            /* killed by this signal */
     size_t out_len;
@@ -261,37 +274,103 @@ static int drain_some(int fd, tool_run *r) {
     return 1;
 }
 
+/* The program argv[0] names, searched on PATH when it has no '/', into
+ * buf; 0, or an errno (ENOENT, EACCES). Done before fork: the child may
+ * only make async-signal-safe calls. */
+static int resolve_program(const char *name, char *buf, size_t size) {
+    if (strchr(name, '/')) {
+        if (snprintf(buf, size, "%s", name) >= (int)size) return ENAMETOOLONG;
+        return access(buf, X_OK) == 0 ? 0 : errno;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+    int err = ENOENT;
+    for (const char *p = path;; p++) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int n = len ? snprintf(buf, size, "%.*s/%s", (int)len, p, name) : snprintf(buf, size, "./%s", name);
+        if (n > 0 && (size_t)n < size) {
+            if (access(buf, X_OK) == 0) {
+                struct stat st;
+                if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) return 0;
+            } else if (errno == EACCES) {
+                err = EACCES;
+            }
+        }
+        if (!end) break;
+        p = end;
+    }
+    return err;
+}
+
+/* Starts argv with stdin from /dev/null and stdout+stderr on out_fd, in a
+ * process group of its own (so a timeout or a cancel kills the driver's
+ * children, cc1, as, ld, too) that dies with the thread that started it
+ * (PR_SET_PDEATHSIG: a compiler outlives no process that was killed), with
+ * umask 077, default SIGCHLD and SIGPIPE and an empty mask whatever the
+ * host program did with them (a driver with SIGCHLD ignored cannot wait for
+ * its own children). 0, or an errno. */
 static int start_tool(char *const argv[], int out_fd, pid_t *pid) {
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    int rc = posix_spawn_file_actions_init(&fa);
+    char program[PATH_CAP];
+    int rc = resolve_program(argv[0], program, sizeof program);
     if (rc) return rc;
-    rc = posix_spawnattr_init(&at);
-    if (rc) {
-        posix_spawn_file_actions_destroy(&fa);
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull < 0) return errno;
+    int report[2]; /* the child's execve errno; closed by a successful exec */
+    if (open_pipe(report) != 0) {
+        rc = errno;
+        close(devnull);
         return rc;
     }
-    /* Own process group, so a timeout kills the driver's children (cc1, as,
-     * ld) too; default SIGCHLD and SIGPIPE and an empty mask whatever the
-     * host program did with them (a driver with SIGCHLD ignored cannot wait
-     * for its own children). */
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGCHLD);
-    sigaddset(&defaults, SIGPIPE);
-    if (!rc) rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-    if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
-    if (!rc) rc = posix_spawnattr_setpgroup(&at, 0);
-    if (!rc) rc = posix_spawnattr_setsigmask(&at, &none);
-    if (!rc) rc = posix_spawnattr_setsigdefault(&at, &defaults);
-    if (!rc)
-        rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                               POSIX_SPAWN_SETSIGDEF);
-    if (!rc) rc = posix_spawnp(pid, argv[0], &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
+    pid_t parent = getpid();
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* no host handler runs in the child */
+    pid_t child = fork();
+    if (child == 0) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(SIGCHLD, &dfl, NULL);
+        sigaction(SIGPIPE, &dfl, NULL);
+        setpgid(0, 0);
+        /* Whatever the host's umask: 0777 would leave the compiler unable to
+         * reopen its own temporary files, 0 would make them world-writable. */
+        umask(077);
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127); /* the parent died before prctl */
+#endif
+        if (dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0) _exit(127);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execve(program, argv, environ);
+        int err = errno;
+        ssize_t w = write(report[1], &err, sizeof err);
+        (void)w;
+        _exit(127);
+    }
+    rc = child < 0 ? errno : 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(devnull);
+    close(report[1]);
+    if (child > 0) {
+        setpgid(child, child); /* either side may win the race; both agree */
+        int err = 0;
+        ssize_t n;
+        while ((n = read(report[0], &err, sizeof err)) < 0 && errno == EINTR) {
+        }
+        if (n == (ssize_t)sizeof err) { /* exec failed: reap it */
+            int status;
+            while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+            }
+            rc = err ? err : ENOEXEC;
+        } else {
+            *pid = child;
+        }
+    }
+    close(report[0]);
     return rc;
 }
 
@@ -304,9 +383,12 @@ static void record_status(tool_run *r, int status) {
     }
 }
 
+static int cancelled(const atomic_int *cancel) { return cancel && atomic_load(cancel); }
+
 /* Runs argv (searched on PATH) with stdin from /dev/null and stdout+stderr
- * captured, waiting at most timeout_ms; then kills its process group. */
-static void run_tool(char *const argv[], int timeout_ms, tool_run *r) {
+ * captured, waiting at most timeout_ms, or until *cancel becomes nonzero;
+ * then kills its process group. */
+static void run_tool(char *const argv[], int timeout_ms, const atomic_int *cancel, tool_run *r) {
     memset(r, 0, sizeof *r);
     int fds[2];
     if (open_pipe(fds) != 0) {
@@ -340,12 +422,14 @@ static void run_tool(char *const argv[], int timeout_ms, tool_run *r) {
             break;
         }
         double left = deadline - now_ms();
-        if (left <= 0) {
+        int stop = cancelled(cancel);
+        if (left <= 0 || stop) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
             }
-            r->timed_out = 1;
+            if (stop) r->cancelled = 1;
+            else r->timed_out = 1;
             break;
         }
         if (pipe_open) {
@@ -390,8 +474,8 @@ static compiler_rec *find_compiler(const char *command) {
 
 /* Fills *out with the compiler's record, running `--version` the first time
  * a command is seen. 0, or -1 with the reason in why. */
-static int compiler_lookup(const char *command, int timeout_ms, compiler_rec *out, char *why,
-                           size_t why_size) {
+static int compiler_lookup(const char *command, int timeout_ms, const atomic_int *cancel,
+                           compiler_rec *out, char *why, size_t why_size) {
     if (strlen(command) >= COMMAND_CAP) {
         snprintf(why, why_size, "the C compiler command '%.60s...' is too long", command);
         return -1;
@@ -414,7 +498,11 @@ static int compiler_lookup(const char *command, int timeout_ms, compiler_rec *ou
     argv[n] = "--version";
     argv[n + 1] = NULL;
     tool_run r;
-    run_tool(argv, timeout_ms, &r);
+    run_tool(argv, timeout_ms, cancel, &r);
+    if (r.cancelled) {
+        snprintf(why, why_size, "the build was cancelled");
+        return -1;
+    }
     if (r.spawn_err) {
         snprintf(why, why_size, "cannot run the C compiler '%s': %s (set CJAX_CC to a C compiler)",
                  command, strerror(r.spawn_err));
@@ -455,7 +543,7 @@ int cc_compiler_identity(const char *compiler, char *buf, size_t size) {
     if (!buf || !size) return -1;
     compiler_rec rec;
     const char *command = compiler ? compiler : rt_config_get()->cc;
-    if (compiler_lookup(command, CC_BUILD_TIMEOUT_MS, &rec, buf, size) != 0) return -1;
+    if (compiler_lookup(command, CC_BUILD_TIMEOUT_MS, NULL, &rec, buf, size) != 0) return -1;
     snprintf(buf, size, "%s", rec.identity);
     return 0;
 }
@@ -506,20 +594,46 @@ static void cpu_digest_init(void) {
 /* ------------------------------------------------------------------ */
 /* directories                                                         */
 
-/* mkdir -p; 0 when `path` is (now) a directory, else -1 with errno. */
-static int mkdir_p(const char *path) {
+const char *cc_cache_trust_problem(const struct stat *st, unsigned euid, int is_dir) {
+    if (!st) return "no status";
+    if (is_dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
+        return is_dir ? "not a directory" : "not a regular file";
+    if ((unsigned)st->st_uid != euid) return "owned by another user";
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) return "writable by group or others";
+    return NULL;
+}
+
+/* mkdir -p, each directory it makes 0700 whatever the umask, and checked
+ * like the cache directory itself (a directory that appeared under its name
+ * meanwhile is someone else's). 0 when `path` is (now) a directory, -1 with
+ * errno when it cannot be made, -2 with the reason in why when a directory
+ * it made is not to be trusted. */
+static int mkdir_p(const char *path, char *why, size_t why_size) {
     char buf[PATH_CAP];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
+    uid_t euid = geteuid();
+    for (char *p = buf + 1;; p++) {
+        if (*p && *p != '/') continue;
+        char c = *p;
         *p = 0;
-        if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
-        *p = '/';
+        if (mkdir(buf, 0700) == 0) {
+            struct stat st;
+            const char *problem = chmod(buf, 0700) != 0 || lstat(buf, &st) != 0
+                                      ? strerror(errno)
+                                      : cc_cache_trust_problem(&st, (unsigned)euid, 1);
+            if (problem) {
+                snprintf(why, why_size, "'%s' (made for it) is %s", buf, problem);
+                return -2;
+            }
+        } else if (errno != EEXIST) {
+            return -1;
+        }
+        *p = c;
+        if (!c) break;
     }
-    if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
     struct stat st;
     if (stat(buf, &st) != 0) return -1;
     if (!S_ISDIR(st.st_mode)) {
@@ -527,6 +641,41 @@ static int mkdir_p(const char *path) {
         return -1;
     }
     return 0;
+}
+
+/* Makes the cache directory `dir` when missing and judges it on an open
+ * descriptor. 0 usable, -1 unusable (errno), -2 refused (why). */
+static int prepare_dir(const char *dir, char *why, size_t why_size) {
+    if (strlen(dir) >= DIR_CAP) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int rc = mkdir_p(dir, why, why_size);
+    if (rc != 0) return rc;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    const char *problem = fstat(fd, &st) != 0 ? strerror(errno)
+                                              : cc_cache_trust_problem(&st, (unsigned)geteuid(), 1);
+    close(fd);
+    if (problem) {
+        snprintf(why, why_size, "it is %s", problem);
+        return -2;
+    }
+    return 0;
+}
+
+/* The one message of a refused cache directory (once per process: the
+ * program still runs, from a private directory). */
+static void warn_refused_dir(const char *dir, const char *why) {
+    static atomic_int warned;
+    atomic_fetch_add(&n_refused, 1);
+    if (atomic_exchange(&warned, 1)) return;
+    fprintf(stderr,
+            "cjax: not using the disk cache directory '%s': %s, so another user could plant code "
+            "in it; generated code is built in a private temporary directory instead (make the "
+            "directory yours and not writable by group or others, or set CJAX_CACHE_DIR)\n",
+            dir, why);
 }
 
 /* The configured cache directory into buf; "" when none can be named (no
@@ -598,7 +747,7 @@ static int get_fallback_dir(int create, char *buf, size_t size) {
 /* ------------------------------------------------------------------ */
 /* cache files: the compiler's output + an 80-byte trailer             */
 
-typedef enum cache_state { CACHE_MISSING, CACHE_VALID, CACHE_CORRUPT } cache_state;
+typedef enum cache_state { CACHE_MISSING, CACHE_VALID, CACHE_CORRUPT, CACHE_REFUSED } cache_state;
 
 static void put_u64(uint8_t *p, uint64_t v) {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -627,62 +776,216 @@ static int hash_fd(int fd, uint64_t n, uint8_t out[32]) {
     return 0;
 }
 
-/* Is `path` a complete cache file for `key`? *payload receives the size of
- * the shared object inside it. */
-static cache_state cache_check(const char *path, const uint8_t key[32], size_t *payload) {
-    /* A file we cannot open is not ours to judge: build beside it. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return CACHE_MISSING;
-    cache_state state = CACHE_CORRUPT;
-    struct stat st;
-    uint8_t t[TRAILER_SIZE], digest[32];
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > TRAILER_SIZE &&
-        pread(fd, t, sizeof t, st.st_size - TRAILER_SIZE) == TRAILER_SIZE &&
-        memcmp(t, trailer_magic, 8) == 0 &&
-        get_u64(t + 8) == (uint64_t)st.st_size - TRAILER_SIZE && memcmp(t + 16, key, 32) == 0 &&
-        hash_fd(fd, get_u64(t + 8), digest) == 0 && memcmp(t + 48, digest, 32) == 0) {
-        state = CACHE_VALID;
-        *payload = (size_t)get_u64(t + 8);
+/* Opens a cache entry without following a symbolic link or blocking on a
+ * FIFO, and judges it on the descriptor: CACHE_MISSING (nothing there, or a
+ * file we may not open: not ours to judge, build beside it), CACHE_REFUSED
+ * (a link, or not a regular file of ours writable by us alone), or
+ * CACHE_VALID with *fd open and *st its status. */
+static cache_state open_entry(const char *path, int *fd, struct stat *st) {
+    *fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0) return errno == ELOOP || errno == ENXIO ? CACHE_REFUSED : CACHE_MISSING;
+    if (fstat(*fd, st) != 0 || cc_cache_trust_problem(st, (unsigned)geteuid(), 0)) {
+        close(*fd);
+        *fd = -1;
+        return CACHE_REFUSED;
     }
-    close(fd);
-    return state;
+    return CACHE_VALID;
+}
+
+/* Is the open entry a complete cache file for `key`? *payload receives the
+ * size of the shared object inside it. */
+static cache_state trailer_check(int fd, const struct stat *st, const uint8_t key[32], size_t *payload) {
+    uint8_t t[TRAILER_SIZE], digest[32];
+    if (st->st_size > TRAILER_SIZE && pread(fd, t, sizeof t, st->st_size - TRAILER_SIZE) == TRAILER_SIZE &&
+        memcmp(t, trailer_magic, 8) == 0 && get_u64(t + 8) == (uint64_t)st->st_size - TRAILER_SIZE &&
+        memcmp(t + 16, key, 32) == 0 && hash_fd(fd, get_u64(t + 8), digest) == 0 &&
+        memcmp(t + 48, digest, 32) == 0) {
+        *payload = (size_t)get_u64(t + 8);
+        return CACHE_VALID;
+    }
+    return CACHE_CORRUPT;
 }
 
 int cc_cache_file_check(const char *path, const uint8_t key[32], size_t *payload) {
     size_t size = 0;
-    cache_state state = path && key ? cache_check(path, key, &size) : CACHE_MISSING;
+    cache_state state = CACHE_MISSING;
+    if (path && key) {
+        int fd;
+        struct stat st;
+        state = open_entry(path, &fd, &st);
+        if (state == CACHE_VALID) {
+            state = trailer_check(fd, &st, key, &size);
+            close(fd);
+        }
+    }
     if (payload) *payload = state == CACHE_VALID ? size : 0;
     return state == CACHE_VALID ? 1 : state == CACHE_MISSING ? 0 : -1;
 }
 
-/* Appends the trailer to the compiler's output. 0, or -1 with errno
- * (ENOENT: the compiler wrote nothing). *inode identifies the file. */
-static int seal(const char *tmp_so, const uint8_t key[32], size_t *payload, ino_t *inode) {
-    int fd = open(tmp_so, O_RDWR | O_CLOEXEC);
-    if (fd < 0) return -1;
-    struct stat st;
-    uint8_t t[TRAILER_SIZE];
-    int err = 0;
-    if (fstat(fd, &st) != 0) {
-        err = errno;
-    } else if (st.st_size <= 0) {
-        err = ENOENT;
-    } else if (hash_fd(fd, (uint64_t)st.st_size, t + 48) != 0) {
-        err = EIO;
-    } else {
-        memcpy(t, trailer_magic, 8);
-        put_u64(t + 8, (uint64_t)st.st_size);
-        memcpy(t + 16, key, 32);
-        ssize_t n = pwrite(fd, t, sizeof t, st.st_size);
-        if (n != TRAILER_SIZE) err = n < 0 ? errno : EIO;
+/* ---- the ELF object inside ---- */
+
+#if UINTPTR_MAX > 0xffffffffu
+typedef Elf64_Ehdr elf_ehdr;
+typedef Elf64_Phdr elf_phdr;
+typedef Elf64_Shdr elf_shdr;
+#define ELF_HOST_CLASS ELFCLASS64
+#else
+typedef Elf32_Ehdr elf_ehdr;
+typedef Elf32_Phdr elf_phdr;
+typedef Elf32_Shdr elf_shdr;
+#define ELF_HOST_CLASS ELFCLASS32
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ELF_HOST_DATA ELFDATA2MSB
+#else
+#define ELF_HOST_DATA ELFDATA2LSB
+#endif
+
+static int inside(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
+
+static int read_at(int fd, void *buf, size_t n, uint64_t off) {
+    for (size_t done = 0; done < n;) {
+        ssize_t got = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        done += (size_t)got;
     }
-    if (close(fd) != 0 && !err) err = errno;
-    if (err) {
-        errno = err;
+    return 0;
+}
+
+/* A file cut short still starts with a valid header; what dlopen would map
+ * beyond its end is what kills a process with SIGBUS. So every range the
+ * headers name must lie inside the first `size` bytes. */
+const char *cc_elf_check(int fd, uint64_t size) {
+    elf_ehdr h;
+    if (size < sizeof h || read_at(fd, &h, sizeof h, 0) != 0) return "shorter than an ELF header";
+    if (memcmp(h.e_ident, ELFMAG, SELFMAG) != 0) return "not an ELF file";
+    if (h.e_ident[EI_CLASS] != ELF_HOST_CLASS || h.e_ident[EI_DATA] != ELF_HOST_DATA ||
+        h.e_version != EV_CURRENT || h.e_ehsize != sizeof h)
+        return "an ELF file for another kind of machine";
+    if (h.e_type != ET_DYN) return "not a shared object";
+    if (h.e_phentsize != sizeof(elf_phdr) || h.e_phnum == 0 || h.e_phnum == 0xffff)
+        return "malformed program headers";
+    if (!inside(h.e_phoff, (uint64_t)h.e_phnum * sizeof(elf_phdr), size))
+        return "truncated: its program headers lie past the end";
+    int loads = 0;
+    for (int i = 0; i < h.e_phnum; i++) {
+        elf_phdr ph;
+        if (read_at(fd, &ph, sizeof ph, h.e_phoff + (uint64_t)i * sizeof ph) != 0) return "unreadable";
+        if (!inside(ph.p_offset, ph.p_filesz, size)) return "truncated: a segment lies past the end";
+        if (ph.p_type == PT_LOAD) {
+            if (ph.p_filesz > ph.p_memsz) return "malformed: a segment larger on file than in memory";
+            loads++;
+        }
+    }
+    if (!loads) return "malformed: nothing to load";
+    if (h.e_shoff == 0 && h.e_shnum == 0) return NULL; /* no section headers: nothing more named */
+    if (h.e_shentsize != sizeof(elf_shdr)) return "malformed section headers";
+    uint64_t n = h.e_shnum;
+    elf_shdr sh;
+    if (!inside(h.e_shoff, sizeof sh, size)) return "truncated: its section headers lie past the end";
+    if (n == 0) { /* more than 0xff00 sections: the count is in section 0 */
+        if (read_at(fd, &sh, sizeof sh, h.e_shoff) != 0) return "unreadable";
+        n = sh.sh_size;
+    }
+    if (n > 1u << 20 || !inside(h.e_shoff, n * sizeof sh, size))
+        return "truncated: its section headers lie past the end";
+    for (uint64_t i = 0; i < n; i++) {
+        if (read_at(fd, &sh, sizeof sh, h.e_shoff + i * sizeof sh) != 0) return "unreadable";
+        if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL && !inside(sh.sh_offset, sh.sh_size, size))
+            return "truncated: a section lies past the end";
+    }
+    return NULL;
+}
+
+/* ---- loading exactly the checked file ---- */
+
+/* Every module loaded, with the file it came from. A file is loaded through
+ * the name /proc/self/fd/N of its checked descriptor, so no one can swap
+ * the file between the check and the load. But the dynamic loader hands
+ * back an object already loaded under the same name without opening
+ * anything, and N is reused once the descriptor is closed (and the loader
+ * adds each such name to an object it finds loaded by inode). So when the
+ * object returned is a live module of another file, the name is spelled
+ * another way (/proc/self/fd/../fd/N, ...) until the loader opens it. */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static cc_module *live_modules;
+
+static int load_fd(cc_module *m, int fd, const struct stat *st, const char *path, char *why,
+                   size_t why_size) {
+    pthread_mutex_lock(&load_lock);
+    void *h = NULL;
+#ifdef __linux__
+    (void)path;
+    for (int spelling = 0; spelling < 32 && !h; spelling++) {
+        char name[PATH_CAP];
+        int n = snprintf(name, sizeof name, "/proc/self/fd");
+        for (int i = 0; i < spelling; i++) n += snprintf(name + n, sizeof name - (size_t)n, "/../fd");
+        snprintf(name + n, sizeof name - (size_t)n, "/%d", fd);
+        h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (!h) break;
+        for (cc_module *l = live_modules; l; l = l->next)
+            if (l->handle == h && (l->dev != st->st_dev || l->ino != st->st_ino)) {
+                dlclose(h); /* another file's object: try the next spelling */
+                h = NULL;
+                break;
+            }
+    }
+#else
+    /* No descriptor names: the file is loaded by name after its check. */
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+#endif
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(why, why_size, "%s", e ? e : "the loader kept answering with another file");
+        pthread_mutex_unlock(&load_lock);
         return -1;
     }
-    *payload = (size_t)st.st_size;
-    *inode = st.st_ino;
+    m->handle = h;
+    m->dev = st->st_dev;
+    m->ino = st->st_ino;
+    m->prev = NULL;
+    m->next = live_modules;
+    if (live_modules) live_modules->prev = m;
+    live_modules = m;
+    pthread_mutex_unlock(&load_lock);
+    return 0;
+}
+
+static void unload(cc_module *m) {
+    if (!m->handle) return;
+    pthread_mutex_lock(&load_lock);
+    if (m->prev) m->prev->next = m->next;
+    else live_modules = m->next;
+    if (m->next) m->next->prev = m->prev;
+    dlclose(m->handle);
+    m->handle = NULL;
+    pthread_mutex_unlock(&load_lock);
+}
+
+/* The first symbol of `required` ("a\0b\0\0") the module lacks, or NULL. */
+static const char *missing_symbol(cc_module *m, const char *required) {
+    for (const char *r = required; r && *r; r += strlen(r) + 1)
+        if (!dlsym(m->handle, r)) return r;
+    return NULL;
+}
+
+/* Appends the trailer to the compiler's output, open on fd with status st.
+ * 0, or -1 with errno. */
+static int seal(int fd, const struct stat *st, const uint8_t key[32]) {
+    uint8_t t[TRAILER_SIZE];
+    if (hash_fd(fd, (uint64_t)st->st_size, t + 48) != 0) {
+        errno = EIO;
+        return -1;
+    }
+    memcpy(t, trailer_magic, 8);
+    put_u64(t + 8, (uint64_t)st->st_size);
+    memcpy(t + 16, key, 32);
+    ssize_t n = pwrite(fd, t, sizeof t, st->st_size);
+    if (n != TRAILER_SIZE) {
+        if (n >= 0) errno = EIO;
+        return -1;
+    }
     return 0;
 }
 
@@ -700,7 +1003,14 @@ typedef struct build {
     char c_path[PATH_CAP], tmp_so[PATH_CAP], so_path[PATH_CAP];
     cc_build_info *info;
     flight *flight; /* this build's slot in the in-flight table, if any */
+    const atomic_int *cancel;
+    const char *required;
+    int64_t max_bytes; /* the cap on the cache directory's entries; 0: none */
 } build;
+
+static int report_cancelled(build *b) {
+    return core_error(b->ctx, CJ_ERR_UNSUPPORTED, "cc backend: the build was cancelled");
+}
 
 static void compute_key(build *b, const char *source) {
     sha256_state s;
@@ -756,8 +1066,20 @@ static int flight_join(build *b, const char *dir) {
         return 0;
     }
     same->waiters++;
-    while (!same->done) pthread_cond_wait(&flight_landed, &flight_lock);
-    int shared = same->status == CJ_ERR_UNSUPPORTED;
+    int stop = 0;
+    while (!same->done && !(stop = cancelled(b->cancel))) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 50 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&flight_landed, &flight_lock, &until);
+    }
+    if (stop) {
+        same->waiters--; /* the builder frees the slot when it lands */
+        pthread_mutex_unlock(&flight_lock);
+        return report_cancelled(b);
+    }
+    int shared = same->status == CJ_ERR_UNSUPPORTED && same->message[0];
     char message[sizeof same->message];
     if (shared) snprintf(message, sizeof message, "%s", same->message);
     if (--same->waiters == 0) same->used = 0;
@@ -774,32 +1096,55 @@ static void flight_land(build *b, int ok) {
     pthread_mutex_lock(&flight_lock);
     f->done = 1;
     f->status = ok ? CJ_OK : cj_error(b->ctx);
-    snprintf(f->message, sizeof f->message, "%s", ok ? "" : cj_error_message(b->ctx));
+    /* A cancelled build says nothing about the program: the waiters build
+     * it themselves (an empty message is never shared). */
+    int share = !ok && !cancelled(b->cancel);
+    snprintf(f->message, sizeof f->message, "%s", share ? cj_error_message(b->ctx) : "");
     if (f->waiters == 0) f->used = 0;
     pthread_cond_broadcast(&flight_landed);
     pthread_mutex_unlock(&flight_lock);
     b->flight = NULL;
 }
 
-/* Loads a checked cache file in `dir`. 1 loaded, 0 absent (a corrupt or
- * unloadable file is counted and left for the rebuild to replace). */
+/* Removes `path` when it still names the file of status st (another
+ * process may have renamed a good file there meanwhile). */
+static void remove_if_same(const char *path, const struct stat *st) {
+    struct stat now;
+    if (lstat(path, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino) unlink(path);
+}
+
+/* Loads the entry for b's key in `dir`, checked on its descriptor (trust,
+ * trailer, ELF) and loaded from it. 1 loaded, 0 not (absent; or refused,
+ * corrupt or unloadable: counted, and rebuilt by the caller, whose rename
+ * replaces it). */
 static int try_cached(build *b, const char *dir, cc_module *m) {
-    char path[PATH_CAP];
+    char path[PATH_CAP], why[512];
     if (snprintf(path, sizeof path, "%s/%s.so", dir, b->hex) >= (int)sizeof path) return 0;
-    size_t payload = 0;
-    cache_state state = cache_check(path, b->key, &payload);
+    int fd;
+    struct stat st;
+    cache_state state = open_entry(path, &fd, &st);
     if (state == CACHE_MISSING) return 0;
-    if (state == CACHE_VALID) {
-        m->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (m->handle) {
+    if (state == CACHE_REFUSED) {
+        atomic_fetch_add(&n_refused, 1);
+        b->info->refused_entry = 1;
+        return 0;
+    }
+    size_t payload = 0;
+    if (trailer_check(fd, &st, b->key, &payload) == CACHE_VALID && !cc_elf_check(fd, payload) &&
+        load_fd(m, fd, &st, path, why, sizeof why) == 0) {
+        if (!missing_symbol(m, b->required)) {
+            futimens(fd, NULL); /* its use time, which the size cap's LRU orders by */
+            close(fd);
             m->so_bytes = payload;
             snprintf(b->info->so_path, sizeof b->info->so_path, "%s", path);
             return 1;
         }
+        /* It loads but lacks its kernels: remove it rather than keep
+         * opening it. */
+        unload(m);
+        remove_if_same(path, &st);
     }
-    /* A file that fails its check, or checks but will not load, is rebuilt;
-     * the new file's rename replaces it. (Unlinking it here could remove a
-     * good file another process renamed into place meanwhile.) */
+    close(fd);
     atomic_fetch_add(&n_corrupt, 1);
     b->info->rebuilt_corrupt = 1;
     return 0;
@@ -812,14 +1157,14 @@ static int stage_source(build *b, const char *dir, const char *source) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    if (mkdir_p(dir) != 0) return -1;
     unsigned long seq = atomic_fetch_add(&temp_seq, 1);
     long pid = (long)getpid();
     snprintf(b->c_path, sizeof b->c_path, "%s/%.16s-%ld-%lu.tmp.c", dir, b->hex, pid, seq);
     snprintf(b->tmp_so, sizeof b->tmp_so, "%s/%.16s-%ld-%lu.tmp.so", dir, b->hex, pid, seq);
     snprintf(b->so_path, sizeof b->so_path, "%s/%s.so", dir, b->hex);
-    int fd = open(b->c_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = open(b->c_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
+    fchmod(fd, 0600); /* the compiler must read it whatever the umask */
     size_t len = strlen(source), done = 0;
     while (done < len) {
         ssize_t n = write(fd, source + done, len - done);
@@ -876,7 +1221,7 @@ static int compile_once(build *b, int use_march, tool_run *r) {
     argv[n++] = b->tmp_so;
     argv[n++] = b->c_path;
     argv[n] = NULL;
-    run_tool(argv, b->timeout_ms, r);
+    run_tool(argv, b->timeout_ms, b->cancel, r);
     if (!r->spawn_err) atomic_fetch_add(&n_compiles, 1);
     rt_free(b->ctx->mem, text, text_size);
     rt_free(b->ctx->mem, argv, argv_size);
@@ -901,6 +1246,10 @@ static void tidy_diagnostics(const tool_run *r, const char *c_path, char *out, s
 }
 
 static void report_compile_failure(build *b, const tool_run *r) {
+    if (r->cancelled) {
+        report_cancelled(b);
+        return;
+    }
     char diag[DIAG_CAP];
     tidy_diagnostics(r, b->c_path, diag, sizeof diag);
     const char *cc = b->command;
@@ -947,38 +1296,171 @@ static int compile(build *b) {
     return 0;
 }
 
-/* Seals the compiler's output, renames it into the cache and loads it. */
+/* Checks what the compiler wrote (a regular file of ours, made 0600, a
+ * complete ELF object), seals it, loads it from that descriptor and finds
+ * its required symbols, and only then renames it into the cache: nothing
+ * that would not load whole is ever published. 0, or -1 with the error
+ * recorded (the caller removes the temporary file). */
 static int publish_and_load(build *b, cc_module *m) {
-    size_t payload = 0;
-    ino_t inode = 0;
-    if (seal(b->tmp_so, b->key, &payload, &inode) != 0) {
+    int fd = open(b->tmp_so, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES && chmod(b->tmp_so, 0600) == 0) /* a umask of 0777 */
+        fd = open(b->tmp_so, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         if (errno == ENOENT)
             return core_error(b->ctx, CJ_ERR_UNSUPPORTED,
                               "cc backend: the C compiler '%s' exited successfully but wrote no "
                               "shared object",
                               b->command);
-        return core_error(b->ctx, CJ_ERR_IO, "cc backend: cannot seal '%s': %s", b->tmp_so,
-                          strerror(errno));
+        return core_error(b->ctx, CJ_ERR_UNSUPPORTED, "cc backend: cannot open the compiler's output '%s': %s",
+                          b->tmp_so, strerror(errno));
     }
-    if (rename(b->tmp_so, b->so_path) != 0)
-        return core_error(b->ctx, CJ_ERR_IO, "cc backend: cannot rename '%s' to '%s': %s",
-                          b->tmp_so, b->so_path, strerror(errno));
-    snprintf(b->info->so_path, sizeof b->info->so_path, "%s", b->so_path);
-    b->info->so_bytes = payload;
-    m->handle = dlopen(b->so_path, RTLD_NOW | RTLD_LOCAL);
-    if (!m->handle) {
-        const char *why = dlerror(); /* names the file */
-        core_error(b->ctx, CJ_ERR_UNSUPPORTED, "cc backend: dlopen failed: %s",
-                   why ? why : b->so_path);
-        /* Never leave an object that will not load, but remove only our
-         * own: another build may have renamed its copy over it. */
+    struct stat st;
+    char why[512];
+    int rc = -1, mine = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+                        fchmod(fd, 0600) == 0;
+    const char *incomplete = mine && st.st_size > 0 ? cc_elf_check(fd, (uint64_t)st.st_size) : NULL;
+    if (mine) b->info->so_bytes = (size_t)st.st_size;
+    if (!mine) {
+        core_error(b->ctx, CJ_ERR_UNSUPPORTED,
+                   "cc backend: the compiler's output '%s' is not a regular file of this user", b->tmp_so);
+    } else if (st.st_size == 0) {
+        core_error(b->ctx, CJ_ERR_UNSUPPORTED,
+                   "cc backend: the C compiler '%s' exited successfully but wrote no shared object",
+                   b->command);
+    } else if (incomplete) {
+        core_error(b->ctx, CJ_ERR_UNSUPPORTED,
+                   "cc backend: the C compiler '%s' exited successfully but its output is not a complete "
+                   "shared object (%s); nothing was cached",
+                   b->command, incomplete);
+    } else if (seal(fd, &st, b->key) != 0) {
+        core_error(b->ctx, CJ_ERR_IO, "cc backend: cannot seal '%s': %s", b->tmp_so, strerror(errno));
+    } else if (load_fd(m, fd, &st, b->tmp_so, why, sizeof why) != 0) {
+        core_error(b->ctx, CJ_ERR_UNSUPPORTED, "cc backend: dlopen failed: %s", why);
+    } else if (missing_symbol(m, b->required)) {
+        core_error(b->ctx, CJ_ERR_UNSUPPORTED,
+                   "cc backend: the compiled object lacks '%s'; nothing was cached", missing_symbol(m, b->required));
+        unload(m);
+    } else if (rename(b->tmp_so, b->so_path) != 0) {
+        core_error(b->ctx, CJ_ERR_IO, "cc backend: cannot rename '%s' to '%s': %s", b->tmp_so, b->so_path,
+                   strerror(errno));
+        unload(m);
+    } else {
+        snprintf(b->info->so_path, sizeof b->info->so_path, "%s", b->so_path);
+        m->so_bytes = b->info->so_bytes;
+        rc = 0;
+    }
+    close(fd);
+    return rc;
+}
+
+/* ---- keeping the directory tidy: orphans and the size cap ---- */
+
+#define ORPHAN_DEAD_AGE_S 60       /* a dead process's temporary file */
+#define ORPHAN_ANY_AGE_S (24 * 3600) /* any temporary file: no build lasts a day */
+
+typedef struct entry_rec {
+    char name[72];
+    int64_t bytes;
+    struct timespec used;
+} entry_rec;
+
+static int is_hex(const char *p, size_t n) { return strspn(p, "0123456789abcdef") >= n; }
+
+/* "<64 hex>.so": a cache entry. */
+static int is_entry_name(const char *n) { return strlen(n) == 67 && is_hex(n, 64) && !strcmp(n + 64, ".so"); }
+
+/* "<16 hex>-<pid>-<n>.tmp.c" or ".tmp.so": a build's temporary file; its pid. */
+static int temp_pid(const char *n, long *pid) {
+    if (strlen(n) < 22 || !is_hex(n, 16) || n[16] != '-') return 0;
+    char *end;
+    *pid = strtol(n + 17, &end, 10);
+    if (end == n + 17 || *end != '-' || *pid <= 0) return 0;
+    const char *dot = strchr(end, '.');
+    return dot && (!strcmp(dot, ".tmp.c") || !strcmp(dot, ".tmp.so"));
+}
+
+static int older_used(const void *x, const void *y) {
+    const entry_rec *a = x, *b = y;
+    if (a->used.tv_sec != b->used.tv_sec) return a->used.tv_sec < b->used.tv_sec ? -1 : 1;
+    if (a->used.tv_nsec != b->used.tv_nsec) return a->used.tv_nsec < b->used.tv_nsec ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* After a new entry in `dir`: removes the temporary files of processes that
+ * are gone, then, over the cap, the least recently used entries (never
+ * `keep`) until they fill 90% of it. One process at a time, under an flock
+ * on "<dir>/.tidy.lock"; a process that finds it held skips (the holder is
+ * doing the same work). Removing what another process removed first, or a
+ * file it has open, is harmless. Memory for the listing comes from the
+ * build's context; without it the cap waits for the next tidy. */
+static void tidy(build *b, const char *dir, const char *keep) {
+    char path[PATH_CAP + 16];
+    snprintf(path, sizeof path, "%s/.tidy.lock", dir);
+    int lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+    if (lock < 0) return;
+    if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+        close(lock);
+        return;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        close(lock);
+        return;
+    }
+    entry_rec *list = NULL;
+    size_t n = 0, cap = 0;
+    int64_t total = 0;
+    int listing = b->max_bytes > 0;
+    time_t now = time(NULL);
+    long self = (long)getpid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
         struct stat st;
-        if (stat(b->so_path, &st) == 0 && st.st_ino == inode) unlink(b->so_path);
-        b->info->so_path[0] = 0;
-        return -1;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+        long pid;
+        if (temp_pid(e->d_name, &pid)) {
+            double age = difftime(now, st.st_mtime);
+            int dead = pid != self && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+            if ((dead && age > ORPHAN_DEAD_AGE_S) || age > ORPHAN_ANY_AGE_S) {
+                if (unlinkat(dirfd(d), e->d_name, 0) == 0) b->info->orphans_removed++;
+            }
+            continue;
+        }
+        if (!listing || !is_entry_name(e->d_name)) continue;
+        if (n == cap) {
+            size_t grown = cap ? cap * 2 : 256;
+            entry_rec *bigger = rt_alloc(b->ctx->mem, grown * sizeof *bigger);
+            if (!bigger) {
+                listing = 0; /* no memory: no eviction this time */
+                continue;
+            }
+            if (list) {
+                memcpy(bigger, list, n * sizeof *list);
+                rt_free(b->ctx->mem, list, cap * sizeof *list);
+            }
+            list = bigger;
+            cap = grown;
+        }
+        entry_rec *r = &list[n++];
+        snprintf(r->name, sizeof r->name, "%s", e->d_name);
+        r->bytes = (int64_t)st.st_size;
+        r->used = st.st_mtim;
+        total += r->bytes;
     }
-    m->so_bytes = payload;
-    return 0;
+    if (listing && total > b->max_bytes) {
+        qsort(list, n, sizeof *list, older_used);
+        int64_t goal = b->max_bytes / 10 * 9;
+        for (size_t i = 0; i < n && total > goal; i++) {
+            if (!strncmp(list[i].name, keep, 64)) continue;
+            if (unlinkat(dirfd(d), list[i].name, 0) == 0 || errno == ENOENT) {
+                total -= list[i].bytes;
+                b->info->evicted++;
+            }
+        }
+    }
+    if (list) rt_free(b->ctx->mem, list, cap * sizeof *list);
+    closedir(d);
+    close(lock); /* releases the flock */
 }
 
 static int report_unwritable(build *b, const char *primary, int primary_err, int fallback_err) {
@@ -991,16 +1473,26 @@ static int report_unwritable(build *b, const char *primary, int primary_err, int
 }
 
 /* Finds the object in the cache or stages its source for compiling: in the
- * cache directory when it can be written, else in this process's fallback
- * directory (looked in first: an earlier build may have left it there).
- * 1 loaded from disk, 0 staged, -1 error recorded. */
+ * cache directory when it can be trusted and written, else in this
+ * process's fallback directory (looked in first: an earlier build may have
+ * left it there). A refused directory is neither read nor written. 1 loaded
+ * from disk, 0 staged, -1 error recorded. */
 static int find_or_stage(build *b, const char *primary, const char *source, cc_module *m) {
-    char fallback[PATH_CAP];
-    if (primary[0] && try_cached(b, primary, m)) return 1;
+    char fallback[PATH_CAP], why[PATH_CAP + 64];
     int primary_err = ENOENT;
     if (primary[0]) {
-        if (stage_source(b, primary, source) == 0) return 0;
-        primary_err = errno;
+        int rc = prepare_dir(primary, why, sizeof why);
+        if (rc == 0) {
+            if (try_cached(b, primary, m)) return 1;
+            if (stage_source(b, primary, source) == 0) return 0;
+            primary_err = errno;
+        } else if (rc == -2) {
+            b->info->refused_dir = 1;
+            warn_refused_dir(primary, why);
+            primary_err = EPERM;
+        } else {
+            primary_err = errno;
+        }
     }
     b->info->used_fallback_dir = 1;
     if (get_fallback_dir(0, fallback, sizeof fallback) == 0 && try_cached(b, fallback, m)) return 1;
@@ -1010,8 +1502,8 @@ static int find_or_stage(build *b, const char *primary, const char *source, cc_m
     return report_unwritable(b, primary, primary_err, errno);
 }
 
-cc_module *cc_build_with(cj_ctx *ctx, const char *source, const cc_build_options *opt,
-                         cc_build_info *info_out) {
+cc_module *cc_build_ctl(cj_ctx *ctx, const char *source, const cc_build_options *opt,
+                        const cc_build_control *ctl, cc_build_info *info_out) {
     cc_build_info scratch;
     build b;
     memset(&b, 0, sizeof b);
@@ -1028,6 +1520,13 @@ cc_module *cc_build_with(cj_ctx *ctx, const char *source, const cc_build_options
     b.command = opt && opt->compiler ? opt->compiler : cfg->cc;
     b.cflags = opt && opt->cflags ? opt->cflags : cfg->cflags;
     b.timeout_ms = opt && opt->timeout_ms > 0 ? opt->timeout_ms : CC_BUILD_TIMEOUT_MS;
+    b.cancel = ctl ? ctl->cancel : NULL;
+    b.required = ctl ? ctl->required : NULL;
+    b.max_bytes = ctl && ctl->max_bytes ? (ctl->max_bytes > 0 ? ctl->max_bytes : 0) : cfg->cache_max_bytes;
+    if (cancelled(b.cancel)) {
+        core_error(ctx, CJ_ERR_UNSUPPORTED, "cc backend: the build was cancelled");
+        return NULL;
+    }
 
     /* The record first: an allocation failure costs no compiler run. */
     cc_module *m = rt_calloc(ctx->mem, sizeof *m);
@@ -1036,7 +1535,7 @@ cc_module *cc_build_with(cj_ctx *ctx, const char *source, const cc_build_options
         return NULL;
     }
     char why[512];
-    if (compiler_lookup(b.command, b.timeout_ms, &b.rec, why, sizeof why) != 0) {
+    if (compiler_lookup(b.command, b.timeout_ms, b.cancel, &b.rec, why, sizeof why) != 0) {
         core_error(ctx, CJ_ERR_UNSUPPORTED, "cc backend: %s", why);
         goto fail;
     }
@@ -1055,6 +1554,13 @@ cc_module *cc_build_with(cj_ctx *ctx, const char *source, const cc_build_options
         unlink(b.tmp_so); /* gone already after a successful rename */
     }
     flight_land(&b, rc == 0);
+    if (found == 0 && rc == 0) { /* a new entry: after the waiters are let go */
+        char dir[PATH_CAP];
+        snprintf(dir, sizeof dir, "%s", b.so_path);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0;
+        tidy(&b, dir, b.hex);
+    }
     if (rc == 0) {
         if (found == 1) {
             b.info->from_disk_cache = 1;
@@ -1067,8 +1573,13 @@ fail:
     return NULL;
 }
 
+cc_module *cc_build_with(cj_ctx *ctx, const char *source, const cc_build_options *opt,
+                         cc_build_info *info) {
+    return cc_build_ctl(ctx, source, opt, NULL, info);
+}
+
 cc_module *cc_build(cj_ctx *ctx, const char *source, cc_build_info *info) {
-    return cc_build_with(ctx, source, NULL, info);
+    return cc_build_ctl(ctx, source, NULL, NULL, info);
 }
 
 void *cc_symbol(cc_module *m, const char *name) {
@@ -1078,6 +1589,6 @@ void *cc_symbol(cc_module *m, const char *name) {
 
 void cc_module_free(cj_ctx *ctx, cc_module *m) {
     if (!m) return;
-    if (m->handle) dlclose(m->handle);
+    unload(m);
     if (ctx) rt_free(ctx->mem, m, sizeof *m);
 }

@@ -3,10 +3,10 @@
  *
  * The cc backend's code generator produces one C translation unit per
  * program; this module turns that text into a loaded shared object and
- * nothing else: it runs the system compiler (posix_spawn, no shell, killed
- * after a timeout), keeps the result in an on-disk cache so a second process
- * with the same program compiles nothing, checks every cached file before
- * loading it, and loads it with dlopen.
+ * nothing else: it runs the system compiler (fork + execve, no shell,
+ * killed after a timeout or when cancelled), keeps the result in an
+ * on-disk cache so a second process with the same program compiles nothing,
+ * checks every cached file before loading it, and loads it with dlopen.
  *
  * Compiler: CJAX_CC (default "cc"; may carry arguments, "ccache gcc"), run
  * with CC_BUILD_DEFAULT_FLAGS followed by CJAX_CFLAGS, both split on white
@@ -15,20 +15,60 @@
  * rest of the process.
  *
  * Cache: CJAX_CACHE_DIR, else $XDG_CACHE_HOME/cjax, else $HOME/.cache/cjax
- * (created with mkdir -p semantics, mode 0700). One file per program,
- * `<key>.so`, where key = SHA-256 of the source, the compiler command, the
- * first line of `<compiler> --version`, the flags, and (when the flags ask for
+ * (created with mkdir -p semantics; each directory cjax creates is made
+ * 0700 whatever the umask). One file per program, `<key>.so`, where key =
+ * SHA-256 of the source, the compiler command, the first line of
+ * `<compiler> --version`, the flags, and (when the flags ask for
  * -march=native) this CPU's model and feature flags, so a cache shared by
  * different machines never loads code built for another CPU. The file is the
  * compiler's ELF output followed by an 80-byte trailer (magic, payload size,
  * key, SHA-256 of the payload): a truncated, overwritten or foreign file is
- * detected before dlopen, counted, and rebuilt (the new file replaces it;
- * the same for a file that checks but fails to load). Files are written under
- * a unique temporary name in the cache directory and renamed into place, so
- * concurrent threads and processes never see half a file (and no fsync is
- * needed: a file cut short by a crash fails its check). When the cache
- * directory cannot be created or written, a per-process directory made with
- * mkdtemp under $TMPDIR (or /tmp) serves instead and is removed at exit.
+ * detected before dlopen, counted, and rebuilt (the new file replaces it).
+ * Files are written under a unique temporary name in the cache directory
+ * (`<key16>-<pid>-<n>.tmp.c|so`) and renamed into place, so concurrent
+ * threads and processes never see half a file. When the cache directory
+ * cannot be created or written, a per-process directory made with mkdtemp
+ * under $TMPDIR (or /tmp) serves instead and is removed at exit.
+ *
+ * Trust (docs/COMPILER.md, "The disk cache and whom it trusts"): a cache
+ * file is code this process will run, so only what this user alone could
+ * have written is loaded.
+ *   - The cache directory must be owned by the effective uid and not be
+ *     writable by group or others (nor may a directory cjax created above
+ *     it). Otherwise it is refused: one message on stderr per process,
+ *     info->refused_dir, and the build goes to the private fallback
+ *     directory; nothing is read from or written to the refused one.
+ *   - An entry is opened with O_NOFOLLOW | O_NONBLOCK (a symbolic link or a
+ *     FIFO neither redirects nor hangs a build) and checked on the open
+ *     descriptor: a regular file, owned by the effective uid, not writable
+ *     by group or others, its trailer intact for this key, its ELF headers,
+ *     segments and sections inside the file. Then exactly that descriptor is
+ *     loaded (dlopen of /proc/self/fd/N): no check-then-open-by-name gap. A
+ *     refused entry is rebuilt (info->refused_entry) and replaced.
+ *   - What the compiler wrote is checked the same way before it is renamed
+ *     into the cache: made 0600, a complete ELF object, loaded, and every
+ *     symbol in ctl->required found. Output that fails is never published
+ *     (a truncated ELF would crash every later process in dlopen). A cached
+ *     entry that loads but lacks a required symbol is removed.
+ * The trailer detects damage, not forgery: it holds no secret. Whoever can
+ * write as this user can run code as this user anyway; the checks above
+ * make sure nobody else can.
+ *
+ * Size: after each new entry the directory is tidied under an flock (one
+ * process at a time; the others skip): temporary files left by dead
+ * processes (their pid gone and older than a minute, or any older than a
+ * day) are removed, and when the entries exceed the cap (CJAX_CACHE_MAX_MB,
+ * default 1024; 0 for none) the least recently used are removed until they
+ * fill 90% of it. A hit touches its entry's mtime, the use time the LRU
+ * orders by. Evicting a file another process has open or loaded is safe: it
+ * keeps its descriptor or mapping, and the next lookup is a miss.
+ *
+ * Cancelling: ctl->cancel, when set, is polled while the compiler runs (and
+ * while waiting for another thread's build of the same program); once it is
+ * nonzero the compiler's process group is killed and the build fails at
+ * once with CJ_ERR_UNSUPPORTED "cancelled". The compiler runs in its own
+ * process group with PR_SET_PDEATHSIG (SIGKILL), so it dies with the thread
+ * that started it, even when the whole process is killed.
  *
  * Errors (recorded in ctx; the functions return NULL):
  *   CJ_ERR_UNSUPPORTED  the toolchain cannot produce a loadable object: the
@@ -53,14 +93,18 @@
  * background compile thread should be given a context of its own, and the
  * module must be freed with that same context.
  * Nothing is ever written outside the cache directory (or the fallback
- * directory); temporary files are removed on every path. */
+ * directory); temporary files are removed on every path this process
+ * survives, and the tidy removes those of processes that did not. */
 #ifndef CJ_BACKEND_CC_BUILD_H
 #define CJ_BACKEND_CC_BUILD_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cjax.h"
+
+struct stat;
 
 /* Why each flag (shared MEASURED.md): -O3 -march=native vectorise with the
  * machine's widest units; -fno-trapping-math lets gcc vectorise float
@@ -82,11 +126,25 @@ typedef struct cc_build_options {
     int timeout_ms;        /* 0: CC_BUILD_TIMEOUT_MS */
 } cc_build_options;
 
+/* What one build asks beyond the options (all zero / NULL: nothing). */
+typedef struct cc_build_control {
+    int64_t max_bytes; /* the disk cache's cap; 0: CJAX_CACHE_MAX_MB; < 0: no cap */
+    /* Symbols the object must export, as "name\0name\0\0" (NULL: none):
+     * output lacking one is not published, a cached entry lacking one is
+     * removed; the build fails with CJ_ERR_UNSUPPORTED naming it. */
+    const char *required;
+    const atomic_int *cancel; /* nonzero: stop (kill the compiler) and fail */
+} cc_build_control;
+
 typedef struct cc_build_info {
     double compile_ms;     /* compiler wall time; 0 when served from the disk cache */
     int from_disk_cache;   /* 1 when no compiler ran */
     int rebuilt_corrupt;   /* a cached file failed its check (or dlopen) and was replaced */
     int used_fallback_dir; /* the cache directory was unusable; a temp directory served */
+    int refused_dir;       /* ... because it failed the trust check (owner, permissions) */
+    int refused_entry;     /* the entry was not loaded: not a regular file of ours, 0600 */
+    int evicted;           /* entries this build's tidy removed for the size cap */
+    int orphans_removed;   /* temporary files of dead processes this build's tidy removed */
     size_t so_bytes;       /* size of the compiler's shared object (generated code bytes) */
     char key[65];          /* hex SHA-256 of source + compiler identity + flags */
     char so_path[512];     /* the loaded file */
@@ -101,6 +159,9 @@ typedef struct cc_build_info {
 cc_module *cc_build(cj_ctx *ctx, const char *source, cc_build_info *info);
 cc_module *cc_build_with(cj_ctx *ctx, const char *source, const cc_build_options *opt,
                          cc_build_info *info);
+/* The same, with a build control (NULL: none). */
+cc_module *cc_build_ctl(cj_ctx *ctx, const char *source, const cc_build_options *opt,
+                        const cc_build_control *ctl, cc_build_info *info);
 
 /* The address of an exported symbol of the module; NULL if absent. Valid
  * until cc_module_free. */
@@ -119,15 +180,28 @@ int cc_compiler_identity(const char *compiler, char *buf, size_t size);
  * `--version` queries are not counted), and cached files found corrupt. */
 long cc_build_compiles(void);
 long cc_build_corrupt_detected(void);
+/* Cache directories and entries refused by the trust check, process-wide. */
+long cc_build_refusals(void);
+
+/* Why a cache directory (is_dir) or entry with this status may not be
+ * trusted by a process of effective uid `euid`, or NULL when it may: of the
+ * wrong type, owned by another uid, or writable by group or others (exposed
+ * so tests can judge ownership they cannot create). */
+const char *cc_cache_trust_problem(const struct stat *st, unsigned euid, int is_dir);
+
+/* Whether the first `size` bytes of fd are a complete ELF shared object for
+ * this machine: header, program headers, every loaded segment, section
+ * headers and sections all lie inside them. NULL, or why not (a static
+ * string). Exposed for the input fuzzer and tests. */
+const char *cc_elf_check(int fd, uint64_t size);
 
 /* Checks one cache file as a build does before dlopen, reading it and never
  * loading it (exposed for the input fuzzer, fuzz/fuzz_cache.c, and tests):
  * 1 when `path` is a regular file holding a payload sealed with this key and
  * an intact SHA-256 trailer (*payload, when not NULL: the payload's size),
- * 0 when it cannot be opened, -1 when it is corrupt (truncated, foreign,
- * sealed for another key, or altered). The trailer detects damage, not
- * forgery: whoever can write the cache directory (mode 0700, so the user)
- * can already run code as the user. */
+ * 0 when it does not exist, -1 when it is refused (not a regular file
+ * owned by this user and writable by no one else; a symbolic link) or
+ * corrupt (truncated, foreign, sealed for another key, or altered). */
 int cc_cache_file_check(const char *path, const uint8_t key[32], size_t *payload);
 
 /* SHA-256 of n bytes (the hash behind keys and checksums; exposed for tests). */

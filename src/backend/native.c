@@ -35,7 +35,10 @@ void native_set_build_options_for_testing(const cc_build_options *o) {
 static void *build_main(void *arg) {
     program *p = arg;
     cj_ctx *bctx = p->build_ctx;
-    p->module = cc_build_with(bctx, p->source, have_testing_options ? &testing_options : NULL, &p->info);
+    /* The kernels install_symbol will look for are checked before the
+     * object is cached; native_free's cancel stops the compiler. */
+    cc_build_control ctl = {0, p->required, &p->cancel};
+    p->module = cc_build_ctl(bctx, p->source, have_testing_options ? &testing_options : NULL, &ctl, &p->info);
     if (!p->module) {
         snprintf(p->native_error, sizeof p->native_error, "%s", cj_error_message(bctx));
         atomic_store(&p->native_state, NATIVE_FAILED);
@@ -104,6 +107,23 @@ static int make_constructs(cj_ctx *ctx, program *p, int *generated) {
     return 0;
 }
 
+/* "cjk_kernel_<k>\0...cjk_construct_<k>\0\0": every symbol native_poll
+ * installs, so cc_build never caches an object that lacks one. */
+static char *required_symbols(const program *p) {
+    const compiled *c = p->c;
+    size_t size = 1, used = 0;
+    for (int k = 0; k < c->n_kernels; k++)
+        size += (codegen_generates(c, k) ? 32 : 0) + (p->cf && p->cf[k] ? 32 : 0);
+    char *list = malloc(size);
+    if (!list) return NULL;
+    for (int k = 0; k < c->n_kernels; k++) {
+        if (codegen_generates(c, k)) used += (size_t)snprintf(list + used, 32, "cjk_kernel_%d", k) + 1;
+        if (p->cf && p->cf[k]) used += (size_t)snprintf(list + used, 32, "cjk_construct_%d", k) + 1;
+    }
+    list[used] = 0;
+    return list;
+}
+
 void native_start(cj_ctx *ctx, program *p) {
     atomic_store(&p->native_state, NATIVE_NONE);
     if (p->mode == CJ_BACKEND_INTERP) return;
@@ -127,12 +147,13 @@ void native_start(cj_ctx *ctx, program *p) {
         core_oom(ctx, "jit: generating C");
         return;
     }
-    /* the source and the build context are plain-malloc'd: the build
-     * thread owns them while it runs */
+    /* the source, the symbol list and the build context are
+     * plain-malloc'd: the build thread owns them while it runs */
     p->source = strdup(sb.data);
     sb_free(&sb);
+    p->required = required_symbols(p);
     p->build_ctx = cj_ctx_new(NULL);
-    if (!p->source || !p->build_ctx) {
+    if (!p->source || !p->required || !p->build_ctx) {
         snprintf(p->native_error, sizeof p->native_error, "out of memory preparing the C build");
         atomic_store(&p->native_state, NATIVE_FAILED);
         return;
@@ -267,6 +288,9 @@ bool native_run_rows(program *p, int k, char *const *buf) {
 }
 
 void native_free(cj_ctx *ctx, program *p) {
+    /* A build still running is of no use now: stop it (its compiler is
+     * killed) rather than wait up to the compiler timeout. */
+    atomic_store(&p->cancel, 1);
     if (p->thread_started) pthread_join(p->thread, NULL);
     p->thread_started = 0;
     if (p->module) cc_module_free(p->build_ctx, p->module);
@@ -275,6 +299,8 @@ void native_free(cj_ctx *ctx, program *p) {
     p->build_ctx = NULL;
     free(p->source);
     p->source = NULL;
+    free(p->required);
+    p->required = NULL;
     if (p->ew_table) rt_free(ctx->mem, p->ew_table, sizeof(void *) * (size_t)(p->c->ir->n_eqns + 1));
     if (p->native) rt_free(ctx->mem, p->native, sizeof(cjk_kernel_fn) * (size_t)(p->c->n_kernels + 1));
     if (p->cf) {

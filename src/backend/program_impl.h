@@ -144,6 +144,8 @@ struct program {
     cj_ctx *build_ctx;       /* the compile's own context (thread-safe) */
     cc_module *module;
     char *source;            /* plain malloc: owned by the build thread's side */
+    char *required;          /* the symbols the build must find ("a\0b\0\0"), plain malloc */
+    atomic_int cancel;       /* set by native_free: the build stops, its compiler is killed */
     cc_build_info info;
     char native_error[600];
     void **ew_table;         /* per equation: its elementwise kernel */

@@ -26,6 +26,8 @@ static void load(void) {
     config.cc = env_or("CJAX_CC", "cc");
     config.cflags = env_or("CJAX_CFLAGS", "");
     config.cache_dir = env_or("CJAX_CACHE_DIR", "");
+    long cache_mb = atol(env_or("CJAX_CACHE_MAX_MB", "1024"));
+    config.cache_max_bytes = cache_mb > 0 ? (int64_t)cache_mb << 20 : 0;
     const char *b = env_or("CJAX_BACKEND", "tiered");
     config.backend = !strcmp(b, "interp") ? CJ_BACKEND_INTERP : !strcmp(b, "cc") ? CJ_BACKEND_CC : CJ_BACKEND_TIERED;
 }

@@ -127,6 +127,7 @@ typedef struct rt_config {
     const char *cc;             /* CJAX_CC: C compiler for the cc backend */
     const char *cflags;         /* CJAX_CFLAGS */
     const char *cache_dir;      /* CJAX_CACHE_DIR */
+    int64_t cache_max_bytes;    /* CJAX_CACHE_MAX_MB: cap on the disk cache (0: none) */
     cj_backend backend;         /* CJAX_BACKEND: tiered (default), cc, interp */
 } rt_config;
 const rt_config *rt_config_get(void);
