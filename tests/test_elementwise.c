@@ -860,8 +860,12 @@ TEST(elementwise_api_jnp_conventions) {
     /* abs of bool is itself; is_finite of ints is true */
     CHECK(cj_val_dtype(cj_abs(t)) == CJ_BOOL);
     CHECK(cj_val_dtype(cj_is_finite(i7)) == CJ_BOOL && read_i64(cj_is_finite(i7)) == 1);
-    /* float-only functions of ints compute in f32 */
+    /* float-only functions of ints compute in f32, of i64 in f64
+     * (to_inexact_dtype) */
     cj_val s = cj_sqrt(cj_scalar_typed(ctx, 16, CJ_I64));
+    CHECK(cj_val_dtype(s) == CJ_F64);
+    CHECK_NEAR(cj_item_or_nan(s), 4, 0, 0);
+    s = cj_sqrt(cj_scalar_typed(ctx, 16, CJ_I32));
     CHECK(cj_val_dtype(s) == CJ_F32);
     CHECK_NEAR(cj_item_or_nan(s), 4, 0, 0);
     /* round is half to even */

@@ -33,8 +33,9 @@ static cj_val to_promoted(cj_val x, cj_dtype dt, int weak) {
 }
 
 /* The type in[first..n) promote to by JAX's lattice. With `inexact`, an
- * integer or bool result becomes the default float f32, keeping weakness
- * (jnp's true_divide, arctan2, and float functions with x64 off). -1 with
+ * integer or bool result becomes a float by jnp's to_inexact_dtype (i64 →
+ * f64, i32 and bool → f32), keeping weakness (jnp's true_divide and
+ * arctan2 promote_args_inexact). -1 with
  * the error recorded when an operand is not a live value. */
 static int promoted_type(prim_id prim, int n, const cj_val *in, int first, int inexact, cj_dtype *dt,
                          int *weak) {
@@ -45,7 +46,7 @@ static int promoted_type(prim_id prim, int n, const cj_val *in, int first, int i
         avals[i - first] = *a;
     }
     api_result_type(n - first, avals, dt, weak);
-    if (inexact && !rt_is_float(*dt)) *dt = CJ_F32;
+    if (inexact) *dt = api_inexact_dtype(*dt);
     return 0;
 }
 
@@ -92,8 +93,8 @@ static cj_val weak_constant(cj_ctx *ctx, double c, cj_dtype dt) {
     return core_wrap_array(ctx, arr);
 }
 
-/* The float dtype jnp computes x in: its own, or f32 for ints and bools. */
-static cj_dtype inexact_dtype(const rt_aval *a) { return rt_is_float(a->dtype) ? a->dtype : CJ_F32; }
+/* The float dtype jnp computes x in (to_inexact_dtype). */
+static cj_dtype inexact_dtype(const rt_aval *a) { return api_inexact_dtype(a->dtype); }
 
 /* ---- unary ---- */
 

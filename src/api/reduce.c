@@ -157,12 +157,12 @@ cj_val cj_cummax(cj_val x, int64_t axis, int reverse) {
 
 /* ---- composites ---- */
 
-/* x in floating point: ints and bools become f32 (jnp's default float);
- * the aval follows. */
+/* x in floating point by jnp's to_inexact_dtype (i64 → f64, i32 and
+ * bools → f32); the aval follows. */
 static cj_val to_inexact(cj_val x, rt_aval *a) {
     if (rt_is_float(a->dtype)) return x;
-    a->dtype = CJ_F32;
-    return api_convert(x, CJ_F32, a->weak);
+    a->dtype = api_inexact_dtype(a->dtype);
+    return api_convert(x, a->dtype, a->weak);
 }
 
 /* The mean of float x over normalised axes: the sum divided by the count,
