@@ -245,7 +245,7 @@ cj_val cj_mul(cj_val a, cj_val b);
 cj_val cj_div(cj_val a, cj_val b); /* true division: i64 → f64, i32/bool → f32 (jnp) */
 cj_val cj_rem(cj_val a, cj_val b); /* C fmod semantics, as lax.rem */
 cj_val cj_pow(cj_val a, cj_val b);
-cj_val cj_max(cj_val a, cj_val b); /* NaN-propagating, as jnp.maximum */
+cj_val cj_max(cj_val a, cj_val b); /* NaN-propagating, +0 > -0, as jnp.maximum */
 cj_val cj_min(cj_val a, cj_val b);
 cj_val cj_atan2(cj_val a, cj_val b);
 cj_val cj_eq(cj_val a, cj_val b);
