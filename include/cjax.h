@@ -329,7 +329,7 @@ cj_val cj_index_add(cj_val x, int64_t axis, cj_val indices, cj_val updates);
 cj_val cj_one_hot(cj_val indices, int64_t num_classes, cj_dtype dtype);
 
 /* ---- Composites (all made of the operations above) ------------------- */
-cj_val cj_relu(cj_val x);
+cj_val cj_relu(cj_val x); /* max(x, 0); derivative 0 at 0, as jax.nn.relu */
 cj_val cj_gelu(cj_val x); /* tanh approximation, as jax.nn.gelu's default */
 cj_val cj_sigmoid(cj_val x);
 cj_val cj_softmax(cj_val x, int64_t axis);

@@ -9,7 +9,8 @@
  * bools are `or` and `and`, floor/ceil/round of ints and bools and abs of
  * bools return them unchanged. The purely elementwise composites (relu,
  * sigmoid, gelu, clip, square) are written in terms of those operations, so
- * every transformation applies to them for free. */
+ * every transformation applies to them for free; where jax.nn gives one a
+ * custom derivative (relu), a stop_gradient in the composite reproduces it. */
 #include <math.h>
 
 #include "api.h"
@@ -232,7 +233,17 @@ cj_val cj_astype(cj_val x, cj_dtype dtype) {
 
 /* ---- composites ---- */
 
-cj_val cj_relu(cj_val x) { return cj_max(x, cj_scalar_int(x.ctx, 0)); }
+/* jax.nn.relu is max(x, 0) with a custom jvp, g where x > 0 and 0
+ * elsewhere: its derivative at 0 is 0, where max's balanced rule would
+ * give 0.5 at the tie. The select carries that rule as a composite: x
+ * where x > 0 (derivative 1), elsewhere the value of max(x, 0) with no
+ * derivative (+0 for x <= 0, NaN for NaN), which is max(x, 0) everywhere;
+ * its second derivative is 0, as JAX's. */
+cj_val cj_relu(cj_val x) {
+    cj_val zero = cj_scalar_int(x.ctx, 0);
+    cj_val rest = bind1(PRIM_STOP_GRADIENT, cj_max(x, zero));
+    return cj_where(cj_gt(x, zero), x, rest);
+}
 cj_val cj_sigmoid(cj_val x) { return cj_logistic(x); }
 cj_val cj_square(cj_val x) { return cj_mul(x, x); }
 
