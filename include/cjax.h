@@ -277,8 +277,9 @@ cj_val cj_expand_dims(cj_val x, int64_t axis);
 /* strides NULL means 1. */
 cj_val cj_slice(cj_val x, const int64_t *start, const int64_t *limit,
                 const int64_t *strides);
-/* Start indices are values (rank-0 ints), clamped so the slice fits, as in
- * lax.dynamic_slice. */
+/* Start indices are values (rank-0 ints), as in lax.dynamic_slice: a
+ * negative start counts from the end (start + dim), then the start is
+ * clamped so the slice fits: dynamic_slice(arange(5), -1, 2) is [3, 4]. */
 cj_val cj_dynamic_slice(cj_val x, const cj_val *start, const int64_t *sizes);
 cj_val cj_dynamic_update_slice(cj_val x, cj_val update, const cj_val *start);
 cj_val cj_concatenate(int n, const cj_val *xs, int64_t axis);
