@@ -738,3 +738,97 @@ TEST(ad_allocation_failure_at_every_site_is_clean) {
     }
     CHECK(covered);
 }
+
+/* ---- composites whose jax.nn version carries its own derivative ---- */
+
+static void f_relu_sum(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_sum(cj_relu(in[0]), -1, NULL, 0);
+}
+
+static void f_grad_relu_sum(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    cj_val g;
+    cj_call((cj_func *)u, in, &g);
+    out[0] = cj_sum(g, -1, NULL, 0);
+}
+
+/* jax.nn.relu's custom jvp (select(x > 0, g, 0)): grad(relu)(0) is 0, not
+ * the 0.5 max's rule gives at a tie; -0 and negatives 0, positives 1; the
+ * value is max(x, 0) (+0 at -0, NaN kept); second derivative 0. Values
+ * from jax 0.10.2: grad(relu)(0.) = grad(relu)(-0.) = 0, relu(-0.) = +0. */
+TEST(ad_grad_relu_at_zero_is_zero_as_jax_nn_relu) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    const double xs[] = {-2.0, -0.0, 0.0, 0x1p-100, 3.0, NAN};
+    const double want_grad[] = {0, 0, 0, 1, 1, 0};
+    int64_t n = 6;
+    for (int d = 0; d < 2; d++) {
+        cj_dtype dt = d ? CJ_F64 : CJ_F32;
+        cj_val x = cj_astype(vec(ctx, n, xs), dt);
+        double y[6];
+        CHECK(cj_read_as(cj_relu(x), CJ_F64, y, sizeof y) == CJ_OK);
+        for (int i = 0; i < 5; i++) CHECK_MSG(y[i] == (xs[i] > 0 ? xs[i] : 0) && !signbit(y[i]), "relu(%g)", xs[i]);
+        CHECK(isnan(y[5]));
+        cj_func *f = cj_func_new(ctx, "relu_sum", f_relu_sum, 1, 1, NULL);
+        cj_func *g = cj_grad(f, NULL);
+        cj_jit_opts cc = {.backend = CJ_BACKEND_CC};
+        cj_func *modes[3] = {g, cj_jit(g, NULL), cj_jit(g, &cc)};
+        for (int m = 0; m < 3; m++) {
+            cj_val gx;
+            CHECK_MSG(cj_call(modes[m], &x, &gx) == CJ_OK, "%s", cj_error_message(ctx));
+            for (int i = 0; i < 6; i++)
+                CHECK_MSG(read1(gx, i) == want_grad[i], "%s mode %d: grad relu(%g) = %g, want %g", cj_dtype_name(dt), m,
+                          xs[i], read1(gx, i), want_grad[i]);
+        }
+        /* d/dx of sum(grad relu) is 0 everywhere, 0 included */
+        cj_func *gg = cj_grad(cj_func_new(ctx, "grad_relu_sum", f_grad_relu_sum, 1, 1, g), NULL);
+        cj_val ggx;
+        CHECK_MSG(cj_call(gg, &x, &ggx) == CJ_OK, "%s", cj_error_message(ctx));
+        for (int i = 0; i < 5; i++) CHECK(read1(ggx, i) == 0);
+        /* forward mode: the tangent of sum(relu) along ones counts x > 0 */
+        cj_val t = cj_ones_like(x), yo, to;
+        CHECK(cj_jvp(cj_func_new(ctx, "relu", f_relu_sum, 1, 1, NULL), &x, &t, &yo, &to) == CJ_OK);
+        CHECK(read1(to, 0) == 2);
+    }
+    CHECK_MSG(cj_error(ctx) == CJ_OK, "%s", cj_error_message(ctx));
+    cj_ctx_free(ctx);
+}
+
+static void f_logsumexp(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_logsumexp(in[0], -1, NULL, 0);
+}
+
+/* e0 · log_softmax(x) */
+static void f_log_softmax_e0(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    cj_val y = cj_log_softmax(in[0], -1);
+    out[0] = cj_sum(cj_dynamic_slice(y, (cj_val[]){cj_scalar_int(ctx, 0)}, (int64_t[]){1}), -1, NULL, 0);
+}
+
+/* jax.nn.logsumexp, softmax and log_softmax shift by stop_gradient(max):
+ * the derivative is softmax(x) alone, with nothing through reduce_max. At
+ * x = 0 (a three-way tie) that is 1/3 exactly (e = 1, sum 3, one
+ * division); a derivative through the max as well adds (1 - sum softmax)
+ * shares, which in f32 is not exactly 0. */
+TEST(ad_logsumexp_and_log_softmax_shift_by_stop_gradient_max) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t n = 3;
+    cj_val x = cj_zeros(ctx, CJ_F32, 1, &n);
+    const float third = 1.0f / 3.0f;
+    cj_val g;
+    CHECK(cj_call(cj_grad(cj_func_new(ctx, "lse", f_logsumexp, 1, 1, NULL), NULL), &x, &g) == CJ_OK);
+    float gv[3];
+    CHECK(cj_read(g, gv, sizeof gv) == CJ_OK);
+    for (int i = 0; i < 3; i++) CHECK_MSG(gv[i] == third, "grad logsumexp[%d] = %.9g, want %.9g", i, gv[i], third);
+    cj_val t = cj_array(ctx, CJ_F32, 1, &n, (const float[]){1, 0, 0}), y, ty;
+    CHECK(cj_jvp(cj_func_new(ctx, "lse", f_logsumexp, 1, 1, NULL), &x, &t, &y, &ty) == CJ_OK);
+    CHECK_MSG(read1(ty, 0) == third, "jvp logsumexp = %.9g", read1(ty, 0));
+    /* d/dx of log_softmax(x)[0] = e0 - softmax(x) */
+    CHECK(cj_call(cj_grad(cj_func_new(ctx, "ls", f_log_softmax_e0, 1, 1, NULL), NULL), &x, &g) == CJ_OK);
+    CHECK(cj_read(g, gv, sizeof gv) == CJ_OK);
+    CHECK_MSG(gv[0] == 1 - third && gv[1] == -third && gv[2] == -third, "grad log_softmax = %.9g %.9g %.9g", gv[0],
+              gv[1], gv[2]);
+    CHECK_MSG(cj_error(ctx) == CJ_OK, "%s", cj_error_message(ctx));
+    cj_ctx_free(ctx);
+}

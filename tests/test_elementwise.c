@@ -605,6 +605,98 @@ TEST(elementwise_max_min_propagate_nan_and_compare_with_nan_is_false) {
     cj_ctx_free(ctx);
 }
 
+/* max/min as IEEE 754-2019 maximum/minimum (and XLA, checked against jax
+ * 0.10.2 jnp.maximum/minimum eagerly and under jit): +0 > -0 whatever the
+ * argument order, NaN wins. Checked eagerly (dense and scalar operand
+ * layouts, f32 and f64), under jit with the interpreter and with
+ * generated C (fused with a neg so it runs inside a loop kernel), under
+ * vmap and for clamp. */
+static const double sz_a[] = {0.0, -0.0, -0.0, 0.0, NAN, 1.0, -0.0, -3.0};
+static const double sz_b[] = {-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, NAN, -0.0};
+#define SZ_N 8
+
+/* Does y (dtype dt) hold, bit for bit up to NaN payloads, op(sz_a, sz_b)
+ * (is_max) — or op(-sz_a, -sz_b) with `negated`? */
+static int signed_zero_result_ok(cj_val y, cj_dtype dt, int is_max, int negated, char *why, size_t n) {
+    double got[SZ_N];
+    if (cj_is_error(y) || cj_val_size(y) != SZ_N || cj_read_as(y, CJ_F64, got, sizeof got) != CJ_OK) {
+        snprintf(why, n, "no result");
+        return 0;
+    }
+    (void)dt;
+    for (int i = 0; i < SZ_N; i++) {
+        double a = negated ? -sz_a[i] : sz_a[i], b = negated ? -sz_b[i] : sz_b[i];
+        double want;
+        if (isnan(a) || isnan(b)) want = NAN;
+        else if (a == b && a == 0) want = is_max ? (signbit(a) && signbit(b) ? -0.0 : 0.0)
+                                                 : (signbit(a) || signbit(b) ? -0.0 : 0.0);
+        else want = is_max ? (a > b ? a : b) : (a < b ? a : b);
+        int ok = isnan(want) ? isnan(got[i]) : got[i] == want && !signbit(got[i]) == !signbit(want);
+        if (!ok) {
+            snprintf(why, n, "%s(%g, %g) = %g, want %g", is_max ? "max" : "min", a, b, got[i], want);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void fn_max_min_neg(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    (void)user;
+    out[0] = cj_max(in[0], in[1]);
+    out[1] = cj_min(in[0], in[1]);
+    out[2] = cj_max(cj_neg(in[0]), cj_neg(in[1]));
+    out[3] = cj_min(cj_neg(in[0]), cj_neg(in[1]));
+}
+
+TEST(max_min_order_signed_zeros_as_ieee_in_every_backend) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    char why[128];
+    int64_t n = SZ_N;
+    for (int d = 0; d < 2; d++) {
+        cj_dtype dt = d ? CJ_F64 : CJ_F32;
+        cj_val a = cj_astype(cj_array(ctx, CJ_F64, 1, &n, sz_a), dt);
+        cj_val b = cj_astype(cj_array(ctx, CJ_F64, 1, &n, sz_b), dt);
+        CHECK_MSG(signed_zero_result_ok(cj_max(a, b), dt, 1, 0, why, sizeof why), "eager %s", why);
+        CHECK_MSG(signed_zero_result_ok(cj_min(a, b), dt, 0, 0, why, sizeof why), "eager %s", why);
+        /* a rank-0 operand on either side */
+        for (int side = 0; side < 2; side++) {
+            cj_val z = cj_scalar_typed(ctx, side ? 0.0 : -0.0, dt), zeros = cj_zeros(ctx, dt, 1, &n);
+            cj_val mx = side ? cj_max(cj_neg(zeros), z) : cj_max(z, zeros);
+            cj_val mn = side ? cj_min(zeros, cj_neg(z)) : cj_min(cj_neg(zeros), cj_neg(z));
+            double got[SZ_N];
+            CHECK(cj_read_as(mx, CJ_F64, got, sizeof got) == CJ_OK);
+            for (int i = 0; i < SZ_N; i++) CHECK_MSG(got[i] == 0 && !signbit(got[i]), "scalar max side %d", side);
+            CHECK(cj_read_as(mn, CJ_F64, got, sizeof got) == CJ_OK);
+            for (int i = 0; i < SZ_N; i++) CHECK_MSG(got[i] == 0 && signbit(got[i]), "scalar min side %d", side);
+        }
+        /* clamp(lo=+0, x=-0, hi) is +0 and clamp(lo, x=+0, hi=-0) is -0 */
+        double c;
+        CHECK(cj_read_as(cj_clamp(cj_scalar_typed(ctx, 0.0, dt), cj_scalar_typed(ctx, -0.0, dt),
+                                  cj_scalar_typed(ctx, 1.0, dt)), CJ_F64, &c, sizeof c) == CJ_OK);
+        CHECK(c == 0 && !signbit(c));
+        CHECK(cj_read_as(cj_clamp(cj_scalar_typed(ctx, -1.0, dt), cj_scalar_typed(ctx, 0.0, dt),
+                                  cj_scalar_typed(ctx, -0.0, dt)), CJ_F64, &c, sizeof c) == CJ_OK);
+        CHECK(c == 0 && signbit(c));
+        cj_func *f = cj_func_new(ctx, "max_min", fn_max_min_neg, 2, 4, NULL);
+        const cj_backend backends[2] = {CJ_BACKEND_INTERP, CJ_BACKEND_CC};
+        for (int k = 0; k < 3; k++) {
+            cj_jit_opts o = {0};
+            if (k < 2) o.backend = backends[k];
+            /* k == 2: vmap over the 8 elements */
+            cj_func *g = k < 2 ? cj_jit(f, &o) : cj_vmap(f, NULL);
+            const char *mode = k == 0 ? "jit interp" : k == 1 ? "jit cc" : "vmap";
+            cj_val out[4];
+            CHECK_MSG(cj_call(g, (cj_val[]){a, b}, out) == CJ_OK, "%s: %s", mode, cj_error_message(ctx));
+            for (int o2 = 0; o2 < 4; o2++)
+                CHECK_MSG(signed_zero_result_ok(out[o2], dt, o2 % 2 == 0, o2 >= 2, why, sizeof why),
+                          "%s %s output %d: %s", mode, cj_dtype_name(dt), o2, why);
+        }
+    }
+    CHECK_MSG(cj_error(ctx) == CJ_OK, "%s", cj_error_message(ctx));
+    cj_ctx_free(ctx);
+}
+
 TEST(elementwise_pow_and_atan2_special_values) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     const double a[] = {NAN, 2, -8, 0, 0, INFINITY, 1, -1, 0, -0.0, 1, -2};
@@ -860,8 +952,12 @@ TEST(elementwise_api_jnp_conventions) {
     /* abs of bool is itself; is_finite of ints is true */
     CHECK(cj_val_dtype(cj_abs(t)) == CJ_BOOL);
     CHECK(cj_val_dtype(cj_is_finite(i7)) == CJ_BOOL && read_i64(cj_is_finite(i7)) == 1);
-    /* float-only functions of ints compute in f32 */
+    /* float-only functions of ints compute in f32, of i64 in f64
+     * (to_inexact_dtype) */
     cj_val s = cj_sqrt(cj_scalar_typed(ctx, 16, CJ_I64));
+    CHECK(cj_val_dtype(s) == CJ_F64);
+    CHECK_NEAR(cj_item_or_nan(s), 4, 0, 0);
+    s = cj_sqrt(cj_scalar_typed(ctx, 16, CJ_I32));
     CHECK(cj_val_dtype(s) == CJ_F32);
     CHECK_NEAR(cj_item_or_nan(s), 4, 0, 0);
     /* round is half to even */

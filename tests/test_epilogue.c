@@ -486,14 +486,16 @@ TEST(epilogue_fuse_dump_shows_the_dot_and_its_epilogue_in_one_kernel) {
     cj_func *jf = cj_jit(cj_func_new(ctx, "relu_bias", f_relu_bias, 3, 1, NULL), NULL);
     char *text = cj_jit_dump(jf, in, "fuse,plan");
     CHECK_MSG(text, "%s", cj_error_message(ctx));
-    /* dot_general, the bias broadcast, add and max under one kernel
-     * header; the product has no buffer in the plan */
-    const char *k0 = strstr(text, "kernel 0 dot+epilogue f32[8,5], 4 equations");
+    /* dot_general, the bias broadcast, add and relu (max, and the select
+     * that gives relu jax.nn's derivative) under one kernel header; the
+     * product has no buffer in the plan */
+    const char *k0 = strstr(text, "kernel 0 dot+epilogue f32[8,5], 6 equations");
     const char *dot = k0 ? strstr(k0, "= dot_general") : NULL;
     const char *bc = dot ? strstr(dot, "= broadcast_in_dim") : NULL;
     const char *add = bc ? strstr(bc, "= add") : NULL;
     const char *max = add ? strstr(add, "= max") : NULL;
-    bool ok = strstr(text, "kernels (1)") && max && !strstr(text, "temporary") &&
+    const char *sel = max ? strstr(max, "= select_n") : NULL;
+    bool ok = strstr(text, "kernels (1)") && sel && !strstr(text, "temporary") &&
               strstr(text, "temporaries 0");
     CHECK_MSG(ok, "%s", text);
     cj_string_free(ctx, text);

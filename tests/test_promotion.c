@@ -144,12 +144,12 @@ TEST(promotion_float_functions_and_true_division) {
     } cases[] = {
         {cj_sqrt(i), CJ_F32, 0, 2},
         {cj_sqrt(w), CJ_F32, 1, 2},
-        {cj_sqrt(cj_scalar_typed(ctx, 4, CJ_I64)), CJ_F32, 0, 2},
+        {cj_sqrt(cj_scalar_typed(ctx, 4, CJ_I64)), CJ_F64, 0, 2},
         {cj_sqrt(cj_scalar_typed(ctx, 1, CJ_BOOL)), CJ_F32, 0, 1},
         {cj_sqrt(cj_scalar_typed(ctx, 4, CJ_F64)), CJ_F64, 0, 2},
         {cj_div(i, cj_scalar_typed(ctx, 8, CJ_I32)), CJ_F32, 0, 0.5},
         {cj_div(w, cj_scalar_int(ctx, 8)), CJ_F32, 1, 0.5},
-        {cj_div(cj_scalar_typed(ctx, 1, CJ_I64), cj_scalar_typed(ctx, 4, CJ_I64)), CJ_F32, 0, 0.25},
+        {cj_div(cj_scalar_typed(ctx, 1, CJ_I64), cj_scalar_typed(ctx, 4, CJ_I64)), CJ_F64, 0, 0.25},
         {cj_div(cj_scalar_typed(ctx, 1, CJ_F64), w), CJ_F64, 0, 0.25},
         {cj_div(cj_scalar_typed(ctx, 1, CJ_F32), w), CJ_F32, 0, 0.25},
         {cj_atan2(i, cj_scalar_typed(ctx, 0, CJ_F64)), CJ_F64, 0, 1.5707963267948966},
@@ -162,6 +162,49 @@ TEST(promotion_float_functions_and_true_division) {
         double tol = cases[k].dtype == CJ_F32 ? 1e-7 : 1e-15;
         CHECK_NEAR(cj_item_or_nan(cases[k].v), cases[k].value, tol, 0);
     }
+    CHECK(cj_error(ctx) == CJ_OK);
+    cj_ctx_free(ctx);
+}
+
+/* jnp.true_divide is promote_args_inexact: the lattice's join, then
+ * to_inexact_dtype (i64 → f64, i32 and bool → f32, weakness kept). The
+ * strong rows were printed by jax 0.10.2 with x64 on (i64/i64 is f64,
+ * i32/i64 f64, bool/bool f32, i64/f32 f32); weak operands join as cjax's
+ * weak types (a weak int is i32 and a weak float f32, as with x64 off). */
+static const type true_div[K_COUNT][K_COUNT] = {
+    /*            bool  i*   i32  i64  f*   f32  f64 */
+    /* bool */ {F32, FW, F32, F64, FW, F32, F64},
+    /* i*   */ {FW, FW, F32, F64, FW, F32, F64},
+    /* i32  */ {F32, F32, F32, F64, FW, F32, F64},
+    /* i64  */ {F64, F64, F64, F64, FW, F32, F64},
+    /* f*   */ {FW, FW, FW, FW, FW, F32, F64},
+    /* f32  */ {F32, F32, F32, F32, F32, F32, F64},
+    /* f64  */ {F64, F64, F64, F64, F64, F64, F64},
+};
+
+TEST(true_division_of_int64_gives_f64_as_jax) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    for (int a = 0; a < K_COUNT; a++)
+        for (int b = 0; b < K_COUNT; b++) {
+            cj_val r = cj_div(make_kind(ctx, a), make_kind(ctx, b));
+            type want = true_div[a][b];
+            CHECK_MSG(cj_val_dtype(r) == want.dtype && cj_val_weak(r) == want.weak,
+                      "%s / %s: got %s%s, want %s%s", kind_names[a], kind_names[b],
+                      cj_dtype_name(cj_val_dtype(r)), cj_val_weak(r) ? " (weak)" : "",
+                      cj_dtype_name(want.dtype), want.weak ? " (weak)" : "");
+        }
+    /* (2^40 + 1) / 1 keeps its last bit in f64 (f32 would round it away) */
+    double big = 1099511627777.0;
+    cj_val q = cj_div(cj_scalar_typed(ctx, big, CJ_I64), cj_scalar_typed(ctx, 1, CJ_I64));
+    CHECK(cj_val_dtype(q) == CJ_F64 && cj_item_or_nan(q) == big);
+    q = cj_div(cj_scalar_typed(ctx, big, CJ_I64), cj_scalar_int(ctx, 1));
+    CHECK(cj_val_dtype(q) == CJ_F64 && cj_item_or_nan(q) == big);
+    /* the other to_inexact users: float functions, arctan2, mean */
+    cj_val v = cj_full(ctx, big, CJ_I64, 1, (const int64_t[]){2});
+    CHECK(cj_val_dtype(cj_exp(cj_scalar_typed(ctx, 0, CJ_I64))) == CJ_F64);
+    CHECK(cj_val_dtype(cj_atan2(cj_scalar_typed(ctx, 1, CJ_I64), cj_scalar_typed(ctx, 1, CJ_BOOL))) == CJ_F64);
+    cj_val m = cj_mean(v, -1, NULL, 0);
+    CHECK(cj_val_dtype(m) == CJ_F64 && cj_item_or_nan(m) == big);
     CHECK(cj_error(ctx) == CJ_OK);
     cj_ctx_free(ctx);
 }

@@ -6,7 +6,8 @@
  * 42, 2^31-1, -7, 2^40+3) and shapes (), (5,), (3,4), (2,3,4). Every
  * sampler is compared BIT FOR BIT with them: eagerly, under cj_jit, and
  * under cj_vmap over the batch of all six keys (each row must equal that
- * key's own fixture). Nothing is compared with a tolerance. */
+ * key's own fixture). Nothing is compared with a tolerance except f64
+ * normals (random_normal_f64_within_measured_ulp_of_jax says why). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,7 @@ static int all_cases(sample_case *out) {
             out[n++] = (sample_case){K_UNIFORM, s, dt, 0};
             out[n++] = (sample_case){K_UNIFORM_RANGE, s, dt, 0};
         }
+        out[n++] = (sample_case){K_NORMAL, s, CJ_F32, 0}; /* f64: see random_normal_f64_* */
         out[n++] = (sample_case){K_BERNOULLI, s, CJ_F32, 0};
         out[n++] = (sample_case){K_RANDINT, s, CJ_F32, 0};
         out[n++] = (sample_case){K_RANDINT_WIDE, s, CJ_F32, 0};
@@ -165,12 +167,9 @@ static int all_cases(sample_case *out) {
     return n;
 }
 
-static int normal_cases(sample_case *out) {
+static int normal_f64_cases(sample_case *out) {
     int n = 0;
-    for (int s = 0; s < N_SHAPES; s++) {
-        out[n++] = (sample_case){K_NORMAL, s, CJ_F32, 0};
-        out[n++] = (sample_case){K_NORMAL, s, CJ_F64, 0};
-    }
+    for (int s = 0; s < N_SHAPES; s++) out[n++] = (sample_case){K_NORMAL, s, CJ_F64, 0};
     return n;
 }
 
@@ -207,20 +206,43 @@ TEST(random_samplers_match_jax_bit_for_bit) {
     cj_ctx_free(ctx);
 }
 
-/* Normal goes through log1p inside erf_inv, where cjax's vectorised log1p
- * and XLA's CPU log1p round differently: measured against this JAX, 1 of
- * 252 f32 values differs by 1 ulp and 7 of 252 f64 values by up to 20 ulp
- * (XLA's own f64 log1p is up to 83 ulp from NumPy's on these inputs). So
- * this test holds normal to a few ulp of JAX — f32 at most 2, f64 at most
- * 64 — and to identical bits in at least 95% of the values; the other
- * samplers are bit for bit (above). Closing the gap means reproducing
- * XLA's log1p. */
-#define NORMAL_MAX_ULP_F32 2
-#define NORMAL_MAX_ULP_F64 64
-TEST(random_normal_matches_jax_to_a_few_ulp) {
+/* Normal is sqrt(2) * erf_inv(u), and erf_inv calls log1p, whose last bit
+ * erf_inv magnifies near |u| = 1: random.c computes XLA's own log1p (and,
+ * in f32, XLA's log), so f32 normals are bit for bit — with the fixtures
+ * of every seed and shape (in all_cases, eager, jit and vmap) and over a
+ * longer stream: 1000 values of key 3, of which cjax's own log1p got 9
+ * wrong (issue 13). In f64 XLA's log is the C library's, which cjax's log
+ * matches in about 93% of values, so f64 is measured: 952 of 200,000
+ * values of key 3 (0.48%) differ from JAX, by at most 3 ulp. The limits
+ * below hold those figures: at most 1% of the values, 4 ulp. */
+#define NORMAL_F64_MAX_ULP 4
+static void normal1000(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_random_normal(in[0], CJ_F32, 1, (const int64_t[]){1000});
+}
+
+TEST(random_normal_f32_bit_for_bit_with_jax) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    sample_case cases[16];
-    int n = normal_cases(cases);
+    int64_t n = 1000;
+    cj_val key = load(ctx, "key_3");
+    diff d;
+    CHECK_MSG(same_bits(cj_random_key(ctx, 3), key, &d), "key 3: %s", d.why);
+    CHECK_MSG(same_bits(cj_random_normal(key, CJ_F32, 1, &n), load(ctx, "normal_key3_1000_f32"), &d),
+              "normal f32 key 3: %s (%s)", d.why, cj_error_message(ctx));
+    /* under jit too, with the generated C */
+    cj_jit_opts cc = {.backend = CJ_BACKEND_CC};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "normal1000", normal1000, 1, 1, NULL), &cc);
+    cj_val got;
+    CHECK_MSG(cj_call(jf, &key, &got) == CJ_OK, "%s", cj_error_message(ctx));
+    CHECK_MSG(same_bits(got, load(ctx, "normal_key3_1000_f32"), &d), "jit normal f32 key 3: %s", d.why);
+    CHECK(cj_error(ctx) == CJ_OK);
+    cj_ctx_free(ctx);
+}
+
+TEST(random_normal_f64_within_measured_ulp_of_jax) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    sample_case cases[8];
+    int n = normal_f64_cases(cases);
     int64_t bad = 0, total = 0;
     for (int s = 0; s < N_SEEDS; s++) {
         cj_val key = cj_random_key(ctx, SEEDS[s]);
@@ -231,13 +253,20 @@ TEST(random_normal_matches_jax_to_a_few_ulp) {
             cj_val got = draw(ctx, key, &cases[i]);
             total += cj_val_size(got);
             if (same_bits(got, load(ctx, name), &d)) continue;
-            int64_t limit = cases[i].dtype == CJ_F32 ? NORMAL_MAX_ULP_F32 : NORMAL_MAX_ULP_F64;
-            CHECK_MSG(d.mismatches > 0 && d.max_ulp <= limit, "%s: %s", name, d.why);
+            CHECK_MSG(d.mismatches > 0 && d.max_ulp <= NORMAL_F64_MAX_ULP, "%s: %s", name, d.why);
             bad += d.mismatches;
         }
     }
+    int64_t n500 = 500;
+    diff d;
+    cj_val got = cj_random_normal(load(ctx, "key_3"), CJ_F64, 1, &n500);
+    total += n500;
+    if (!same_bits(got, load(ctx, "normal_key3_500_f64"), &d)) {
+        CHECK_MSG(d.mismatches > 0 && d.max_ulp <= NORMAL_F64_MAX_ULP, "normal f64 key 3: %s", d.why);
+        bad += d.mismatches;
+    }
     CHECK(cj_error(ctx) == CJ_OK);
-    CHECK_MSG(bad * 20 <= total, "%lld of %lld normal values differ from JAX", (long long)bad, (long long)total);
+    CHECK_MSG(bad * 100 <= total, "%lld of %lld f64 normal values differ from JAX", (long long)bad, (long long)total);
     cj_ctx_free(ctx);
 }
 

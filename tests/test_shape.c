@@ -210,6 +210,12 @@ static int64_t *map_pad(const host *x, const int64_t *lo, const int64_t *hi, con
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+/* Where lax.dynamic_slice (allow_negative_indices=True) starts a window of
+ * `size` on an axis of `dim`: a negative start counts from the end, then
+ * the window is clamped into the axis. */
+static int64_t lax_start(int64_t start, int64_t dim, int64_t size) {
+    return clamp64(start < 0 ? start + dim : start, 0, dim - size);
+}
 
 /* ---- broadcast_in_dim / broadcast_to ---- */
 
@@ -556,7 +562,7 @@ TEST(shape_dynamic_slice_clamps_like_lax) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     int64_t d[2] = {6, 5}, sizes[2] = {3, 4};
     typedef struct { int64_t start[2]; } dcase;
-    static const dcase cases[] = {{{2, 1}}, {{0, 0}}, {{10, -3}}, {{3, 1}}, {{-1, 7}}};
+    static const dcase cases[] = {{{2, 1}}, {{0, 0}}, {{10, -3}}, {{3, 1}}, {{-1, 7}}, {{-6, -1}}, {{-100, -5}}};
     for (int t = 0; t < N_DTYPES; t++)
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             host x = host_random(all_dtypes[t], 2, d, c + 51);
@@ -564,7 +570,7 @@ TEST(shape_dynamic_slice_clamps_like_lax) {
             cj_val idx[2] = {cj_scalar_int(ctx, cases[c].start[0]), cj_scalar_typed(ctx, (double)cases[c].start[1], CJ_I64)};
             int64_t lo[2], hi[2];
             for (int k = 0; k < 2; k++) {
-                lo[k] = clamp64(cases[c].start[k], 0, d[k] - sizes[k]);
+                lo[k] = lax_start(cases[c].start[k], d[k], sizes[k]);
                 hi[k] = lo[k] + sizes[k];
             }
             int64_t out[2];
@@ -617,14 +623,14 @@ TEST(shape_dynamic_update_slice_clamps_like_lax) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     int64_t d[2] = {6, 5}, ud[2] = {2, 3};
     typedef struct { int64_t start[2]; } dcase;
-    static const dcase cases[] = {{{1, 1}}, {{5, 4}}, {{-2, 0}}, {{4, 2}}, {{0, 100}}};
+    static const dcase cases[] = {{{1, 1}}, {{5, 4}}, {{-2, 0}}, {{4, 2}}, {{0, 100}}, {{-5, -2}}, {{-9, -1}}};
     for (int t = 0; t < N_DTYPES; t++)
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             host x = host_random(all_dtypes[t], 2, d, c + 61);
             host u = host_random(all_dtypes[t], 2, ud, c + 71);
             host both = host_concat(&x, &u);
             cj_val idx[2] = {cj_scalar_int(ctx, cases[c].start[0]), cj_scalar_typed(ctx, (double)cases[c].start[1], CJ_I64)};
-            int64_t s0 = clamp64(cases[c].start[0], 0, d[0] - ud[0]), s1 = clamp64(cases[c].start[1], 0, d[1] - ud[1]);
+            int64_t s0 = lax_start(cases[c].start[0], d[0], ud[0]), s1 = lax_start(cases[c].start[1], d[1], ud[1]);
             int64_t m[30];
             for (int64_t i = 0; i < 6; i++)
                 for (int64_t j = 0; j < 5; j++) {
@@ -638,6 +644,97 @@ TEST(shape_dynamic_update_slice_clamps_like_lax) {
             host_free(&both);
             CHECK_MSG(ok, "case %zu", c);
         }
+    cj_ctx_free(ctx);
+}
+
+/* ---- negative starts count from the end (lax's allow_negative_indices) ---- */
+
+#define NS_DIM 7
+#define NS_SIZE 3
+static const int32_t ns_starts[] = {-9, -8, -7, -6, -3, -1, 0, 2, 4, 5, 9};
+#define NS_COUNT ((int64_t)(sizeof ns_starts / sizeof ns_starts[0]))
+
+/* x[7], i[] -> (dynamic_slice(x, i, 3), dynamic_update_slice(x, 100 + iota(3), i)) */
+static void fn_neg_start(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user;
+    out[0] = cj_dynamic_slice(in[0], &in[1], (const int64_t[]){NS_SIZE});
+    cj_val u = cj_add(cj_arange(ctx, 0, NS_SIZE, 1, CJ_F32), cj_scalar(ctx, 100));
+    out[1] = cj_dynamic_update_slice(in[0], u, &in[1]);
+}
+
+/* sum(dynamic_slice(x, i, 3) * (1, 2, 3)): d/dx is (1, 2, 3) at the window */
+static void fn_neg_start_loss(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user;
+    cj_val w = cj_arange(ctx, 1, NS_SIZE + 1, 1, CJ_F32);
+    out[0] = cj_sum(cj_mul(cj_dynamic_slice(in[0], &in[1], (const int64_t[]){NS_SIZE}), w), -1, NULL, 0);
+}
+
+/* Do (slice, updated) hold the window at lax_start(start) of x = iota(7)? */
+static int neg_start_ok(cj_val slice, cj_val updated, int64_t start) {
+    int64_t at = lax_start(start, NS_DIM, NS_SIZE);
+    float s[NS_SIZE], u[NS_DIM];
+    if (cj_read(slice, s, sizeof s) != CJ_OK || cj_read(updated, u, sizeof u) != CJ_OK) return 0;
+    for (int64_t k = 0; k < NS_SIZE; k++)
+        if (s[k] != (float)(at + k)) return 0;
+    for (int64_t k = 0; k < NS_DIM; k++) {
+        float want = k >= at && k < at + NS_SIZE ? (float)(100 + k - at) : (float)k;
+        if (u[k] != want) return 0;
+    }
+    return 1;
+}
+
+TEST(dynamic_slice_negative_start_counts_from_end) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    /* the case from JAX's documentation: dynamic_slice(arange(5), -1, 2) = [3, 4] */
+    cj_val r = cj_dynamic_slice(cj_arange(ctx, 0, 5, 1, CJ_F32), (cj_val[]){cj_scalar_int(ctx, -1)}, (int64_t[]){2});
+    float r2[2] = {0, 0};
+    CHECK(cj_read(r, r2, sizeof r2) == CJ_OK && r2[0] == 3 && r2[1] == 4);
+    cj_val x = cj_arange(ctx, 0, NS_DIM, 1, CJ_F32);
+    cj_func *f = cj_func_new(ctx, "neg_start", fn_neg_start, 2, 2, NULL);
+    cj_jit_opts interp = {.backend = CJ_BACKEND_INTERP}, cc = {.backend = CJ_BACKEND_CC};
+    cj_func *modes[3] = {f, cj_jit(f, &interp), cj_jit(f, &cc)};
+    static const char *const names[3] = {"eager", "jit interp", "jit cc"};
+    for (int64_t c = 0; c < NS_COUNT; c++)
+        for (int m = 0; m < 3; m++)
+            for (int wide = 0; wide < 2; wide++) { /* i32 and i64 starts */
+                cj_val in[2] = {x, cj_scalar_typed(ctx, ns_starts[c], wide ? CJ_I64 : CJ_I32)}, out[2];
+                CHECK_MSG(cj_call(modes[m], in, out) == CJ_OK, "%s: %s", names[m], cj_error_message(ctx));
+                CHECK_MSG(neg_start_ok(out[0], out[1], ns_starts[c]), "%s start %d (%s)", names[m], ns_starts[c],
+                          wide ? "i64" : "i32");
+            }
+    /* vmap over a batch of starts, and jit of that vmap */
+    int64_t n = NS_COUNT;
+    cj_val starts = cj_array(ctx, CJ_I32, 1, &n, ns_starts);
+    cj_vmap_opts vo = {.in_axes = (const int64_t[]){CJ_NOT_MAPPED, 0}};
+    cj_func *vf = cj_vmap(f, &vo);
+    cj_func *vmodes[2] = {vf, cj_jit(vf, &cc)};
+    for (int m = 0; m < 2; m++) {
+        cj_val out[2];
+        CHECK_MSG(cj_call(vmodes[m], (cj_val[]){x, starts}, out) == CJ_OK, "%s", cj_error_message(ctx));
+        for (int64_t c = 0; c < NS_COUNT; c++) {
+            cj_val i = cj_scalar_int(ctx, c);
+            cj_val row_s = cj_dynamic_slice(out[0], (cj_val[]){i, cj_scalar_int(ctx, 0)}, (int64_t[]){1, NS_SIZE});
+            cj_val row_u = cj_dynamic_slice(out[1], (cj_val[]){i, cj_scalar_int(ctx, 0)}, (int64_t[]){1, NS_DIM});
+            CHECK_MSG(neg_start_ok(row_s, row_u, ns_starts[c]), "%s start %d", m ? "jit(vmap)" : "vmap", ns_starts[c]);
+        }
+    }
+    /* grad: the cotangent lands on the window the primal read */
+    cj_func *loss = cj_func_new(ctx, "neg_start_loss", fn_neg_start_loss, 2, 1, NULL);
+    cj_func *gl = cj_grad(loss, NULL);
+    cj_func *gmodes[2] = {gl, cj_jit(gl, &cc)};
+    for (int64_t c = 0; c < NS_COUNT; c++)
+        for (int m = 0; m < 2; m++) {
+            cj_val g;
+            CHECK_MSG(cj_call(gmodes[m], (cj_val[]){x, cj_scalar_int(ctx, ns_starts[c])}, &g) == CJ_OK, "%s",
+                      cj_error_message(ctx));
+            float gv[NS_DIM];
+            CHECK(cj_read(g, gv, sizeof gv) == CJ_OK);
+            int64_t at = lax_start(ns_starts[c], NS_DIM, NS_SIZE);
+            for (int64_t k = 0; k < NS_DIM; k++)
+                CHECK_MSG(gv[k] == (k >= at && k < at + NS_SIZE ? (float)(1 + k - at) : 0.0f), "%s grad start %d",
+                          m ? "jit" : "eager", ns_starts[c]);
+        }
+    CHECK_MSG(cj_error(ctx) == CJ_OK, "%s", cj_error_message(ctx));
     cj_ctx_free(ctx);
 }
 
@@ -1207,8 +1304,11 @@ TEST(shape_make_jaxpr_text) {
                          cj_spec_make(CJ_I32, 0, NULL)};
     s = cj_make_jaxpr(h, 4, dspecs);
     CHECK_MSG(s, "%s", cj_error_message(ctx));
-    CHECK_STR_CONTAINS(s, "e:f32[6,5] = dynamic_update_slice a b c d\n");
-    CHECK_STR_CONTAINS(s, "f:f32[3,3] = dynamic_slice[slice_sizes=(3, 3)] e c d\n");
+    /* negative starts count from the end first, as jax traces them:
+     * lt, add the axis length, select_n */
+    CHECK_STR_CONTAINS(s, "e:bool[] = lt c 0:i32[]\n    f:i32[] = add c 6:i32[]\n    g:i32[] = select_n e c f\n");
+    CHECK_STR_CONTAINS(s, "k:f32[6,5] = dynamic_update_slice a b g j\n");
+    CHECK_STR_CONTAINS(s, "r:f32[3,3] = dynamic_slice[slice_sizes=(3, 3)] k n q\n");
     cj_string_free(ctx, s);
     cj_ctx_free(ctx);
 }

@@ -43,8 +43,11 @@ const rt_aval *api_aval(cj_val v, const char *op);
  * (when promote is set), broadcast to a common shape (rank-0 operands are
  * left as scalars), bind. */
 cj_val api_elementwise(prim_id prim, int n, const cj_val *in, int promote);
-/* Unary primitive on floats only: ints and bools promote to the default
- * float (f32), as jnp.sin(int_array) does. */
+/* The float dtype jnp computes a dtype in (to_inexact_dtype): floats
+ * themselves, i64 → f64, i32 and bool → f32. */
+cj_dtype api_inexact_dtype(cj_dtype dt);
+/* Unary primitive on floats only: ints and bools promote by
+ * api_inexact_dtype, as jnp.sin(int_array) does. */
 cj_val api_float_unary(prim_id prim, cj_val x);
 
 /* Normalises an axis against rank (negative counts from the end); -1 with

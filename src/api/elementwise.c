@@ -9,7 +9,8 @@
  * bools are `or` and `and`, floor/ceil/round of ints and bools and abs of
  * bools return them unchanged. The purely elementwise composites (relu,
  * sigmoid, gelu, clip, square) are written in terms of those operations, so
- * every transformation applies to them for free. */
+ * every transformation applies to them for free; where jax.nn gives one a
+ * custom derivative (relu), a stop_gradient in the composite reproduces it. */
 #include <math.h>
 
 #include "api.h"
@@ -33,8 +34,9 @@ static cj_val to_promoted(cj_val x, cj_dtype dt, int weak) {
 }
 
 /* The type in[first..n) promote to by JAX's lattice. With `inexact`, an
- * integer or bool result becomes the default float f32, keeping weakness
- * (jnp's true_divide, arctan2, and float functions with x64 off). -1 with
+ * integer or bool result becomes a float by jnp's to_inexact_dtype (i64 →
+ * f64, i32 and bool → f32), keeping weakness (jnp's true_divide and
+ * arctan2 promote_args_inexact). -1 with
  * the error recorded when an operand is not a live value. */
 static int promoted_type(prim_id prim, int n, const cj_val *in, int first, int inexact, cj_dtype *dt,
                          int *weak) {
@@ -45,7 +47,7 @@ static int promoted_type(prim_id prim, int n, const cj_val *in, int first, int i
         avals[i - first] = *a;
     }
     api_result_type(n - first, avals, dt, weak);
-    if (inexact && !rt_is_float(*dt)) *dt = CJ_F32;
+    if (inexact) *dt = api_inexact_dtype(*dt);
     return 0;
 }
 
@@ -92,8 +94,8 @@ static cj_val weak_constant(cj_ctx *ctx, double c, cj_dtype dt) {
     return core_wrap_array(ctx, arr);
 }
 
-/* The float dtype jnp computes x in: its own, or f32 for ints and bools. */
-static cj_dtype inexact_dtype(const rt_aval *a) { return rt_is_float(a->dtype) ? a->dtype : CJ_F32; }
+/* The float dtype jnp computes x in (to_inexact_dtype). */
+static cj_dtype inexact_dtype(const rt_aval *a) { return api_inexact_dtype(a->dtype); }
 
 /* ---- unary ---- */
 
@@ -231,7 +233,17 @@ cj_val cj_astype(cj_val x, cj_dtype dtype) {
 
 /* ---- composites ---- */
 
-cj_val cj_relu(cj_val x) { return cj_max(x, cj_scalar_int(x.ctx, 0)); }
+/* jax.nn.relu is max(x, 0) with a custom jvp, g where x > 0 and 0
+ * elsewhere: its derivative at 0 is 0, where max's balanced rule would
+ * give 0.5 at the tie. The select carries that rule as a composite: x
+ * where x > 0 (derivative 1), elsewhere the value of max(x, 0) with no
+ * derivative (+0 for x <= 0, NaN for NaN), which is max(x, 0) everywhere;
+ * its second derivative is 0, as JAX's. */
+cj_val cj_relu(cj_val x) {
+    cj_val zero = cj_scalar_int(x.ctx, 0);
+    cj_val rest = bind1(PRIM_STOP_GRADIENT, cj_max(x, zero));
+    return cj_where(cj_gt(x, zero), x, rest);
+}
 cj_val cj_sigmoid(cj_val x) { return cj_logistic(x); }
 cj_val cj_square(cj_val x) { return cj_mul(x, x); }
 

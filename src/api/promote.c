@@ -206,10 +206,17 @@ cj_val api_elementwise(prim_id prim, int n, const cj_val *in, int promote) {
     return core_bind(ctx, prim, &p, n, args);
 }
 
+/* jnp's to_inexact_dtype: a float stays itself, i64 becomes f64 (so
+ * (2^40 + 1) / 1 keeps its last bit), bool and i32 the default float f32. */
+cj_dtype api_inexact_dtype(cj_dtype dt) {
+    if (rt_is_float(dt)) return dt;
+    return dt == CJ_I64 ? CJ_F64 : CJ_F32;
+}
+
 cj_val api_float_unary(prim_id prim, cj_val x) {
     const rt_aval *a = api_aval(x, prim_names[prim]);
     if (!a) return api_err(x.ctx);
-    if (!rt_is_float(a->dtype)) x = api_convert(x, CJ_F32, a->weak);
+    if (!rt_is_float(a->dtype)) x = api_convert(x, api_inexact_dtype(a->dtype), a->weak);
     prim_params p = prim_params_zero();
     return core_bind(x.ctx, prim, &p, 1, &x);
 }

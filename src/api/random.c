@@ -23,7 +23,8 @@
  *   fold_in(key, d): threefry2x32(key, 0, uint32(d)).
  *   uniform: max(minval, u * (maxval - minval) + minval), u from the bits.
  *   normal: sqrt(2) * erf_inv(uniform(nextafter(-1, 0), 1)), erf_inv as
- *     XLA's (Giles' polynomials; float32 and float64 versions).
+ *     XLA's (Giles' polynomials; float32 and float64 versions) over XLA's
+ *     CPU log1p (and, in f32, its log), so f32 normals are bit for bit.
  *   randint: two draws from split(key) and JAX's modulus arithmetic.
  *   permutation: rounds of a stable sort by fresh random 32-bit keys;
  *     cjax has no sort primitive, so a round ranks each element by
@@ -315,9 +316,85 @@ static cj_val typed(cj_ctx *ctx, double v, cj_dtype dt) { return cj_scalar_typed
 /* c + p * w, the Horner step, in the order XLA evaluates it. */
 static cj_val horner_step(cj_val c, cj_val p, cj_val w) { return mul_add(p, w, c); }
 
+/* ---- XLA's CPU log1p, which erf_inv calls ----
+ * cjax's vectorised log1p and log round differently from XLA's, and
+ * erf_inv magnifies a last-bit difference of log1p(-x^2) near |x| = 1, so
+ * normal draws XLA's own: its elemental log1p (measured bit for bit
+ * against jax 0.10.2 on millions of inputs): for |x| < sqrt(2) - 1
+ *   x + (-x^2/2 + x * x^2 * P(x) / Q(x))   (Cephes' rational function)
+ * and log(x + 1) elsewhere. Every multiply feeding an add once is a fused
+ * multiply-add, as LLVM contracts them (XLA allows FP op fusion). */
+static const double LOG1P_P[7] = {4.5270000862445199635215E-5, 4.9854102823193375972212E-1,
+                                  6.5787325942061044846969E0,  2.9911919328553073277375E1,
+                                  6.0949667980987787057556E1,  5.7112963590585538103336E1,
+                                  2.0039553499201281259648E1};
+static const double LOG1P_Q[7] = {1.0,
+                                  1.5062909083469192043167E1,  8.3047565967967209469434E1,
+                                  2.2176239823732856465394E2,  3.0909872225312059774938E2,
+                                  2.1642788614495947685003E2,  6.0118660497603843919306E1};
+
+/* y = m * 2^e with m in [0.5, 1), for y in [2^-31, 1) (exact: scaling by
+ * powers of two), e as a float of y's dtype. cjax has no bit casts, so the
+ * exponent is found by five halving steps of a binary search. */
+static void frexp_unit(cj_val y, cj_val *m, cj_val *e) {
+    cj_ctx *ctx = y.ctx;
+    cj_dtype dt = cj_val_dtype(y);
+    *m = y;
+    *e = cj_zeros_like(y);
+    for (int k = 16; k >= 1; k /= 2) {
+        cj_val below = cj_lt(*m, typed(ctx, ldexp(1, -k), dt));
+        *m = cj_where(below, cj_mul(*m, typed(ctx, ldexp(1, k), dt)), *m);
+        *e = cj_where(below, cj_sub(*e, typed(ctx, k, dt)), *e);
+    }
+}
+
+/* XLA's f32 log on CPU (Cephes' logf as Eigen vectorises it: the
+ * polynomial in three interleaved parts, constants rounded to f32), for
+ * y in [2^-31, 1); in f64 XLA calls the C library's log, for which cjax's
+ * log stands in (it agrees to the last bit in most values, see
+ * docs/API.md). */
+static cj_val xla_log(cj_val y) {
+    cj_ctx *ctx = y.ctx;
+    if (cj_val_dtype(y) != CJ_F32) return cj_log(y);
+    cj_val m, e;
+    frexp_unit(y, &m, &e);
+    cj_val small = cj_lt(m, typed(ctx, 0x1.6a09e6p-1 /* f32 sqrt(0.5) */, CJ_F32));
+    cj_val x = cj_add(cj_sub(m, typed(ctx, 1, CJ_F32)), cj_where(small, m, typed(ctx, 0, CJ_F32)));
+    e = cj_sub(e, cj_where(small, typed(ctx, 1, CJ_F32), typed(ctx, 0, CJ_F32)));
+    cj_val x2 = cj_mul(x, x), x3 = cj_mul(x2, x);
+    cj_val a = mul_add(x, typed(ctx, 0x1.204376p-4, CJ_F32), typed(ctx, -0x1.d7a37p-4, CJ_F32));
+    cj_val b = mul_add(x, typed(ctx, -0x1.fcba9ep-4, CJ_F32), typed(ctx, 0x1.23d37ep-3, CJ_F32));
+    cj_val c = mul_add(x, typed(ctx, 0x1.999d58p-3, CJ_F32), typed(ctx, -0x1.fffff8p-3, CJ_F32));
+    a = mul_add(a, x, typed(ctx, 0x1.de4a34p-4, CJ_F32));
+    b = mul_add(b, x, typed(ctx, -0x1.555ca0p-3, CJ_F32));
+    c = mul_add(c, x, typed(ctx, 0x1.555554p-2, CJ_F32));
+    a = mul_add(a, x3, b);
+    a = mul_add(a, x3, c);
+    cj_val t = mul_add(a, x3, cj_mul(typed(ctx, -0x1.bd0106p-13, CJ_F32), e));
+    cj_val r = cj_add(mul_add(typed(ctx, -0.5, CJ_F32), x2, x), t);
+    return mul_add(typed(ctx, 0x1.63p-1 /* 0.693359375 */, CJ_F32), e, r);
+}
+
+/* XLA's log1p for x in (-1, 0] (what erf_inv passes it). */
+static cj_val xla_log1p(cj_val x) {
+    cj_ctx *ctx = x.ctx;
+    cj_dtype dt = cj_val_dtype(x);
+    cj_val x2 = cj_mul(x, x);
+    cj_val num = typed(ctx, LOG1P_P[0], dt), den = typed(ctx, LOG1P_Q[0], dt);
+    for (int i = 1; i < 7; i++) {
+        num = mul_add(num, x, typed(ctx, LOG1P_P[i], dt));
+        den = mul_add(den, x, typed(ctx, LOG1P_Q[i], dt));
+    }
+    cj_val t = cj_mul(cj_mul(x, x2), cj_div(num, den));
+    cj_val small = cj_add(x, mul_add(x2, typed(ctx, -0.5, dt), t));
+    cj_val large = xla_log(cj_add(x, typed(ctx, 1, dt)));
+    cj_val is_small = cj_lt(cj_abs(x), typed(ctx, 0.41421356237309504880 /* sqrt(2) - 1 */, dt));
+    return cj_where(is_small, small, large);
+}
+
 static cj_val erf_inv32(cj_val x) {
     cj_ctx *ctx = x.ctx;
-    cj_val w = cj_neg(cj_log1p(cj_neg(cj_mul(x, x))));
+    cj_val w = cj_neg(xla_log1p(cj_neg(cj_mul(x, x))));
     cj_val lt = cj_lt(w, typed(ctx, 5, CJ_F32));
     cj_val t = cj_where(lt, cj_sub(w, typed(ctx, 2.5, CJ_F32)), cj_sub(cj_sqrt(w), typed(ctx, 3, CJ_F32)));
     cj_val p = cj_where(lt, typed(ctx, ERFINV32_LT5[0], CJ_F32), typed(ctx, ERFINV32_GE5[0], CJ_F32));
@@ -328,7 +405,7 @@ static cj_val erf_inv32(cj_val x) {
 
 static cj_val erf_inv64(cj_val x) {
     cj_ctx *ctx = x.ctx;
-    cj_val w = cj_neg(cj_log1p(cj_neg(cj_mul(x, x))));
+    cj_val w = cj_neg(xla_log1p(cj_neg(cj_mul(x, x))));
     cj_val lt625 = cj_lt(w, typed(ctx, 6.25, CJ_F64)), lt16 = cj_lt(w, typed(ctx, 16, CJ_F64));
     cj_val sqrt_w = cj_sqrt(w);
     cj_val t = cj_where(lt625, cj_sub(w, typed(ctx, 3.125, CJ_F64)),

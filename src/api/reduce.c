@@ -158,12 +158,21 @@ cj_val cj_cummax(cj_val x, int64_t axis, int reverse) {
 
 /* ---- composites ---- */
 
-/* x in floating point: ints and bools become f32 (jnp's default float);
- * the aval follows. */
+/* lax.stop_gradient. jax.nn.logsumexp, softmax and log_softmax shift by
+ * the maximum under a stop_gradient: the shift cancels in the value, and
+ * without it the derivative would go through reduce_max too (ties shared
+ * out, a cancellation that is exact only in exact arithmetic). */
+static cj_val stop_gradient(cj_val x) {
+    prim_params p = prim_params_zero();
+    return core_bind(x.ctx, PRIM_STOP_GRADIENT, &p, 1, &x);
+}
+
+/* x in floating point by jnp's to_inexact_dtype (i64 → f64, i32 and
+ * bools → f32); the aval follows. */
 static cj_val to_inexact(cj_val x, rt_aval *a) {
     if (rt_is_float(a->dtype)) return x;
-    a->dtype = CJ_F32;
-    return api_convert(x, CJ_F32, a->weak);
+    a->dtype = api_inexact_dtype(a->dtype);
+    return api_convert(x, a->dtype, a->weak);
 }
 
 /* The mean of float x over normalised axes: the sum divided by the count,
@@ -209,7 +218,7 @@ cj_val cj_logsumexp(cj_val x, int n_axes, const int64_t *axes, int keepdims) {
     if (n < 0) return api_err(x.ctx);
     x = to_inexact(x, &a);
     cj_val m = reduce_axes(PRIM_REDUCE_MAX, x, &a, n, ax, 0);
-    m = cj_where(cj_is_finite(m), m, cj_scalar(x.ctx, 0.0));
+    m = stop_gradient(cj_where(cj_is_finite(m), m, cj_scalar(x.ctx, 0.0)));
     cj_val m_kept = keep_dims(m, &a, n, ax);
     cj_val s = reduce_axes(PRIM_REDUCE_SUM, cj_exp(cj_sub(x, m_kept)), &a, n, ax, keepdims);
     return cj_add(cj_log(s), keepdims ? m_kept : m);
@@ -221,7 +230,7 @@ cj_val cj_logsumexp(cj_val x, int n_axes, const int64_t *axes, int keepdims) {
 static int shift_by_max(const char *op, cj_val x, rt_aval *a, int64_t axis, int64_t *ax, cj_val *shifted) {
     if (operand(x, op, a) != 0 || normalize_axis(x.ctx, op, axis, a, ax) != 0) return -1;
     x = to_inexact(x, a);
-    *shifted = cj_sub(x, reduce_axes(PRIM_REDUCE_MAX, x, a, 1, ax, 1));
+    *shifted = cj_sub(x, stop_gradient(reduce_axes(PRIM_REDUCE_MAX, x, a, 1, ax, 1)));
     return 0;
 }
 

@@ -192,6 +192,27 @@ cj_val cj_slice(cj_val x, const int64_t *start, const int64_t *limit, const int6
     return core_bind(x.ctx, PRIM_SLICE, &p, 1, &x);
 }
 
+/* lax's allow_negative_indices (the default of lax.dynamic_slice and
+ * dynamic_update_slice): a negative start counts from the end of its axis,
+ * start + dim, before the primitive clamps the window into the operand as
+ * XLA does; so dynamic_slice(arange(5), -1, 2) is [3, 4]. Written with
+ * operations, as jax's _dynamic_slice_indices does, so a traced or batched
+ * start gets it in every backend and transformation; the primitive keeps
+ * XLA's clamp-only meaning for the rules that bind it directly. A start
+ * that is not a live rank-0 integer of ctx goes on unchanged: the
+ * primitive's check names what is wrong with it. */
+static cj_val start_from_end(cj_ctx *ctx, cj_val s, int64_t dim, const char *op) {
+    if (s.ctx != ctx || cj_is_error(s)) return s;
+    const rt_aval *a = api_aval(s, op);
+    if (!a) return api_err(ctx);
+    if (a->rank != 0 || !rt_is_int(a->dtype)) return s;
+    /* an i32 start of an axis longer than i32 can count computes in i64 */
+    cj_dtype dt = a->dtype == CJ_I32 && dim > INT32_MAX ? CJ_I64 : a->dtype;
+    if (dt != a->dtype) s = api_convert(s, dt, 0);
+    cj_val neg = cj_lt(s, cj_scalar_typed(ctx, 0, dt));
+    return cj_where(neg, cj_add(s, cj_scalar_typed(ctx, (double)dim, dt)), s);
+}
+
 cj_val cj_dynamic_slice(cj_val x, const cj_val *start, const int64_t *sizes) {
     const rt_aval *a = operand(x, "cj_dynamic_slice");
     if (!a) return api_err(x.ctx);
@@ -202,7 +223,9 @@ cj_val cj_dynamic_slice(cj_val x, const cj_val *start, const int64_t *sizes) {
     set_ivec(&p.shape, a->rank, sizes);
     cj_val in[1 + CJ_MAX_RANK];
     in[0] = x;
-    for (int d = 0; d < a->rank; d++) in[1 + d] = start[d];
+    int64_t dims[CJ_MAX_RANK];
+    memcpy(dims, a->dims, sizeof(int64_t) * (size_t)a->rank);
+    for (int d = 0; d < a->rank; d++) in[1 + d] = start_from_end(x.ctx, start[d], dims[d], "cj_dynamic_slice");
     return core_bind(x.ctx, PRIM_DYNAMIC_SLICE, &p, 1 + a->rank, in);
 }
 
@@ -217,7 +240,9 @@ cj_val cj_dynamic_update_slice(cj_val x, cj_val update, const cj_val *start) {
     cj_val in[2 + CJ_MAX_RANK];
     in[0] = x;
     in[1] = api_convert(update, a->dtype, a->weak);
-    for (int d = 0; d < rank; d++) in[2 + d] = start[d];
+    int64_t dims[CJ_MAX_RANK];
+    memcpy(dims, a->dims, sizeof(int64_t) * (size_t)rank);
+    for (int d = 0; d < rank; d++) in[2 + d] = start_from_end(x.ctx, start[d], dims[d], "cj_dynamic_update_slice");
     prim_params p = prim_params_zero();
     return core_bind(x.ctx, PRIM_DYNAMIC_UPDATE_SLICE, &p, 2 + rank, in);
 }

@@ -73,8 +73,34 @@ INTEGER_HELPERS(int64_t, uint64_t, i64)
 NAN_PROPAGATING_MAX_MIN(uint8_t, u8)
 NAN_PROPAGATING_MAX_MIN(int32_t, i32)
 NAN_PROPAGATING_MAX_MIN(int64_t, i64)
-NAN_PROPAGATING_MAX_MIN(float, f32)
-NAN_PROPAGATING_MAX_MIN(double, f64)
+
+/* Floats also order the zeros as IEEE 754-2019's maximum/minimum (and
+ * XLA): max(+0, -0) = +0 and min(+0, -0) = -0 in either argument order.
+ * Equal operands are +0 and -0 or bitwise equal, so AND of their bits
+ * gives max (a sign bit only when both have one) and OR gives min; the
+ * memcpy punning and the selects still vectorise. */
+#define NAN_PROPAGATING_MAX_MIN_FLOAT(T, U, SFX)                                   \
+    static inline T zero_join_##SFX(T a, T b, int is_max) {                        \
+        U ua, ub;                                                                  \
+        memcpy(&ua, &a, sizeof ua);                                                \
+        memcpy(&ub, &b, sizeof ub);                                                \
+        U u = is_max ? ua & ub : ua | ub;                                          \
+        T r;                                                                       \
+        memcpy(&r, &u, sizeof r);                                                  \
+        return r;                                                                  \
+    }                                                                              \
+    static inline T maxp_##SFX(T a, T b) {                                         \
+        T r = a > b ? a : b;                                                       \
+        r = a == b ? zero_join_##SFX(a, b, 1) : r;                                 \
+        return a != a ? a : r;                                                     \
+    }                                                                              \
+    static inline T minp_##SFX(T a, T b) {                                         \
+        T r = a < b ? a : b;                                                       \
+        r = a == b ? zero_join_##SFX(a, b, 0) : r;                                 \
+        return a != a ? a : r;                                                     \
+    }
+NAN_PROPAGATING_MAX_MIN_FLOAT(float, uint32_t, f32)
+NAN_PROPAGATING_MAX_MIN_FLOAT(double, uint64_t, f64)
 #define MAXP(a, b)                                                                 \
     _Generic((a), uint8_t: maxp_u8, int32_t: maxp_i32, int64_t: maxp_i64,          \
              float: maxp_f32, double: maxp_f64)(a, b)

@@ -66,6 +66,9 @@ def first_pass():
     save("bernoulli_p_above1", jax.random.bernoulli(key, 1.5, (8,)))
     save("bernoulli_p_negative", jax.random.bernoulli(key, -0.5, (8,)))
     save("uniform_reversed_range", jax.random.uniform(key, (8,), jnp.float32, 2.0, -1.0))
+    # a longer normal stream (issue 13's case: key 3), f64 in the second pass
+    save("key_3", jax.random.key_data(key))
+    save("normal_key3_1000_f32", jax.random.normal(key, (1000,), jnp.float32))
 
 
 def second_pass():
@@ -80,6 +83,9 @@ def second_pass():
             save(f"uniform_s{si}_{sn}_f64", jax.random.uniform(key, shape, jnp.float64))
             save(f"uniform_range_s{si}_{sn}_f64", jax.random.uniform(key, shape, jnp.float64, -2.5, 3.7))
             save(f"normal_s{si}_{sn}_f64", jax.random.normal(key, shape, jnp.float64))
+    raw = np.load(os.path.join(OUT, "key_3.npy")).view(np.uint32)
+    key = jax.random.wrap_key_data(jnp.asarray(raw, dtype=jnp.uint32))
+    save("normal_key3_500_f64", jax.random.normal(key, (500,), jnp.float64))
 
 
 if __name__ == "__main__":
