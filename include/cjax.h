@@ -377,14 +377,27 @@ typedef struct cj_jit_opts {
 
 /* jax.jit: the first call with new input types (shape, dtype, weak type)
  * or new static values traces `f` into IR and prepares a program; later
- * calls reuse it. opts may be NULL. Owned by f's context. */
+ * calls reuse it. The cache keeps at most CJAX_JIT_CACHE_SIZE programs
+ * (default 1024; cj_jit_set_cache_size per function): a new one beyond
+ * that evicts the least recently used (its program and IR are freed;
+ * calling with its types again traces again, and cj_jit_last_miss says the
+ * entry was evicted). Lookups take constant time. opts may be NULL. Owned
+ * by f's context. */
 cj_func *cj_jit(cj_func *f, const cj_jit_opts *opts);
+/* Sets how many programs this jitted function keeps (>= 1; 0 restores
+ * CJAX_JIT_CACHE_SIZE), evicting the least recently used ones beyond it
+ * now. A setter rather than a field of cj_jit_opts, so that existing
+ * positional initializers of the options stay complete. CJ_ERR_ARG (in
+ * the function's context) for a negative size or a function that is not
+ * jitted. */
+cj_status cj_jit_set_cache_size(cj_func *jitted, int size);
 
 typedef struct cj_jit_stats {
     uint64_t traces;   /* times the C function was traced */
     uint64_t hits;     /* calls served from the cache */
     uint64_t misses;   /* calls that had to trace */
     uint64_t entries;  /* programs in the cache now */
+    uint64_t evictions; /* programs dropped to stay within cache_size */
 } cj_jit_stats;
 void cj_jit_stats_get(const cj_func *jitted, cj_jit_stats *out);
 /* Why the last miss missed ("argument 1 shape f32[8] → f32[16]"), "" when
