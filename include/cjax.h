@@ -346,7 +346,8 @@ typedef struct cj_func cj_func;
 typedef void (*cj_fn)(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user);
 
 /* Wraps a C function. `user` is passed through (closed-over data; it is
- * part of the function's identity, not of the cache key). Owned by ctx. */
+ * part of the function's identity, not of the cache key). Owned by ctx
+ * (freed with it, or earlier by cj_func_free; see there for every kind). */
 cj_func *cj_func_new(cj_ctx *ctx, const char *name, cj_fn fn, int n_in,
                      int n_out, void *user);
 int cj_func_n_in(const cj_func *f);
@@ -637,7 +638,8 @@ cj_status cj_jvp(cj_func *f, const cj_val *primals, const cj_val *tangents,
  * f's output cotangents (n_out inputs, each of the output's type) returning
  * one cotangent per input of f (zeros for integer inputs). It holds the
  * residuals of the forward pass, which live in the caller's current scope:
- * call it before that scope ends, and release it with cj_func_free.
+ * call it before that scope ends, and release it with cj_func_free (as
+ * any function object).
  * NULL on error. */
 cj_func *cj_vjp(cj_func *f, const cj_val *primals, cj_val *primals_out);
 /* jax.linearize: primals_out = f(primals); returns the linear map
@@ -717,8 +719,26 @@ cj_func *cj_custom_jvp(cj_func *f, cj_func *jvp_rule);
  * f itself. */
 cj_func *cj_custom_vjp(cj_func *f, cj_func *fwd, cj_func *bwd);
 
-/* Releases a function object made for one use (cj_vjp, cj_linearize)
- * before its context ends. It must not be wrapped by another function. */
+/* Releases a function object before its context ends: any kind
+ * (cj_func_new, cj_jit, cj_vmap, cj_grad, cj_value_and_grad, cj_jacfwd,
+ * cj_jacrev, cj_hessian, cj_checkpoint, cj_custom_jvp, cj_custom_vjp,
+ * cj_vjp, cj_linearize). Every object is otherwise kept, with what it
+ * caches, until cj_ctx_free: release the ones made per iteration.
+ * What goes: the object and what it made for itself — jit's programs and
+ * IR, grad's and the Jacobians' linearizations, the Jacobians' internal
+ * vmapped pullbacks/pushforwards (and the hessian's inner jacrev), a
+ * vjp's or linearize's linear program (its residuals are values and live
+ * in the scope they were made in). What stays: generated code's shared
+ * objects loaded for another program (dlopen counts them) and the disk
+ * cache; arrays the caller holds.
+ * Wrappers keep what they wrap alive: freeing f while jit(f), grad(f),
+ * ... lives only drops the caller's reference, and f is freed with the
+ * last wrapper that holds it, so free in any order. A custom_jvp /
+ * custom_vjp function, its f and its rules, once traced (under jit, grad,
+ * vmap), stay until the context ends: the programs that traced them call
+ * them. After cj_func_free the pointer must not be used again by the
+ * caller (a second cj_func_free of an object a wrapper still holds is a
+ * no-op). NULL is a no-op. */
 void cj_func_free(cj_func *f);
 
 #ifdef __cplusplus

@@ -205,7 +205,7 @@ cj_func *cj_jit(cj_func *inner, const cj_jit_opts *opts) {
         rt_free(ctx->mem, st, sizeof *st);
         return NULL;
     }
-    f->inner = inner;
+    f->inner = func_retain(inner);
     f->state = st;
     return f;
 }
