@@ -81,6 +81,18 @@ def npy_seeds():
     put(NPY, "header_length_huge_v2.npy", b"\x93NUMPY\x02\x00\xff\xff\xff\xff{'descr': '<f4'}")
     put(NPY, "version_9.npy", b"\x93NUMPY\x09\x00" + v1("{}")[8:])
     put(NPY, "header_not_a_dict.npy", v1("not a dict at all", four))
+    # the header is parsed as a dict, not searched: text inside a string is
+    # no key, keys come in any order, strings take Python's escapes
+    put(NPY, "key_inside_string_value.npy",
+        v1('{"descr": "<f4", "fortran_order": False, "shape": (2,), "note": "\'shape\': (4,)"}', four))
+    put(NPY, "f4_keys_any_order_escapes.npy",
+        v1("{ 'shape' :\t(2,\n 2,) ,\"fortran_order\":False,'descr':'\\x3cf4' , }", four))
+    put(NPY, "shape_one_element_without_comma.npy", v1("{'descr': '<f4', 'fortran_order': False, 'shape': (4)}", four))
+    put(NPY, "key_twice.npy",
+        v1("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'shape': (2,)}", four))
+    put(NPY, "fortran_order_not_a_name.npy",
+        v1("{'descr': '<f4', 'fortran_order': Trueish, 'shape': (4,)}", four))
+    put(NPY, "text_after_dict.npy", v1("{'descr': '<f4', 'fortran_order': False, 'shape': (4,)} x", four))
 
 
 def sealed(payload, key=CACHE_KEY):

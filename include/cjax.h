@@ -366,7 +366,8 @@ typedef struct cj_func cj_func;
 typedef void (*cj_fn)(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user);
 
 /* Wraps a C function. `user` is passed through (closed-over data; it is
- * part of the function's identity, not of the cache key). Owned by ctx. */
+ * part of the function's identity, not of the cache key). Owned by ctx
+ * (freed with it, or earlier by cj_func_free; see there for every kind). */
 cj_func *cj_func_new(cj_ctx *ctx, const char *name, cj_fn fn, int n_in,
                      int n_out, void *user);
 int cj_func_n_in(const cj_func *f);
@@ -397,14 +398,27 @@ typedef struct cj_jit_opts {
 
 /* jax.jit: the first call with new input types (shape, dtype, weak type)
  * or new static values traces `f` into IR and prepares a program; later
- * calls reuse it. opts may be NULL. Owned by f's context. */
+ * calls reuse it. The cache keeps at most CJAX_JIT_CACHE_SIZE programs
+ * (default 1024; cj_jit_set_cache_size per function): a new one beyond
+ * that evicts the least recently used (its program and IR are freed;
+ * calling with its types again traces again, and cj_jit_last_miss says the
+ * entry was evicted). Lookups take constant time. opts may be NULL. Owned
+ * by f's context. */
 cj_func *cj_jit(cj_func *f, const cj_jit_opts *opts);
+/* Sets how many programs this jitted function keeps (>= 1; 0 restores
+ * CJAX_JIT_CACHE_SIZE), evicting the least recently used ones beyond it
+ * now. A setter rather than a field of cj_jit_opts, so that existing
+ * positional initializers of the options stay complete. CJ_ERR_ARG (in
+ * the function's context) for a negative size or a function that is not
+ * jitted. */
+cj_status cj_jit_set_cache_size(cj_func *jitted, int size);
 
 typedef struct cj_jit_stats {
     uint64_t traces;   /* times the C function was traced */
     uint64_t hits;     /* calls served from the cache */
     uint64_t misses;   /* calls that had to trace */
     uint64_t entries;  /* programs in the cache now */
+    uint64_t evictions; /* programs dropped to stay within cache_size */
 } cj_jit_stats;
 void cj_jit_stats_get(const cj_func *jitted, cj_jit_stats *out);
 /* Why the last miss missed ("argument 1 shape f32[8] → f32[16]"), "" when
@@ -646,7 +660,8 @@ cj_status cj_jvp(cj_func *f, const cj_val *primals, const cj_val *tangents,
  * f's output cotangents (n_out inputs, each of the output's type) returning
  * one cotangent per input of f (zeros for integer inputs). It holds the
  * residuals of the forward pass, which live in the caller's current scope:
- * call it before that scope ends, and release it with cj_func_free.
+ * call it before that scope ends, and release it with cj_func_free (as
+ * any function object).
  * NULL on error. */
 cj_func *cj_vjp(cj_func *f, const cj_val *primals, cj_val *primals_out);
 /* jax.linearize: primals_out = f(primals); returns the linear map
@@ -727,8 +742,26 @@ cj_func *cj_custom_jvp(cj_func *f, cj_func *jvp_rule);
  * f itself. */
 cj_func *cj_custom_vjp(cj_func *f, cj_func *fwd, cj_func *bwd);
 
-/* Releases a function object made for one use (cj_vjp, cj_linearize)
- * before its context ends. It must not be wrapped by another function. */
+/* Releases a function object before its context ends: any kind
+ * (cj_func_new, cj_jit, cj_vmap, cj_grad, cj_value_and_grad, cj_jacfwd,
+ * cj_jacrev, cj_hessian, cj_checkpoint, cj_custom_jvp, cj_custom_vjp,
+ * cj_vjp, cj_linearize). Every object is otherwise kept, with what it
+ * caches, until cj_ctx_free: release the ones made per iteration.
+ * What goes: the object and what it made for itself — jit's programs and
+ * IR, grad's and the Jacobians' linearizations, the Jacobians' internal
+ * vmapped pullbacks/pushforwards (and the hessian's inner jacrev), a
+ * vjp's or linearize's linear program (its residuals are values and live
+ * in the scope they were made in). What stays: generated code's shared
+ * objects loaded for another program (dlopen counts them) and the disk
+ * cache; arrays the caller holds.
+ * Wrappers keep what they wrap alive: freeing f while jit(f), grad(f),
+ * ... lives only drops the caller's reference, and f is freed with the
+ * last wrapper that holds it, so free in any order. A custom_jvp /
+ * custom_vjp function, its f and its rules, once traced (under jit, grad,
+ * vmap), stay until the context ends: the programs that traced them call
+ * them. After cj_func_free the pointer must not be used again by the
+ * caller (a second cj_func_free of an object a wrapper still holds is a
+ * no-op). NULL is a no-op. */
 void cj_func_free(cj_func *f);
 
 #ifdef __cplusplus

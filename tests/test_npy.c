@@ -189,3 +189,109 @@ TEST(npy_every_truncation_is_rejected) {
     }
     remove(path);
 }
+
+/* The header is parsed as the Python dict it is, not searched for its
+ * keys: text inside a string value is no key (a searched header took the
+ * 'shape' inside "note"'s value for the shape), keys come in any order
+ * with any of Python's whitespace, strings in either quote with escapes,
+ * tuples with or without a trailing comma. Each accepted case is what
+ * NumPy 2.4 reads from the same bytes; each refused one NumPy refuses
+ * too, except the repeated key (NumPy keeps the last; refused here). */
+TEST(npy_header_is_parsed_as_a_dict_not_searched) {
+    char path[128];
+    tmp_path(path, sizeof path, "dict");
+    float data[4] = {1, 2, 3, 4};
+    unsigned char file[512];
+    struct {
+        const char *dict;
+        cj_dtype dtype;
+        int rank;
+        int64_t dims[2];
+    } good[] = {
+        {"{'shape': (4,), 'fortran_order': False, 'descr': '<f4'}", CJ_F32, 1, {4}},
+        {"{ 'shape' :\t(2,\n 2,) ,\"fortran_order\":False,'descr':'\\x3cf4' , }", CJ_F32, 2, {2, 2}},
+        {"{'descr': \"<i4\", 'fortran_order': False, 'shape': (2, 2)}", CJ_I32, 2, {2, 2}},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4L,), }", CJ_F32, 1, {4}},
+        {"{'descr': '\\74f8', 'fortran_order': False, 'shape': (2,)}", CJ_F64, 1, {2}},
+        {"{'descr': '|b1', 'fortran_order': False, 'shape': (16, 1, 1)}", CJ_BOOL, 3, {16, 1}},
+        {"  {'descr': '<f4', 'fortran_order': True, 'shape': (1, 4)}  ", CJ_F32, 2, {1, 4}},
+    };
+    for (size_t k = 0; k < sizeof good / sizeof good[0]; k++) {
+        tu_alloc st = {0};
+        cj_allocator al = tu_allocator(&st);
+        cj_ctx *ctx = cj_ctx_new(&al);
+        size_t n = make_npy(file, good[k].dict, data, sizeof data);
+        write_file(path, file, n);
+        cj_val a = cj_load_npy(ctx, path);
+        CHECK_MSG(!cj_is_error(a), "case %zu: %s", k, cj_error_message(ctx));
+        CHECK_EQ_INT(cj_val_dtype(a), good[k].dtype);
+        CHECK_EQ_INT(cj_val_rank(a), good[k].rank);
+        for (int d = 0; d < good[k].rank && d < 2; d++) CHECK_EQ_INT(cj_val_dim(a, d), good[k].dims[d]);
+        unsigned char back[16];
+        CHECK(cj_read(a, back, sizeof back) == CJ_OK);
+        CHECK(good[k].dtype == CJ_BOOL || memcmp(back, data, sizeof back) == 0);
+        cj_ctx_free(ctx);
+        CHECK_EQ_INT(st.live, 0);
+    }
+    struct {
+        const char *dict;
+        const char *why;
+    } bad[] = {
+        {"{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (2,), \"note\": \"'shape': (4,)\"}",
+         "header has a key 'note'"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4)}", "'shape' (4) is not a tuple"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'shape': (4,)}", "the key 'shape' twice"},
+        {"{'descr': '<f4', 'fortran_order': Trueish, 'shape': (4,)}", "not True or False"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,)} x", "text after its dict"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,)", "no ',' or '}' after the value of 'shape'"},
+        {"{'descr': '<f4', 'fortran_order': False 'shape': (4,)}", "no ',' or '}' after the value of 'fortran_order'"},
+        {"{'descr' '<f4', 'fortran_order': False, 'shape': (4,)}", "no ':' after the key 'descr'"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (04,)}", "leading zero"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,, 2)}", "non-integer"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (,)}", "non-integer"},
+        {"{'descr': '<f\\q4', 'fortran_order': False, 'shape': (4,)}", "escape"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), # a comment\n}", "is not a string"},
+        {"{descr: '<f4', 'fortran_order': False, 'shape': (4,)}", "a key is not a string"},
+        {"{'descr': '''<f4''', 'fortran_order': False, 'shape': (4,)}", "triple-quoted"},
+        {"{'descr': '<f4\n', 'fortran_order': False, 'shape': (4,)}", "unterminated string"},
+        {"['descr', '<f4']", "not a dict"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        tu_alloc st = {0};
+        cj_allocator al = tu_allocator(&st);
+        cj_ctx *ctx = cj_ctx_new(&al);
+        size_t n = make_npy(file, bad[k].dict, data, sizeof data);
+        write_file(path, file, n);
+        cj_val a = cj_load_npy(ctx, path);
+        CHECK_MSG(cj_is_error(a), "case %zu accepted: %s", k, bad[k].dict);
+        CHECK_MSG(cj_error(ctx) == CJ_ERR_FORMAT, "case %zu: %s", k, cj_error_message(ctx));
+        CHECK_STR_CONTAINS(cj_error_message(ctx), bad[k].why);
+        cj_ctx_free(ctx);
+        CHECK_EQ_INT(st.live, 0);
+    }
+    remove(path);
+}
+
+/* A NUL inside the header ends no string early: the header is read over
+ * its announced length, so a NUL is refused wherever it stands. */
+TEST(npy_header_with_a_nul_is_refused) {
+    char path[128];
+    tmp_path(path, sizeof path, "nul");
+    float data[4] = {1, 2, 3, 4};
+    unsigned char file[512];
+    const char *dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,)}";
+    size_t n = make_npy(file, dict, data, sizeof data);
+    size_t where[] = {10 + 12 /* inside '<f4' */, 10 + 3 /* inside 'descr' */,
+                      10 + strlen(dict) /* after the dict, in the padding */};
+    for (size_t k = 0; k < sizeof where / sizeof where[0]; k++) {
+        unsigned char copy[512];
+        memcpy(copy, file, n);
+        copy[where[k]] = 0;
+        write_file(path, copy, n);
+        cj_ctx *ctx = cj_ctx_new(NULL);
+        CHECK_MSG(cj_is_error(cj_load_npy(ctx, path)), "NUL at %zu accepted", where[k]);
+        CHECK_EQ_INT(cj_error(ctx), CJ_ERR_FORMAT);
+        cj_ctx_free(ctx);
+    }
+    remove(path);
+}

@@ -14,6 +14,7 @@
  * allocated for them (fuzzed by fuzz/fuzz_npy.c). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,21 @@ cj_status cj_save_npy(cj_val v, const char *path) {
     return CJ_OK;
 }
 
-/* ---- reading: a tiny parser for the header dict ---- */
+/* ---- reading: a parser for the header dict ----
+ * The header is a Python literal that NumPy reads with ast.literal_eval
+ * and then requires to be a dict of exactly the keys 'descr' (a string),
+ * 'fortran_order' (True or False) and 'shape' (a tuple of non-negative
+ * ints). It is parsed here as that grammar, token by token over its exact
+ * length, so that text inside a string is never taken for a key:
+ *     dict  := '{' [entry (',' entry)* [',']] '}'
+ *     entry := string ':' value
+ *     tuple := '(' ')' | '(' int ',' ')' | '(' int (',' int)+ [','] ')'
+ * with Python's whitespace between tokens, strings in single or double
+ * quotes with Python's escapes, and ints in decimal (with Python 2's L
+ * suffix, which NumPy still reads in version 1.0 and 2.0 files). Anything
+ * else — another key, a key twice, a one-element tuple without its comma,
+ * a comment, a NUL — is refused, as NumPy refuses it (or, for what NumPy
+ * never writes, such as comments and repeated keys, more strictly). */
 typedef struct npy_header {
     cj_dtype dtype;
     int big_endian;
@@ -84,34 +99,89 @@ typedef struct npy_header {
     int64_t dims[CJ_MAX_RANK];
 } npy_header;
 
-static const char *skip_ws(const char *p) {
-    while (*p && isspace((unsigned char)*p)) p++;
-    return p;
+typedef struct cursor {
+    const char *p, *end;
+    char *why;
+    size_t whylen;
+} cursor;
+
+__attribute__((format(printf, 2, 3))) static int refuse(cursor *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, c->whylen, fmt, ap);
+    va_end(ap);
+    return -1;
 }
 
-/* Finds the value after 'key': in the dict; NULL if absent. */
-static const char *find_key(const char *dict, const char *key) {
-    char pat[32];
-    snprintf(pat, sizeof pat, "'%s'", key);
-    const char *p = strstr(dict, pat);
-    if (!p) {
-        snprintf(pat, sizeof pat, "\"%s\"", key);
-        p = strstr(dict, pat);
+/* Whitespace as Python's tokenizer sees it inside brackets. */
+static void skip_ws(cursor *c) {
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r' || *c->p == '\f'))
+        c->p++;
+}
+
+static int at(cursor *c, char ch) { return c->p < c->end && *c->p == ch; }
+
+static int hex_digit(char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* A quoted string into out (NUL-terminated, at most cap - 1 characters;
+ * longer is refused, naming `what`). */
+static int parse_string(cursor *c, char *out, size_t cap, const char *what) {
+    if (!at(c, '\'') && !at(c, '"')) return refuse(c, "%s is not a string", what);
+    char q = *c->p++;
+    if (c->end - c->p >= 2 && c->p[0] == q && c->p[1] == q)
+        return refuse(c, "%s is a triple-quoted string", what);
+    size_t n = 0;
+    for (;;) {
+        if (c->p >= c->end || *c->p == '\n' || *c->p == '\0') return refuse(c, "%s is an unterminated string", what);
+        char ch = *c->p++;
+        if (ch == q) break;
+        if (ch == '\\') {
+            if (c->p >= c->end) return refuse(c, "%s is an unterminated string", what);
+            char e = *c->p++;
+            switch (e) {
+            case '\\': case '\'': case '"': ch = e; break;
+            case 'a': ch = '\a'; break;
+            case 'b': ch = '\b'; break;
+            case 'f': ch = '\f'; break;
+            case 'n': ch = '\n'; break;
+            case 'r': ch = '\r'; break;
+            case 't': ch = '\t'; break;
+            case 'v': ch = '\v'; break;
+            case 'x': {
+                int hi = c->end - c->p >= 2 ? hex_digit(c->p[0]) : -1, lo = hi >= 0 ? hex_digit(c->p[1]) : -1;
+                if (lo < 0) return refuse(c, "%s has a malformed \\x escape", what);
+                ch = (char)(hi * 16 + lo);
+                c->p += 2;
+                break;
+            }
+            default:
+                if (e >= '0' && e <= '7') { /* up to three octal digits */
+                    int v = e - '0';
+                    for (int k = 0; k < 2 && c->p < c->end && *c->p >= '0' && *c->p <= '7'; k++) v = v * 8 + *c->p++ - '0';
+                    if (v > 255) return refuse(c, "%s has an octal escape above \\377", what);
+                    ch = (char)v;
+                    break;
+                }
+                return refuse(c, "%s has an escape '\\%c' this reader does not take", what,
+                              isprint((unsigned char)e) ? e : '?');
+            }
+        }
+        if (ch == '\0') return refuse(c, "%s holds a NUL character", what);
+        if (n + 1 >= cap) return refuse(c, "%s is longer than %zu characters", what, cap - 1);
+        out[n++] = ch;
     }
-    if (!p) return NULL;
-    p = skip_ws(p + strlen(pat));
-    if (*p != ':') return NULL;
-    return skip_ws(p + 1);
+    out[n] = 0;
+    return 0;
 }
 
-static int parse_descr(const char *p, npy_header *h, char *why, size_t whylen) {
-    char q = *p;
-    if (q != '\'' && q != '"') return snprintf(why, whylen, "'descr' is not a string"), -1;
-    const char *end = strchr(p + 1, q);
-    if (!end || end - p - 1 >= 16) return snprintf(why, whylen, "'descr' is malformed"), -1;
-    char d[16];
-    memcpy(d, p + 1, (size_t)(end - p - 1));
-    d[end - p - 1] = 0;
+static int parse_descr(cursor *c, npy_header *h) {
+    char d[32];
+    if (parse_string(c, d, sizeof d, "'descr'") != 0) return -1;
     char order = d[0];
     const char *t = d + 1;
     if (order != '<' && order != '>' && order != '|' && order != '=') {
@@ -124,7 +194,18 @@ static int parse_descr(const char *p, npy_header *h, char *why, size_t whylen) {
     else if (!strcmp(t, "i8")) h->dtype = CJ_I64;
     else if (!strcmp(t, "f4")) h->dtype = CJ_F32;
     else if (!strcmp(t, "f8")) h->dtype = CJ_F64;
-    else return snprintf(why, whylen, "dtype '%s' is not supported (bool, <i4, <i8, <f4, <f8 are)", d), -1;
+    else return refuse(c, "dtype '%s' is not supported (bool, <i4, <i8, <f4, <f8 are)", d);
+    return 0;
+}
+
+static int parse_bool(cursor *c, int *out) {
+    size_t left = (size_t)(c->end - c->p);
+    if (left >= 4 && !memcmp(c->p, "True", 4)) *out = 1, c->p += 4;
+    else if (left >= 5 && !memcmp(c->p, "False", 5)) *out = 0, c->p += 5;
+    else return refuse(c, "'fortran_order' is not True or False");
+    /* a longer name such as Trueish is not the constant */
+    if (c->p < c->end && (isalnum((unsigned char)*c->p) || *c->p == '_'))
+        return refuse(c, "'fortran_order' is not True or False");
     return 0;
 }
 
@@ -132,41 +213,85 @@ static int parse_descr(const char *p, npy_header *h, char *why, size_t whylen) {
  * partial product of the dimensions then fit in int64_t. */
 #define MAX_ELEMENTS ((int64_t)1 << 59)
 
-static int parse_shape(const char *p, npy_header *h, char *why, size_t whylen) {
-    if (*p != '(') return snprintf(why, whylen, "'shape' is not a tuple"), -1;
-    p = skip_ws(p + 1);
+static int parse_shape(cursor *c, npy_header *h) {
+    if (!at(c, '(')) return refuse(c, "'shape' is not a tuple");
+    c->p++;
+    skip_ws(c);
     h->rank = 0;
     int64_t nonzero_product = 1; /* bounds every partial product, zeros aside */
-    while (*p != ')') {
-        if (!isdigit((unsigned char)*p)) return snprintf(why, whylen, "'shape' has a non-integer entry"), -1;
-        if (h->rank == CJ_MAX_RANK) return snprintf(why, whylen, "rank above %d", CJ_MAX_RANK), -1;
-        char *end;
-        errno = 0;
-        long long d = strtoll(p, &end, 10);
-        if (errno || d < 0 || d > ((int64_t)1 << 48)) return snprintf(why, whylen, "'shape' entry out of range"), -1;
-        if (d > 0 && nonzero_product > MAX_ELEMENTS / d)
-            return snprintf(why, whylen, "'shape' has more than 2^59 elements"), -1;
+    int commas = 0;
+    while (!at(c, ')')) {
+        if (c->p >= c->end) return refuse(c, "'shape' is an unterminated tuple");
+        if (!isdigit((unsigned char)*c->p)) return refuse(c, "'shape' has a non-integer entry");
+        if (h->rank == CJ_MAX_RANK) return refuse(c, "'shape' has rank above %d", CJ_MAX_RANK);
+        if (*c->p == '0' && c->end - c->p > 1 && isdigit((unsigned char)c->p[1]))
+            return refuse(c, "'shape' has an integer with a leading zero");
+        int64_t d = 0;
+        while (c->p < c->end && isdigit((unsigned char)*c->p)) {
+            if (d > ((int64_t)1 << 48)) return refuse(c, "'shape' entry out of range");
+            d = d * 10 + (*c->p++ - '0');
+        }
+        if (d > ((int64_t)1 << 48)) return refuse(c, "'shape' entry out of range");
+        if (at(c, 'L') || at(c, 'l')) c->p++; /* Python 2's long */
+        if (d > 0 && nonzero_product > MAX_ELEMENTS / d) return refuse(c, "'shape' has more than 2^59 elements");
         if (d > 0) nonzero_product *= d;
         h->dims[h->rank++] = d;
-        p = skip_ws(end);
-        if (*p == ',') p = skip_ws(p + 1);
-        else if (*p != ')') return snprintf(why, whylen, "'shape' is malformed"), -1;
+        skip_ws(c);
+        if (at(c, ',')) {
+            c->p++;
+            commas++;
+            skip_ws(c);
+        } else if (!at(c, ')')) {
+            return refuse(c, "'shape' is malformed");
+        }
     }
+    c->p++;
+    /* (3) is the integer 3 in Python, not a tuple */
+    if (h->rank == 1 && commas == 0)
+        return refuse(c, "'shape' (%lld) is not a tuple (one element is written (%lld,))", (long long)h->dims[0],
+                      (long long)h->dims[0]);
     return 0;
 }
 
-static int parse_header(const char *dict, npy_header *h, char *why, size_t whylen) {
-    const char *p = find_key(dict, "descr");
-    if (!p) return snprintf(why, whylen, "header has no 'descr'"), -1;
-    if (parse_descr(p, h, why, whylen)) return -1;
-    p = find_key(dict, "fortran_order");
-    if (!p) return snprintf(why, whylen, "header has no 'fortran_order'"), -1;
-    if (!strncmp(p, "True", 4)) h->fortran = 1;
-    else if (!strncmp(p, "False", 5)) h->fortran = 0;
-    else return snprintf(why, whylen, "'fortran_order' is not True or False"), -1;
-    p = find_key(dict, "shape");
-    if (!p) return snprintf(why, whylen, "header has no 'shape'"), -1;
-    return parse_shape(p, h, why, whylen);
+static int parse_header(const char *dict, size_t len, npy_header *h, char *why, size_t whylen) {
+    cursor c = {dict, dict + len, why, whylen};
+    static const char *const keys[3] = {"descr", "fortran_order", "shape"};
+    int seen[3] = {0, 0, 0};
+    skip_ws(&c);
+    if (!at(&c, '{')) return refuse(&c, "header is not a dict");
+    c.p++;
+    skip_ws(&c);
+    while (!at(&c, '}')) {
+        if (c.p >= c.end) return refuse(&c, "header is an unterminated dict");
+        char key[32];
+        if (parse_string(&c, key, sizeof key, "a key") != 0) return -1;
+        int k = 0;
+        while (k < 3 && strcmp(key, keys[k])) k++;
+        if (k == 3)
+            return refuse(&c, "header has a key '%s' (a .npy header holds exactly 'descr', 'fortran_order' and 'shape')",
+                          key);
+        if (seen[k]) return refuse(&c, "header has the key '%s' twice", key);
+        seen[k] = 1;
+        skip_ws(&c);
+        if (!at(&c, ':')) return refuse(&c, "header has no ':' after the key '%s'", key);
+        c.p++;
+        skip_ws(&c);
+        int rc = k == 0 ? parse_descr(&c, h) : k == 1 ? parse_bool(&c, &h->fortran) : parse_shape(&c, h);
+        if (rc != 0) return -1;
+        skip_ws(&c);
+        if (at(&c, ',')) {
+            c.p++;
+            skip_ws(&c);
+        } else if (!at(&c, '}')) {
+            return refuse(&c, "header has no ',' or '}' after the value of '%s'", key);
+        }
+    }
+    c.p++;
+    skip_ws(&c);
+    if (c.p != c.end) return refuse(&c, "header has text after its dict");
+    for (int k = 0; k < 3; k++)
+        if (!seen[k]) return refuse(&c, "header has no '%s'", keys[k]);
+    return 0;
 }
 
 static void byteswap(void *data, int64_t n, size_t size) {
@@ -267,7 +392,7 @@ cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
         goto fail;
     }
     dict[hlen] = 0;
-    if (parse_header(dict, &h, why, sizeof why) != 0) goto fail;
+    if (parse_header(dict, hlen, &h, why, sizeof why) != 0) goto fail;
     rt_aval a = rt_aval_make(h.dtype, h.rank, h.dims);
     size_t nbytes = rt_aval_nbytes(&a);
     if (left >= 0) { /* a data size that cannot match the file allocates nothing */

@@ -88,7 +88,7 @@ cj_func *cj_checkpoint(cj_func *f, const cj_checkpoint_opts *opts) {
         rt_free(ctx->mem, p, sizeof *p);
         return NULL;
     }
-    c->inner = f;
+    c->inner = func_retain(f);
     c->state = p;
     return c;
 }

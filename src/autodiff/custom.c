@@ -36,6 +36,12 @@ static int custom_call(cj_func *c, const cj_val *in, cj_val *out) {
     rec.out = rec.primal->vars[rec.primal->out[0]];
     int id = core_custom_add(ctx, &rec);
     if (id < 0) return -1;
+    /* the record lives as long as the context, and programs that mention
+     * it call f and the rules: they stay alive with it */
+    func_retain(rec.f);
+    func_retain(rec.jvp_rule);
+    func_retain(rec.fwd);
+    func_retain(rec.bwd);
     prim_params p = prim_params_zero();
     p.flag = id;
     out[0] = core_bind(ctx, st->kind == CUSTOM_JVP ? PRIM_CUSTOM_JVP_CALL : PRIM_CUSTOM_VJP_CALL, &p, c->n_in, in);
@@ -43,7 +49,12 @@ static int custom_call(cj_func *c, const cj_val *in, cj_val *out) {
 }
 
 static void custom_free_state(cj_func *c) {
-    if (c->state) rt_free(c->ctx->mem, c->state, sizeof(custom_state));
+    custom_state *st = c->state;
+    if (!st) return;
+    func_release(st->jvp_rule);
+    func_release(st->fwd);
+    func_release(st->bwd);
+    rt_free(c->ctx->mem, st, sizeof *st);
     c->state = NULL;
 }
 static const func_ops custom_ops = {"custom", custom_call, custom_free_state};
@@ -79,8 +90,11 @@ static cj_func *make_custom(cj_func *f, core_custom_kind kind, cj_func *rule, cj
         rt_free(ctx->mem, st, sizeof *st);
         return NULL;
     }
-    c->inner = f;
+    c->inner = func_retain(f);
     c->state = st;
+    func_retain(rule); /* released in custom_free_state */
+    func_retain(fwd);
+    func_retain(bwd);
     return c;
 }
 

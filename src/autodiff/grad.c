@@ -99,7 +99,7 @@ static cj_func *make_grad(cj_func *f, const cj_grad_opts *opts, int with_value) 
         rt_free(ctx->mem, st, sizeof *st);
         return NULL;
     }
-    g->inner = f;
+    g->inner = func_retain(f);
     g->state = st;
     return g;
 }
@@ -312,7 +312,7 @@ static cj_func *hold(cj_func *f, const cj_val *primals, cj_val *primals_out, int
         primals_out[j] = kout[j];
         st->out_avals[j] = st->lin.known->vars[st->lin.known->out[j]];
     }
-    h->inner = f;
+    h->inner = func_retain(f);
     h->state = st;
     return h;
 }

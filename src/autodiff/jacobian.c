@@ -83,7 +83,10 @@ typedef struct jac_state {
 
 static int jac_call(cj_func *g, const cj_val *in, cj_val *out);
 static void jac_free_state(cj_func *g) {
-    if (g->state) rt_free(g->ctx->mem, g->state, sizeof(jac_state));
+    jac_state *st = g->state;
+    if (!st) return;
+    for (int k = 0; k < 64; k++) func_release(st->mapped[k]); /* made for g alone */
+    rt_free(g->ctx->mem, st, sizeof *st);
     g->state = NULL;
 }
 static const func_ops jac_ops = {"jacobian", jac_call, jac_free_state};
@@ -107,14 +110,16 @@ static cj_func *make_basis(cj_func *f, const jac_state *js, int index) {
         rt_free(ctx->mem, st, sizeof *st);
         return NULL;
     }
-    b->inner = f;
+    b->inner = func_retain(f);
     b->state = st;
     int64_t in_axes[65], out_axes[64];
     for (int i = 0; i < f->n_in; i++) in_axes[i] = CJ_NOT_MAPPED;
     in_axes[f->n_in] = 0;
     for (int j = 0; j < b->n_out; j++) out_axes[j] = 0;
     cj_vmap_opts vo = {in_axes, out_axes, 0, 0, 0};
-    return cj_vmap(b, &vo);
+    cj_func *mapped = cj_vmap(b, &vo);
+    cj_func_free(b); /* the vmapped function holds it now (or it goes) */
+    return mapped;
 }
 
 static cj_func *make_jac(cj_func *f, const cj_grad_opts *opts, int forward, const char *kind) {
@@ -159,12 +164,15 @@ static cj_func *make_jac(cj_func *f, const cj_grad_opts *opts, int forward, cons
         rt_free(ctx->mem, st, sizeof *st);
         return NULL;
     }
-    g->inner = f;
+    g->inner = func_retain(f);
     g->state = st;
     int n_mapped = forward ? n_arg : f->n_out;
     for (int k = 0; k < n_mapped; k++) {
         st->mapped[k] = make_basis(f, st, forward ? st->argnums[k] : k);
-        if (!st->mapped[k]) return NULL;
+        if (!st->mapped[k]) {
+            cj_func_free(g); /* with the ones made so far */
+            return NULL;
+        }
     }
     return g;
 }
@@ -176,7 +184,9 @@ cj_func *cj_hessian(cj_func *f, const cj_grad_opts *opts) {
     if (opts && opts->n_argnums > 0 && !opts->argnums)
         return core_error(f->ctx, CJ_ERR_ARG, "cj_hessian(%s): argnums is NULL for %d argnums", f->name, opts->n_argnums), NULL;
     cj_func *inner = cj_jacrev(f, opts);
-    return inner ? make_jac(inner, opts, 1, "hessian") : NULL;
+    cj_func *h = inner ? make_jac(inner, opts, 1, "hessian") : NULL;
+    cj_func_free(inner); /* the hessian holds it (or it goes) */
+    return h;
 }
 
 /* The identity of a value's size, shaped [n, *shape]: the basis vmapped

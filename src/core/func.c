@@ -37,6 +37,7 @@ static cj_func *func_new_held(cj_ctx *ctx, const char *name, const func_ops *ops
     }
     f->ctx = ctx;
     f->ops = ops;
+    f->refs = 1; /* the creator's */
     f->n_in = n_in;
     f->n_out = n_out;
     f->next = ctx->funcs;
@@ -45,6 +46,12 @@ static cj_func *func_new_held(cj_ctx *ctx, const char *name, const func_ops *ops
 }
 
 void func_free_all(cj_ctx *ctx) {
+    /* every object goes, whoever holds it: states first, while every object
+     * still exists (their releases then do nothing), then the objects (the
+     * loop's own free_state call then finds no state) */
+    for (cj_func *g = ctx->funcs; g; g = g->next) g->closing = 1;
+    for (cj_func *g = ctx->funcs; g; g = g->next)
+        if (g->ops->free_state) g->ops->free_state(g);
     cj_func *f = ctx->funcs;
     while (f) {
         cj_func *next = f->next;
@@ -58,13 +65,27 @@ void func_free_all(cj_ctx *ctx) {
 
 void cj_func_free(cj_func *f) {
     if (!f) return;
+    if (f->released) return; /* the creator's reference is gone already; holders keep theirs */
+    f->released = 1;
+    func_release(f);
+}
+
+cj_func *func_retain(cj_func *f) {
+    if (f) f->refs++;
+    return f;
+}
+
+void func_release(cj_func *f) {
+    if (!f || f->closing || --f->refs > 0) return;
     cj_ctx *ctx = f->ctx;
     for (cj_func **p = &ctx->funcs; *p; p = &(*p)->next) {
         if (*p != f) continue;
         *p = f->next;
         if (f->ops->free_state) f->ops->free_state(f);
+        cj_func *inner = f->inner;
         rt_strfree(ctx->mem, f->name);
         rt_free(ctx->mem, f, sizeof *f);
+        func_release(inner); /* after f is gone: a wrapper frees before what it wraps */
         return;
     }
 }

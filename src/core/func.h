@@ -21,6 +21,9 @@ struct cj_func {
     cj_ctx *ctx;
     char *name;
     int n_in, n_out;
+    int refs;     /* the creator's reference (until cj_func_free) + each holder's */
+    int released; /* cj_func_free dropped the creator's reference */
+    int closing;  /* func_free_all is freeing every object: releases do nothing */
     const func_ops *ops;
     cj_fn fn; /* kind "fn" */
     void *user;
@@ -28,6 +31,18 @@ struct cj_func {
     void *state;
     cj_func *next; /* the context's list */
 };
+
+/* Lifetimes: a function object starts with one reference, its creator's
+ * (the user's, for what the API returns), dropped by cj_func_free. Whatever
+ * else keeps a pointer to it takes a reference: a transformation its inner
+ * function (retained when set; released by the generic free after the
+ * wrapper's free_state), a state the functions it calls (released in its
+ * free_state), a custom-derivative record the functions it names (for the
+ * context's life). The object is freed when the last reference goes, so
+ * freeing f while jit(f) lives leaves f to jit(f). func_retain returns f
+ * (NULL-safe). */
+cj_func *func_retain(cj_func *f);
+void func_release(cj_func *f);
 
 /* A new function object of the given kind, linked into ctx's list. */
 cj_func *func_new(cj_ctx *ctx, const char *name, const func_ops *ops, int n_in, int n_out);

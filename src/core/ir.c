@@ -100,7 +100,7 @@ ir_func *ir_copy(const ir_func *f) {
     for (int v = 0; v < f->n_vars && ok; v++) ok = ir_add_var(g, &f->vars[v]) == v;
     if (ok && grow(g->mem, (void **)&g->in, &g->cap_in, 0, f->n_in ? f->n_in : 1, sizeof(int))) ok = 0;
     if (ok) {
-        memcpy(g->in, f->in, sizeof(int) * (size_t)f->n_in);
+        if (f->n_in) memcpy(g->in, f->in, sizeof(int) * (size_t)f->n_in); /* f->in is NULL without inputs */
         g->n_in = f->n_in;
     }
     if (ok && f->n_consts &&

@@ -1,5 +1,6 @@
 /* config.c — the one place CJAX_* environment variables are read (runtime
  * layer). Read once, on first use; the README lists every knob. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ static void load(void) {
     long pool_mb = atol(env_or("CJAX_POOL_MAX_MB", "1024"));
     config.pool_max_bytes = pool_mb > 0 ? (size_t)pool_mb << 20 : 0;
     config.explain_cache_misses = atoi(env_or("CJAX_EXPLAIN_CACHE_MISSES", "0")) != 0;
+    long jit_cache = atol(env_or("CJAX_JIT_CACHE_SIZE", "1024")); /* not a positive int: the default */
+    config.jit_cache_size = jit_cache > 0 && jit_cache <= INT_MAX ? (int)jit_cache : 1024;
     config.dump = env_or("CJAX_DUMP", "");
     config.dump_dir = env_or("CJAX_DUMP_DIR", "");
     if (!*config.dump_dir) config.dump_dir = ".";

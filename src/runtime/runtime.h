@@ -122,6 +122,7 @@ typedef struct rt_config {
     int num_threads;            /* CJAX_NUM_THREADS (0: the cores) */
     size_t pool_max_bytes;      /* CJAX_POOL_MAX_MB: pooled free buffers cap */
     bool explain_cache_misses;  /* CJAX_EXPLAIN_CACHE_MISSES=1 */
+    int jit_cache_size;         /* CJAX_JIT_CACHE_SIZE: programs per jitted function (1024) */
     const char *dump;           /* CJAX_DUMP: passes whose IR to print */
     const char *dump_dir;       /* CJAX_DUMP_DIR: where svg/dot dumps go (".") */
     const char *cc;             /* CJAX_CC: C compiler for the cc backend */

@@ -1,13 +1,24 @@
 /* jit.c — jax.jit: staging, the trace cache and running programs
  * (transform layer).
  *
- * A jitted function keeps a list of cache entries keyed by the types of
- * its inputs (dtype, weak type, shape) and the bytes of its static inputs.
+ * A jitted function keeps a cache of entries keyed by the types of its
+ * inputs (dtype, weak type, shape) and the bytes of its static inputs.
  * A miss traces the wrapped function into IR (func_trace_to_ir), verifies
  * it, and has the backend prepare a program; a hit only runs the program.
  * Called under another trace (a vmap, or an enclosing jit), the cached IR
  * is re-bound equation by equation, so the wrapped function is not called
- * again. The most recently used entry moves to the front of the list. */
+ * again.
+ *
+ * The cache is bounded, least recently used first out, as JAX's is: a
+ * chained hash table finds an entry by its key's hash in O(1), a doubly
+ * linked list keeps them in order of use (the most recent is tried before
+ * hashing, the common case of a loop calling with one signature), and a
+ * new entry beyond the capacity (CJAX_JIT_CACHE_SIZE, or
+ * cj_jit_set_cache_size) evicts the least recently used one, freeing its program and
+ * IR. The hashes of recently evicted keys are kept so that a miss on one
+ * can say so. Eviction happens only when a miss inserts an entry (or the
+ * size is lowered): running or re-binding a cached program calls no user
+ * code, so no entry in use can be evicted under its caller. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,13 +34,21 @@ typedef struct jit_entry {
     size_t static_len;
     ir_func *ir;
     program *prog;
-    struct jit_entry *next;
+    struct jit_entry *prev, *next; /* order of use, most recent first */
+    struct jit_entry *chain;       /* the next entry in its hash bucket */
 } jit_entry;
+
+#define JIT_EVICTED_KEPT 256 /* hashes of evicted keys remembered for explanations */
 
 typedef struct jit_state {
     uint8_t is_static[64], is_donated[64];
     cj_backend backend;
-    jit_entry *entries;
+    int capacity;                  /* entries kept at most */
+    jit_entry *head, *tail;        /* most and least recently used */
+    jit_entry **buckets;           /* n_buckets (a power of two) chains */
+    int n_buckets;
+    uint64_t *evicted;             /* ring of JIT_EVICTED_KEPT hashes, made at the first eviction */
+    int n_evicted;                 /* how many of them are set */
     cj_jit_stats stats;
     char last_miss[512];
     char last_donation[512];
@@ -47,20 +66,101 @@ static void entry_free(cj_ctx *ctx, int n_in, jit_entry *e) {
     rt_free(ctx->mem, e, sizeof *e);
 }
 
+/* ---- the cache: hash buckets and the order of use ---- */
+static void list_unlink(jit_state *st, jit_entry *e) {
+    if (e->prev) e->prev->next = e->next;
+    else st->head = e->next;
+    if (e->next) e->next->prev = e->prev;
+    else st->tail = e->prev;
+    e->prev = e->next = NULL;
+}
+
+static void list_push_front(jit_state *st, jit_entry *e) {
+    e->prev = NULL;
+    e->next = st->head;
+    if (st->head) st->head->prev = e;
+    st->head = e;
+    if (!st->tail) st->tail = e;
+}
+
+static void bucket_remove(jit_state *st, jit_entry *e) {
+    if (!st->buckets) return;
+    for (jit_entry **link = &st->buckets[e->hash & (uint64_t)(st->n_buckets - 1)]; *link; link = &(*link)->chain)
+        if (*link == e) {
+            *link = e->chain;
+            break;
+        }
+    e->chain = NULL;
+}
+
+/* Unlinks e from the cache and frees it. */
+static void remove_entry(cj_func *f, jit_entry *e) {
+    jit_state *st = f->state;
+    bucket_remove(st, e);
+    list_unlink(st, e);
+    entry_free(f->ctx, f->n_in, e);
+    st->stats.entries--;
+}
+
+/* A table with room for one more entry (one bucket per entry at most).
+ * When growing fails the old table stays, with longer chains. */
+static int ensure_buckets(cj_func *f) {
+    jit_state *st = f->state;
+    if (st->buckets && (uint64_t)st->n_buckets > st->stats.entries) return 0;
+    int n = st->n_buckets ? 2 * st->n_buckets : 16;
+    jit_entry **grown = rt_calloc(f->ctx->mem, sizeof(jit_entry *) * (size_t)n);
+    if (!grown) return st->buckets ? 0 : core_oom(f->ctx, f->name);
+    if (st->buckets) rt_free(f->ctx->mem, st->buckets, sizeof(jit_entry *) * (size_t)st->n_buckets);
+    st->buckets = grown;
+    st->n_buckets = n;
+    for (jit_entry *e = st->head; e; e = e->next) {
+        jit_entry **b = &grown[e->hash & (uint64_t)(n - 1)];
+        e->chain = *b;
+        *b = e;
+    }
+    return 0;
+}
+
+/* Drops e, remembering its key's hash for explain_miss. */
+static void evict_entry(cj_func *f, jit_entry *e) {
+    jit_state *st = f->state;
+    if (!st->evicted) st->evicted = rt_calloc(f->ctx->mem, sizeof(uint64_t) * JIT_EVICTED_KEPT);
+    if (st->evicted) {
+        st->evicted[st->stats.evictions % JIT_EVICTED_KEPT] = e->hash;
+        if (st->n_evicted < JIT_EVICTED_KEPT) st->n_evicted++;
+    }
+    st->stats.evictions++;
+    remove_entry(f, e);
+}
+
+/* Drops least recently used entries until `keep` remain. */
+static void evict_down_to(cj_func *f, uint64_t keep) {
+    jit_state *st = f->state;
+    while (st->tail && st->stats.entries > keep) evict_entry(f, st->tail);
+}
+
+static int was_evicted(const jit_state *st, uint64_t hash) {
+    for (int i = 0; i < st->n_evicted; i++)
+        if (st->evicted[i] == hash) return 1;
+    return 0;
+}
+
 static void clear_entries(cj_func *f) {
     jit_state *st = f->state;
-    while (st->entries) {
-        jit_entry *e = st->entries;
-        st->entries = e->next;
-        entry_free(f->ctx, f->n_in, e);
+    for (jit_entry *e = st->head, *next; e; e = next) {
+        next = e->next;
+        remove_entry(f, e);
     }
-    st->stats.entries = 0;
+    st->n_evicted = 0; /* a later miss is not an eviction's */
 }
 
 static void jit_free_state(cj_func *f) {
-    if (!f->state) return;
+    jit_state *st = f->state;
+    if (!st) return;
     clear_entries(f);
-    rt_free(f->ctx->mem, f->state, sizeof(jit_state));
+    if (st->buckets) rt_free(f->ctx->mem, st->buckets, sizeof(jit_entry *) * (size_t)st->n_buckets);
+    if (st->evicted) rt_free(f->ctx->mem, st->evicted, sizeof(uint64_t) * JIT_EVICTED_KEPT);
+    rt_free(f->ctx->mem, st, sizeof(jit_state));
     f->state = NULL;
 }
 
@@ -101,6 +201,7 @@ cj_func *cj_jit(cj_func *inner, const cj_jit_opts *opts) {
         }
         st->backend = opts->backend;
     }
+    st->capacity = rt_config_get()->jit_cache_size;
     char name[256];
     snprintf(name, sizeof name, "jit(%s)", inner->name);
     cj_func *f = func_new(ctx, name, &jit_ops, inner->n_in, inner->n_out);
@@ -108,7 +209,7 @@ cj_func *cj_jit(cj_func *inner, const cj_jit_opts *opts) {
         rt_free(ctx->mem, st, sizeof *st);
         return NULL;
     }
-    f->inner = inner;
+    f->inner = func_retain(inner);
     f->state = st;
     return f;
 }
@@ -163,11 +264,11 @@ static int aval_distance(const rt_aval *a, const rt_aval *b) {
 }
 
 /* Describes how the call's key differs from the closest cached entry. */
-static void explain_miss(cj_func *f, core_value *const *vals) {
+static void explain_miss(cj_func *f, core_value *const *vals, uint64_t hash) {
     jit_state *st = f->state;
     const jit_entry *best = NULL;
     int best_diff = 1 << 30;
-    for (const jit_entry *e = st->entries; e; e = e->next) {
+    for (const jit_entry *e = st->head; e; e = e->next) {
         int d = 0;
         for (int i = 0; i < f->n_in; i++) d += aval_distance(&e->avals[i], &vals[i]->aval);
         if (d < best_diff) {
@@ -177,7 +278,9 @@ static void explain_miss(cj_func *f, core_value *const *vals) {
     }
     char *m = st->last_miss;
     size_t cap = sizeof st->last_miss, len = 0;
-    if (!best) {
+    if (was_evicted(st, hash)) {
+        snprintf(m, cap, "%s: an entry for these types was evicted (cache size %d)", f->name, st->capacity);
+    } else if (!best) {
         snprintf(m, cap, "%s: first call, nothing cached yet", f->name);
     } else {
         len = (size_t)snprintf(m, cap, "%s:", f->name);
@@ -285,26 +388,43 @@ static jit_entry *jit_lookup(cj_func *f, const cj_val *in, core_value **vals, in
     for (int i = 0; i < f->n_in; i++) hash = aval_hash(hash, &vals[i]->aval);
     hash = fnv(hash, skey, slen);
 
-    jit_entry *e = NULL, **link = &st->entries;
-    for (; *link; link = &(*link)->next) {
-        if (entry_matches(f, *link, hash, vals, skey, slen)) {
-            e = *link;
-            *link = e->next; /* unlink; re-linked at the front below */
-            break;
-        }
+    /* the most recent entry first (a loop calling with one signature),
+     * then the key's bucket */
+    jit_entry *e = st->head;
+    if (e && !entry_matches(f, e, hash, vals, skey, slen)) {
+        e = NULL;
+        if (st->buckets)
+            for (jit_entry *c = st->buckets[hash & (uint64_t)(st->n_buckets - 1)]; c; c = c->chain)
+                if (entry_matches(f, c, hash, vals, skey, slen)) {
+                    e = c;
+                    break;
+                }
     }
     if (e) {
         st->stats.hits++;
+        if (e != st->head) {
+            list_unlink(st, e);
+            list_push_front(st, e);
+        }
     } else {
         st->stats.misses++;
-        explain_miss(f, vals);
+        explain_miss(f, vals, hash);
         e = make_entry(f, hash, vals, in, skey, slen);
-        if (e) st->stats.entries++;
+        if (e) {
+            evict_down_to(f, (uint64_t)st->capacity - 1);
+            if (ensure_buckets(f) != 0) {
+                entry_free(ctx, f->n_in, e);
+                e = NULL;
+            } else {
+                jit_entry **b = &st->buckets[hash & (uint64_t)(st->n_buckets - 1)];
+                e->chain = *b;
+                *b = e;
+                list_push_front(st, e);
+                st->stats.entries++;
+            }
+        }
     }
     if (skey != skey_small) rt_free(ctx->mem, skey, slen);
-    if (!e) return NULL;
-    e->next = st->entries;
-    st->entries = e;
     return e;
 }
 
@@ -365,8 +485,13 @@ static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
 }
 
 /* The cache entry for a jitted function and example inputs (traced and
- * compiled now if it was not cached). NULL with the error recorded. */
-static jit_entry *entry_for(cj_func *f, const cj_val *in, const char *op) {
+ * compiled now if it was not cached), after the checks every analysis
+ * entry point shares: f is a jitted function, `in` is given when f has
+ * inputs (a function of no inputs may pass NULL) and holds values of f's
+ * context, and the result pointer `out` (named out_name; none when
+ * out_name is NULL) is given. NULL with the error recorded (with f NULL
+ * there is no context to record it in: the caller returns CJ_ERR_ARG). */
+static jit_entry *entry_for(cj_func *f, const cj_val *in, const void *out, const char *out_name, const char *op) {
     if (!f) return NULL;
     cj_ctx *ctx = f->ctx;
     if (ctx->err) return NULL;
@@ -374,20 +499,35 @@ static jit_entry *entry_for(cj_func *f, const cj_val *in, const char *op) {
         core_error(ctx, CJ_ERR_ARG, "%s: '%s' is not a jitted function (wrap it with cj_jit)", op, f->name);
         return NULL;
     }
-    for (int i = 0; i < f->n_in; i++)
+    if (!in && f->n_in > 0) {
+        core_error(ctx, CJ_ERR_ARG, "%s(%s): in is NULL, the function has %d input%s", op, f->name, f->n_in,
+                   f->n_in == 1 ? "" : "s");
+        return NULL;
+    }
+    if (out_name && !out) {
+        core_error(ctx, CJ_ERR_ARG, "%s(%s): %s is NULL", op, f->name, out_name);
+        return NULL;
+    }
+    for (int i = 0; i < f->n_in; i++) {
+        if (in[i].ctx && in[i].ctx != ctx) {
+            core_error(ctx, CJ_ERR_ARG, "%s(%s): input %d belongs to another context", op, f->name, i);
+            return NULL;
+        }
         if (!core_get(in[i], op)) return NULL;
+    }
     core_value *vals[64];
     int all_concrete;
     return jit_lookup(f, in, vals, &all_concrete);
 }
 
-static const compiled *compiled_for(cj_func *f, const cj_val *in, const char *op) {
-    jit_entry *e = entry_for(f, in, op);
+static const compiled *compiled_for(cj_func *f, const cj_val *in, const void *out, const char *out_name,
+                                    const char *op) {
+    jit_entry *e = entry_for(f, in, out, out_name, op);
     return e ? program_compiled(e->prog) : NULL;
 }
 
 cj_status cj_jit_memory_analysis(cj_func *f, const cj_val *in, cj_memory_analysis *out) {
-    jit_entry *e = entry_for(f, in, "cj_jit_memory_analysis");
+    jit_entry *e = entry_for(f, in, out, "out", "cj_jit_memory_analysis");
     if (!e) return f ? f->ctx->err : CJ_ERR_ARG;
     const compiled *c = program_compiled(e->prog);
     cj_program_info info;
@@ -405,7 +545,7 @@ cj_status cj_jit_memory_analysis(cj_func *f, const cj_val *in, cj_memory_analysi
 }
 
 cj_status cj_jit_cost_analysis(cj_func *f, const cj_val *in, cj_cost_analysis *out) {
-    const compiled *c = compiled_for(f, in, "cj_jit_cost_analysis");
+    const compiled *c = compiled_for(f, in, out, "out", "cj_jit_cost_analysis");
     if (!c) return f ? f->ctx->err : CJ_ERR_ARG;
     out->flops = c->cost.flops;
     out->transcendentals = c->cost.transcendentals;
@@ -414,7 +554,7 @@ cj_status cj_jit_cost_analysis(cj_func *f, const cj_val *in, cj_cost_analysis *o
 }
 
 cj_status cj_jit_program_info(cj_func *f, const cj_val *in, cj_program_info *out) {
-    jit_entry *e = entry_for(f, in, "cj_jit_program_info");
+    jit_entry *e = entry_for(f, in, out, "out", "cj_jit_program_info");
     if (!e) return f ? f->ctx->err : CJ_ERR_ARG;
     const compiled *c = program_compiled(e->prog);
     memset(out, 0, sizeof *out);
@@ -437,8 +577,32 @@ static bool names(const char *what, const char *item) {
     return false;
 }
 
+/* The dumps cj_jit_dump knows, for its message about one it does not. */
+static const char *const dump_names[] = {"simplify", "fuse", "schedule", "plan", "c"};
+
+/* Checks that every item of the comma list names a dump; 0, or -1 with
+ * the error recorded. */
+static int check_dump_names(cj_func *f, const char *what) {
+    for (const char *p = what;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int known = 0;
+        for (size_t k = 0; k < sizeof dump_names / sizeof dump_names[0]; k++)
+            known |= strlen(dump_names[k]) == len && !strncmp(p, dump_names[k], len);
+        if (!known)
+            return core_error(f->ctx, CJ_ERR_ARG,
+                              "cj_jit_dump(%s): no dump named '%.*s' in \"%.200s\" (the dumps are simplify, fuse, "
+                              "schedule, plan, c; NULL for all)",
+                              f->name, (int)(len < 64 ? len : 64), p, what);
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
 char *cj_jit_dump(cj_func *f, const cj_val *in, const char *what) {
-    jit_entry *e = entry_for(f, in, "cj_jit_dump");
+    if (!f || f->ctx->err) return NULL;
+    if (what && check_dump_names(f, what) != 0) return NULL;
+    jit_entry *e = entry_for(f, in, NULL, NULL, "cj_jit_dump");
     if (!e) return NULL;
     const compiled *c = program_compiled(e->prog);
     cj_ctx *ctx = f->ctx;
@@ -460,7 +624,7 @@ char *cj_jit_dump(cj_func *f, const cj_val *in, const char *what) {
 
 /* The pictures: the function's name titles them (picture.h). */
 static cj_status write_picture(cj_func *f, const cj_val *in, const char *path, picture_fn draw, const char *op) {
-    const compiled *c = compiled_for(f, in, op);
+    const compiled *c = compiled_for(f, in, path, "path", op);
     if (!c) return f ? f->ctx->err : CJ_ERR_ARG;
     return picture_write(f->ctx, draw, c, f->name, path, op) == 0 ? CJ_OK : f->ctx->err;
 }
@@ -491,6 +655,20 @@ const char *cj_jit_last_miss(const cj_func *f) {
 const char *cj_jit_last_donation(const cj_func *f) {
     if (!f || f->ops != &jit_ops) return "";
     return ((const jit_state *)f->state)->last_donation;
+}
+
+cj_status cj_jit_set_cache_size(cj_func *f, int size) {
+    if (!f) return CJ_ERR_ARG;
+    if (f->ops != &jit_ops || size < 0) {
+        core_error(f->ctx, CJ_ERR_ARG, "cj_jit_set_cache_size(%s): %s", f->name,
+                   f->ops != &jit_ops ? "not a jitted function (wrap it with cj_jit)"
+                                      : "the size must be >= 1 (0: CJAX_JIT_CACHE_SIZE)");
+        return f->ctx->err;
+    }
+    jit_state *st = f->state;
+    st->capacity = size ? size : rt_config_get()->jit_cache_size;
+    evict_down_to(f, (uint64_t)st->capacity);
+    return CJ_OK;
 }
 
 void cj_jit_clear(cj_func *f) {

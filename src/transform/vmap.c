@@ -116,7 +116,7 @@ cj_func *cj_vmap(cj_func *inner, const cj_vmap_opts *opts) {
         rt_free(ctx->mem, st, sizeof *st);
         return NULL;
     }
-    f->inner = inner;
+    f->inner = func_retain(inner);
     f->state = st;
     return f;
 }
