@@ -13,6 +13,7 @@
  * column chunks, few outputs split into partial blocks, long scans).
  * Primitive-level validation is exercised by binding the primitives
  * directly with bad parameters. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -1073,4 +1074,76 @@ TEST(reduce_allocation_failures_are_clean) {
         CHECK_MSG(st.live == 0, "allocation %lld failing leaked %lld blocks", n, st.live);
     }
     CHECK(covered);
+}
+
+/* ---- signed zeros ----------------------------------------------------------- */
+
+/* max/min of a row of zeros of both signs is +0 / -0 wherever the other
+ * sign sits (IEEE 754-2019 maximum/minimum, as XLA): every strategy of the
+ * fold (short rows, lanes, blocks of rows, strided columns), cummax, and
+ * the same under jit on the interpreter and on generated C. */
+typedef struct zero_case { int axis; int op; } zero_case;
+static void reduce_one_axis(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    const zero_case *c = user;
+    int64_t axes[1] = {c->axis};
+    out[0] = c->op == R_MAX ? cj_reduce_max(in[0], 1, axes, 0) : cj_reduce_min(in[0], 1, axes, 0);
+}
+
+TEST(reduce_max_min_order_signed_zeros_as_ieee) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    const int64_t lengths[] = {2, 5, 64, 300, 70001};
+    uint64_t seed = 11;
+    for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++) {
+        int64_t n = lengths[li];
+        for (int f64 = 0; f64 <= 1; f64++)
+            for (int op = R_MAX; op <= R_MIN; op++)
+                for (int axis = 0; axis <= 1; axis++) {
+                    /* most elements carry the sign the result must not have;
+                     * a few, one of them first or last, carry the other */
+                    double major = op == R_MAX ? -0.0 : 0.0, minor = op == R_MAX ? 0.0 : -0.0;
+                    int64_t dims[2] = {axis ? 3 : n, axis ? n : 3};
+                    int64_t total = 3 * n;
+                    double *x = malloc((size_t)total * sizeof *x);
+                    for (int64_t i = 0; i < total; i++) x[i] = major;
+                    for (int r = 0; r < 3; r++) { /* row/column r of the reduced axis */
+                        int64_t at = r == 0 ? 0 : r == 1 ? n - 1 : (int64_t)(th_rand_u64(&seed) % (uint64_t)n);
+                        int64_t flat = axis ? r * n + at : at * 3 + r;
+                        x[flat] = minor;
+                    }
+                    cj_dtype dt = f64 ? CJ_F64 : CJ_F32;
+                    cj_val v = make(ctx, dt, 2, dims, x);
+                    zero_case c = {axis, op};
+                    cj_func *f = cj_func_new(ctx, "reduce_zeros", reduce_one_axis, 1, 1, &c);
+                    cj_jit_opts interp = {.backend = CJ_BACKEND_INTERP}, cc = {.backend = CJ_BACKEND_CC};
+                    cj_func *paths[3] = {f, cj_jit(f, &interp), cj_jit(f, &cc)};
+                    for (int p = 0; p < 3; p++) {
+                        cj_val y;
+                        CHECK(cj_call(paths[p], &v, &y) == CJ_OK);
+                        double out[3];
+                        if (f64) {
+                            CHECK(cj_read(y, out, sizeof out) == CJ_OK);
+                        } else {
+                            float o32[3];
+                            CHECK(cj_read(y, o32, sizeof o32) == CJ_OK);
+                            for (int k = 0; k < 3; k++) out[k] = o32[k];
+                        }
+                        for (int k = 0; k < 3; k++) {
+                            CHECK(out[k] == 0);
+                            CHECK_MSG(signbit(out[k]) == signbit(minor), "%s of %s zeros, n %lld axis %d path %d: %g",
+                                      op_names[op], cj_dtype_name(dt), (long long)n, axis, p, out[k]);
+                        }
+                        if (th_failed_now()) return;
+                    }
+                    free(x);
+                }
+    }
+    /* cummax: the running max turns +0 at the first +0 and stays */
+    const float xs[4] = {-0.0f, -0.0f, 0.0f, -0.0f};
+    cj_val v = tu_f32(ctx, 1, (const int64_t[]){4}, xs);
+    float c[4];
+    CHECK(cj_read(cj_cummax(v, 0, 0), c, sizeof c) == CJ_OK);
+    CHECK(signbit(c[0]) && signbit(c[1]) && !signbit(c[2]) && !signbit(c[3]));
+    CHECK(cj_error(ctx) == CJ_OK);
+    cj_ctx_free(ctx);
 }

@@ -70,8 +70,17 @@ enum {
 #define COMB_MUL_I32(a, b) ((int32_t)((uint32_t)(a) * (uint32_t)(b)))
 #define COMB_ADD_I64(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
 #define COMB_MUL_I64(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
-#define COMB_FMAX(a, b) ((((b) != (b)) | ((b) > (a))) ? (b) : (a))
-#define COMB_FMIN(a, b) ((((b) != (b)) | ((b) < (a))) ? (b) : (a))
+/* Equal zeros are ordered as IEEE 754-2019's maximum/minimum (and XLA):
+ * the max of +0 and -0 is +0, the min -0, whatever the order of the
+ * elements. Sums of zeros give exactly that without a branch:
+ * (+0) + (-0) = +0, and -((-a) + (-b)) = -0 when either zero is -0
+ * (round to nearest; the kernels are never built with -ffast-math). */
+#define ZERO_MAX(a, b) ((a) + (b))
+#define ZERO_MIN(a, b) (-(-(a) + -(b)))
+#define COMB_FMAX(a, b)                                                                            \
+    ((((b) != (b)) | ((b) > (a))) ? (b) : (((a) == 0) & ((b) == 0)) ? ZERO_MAX(a, b) : (a))
+#define COMB_FMIN(a, b)                                                                            \
+    ((((b) != (b)) | ((b) < (a))) ? (b) : (((a) == 0) & ((b) == 0)) ? ZERO_MIN(a, b) : (a))
 #define COMB_IMAX(a, b) ((b) > (a) ? (b) : (a))
 #define COMB_IMIN(a, b) ((b) < (a) ? (b) : (a))
 
