@@ -571,7 +571,12 @@ cj_val cj_random_permutation_array(cj_val key, cj_val x, int64_t axis);
  * as real branches and loops, under jit, vmap and grad alike. Bodies may
  * read values of the enclosing function (weights, ...); they become extra
  * operands. With nothing traced the construct runs at once. Each returns
- * CJ_OK or the error (also in cj_error). */
+ * CJ_OK or the error (also in cj_error).
+ * A loop's carries keep their types, except that a weakly typed initial
+ * carry (a C constant: cj_scalar_int(ctx, 0)) that the body returns as
+ * another dtype of the same shape starts as the join of the two, strongly
+ * typed, as JAX promotes weak initial carries: a counter started at 0 and
+ * added an f32 is an f32 carry. */
 
 /* lax.cond: true_f(operands) when pred (a bool or integer scalar) is
  * nonzero, else false_f(operands); both must return the same types. */

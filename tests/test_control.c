@@ -987,3 +987,152 @@ TEST(cf_regression_seventy_operands_under_jit_and_grad) {
     for (int i = 0; i < WIDE_CLOSED; i++) CHECK_NEAR(at(g, i), i < 50 ? 1.75 : 0.0, 1e-6, 1e-6);
     cj_ctx_free(ctx);
 }
+
+/* ---- a weakly typed initial carry takes the body's type ----
+ * JAX's _promote_weak_typed_input: a carry that enters weakly typed (a C
+ * constant) and leaves as another dtype of its shape is converted to the
+ * join of the two, strongly typed, and the body traced again; figures from
+ * JAX 0.10.2 (lax.fori_loop(0, 3, lambda i, c: c + f32(1.5), 0) is
+ * float32 4.5, weak_type False, ...). */
+typedef struct weak_loop {
+    cj_func *fori, *cond, *body, *scan;
+    cj_val y; /* what the bodies add, squared: read from their closure */
+    int rule;
+} weak_loop;
+
+static cj_val weak_step(cj_ctx *ctx, const weak_loop *w, cj_val c) {
+    switch (w->rule) {
+    case 1: return cj_add(c, cj_scalar(ctx, 1.5));                   /* weak i32 + f*: f32 */
+    case 2: return cj_add(c, cj_scalar_typed(ctx, 1.5, CJ_F64));     /* f* + f64: f64 */
+    case 3: return cj_add(c, cj_scalar_typed(ctx, 2, CJ_I64));       /* i* + i64: i64 */
+    case 4: return cj_add(c, cj_scalar_typed(ctx, 2, CJ_I32));       /* f* + i32: stays f* */
+    case 5: return cj_add(c, cj_ones(ctx, CJ_F32, 1, (int64_t[]){3})); /* a new shape: an error */
+    default: return cj_add(c, cj_mul(w->y, w->y));
+    }
+}
+static void weak_fori_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    out[0] = weak_step(ctx, u, in[1]);
+}
+static void weak_while_cond(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    out[0] = cj_lt(in[0], cj_scalar(ctx, 3));
+}
+static void weak_while_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    out[0] = weak_step(ctx, u, in[0]);
+}
+static void weak_scan_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    out[0] = weak_step(ctx, u, in[0]);
+    out[1] = cj_mul(in[0], cj_scalar(ctx, 2)); /* y: the carry as it entered, doubled */
+}
+/* kind 0: fori_loop(0, 3), 1: while c < 3, 2: scan of length 3 (carry,
+ * ys); the initial carry is cj_scalar_int(ctx, 0) */
+static void weak_loop_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u, int kind) {
+    weak_loop *w = u;
+    w->y = in[0];
+    cj_val init = cj_scalar_int(ctx, 0);
+    cj_scan_opts len3 = {3, 1, 0};
+    if (kind == 0) cj_fori_loop(0, 3, w->fori, 1, &init, out);
+    else if (kind == 1) cj_while_loop(w->cond, w->body, 1, &init, out);
+    else cj_scan(w->scan, 1, &init, 0, NULL, &len3, &out[0], &out[1]);
+}
+static void weak_fori_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { weak_loop_fn(ctx, in, out, u, 0); }
+static void weak_while_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { weak_loop_fn(ctx, in, out, u, 1); }
+static void weak_scan_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { weak_loop_fn(ctx, in, out, u, 2); }
+
+static void weak_two_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    int chain = *(int *)u;
+    out[0] = cj_add(in[1], cj_scalar_typed(ctx, 1.5, CJ_F32));
+    /* chain: the second carry follows the first, which the first pass
+     * promotes, so it changes in the second pass: an error in JAX too */
+    out[1] = chain ? cj_add(in[1], cj_scalar_int(ctx, 1)) : cj_mul(in[2], cj_scalar_int(ctx, 2));
+}
+
+TEST(cf_weak_initial_carry_promotes_to_body_type) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static weak_loop w;
+    w.rule = 0;
+    w.fori = cj_func_new(ctx, "add_fori", weak_fori_body, 2, 1, &w);
+    w.cond = cj_func_new(ctx, "below_3", weak_while_cond, 1, 1, &w);
+    w.body = cj_func_new(ctx, "add", weak_while_body, 1, 1, &w);
+    w.scan = cj_func_new(ctx, "add_scan", weak_scan_body, 1, 2, &w);
+    cj_func *fs[3] = {cj_func_new(ctx, "fori", weak_fori_fn, 1, 1, &w),
+                      cj_func_new(ctx, "while", weak_while_fn, 1, 1, &w),
+                      cj_func_new(ctx, "scan", weak_scan_fn, 1, 2, &w)};
+    /* y = 1.5: the carry 0 → 2.25 → 4.5 (→ 6.75): JAX gives float32, strong */
+    const double want[3] = {6.75, 4.5, 6.75}, want_ys[3] = {0, 4.5, 9};
+    cj_val y = cj_scalar_typed(ctx, 1.5, CJ_F32), out[N_MODES][MAX_OUT];
+    for (int k = 0; k < 3; k++) {
+        CHECK_ALL_MODES(fs[k], &y, k == 2 ? 2 : 1, out);
+        CHECK_EQ_INT(cj_val_dtype(out[0][0]), CJ_F32);
+        CHECK_EQ_INT(cj_val_weak(out[0][0]), 0);
+        CHECK_NEAR(at(out[0][0], 0), want[k], 0, 0);
+        for (int i = 0; i < 3 && k == 2; i++) CHECK_NEAR(at(out[0][1], i), want_ys[i], 0, 0);
+    }
+    /* vmap over y = [1, 2]: fori and scan 3 y², while (a batched
+     * predicate) [3, 4]; grad of fori and scan: d(3 y²)/dy = 6y = 18 at 3 */
+    cj_val ys = tu_f32(ctx, 1, (int64_t[]){2}, (float[]){1, 2}), three = cj_scalar_typed(ctx, 3, CJ_F32);
+    const double want_v[3][2] = {{3, 12}, {3, 4}, {3, 12}};
+    for (int k = 0; k < 3; k++) {
+        cj_val v[2], vj[2], g[2], gj[2];
+        CHECK_MSG(cj_call(cj_vmap(fs[k], NULL), &ys, v) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK_MSG(cj_call(cj_jit(cj_vmap(fs[k], NULL), NULL), &ys, vj) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK_EQ_INT(cj_val_dtype(v[0]), CJ_F32);
+        for (int i = 0; i < 2; i++) {
+            CHECK_NEAR(at(v[0], i), want_v[k][i], 0, 0);
+            CHECK_NEAR(at(vj[0], i), want_v[k][i], 0, 0);
+        }
+        if (k == 1) continue; /* reverse mode of a while loop is an error, as in JAX */
+        cj_grad_opts go = {0, NULL, k == 2};
+        CHECK_MSG(cj_call(cj_grad(fs[k], &go), &three, g) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK(cj_call(cj_jit(cj_grad(fs[k], &go), NULL), &three, gj) == CJ_OK);
+        CHECK_NEAR(at(g[0], 0), 18, 0, 0);
+        CHECK_NEAR(at(gj[0], 0), 18, 0, 0);
+    }
+    /* the join of the two types, as JAX's result_type */
+    struct {
+        int rule;
+        int init_float;
+        cj_dtype dt;
+        int weak;
+        double value;
+    } rules[] = {
+        {1, 0, CJ_F32, 0, 4.5}, /* 0 + 1.5 (both weak): f32, strong */
+        {2, 1, CJ_F64, 0, 4.5}, /* 0.0 + f64: f64 */
+        {3, 0, CJ_I64, 0, 6},   /* 0 + i64: i64 */
+        {4, 1, CJ_F32, 1, 6},   /* 0.0 + i32 is f*: nothing changes, still weak */
+    };
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+        w.rule = rules[r].rule;
+        cj_val init = rules[r].init_float ? cj_scalar(ctx, 0.0) : cj_scalar_int(ctx, 0), o;
+        CHECK_MSG(cj_fori_loop(0, 3, w.fori, 1, &init, &o) == CJ_OK, "rule %d: %s", w.rule, cj_error_message(ctx));
+        CHECK_EQ_INT(cj_val_dtype(o), rules[r].dt);
+        CHECK_EQ_INT(cj_val_weak(o), rules[r].weak);
+        CHECK_NEAR(at(o, 0), rules[r].value, 0, 0);
+    }
+    /* what JAX refuses: a new shape, a strongly typed carry, a second change */
+    cj_val o[2];
+    w.rule = 5;
+    cj_val zero = cj_scalar_int(ctx, 0);
+    CHECK_FAILS(cj_fori_loop(0, 3, w.fori, 1, &zero, o), CJ_ERR_SHAPE, "carry 0 enters as i32[] and leaves as f32[3]",
+                1, o);
+    w.rule = 0;
+    w.y = cj_scalar_typed(ctx, 1, CJ_F32);
+    cj_val strong = cj_scalar_typed(ctx, 0, CJ_I32);
+    CHECK_FAILS(cj_fori_loop(0, 3, w.fori, 1, &strong, o), CJ_ERR_SHAPE, "carry 0 enters as i32[] and leaves as f32[]",
+                1, o);
+    static int chain;
+    cj_func *two = cj_func_new(ctx, "two", weak_two_body, 3, 2, &chain);
+    cj_val init2[2] = {cj_scalar_int(ctx, 0), cj_scalar_int(ctx, 1)};
+    chain = 0;
+    CHECK(cj_fori_loop(0, 3, two, 2, init2, o) == CJ_OK);
+    CHECK_EQ_INT(cj_val_dtype(o[0]), CJ_F32);
+    CHECK_EQ_INT(cj_val_weak(o[0]), 0);
+    CHECK_NEAR(at(o[0], 0), 4.5, 0, 0);
+    CHECK_EQ_INT(cj_val_dtype(o[1]), CJ_I32);
+    CHECK_EQ_INT(cj_val_weak(o[1]), 1);
+    CHECK_NEAR(at(o[1], 0), 8, 0, 0);
+    chain = 1;
+    CHECK_FAILS(cj_fori_loop(0, 3, two, 2, init2, o), CJ_ERR_SHAPE, "carry 1 enters as i32[] and leaves as f32[]", 2,
+                o);
+    cj_ctx_free(ctx);
+}

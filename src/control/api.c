@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../api/api.h"
 #include "control.h"
 
 
@@ -194,6 +195,37 @@ static int check_carries(cj_ctx *ctx, const char *op, const cf_record *rec, int 
     return 0;
 }
 
+/* JAX's _promote_weak_typed_input: a weakly typed initial carry (a C
+ * constant such as cj_scalar_int(ctx, 0)) that the body returns as another
+ * dtype of the same shape is converted, before the loop, to the join of
+ * the two types, strongly typed (lax.convert_element_type): a counter
+ * started at 0 and added an f32 carries f32. Carries [first, first + n)
+ * of ops and avals, against the outputs [0, n) of program k. Returns how
+ * many were promoted (the caller traces the bodies again, once: a carry
+ * that changes again is the carry-type error, as in JAX's two passes). */
+static int promote_weak_carries(const cf_record *rec, int k, int first, int n, rt_aval *avals, cj_val *ops) {
+    int changed = 0;
+    for (int i = first; i < first + n; i++) {
+        const rt_aval *o = prog_out(rec, k, i - first);
+        if (!avals[i].weak || rt_aval_same_type(o, &avals[i]) || !rt_aval_same_shape(o, &avals[i])) continue;
+        cj_dtype dt;
+        int weak;
+        api_join_types(avals[i].dtype, 1, o->dtype, o->weak, &dt, &weak);
+        ops[i] = cj_astype(ops[i], dt);
+        avals[i].dtype = dt;
+        avals[i].weak = 0;
+        changed++;
+    }
+    return changed;
+}
+
+/* Drops what tracing the bodies put in rec, to trace them again. */
+static void untrace(cf_record *rec, int n_operands) {
+    for (int k = 0; k < rec->n_progs; k++) ir_free(rec->progs[k]);
+    rec->n_progs = 0;
+    rec->n_operands = n_operands;
+}
+
 static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init,
                             cj_val *out) {
     if (ctx->err) return ctx->err;
@@ -211,17 +243,25 @@ static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n
     for (int i = 0; i < n_carry; i++) ops[i] = init[i];
     rec->n_operands = rec->n_args = rec->n_out = n_carry;
     body_job cj = {cond_f, 0}, bj = {body_f, 0};
-    if (trace_prog(ctx, rec, &cj, n_carry, avals, 1, "while_loop cond", ops) != 0) return ctx->err;
-    const rt_aval *p = prog_out(rec, 0, 0);
-    if (p->rank != 0 || p->dtype != CJ_BOOL) {
-        char t[96];
-        core_error(ctx, CJ_ERR_DTYPE, "while_loop: '%s' must return a bool scalar, got %s", cond_f->name,
-                   type_str(p, t, sizeof t));
-        set_errors(ctx, n_carry, out);
-        return ctx->err;
+    for (int pass = 0;; pass++) {
+        if (trace_prog(ctx, rec, &cj, n_carry, avals, 1, "while_loop cond", ops) != 0) return ctx->err;
+        const rt_aval *p = prog_out(rec, 0, 0);
+        if (p->rank != 0 || p->dtype != CJ_BOOL) {
+            char t[96];
+            core_error(ctx, CJ_ERR_DTYPE, "while_loop: '%s' must return a bool scalar, got %s", cond_f->name,
+                       type_str(p, t, sizeof t));
+            set_errors(ctx, n_carry, out);
+            return ctx->err;
+        }
+        if (trace_prog(ctx, rec, &bj, n_carry, avals, n_carry, "while_loop body", ops) != 0) {
+            set_errors(ctx, n_carry, out);
+            return ctx->err;
+        }
+        if (pass > 0 || !promote_weak_carries(rec, 1, 0, n_carry, avals, ops)) break;
+        if (ctx->err) return ctx->err;
+        untrace(rec, n_carry);
     }
-    if (trace_prog(ctx, rec, &bj, n_carry, avals, n_carry, "while_loop body", ops) != 0 ||
-        check_carries(ctx, "while_loop", rec, 1, avals, n_carry, 0, body_f->name) != 0) {
+    if (check_carries(ctx, "while_loop", rec, 1, avals, n_carry, 0, body_f->name) != 0) {
         set_errors(ctx, n_carry, out);
         return ctx->err;
     }
@@ -267,9 +307,13 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
     int n_body_out = n_carry + n_y;
     char what[300];
     snprintf(what, sizeof what, "%s body (%s)", op, f->name);
-    if (trace_prog(ctx, rec, job, n_carry + n_xs, avals, n_body_out, what, ops) != 0 ||
-        check_carries(ctx, op, rec, 0, avals, n_carry, job->kind, f->name) != 0)
-        return ctx->err;
+    for (int pass = 0;; pass++) {
+        if (trace_prog(ctx, rec, job, n_carry + n_xs, avals, n_body_out, what, ops) != 0) return ctx->err;
+        if (pass > 0 || !promote_weak_carries(rec, 0, 0, n_carry, avals, ops)) break;
+        if (ctx->err) return ctx->err;
+        untrace(rec, n_carry + n_xs);
+    }
+    if (check_carries(ctx, op, rec, 0, avals, n_carry, job->kind, f->name) != 0) return ctx->err;
     rec->n_out = n_body_out;
     for (int i = 0; i < n_carry; i++) rec->out[i] = *prog_out(rec, 0, i);
     for (int j = 0; j < n_y; j++) {
