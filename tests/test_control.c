@@ -709,10 +709,13 @@ TEST(cf_error_scan_lengths_and_arities) {
     CHECK_FAILS(cj_fori_loop((int64_t)1 << 40, 0, plus, 1, &c, out), CJ_ERR_ARG, "bounds must fit int32", 1, out);
     CHECK_FAILS(cj_fori_loop(0, 3, cj_func_new(ctx, "fori_to_f32", fori_to_f32, 2, 1, NULL), 1, &c, out),
                 CJ_ERR_SHAPE, "fori_loop: 'fori_to_f32' must return its carries unchanged in type: carry 0 enters as f64[]", 1, out);
-    /* NULL functions: no context to record in, a status all the same */
-    CHECK(cj_while_loop(NULL, id, 1, &c, out) == CJ_ERR_ARG);
-    CHECK(cj_scan(NULL, 1, &c, 0, NULL, &len4, out, NULL) == CJ_ERR_ARG);
-    CHECK(cj_fori_loop(0, 1, NULL, 1, &c, out) == CJ_ERR_ARG);
+    /* NULL functions: the carries' context records it */
+    CHECK_FAILS(cj_while_loop(NULL, id, 1, &c, out), CJ_ERR_ARG, "while_loop: cond_f and body_f are needed", 1, out);
+    CHECK_FAILS(cj_scan(NULL, 1, &c, 0, NULL, &len4, out, NULL), CJ_ERR_ARG, "scan: the body is needed", 1, out);
+    CHECK_FAILS(cj_fori_loop(0, 1, NULL, 1, &c, out), CJ_ERR_ARG, "fori_loop: the body is needed", 1, out);
+    /* with no values either, nothing says which context: a status all the same */
+    CHECK(cj_fori_loop(0, 1, NULL, 0, NULL, out) == CJ_ERR_ARG);
+    CHECK(cj_error(ctx) == CJ_OK);
     /* a sticky error stops the next construct before any work */
     cj_val bad = cj_add(f64_vec(ctx, 2, (double[]){1, 2}), f64_vec(ctx, 3, (double[]){1, 2, 3}));
     CHECK(cj_is_error(bad));
@@ -1134,5 +1137,52 @@ TEST(cf_weak_initial_carry_promotes_to_body_type) {
     chain = 1;
     CHECK_FAILS(cj_fori_loop(0, 3, two, 2, init2, o), CJ_ERR_SHAPE, "carry 1 enters as i32[] and leaves as f32[]", 2,
                 o);
+    cj_ctx_free(ctx);
+}
+
+/* ---- bodies of another context ----
+ * A construct whose function objects belong to another context returned
+ * CJ_OK with its outputs unset and the error recorded in the other context
+ * (and read freed memory once that context was freed): now CJ_ERR_ARG in
+ * the caller's context, error values in every output, the other context
+ * untouched. */
+TEST(cf_bodies_of_another_context_are_refused) {
+    cj_ctx *ctx = cj_ctx_new(NULL), *other = cj_ctx_new(NULL);
+    cj_func *id2 = cj_func_new(other, "identity", identity, 1, 1, NULL);
+    cj_func *pos2 = cj_func_new(other, "positive", positive, 1, 1, NULL);
+    cj_func *plus2 = cj_func_new(other, "add2", add2, 2, 1, NULL);
+    cj_func *id = cj_func_new(ctx, "identity", identity, 1, 1, NULL);
+    cj_func *pos = cj_func_new(ctx, "positive", positive, 1, 1, NULL);
+    cj_val c = cj_scalar_typed(ctx, 1, CJ_F64), t = cj_scalar_typed(ctx, 1, CJ_BOOL), out[2];
+    cj_scan_opts len3 = {3, 1, 0};
+    for (int round = 0; round < 2; round++) {
+        /* round 1: the other context is freed, its functions stale */
+        const char *why = round ? "is not a live function object" : "belongs to another context";
+        CHECK_FAILS(cj_cond(t, id, id2, 1, &c, out), CJ_ERR_ARG, "cond: branch 0", 1, out);
+        CHECK_FAILS(cj_cond(t, id2, id, 1, &c, out), CJ_ERR_ARG, why, 1, out);
+        cj_func *three[3] = {id, id, id2};
+        CHECK_FAILS(cj_switch(cj_scalar_typed(ctx, 0, CJ_I32), 3, three, 1, &c, out), CJ_ERR_ARG, "switch: branch 2",
+                    1, out);
+        CHECK_FAILS(cj_while_loop(pos2, id, 1, &c, out), CJ_ERR_ARG, "while_loop: cond_f", 1, out);
+        CHECK_FAILS(cj_while_loop(pos, id2, 1, &c, out), CJ_ERR_ARG, "while_loop: body_f", 1, out);
+        CHECK_FAILS(cj_fori_loop(0, 3, plus2, 1, &c, out), CJ_ERR_ARG, "fori_loop: the body", 1, out);
+        CHECK_FAILS(cj_scan(id2, 1, &c, 0, NULL, &len3, out, NULL), CJ_ERR_ARG, why, 1, out);
+        if (!round) {
+            CHECK(cj_error(other) == CJ_OK);
+            cj_ctx_free(other);
+        }
+    }
+    /* values of another context are refused the same way */
+    cj_ctx *third = cj_ctx_new(NULL);
+    cj_val c3 = cj_scalar_typed(third, 1, CJ_F64);
+    CHECK_FAILS(cj_cond(t, id, id, 1, &c3, out), CJ_ERR_ARG, "cond (value 0): belongs to another context", 1, out);
+    /* a loop runs in its carries' context: there the body is the stranger */
+    CHECK(cj_fori_loop(0, 3, cj_func_new(ctx, "add2", add2, 2, 1, NULL), 1, &c3, out) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(third), "fori_loop: the body ('add2') belongs to another context");
+    CHECK(cj_is_error(out[0]) && cj_error(ctx) == CJ_OK);
+    cj_ctx_free(third);
+    /* and the right ones still work */
+    CHECK(cj_cond(t, id, id, 1, &c, out) == CJ_OK);
+    CHECK_NEAR(at(out[0], 0), 1, 0, 0);
     cj_ctx_free(ctx);
 }

@@ -50,7 +50,7 @@ static void grad_free_state(cj_func *g) {
 static const func_ops grad_ops = {"grad", grad_call, grad_free_state};
 
 static cj_func *make_grad(cj_func *f, const cj_grad_opts *opts, int with_value) {
-    if (!f) return NULL;
+    if (!func_check(NULL, f, with_value ? "cj_value_and_grad" : "cj_grad", "f")) return NULL; /* NULL or freed */
     cj_ctx *ctx = f->ctx;
     const char *kind = with_value ? "cj_value_and_grad" : "cj_grad";
     int n_arg = opts && opts->n_argnums > 0 ? opts->n_argnums : 1;
@@ -165,7 +165,7 @@ static int grad_call(cj_func *g, const cj_val *in, cj_val *out) {
 /* ---- jvp ---- */
 cj_status cj_jvp(cj_func *f, const cj_val *primals, const cj_val *tangents, cj_val *primals_out,
                  cj_val *tangents_out) {
-    if (!f) return CJ_ERR_ARG;
+    if (!func_check(NULL, f, "cj_jvp", "f")) return CJ_ERR_ARG; /* NULL or freed */
     cj_ctx *ctx = f->ctx;
     if (ctx->err) return ctx->err;
     if (!primals || !tangents || !primals_out || !tangents_out)
@@ -266,7 +266,7 @@ static const func_ops linearize_ops = {"linearize", linearize_call, held_free_st
 /* Linearizes f at primals, runs the known part now and returns a function
  * object holding the residuals. */
 static cj_func *hold(cj_func *f, const cj_val *primals, cj_val *primals_out, int is_vjp) {
-    if (!f) return NULL;
+    if (!func_check(NULL, f, is_vjp ? "cj_vjp" : "cj_linearize", "f")) return NULL; /* NULL or freed */
     cj_ctx *ctx = f->ctx;
     const char *kind = is_vjp ? "vjp" : "linearize";
     char name[300];

@@ -118,7 +118,7 @@ static cj_func *make_basis(cj_func *f, const jac_state *js, int index) {
 }
 
 static cj_func *make_jac(cj_func *f, const cj_grad_opts *opts, int forward, const char *kind) {
-    if (!f) return NULL;
+    if (!func_check(NULL, f, kind, "f")) return NULL; /* NULL, freed, or of a freed context */
     cj_ctx *ctx = f->ctx;
     int n_arg = opts && opts->n_argnums > 0 ? opts->n_argnums : 1;
     if (n_arg > f->n_in || n_arg * f->n_out > 64) {

@@ -29,6 +29,7 @@ static int collect(cj_ctx *ctx, const char *op, int n, const cj_val *vals, rt_av
     for (int i = 0; i < n; i++) {
         char what[96];
         snprintf(what, sizeof what, "%s (value %d)", op, i);
+        if (vals[i].ctx && vals[i].ctx != ctx) return core_error(ctx, CJ_ERR_ARG, "%s: belongs to another context", what);
         const core_value *v = core_get(vals[i], what);
         if (!v) return -1;
         avals[i] = v->aval;
@@ -153,14 +154,41 @@ static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func 
     return finish(ctx, rec, ops, out);
 }
 
+/* Each of the n functions is a live function object of ctx (a NULL entry
+ * is left to the caller's arity check): 0, or -1 with CJ_ERR_ARG in ctx
+ * naming op and the function's role. */
+static int check_funcs(cj_ctx *ctx, const char *op, int n, cj_func *const *fs, const char *const *roles) {
+    for (int i = 0; i < n; i++) {
+        char what[64];
+        if (roles) snprintf(what, sizeof what, "%s", roles[i]);
+        else snprintf(what, sizeof what, "branch %d", i);
+        if (fs[i] && !func_check(ctx, fs[i], op, what)) return -1;
+    }
+    return 0;
+}
+
+/* The context a loop runs in: its first value's, else its function's
+ * when that is a live function object (NULL: neither says). */
+static cj_ctx *loop_ctx(int n1, const cj_val *v1, int n2, const cj_val *v2, cj_func *f) {
+    if (n1 > 0 && v1 && v1[0].ctx) return v1[0].ctx;
+    if (n2 > 0 && v2 && v2[0].ctx) return v2[0].ctx;
+    return f && func_check(NULL, f, "", "") ? f->ctx : NULL;
+}
+
 cj_status cj_switch(cj_val index, int n_branches, cj_func *const *branches, int n_ops, const cj_val *operands,
                     cj_val *out) {
     cj_ctx *ctx = index.ctx;
     if (!ctx) return CJ_ERR_ARG;
-    cj_status st = switch_impl(ctx, index, n_branches, branches, n_ops, operands, out);
-    int n_out = 0; /* as many as the first branch given says */
-    for (int b = 0; b < n_branches && b < CF_MAX_BRANCHES && branches && !n_out; b++)
-        if (branches[b]) n_out = branches[b]->n_out;
+    const char *op = n_branches == 2 ? "cond" : "switch";
+    int nb = n_branches < 0 ? 0 : n_branches > CF_MAX_BRANCHES ? CF_MAX_BRANCHES : n_branches;
+    int n_out = 0; /* as many as the first usable branch says */
+    for (int b = 0; b < nb && branches && !n_out; b++)
+        if (branches[b] && func_check(NULL, branches[b], op, "") && branches[b]->ctx == ctx) n_out = branches[b]->n_out;
+    /* a branch of another context, or a freed one, is refused before any
+     * of them is read */
+    cj_status st;
+    if (branches && check_funcs(ctx, op, nb, branches, NULL) != 0) st = ctx->err ? ctx->err : CJ_ERR_ARG;
+    else st = switch_impl(ctx, index, n_branches, branches, n_ops, operands, out);
     return fail_outputs(ctx, st, n_out, out);
 }
 
@@ -270,8 +298,14 @@ static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n
 }
 
 cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init, cj_val *out) {
-    if (!cond_f || !body_f) return CJ_ERR_ARG;
-    cj_ctx *ctx = cond_f->ctx;
+    cj_ctx *ctx = loop_ctx(n_carry, init, 0, NULL, cond_f);
+    if (!ctx) return CJ_ERR_ARG;
+    if (ctx->err) return fail_outputs(ctx, ctx->err, n_carry, out);
+    cj_func *fs[2] = {cond_f, body_f};
+    static const char *const roles[2] = {"cond_f", "body_f"};
+    if (!cond_f || !body_f) core_error(ctx, CJ_ERR_ARG, "while_loop: cond_f and body_f are needed");
+    else check_funcs(ctx, "while_loop", 2, fs, roles);
+    if (ctx->err) return fail_outputs(ctx, ctx->err, n_carry, out);
     return fail_outputs(ctx, while_impl(ctx, cond_f, body_f, n_carry, init, out), n_carry, out);
 }
 
@@ -366,8 +400,13 @@ static cj_status scan_args(cj_ctx *ctx, cj_func *body, int n_carry, const cj_val
 
 cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
                   const cj_scan_opts *opts, cj_val *carry_out, cj_val *ys) {
-    if (!body) return CJ_ERR_ARG;
-    cj_ctx *ctx = body->ctx;
+    cj_ctx *ctx = loop_ctx(n_carry, init, n_xs, xs, body);
+    if (!ctx) return CJ_ERR_ARG;
+    if (!ctx->err && !body) core_error(ctx, CJ_ERR_ARG, "scan: the body is needed");
+    if (ctx->err || !func_check(ctx, body, "scan", "the body")) {
+        /* the ys are not known without a body: the carries get error values */
+        return fail_outputs(ctx, ctx->err, n_carry, carry_out);
+    }
     cj_status st = scan_args(ctx, body, n_carry, init, n_xs, xs, opts, carry_out, ys);
     fail_outputs(ctx, st, n_carry, carry_out);
     return fail_outputs(ctx, st, body->n_out - n_carry, ys);
@@ -397,7 +436,9 @@ static cj_status fori_impl(cj_ctx *ctx, int64_t lower, int64_t upper, cj_func *b
 }
 
 cj_status cj_fori_loop(int64_t lower, int64_t upper, cj_func *body, int n_carry, const cj_val *init, cj_val *out) {
-    if (!body) return CJ_ERR_ARG;
-    cj_ctx *ctx = body->ctx;
+    cj_ctx *ctx = loop_ctx(n_carry, init, 0, NULL, body);
+    if (!ctx) return CJ_ERR_ARG;
+    if (!ctx->err && !body) core_error(ctx, CJ_ERR_ARG, "fori_loop: the body is needed");
+    if (ctx->err || !func_check(ctx, body, "fori_loop", "the body")) return fail_outputs(ctx, ctx->err, n_carry, out);
     return fail_outputs(ctx, fori_impl(ctx, lower, upper, body, n_carry, init, out), n_carry, out);
 }

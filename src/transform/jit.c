@@ -65,7 +65,7 @@ static void jit_free_state(cj_func *f) {
 }
 
 cj_func *cj_jit(cj_func *inner, const cj_jit_opts *opts) {
-    if (!inner) return NULL;
+    if (!func_check(NULL, inner, "cj_jit", "f")) return NULL; /* NULL, freed, or of a freed context */
     cj_ctx *ctx = inner->ctx;
     jit_state *st = rt_calloc(ctx->mem, sizeof *st);
     if (!st) {
