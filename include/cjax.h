@@ -354,7 +354,12 @@ int cj_func_n_out(const cj_func *f);
 const char *cj_func_name(const cj_func *f);
 
 /* Calls any function object (plain, jitted, transformed). Inputs may be
- * concrete or traced (so functions compose under other traces). */
+ * concrete or traced (so functions compose under other traces).
+ * Every function taking a cj_func checks it first against the registry of
+ * live function objects, without reading it: one freed by cj_func_free,
+ * or whose context was freed, is CJ_ERR_ARG (NULL where a function object
+ * is returned), with no context to record the message in; one of another
+ * context is CJ_ERR_ARG in the caller's (a construct's operands' context). */
 cj_status cj_call(cj_func *f, const cj_val *in, cj_val *out);
 
 /* Which backend runs a jitted function's programs. */
