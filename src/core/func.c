@@ -66,7 +66,8 @@ static void live_remove(cj_func *f) {
     pthread_mutex_unlock(&s->lock);
 }
 
-/* f's context when f is live, else NULL; its name copied into name. */
+/* f's context when f is live, else NULL; with name, its name copied
+ * there (while it cannot be freed: only messages need it). */
 static cj_ctx *live_ctx(const cj_func *f, char *name, size_t n) {
     pthread_once(&live_once, live_init);
     live_shard *s = shard_of(f);
@@ -75,7 +76,7 @@ static cj_ctx *live_ctx(const cj_func *f, char *name, size_t n) {
     for (cj_func *g = *bucket_of(s, f); g; g = g->live_next)
         if (g == f) {
             ctx = f->ctx;
-            snprintf(name, n, "%s", f->name);
+            if (name) snprintf(name, n, "%s", f->name);
             break;
         }
     pthread_mutex_unlock(&s->lock);
@@ -87,14 +88,15 @@ cj_func *func_check(cj_ctx *caller, cj_func *f, const char *op, const char *what
         core_error(caller, CJ_ERR_ARG, "%s: %s is NULL", op, what);
         return NULL;
     }
-    char name[64];
-    cj_ctx *ctx = live_ctx(f, name, sizeof name);
+    cj_ctx *ctx = live_ctx(f, NULL, 0);
     if (!ctx) {
         core_error(caller, CJ_ERR_ARG, "%s: %s is not a live function object (it was freed, or its context was)", op,
                    what);
         return NULL;
     }
     if (caller && ctx != caller) {
+        char name[64] = "";
+        live_ctx(f, name, sizeof name);
         core_error(caller, CJ_ERR_ARG, "%s: %s ('%s') belongs to another context", op, what, name);
         return NULL;
     }
