@@ -443,3 +443,43 @@ TEST(cf_ad_vmap_cond_untaken_branch_gets_no_gradient) {
                 cj_ctx_free(ctx);
             }
 }
+
+/* ---- a cond's residual slots are shared by type between branches ----
+ * Only one branch runs, so (as JAX's _merge_branch_residuals) branch b's
+ * k-th residual of a type shares a slot with the other branches' k-th of
+ * that type. Four branches of 20 sines have 20 f64[3] residuals each: 80
+ * slots of their own, more than the 64 values a cond's known half
+ * returns, so grad refused it; shared, 20. */
+#define SINES 20
+static void br_sines(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    cj_val x = in[0];
+    for (int k = 0; k < SINES; k++) x = cj_sin(x);
+    out[0] = cj_mul(x, cj_scalar_typed(ctx, (double)(intptr_t)u, CJ_F64));
+}
+static void f_switch_sines(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    cj_val idx = cj_astype(cj_sum(in[1], 0, NULL, 0), CJ_I32), y;
+    (void)ctx;
+    cj_switch(idx, 4, u, 1, in, &y);
+    out[0] = cj_sum(y, 0, NULL, 0);
+}
+
+TEST(cf_ad_cond_branches_share_residual_slots) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *br[4];
+    for (intptr_t b = 0; b < 4; b++) br[b] = cj_func_new(ctx, "sines", br_sines, 1, 1, (void *)(b + 1));
+    cj_func *f = cj_func_new(ctx, "switch_sines", f_switch_sines, 2, 1, br);
+    cj_func *g = cj_grad(f, NULL), *jg = cj_jit(g, NULL);
+    const double xs[3] = {0.3, -1.1, 2.0};
+    for (int b = 0; b < 4; b++) {
+        cj_val in[2] = {cj_array(ctx, CJ_F64, 1, (int64_t[]){3}, xs), cj_scalar_typed(ctx, b, CJ_F64)}, d, dj;
+        CHECK_MSG(cj_call(g, in, &d) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK_MSG(cj_call(jg, in, &dj) == CJ_OK, "%s", cj_error_message(ctx));
+        for (int i = 0; i < 3; i++) {
+            double x = xs[i], want = b + 1;
+            for (int k = 0; k < SINES; k++) want *= cos(x), x = sin(x);
+            CHECK_NEAR(at(d, i), want, 1e-13, 1e-15);
+            CHECK_NEAR(at(dj, i), want, 1e-13, 1e-15);
+        }
+    }
+    cj_ctx_free(ctx);
+}
