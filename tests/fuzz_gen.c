@@ -1302,8 +1302,8 @@ static void generate(fz_program *p, uint64_t seed, uint64_t attempt) {
 }
 
 /* Reverse mode refuses a cond or switch whose known half would return
- * more than 64 outputs and residuals (every branch's residuals have slots
- * of their own): the 64-value limit of a linearized body, a known defect
+ * more than 64 outputs and residual slots: the 64-value limit of a
+ * linearized body, a known defect
  * (docs/CONTROL_FLOW.md, "Limits"). Until it is lifted the generator does
  * not draw such a program: whether grad refuses it is asked of cjax itself
  * (tracing the gradient, in a scratch context), so the check is exact and
@@ -1322,8 +1322,8 @@ static int construct_span(const fz_program *p, int c) {
 
 /* Below this many nodes in its bodies a cond is not checked: in 8,000
  * programs such conds needed at most 22 of the 64 values (a node adds a
- * residual or two), and checking every program made the fuzz suites a
- * third slower. */
+ * residual or two; that was before branches shared slots, which only
+ * lowers it), and checking every program made the suites slower. */
 #define FZ_CHECK_SPAN 16
 
 static int grad_refuses(const fz_program *p) {

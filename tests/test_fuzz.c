@@ -811,11 +811,12 @@ TEST(fuzz_regression_pad_into_row_reduction_cc) {
 }
 
 /* Program seed 65557 (found with CJAX_FUZZ_COUNT=1, never run by CI): a
- * switch of four branches, two with nested constructs, needing 66 residual
- * slots and 2 outputs: reverse mode refuses it ("cond: more than 64 outputs
- * and residuals", the linearized body's 64-value limit). The generator
- * draws a program grad takes instead; the seed's being extended or not,
- * and its neighbours' programs, are unchanged. */
+ * switch of four branches, two with nested constructs, needed 66 residual
+ * slots and 2 outputs (each branch had slots of its own then): reverse
+ * mode refused it ("cond: more than 64 outputs and residuals", the
+ * linearized body's 64-value limit). Branches now share slots, and the
+ * generator draws no program grad refuses (it asks cjax); the seed's
+ * being extended or not, and its neighbours' programs, are unchanged. */
 TEST(fuzz_generator_draws_no_program_grad_refuses) {
     fz_program p;
     fz_generate(&p, 65557);
