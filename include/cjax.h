@@ -375,7 +375,12 @@ int cj_func_n_out(const cj_func *f);
 const char *cj_func_name(const cj_func *f);
 
 /* Calls any function object (plain, jitted, transformed). Inputs may be
- * concrete or traced (so functions compose under other traces). */
+ * concrete or traced (so functions compose under other traces).
+ * Every function taking a cj_func checks it first against the registry of
+ * live function objects, without reading it: one freed by cj_func_free,
+ * or whose context was freed, is CJ_ERR_ARG (NULL where a function object
+ * is returned), with no context to record the message in; one of another
+ * context is CJ_ERR_ARG in the caller's (a construct's operands' context). */
 cj_status cj_call(cj_func *f, const cj_val *in, cj_val *out);
 
 /* Which backend runs a jitted function's programs. */
@@ -607,7 +612,12 @@ cj_val cj_random_permutation_array(cj_val key, cj_val x, int64_t axis);
  * as real branches and loops, under jit, vmap and grad alike. Bodies may
  * read values of the enclosing function (weights, ...); they become extra
  * operands. With nothing traced the construct runs at once. Each returns
- * CJ_OK or the error (also in cj_error). */
+ * CJ_OK or the error (also in cj_error).
+ * A loop's carries keep their types, except that a weakly typed initial
+ * carry (a C constant: cj_scalar_int(ctx, 0)) that the body returns as
+ * another dtype of the same shape starts as the join of the two, strongly
+ * typed, as JAX promotes weak initial carries: a counter started at 0 and
+ * added an f32 is an f32 carry. */
 
 /* lax.cond: true_f(operands) when pred (a bool or integer scalar) is
  * nonzero, else false_f(operands); both must return the same types. */

@@ -190,6 +190,8 @@ typedef struct fz_program {
 /* Builds the program of `seed` (the same seed always gives the same
  * program). */
 void fz_generate(fz_program *p, uint64_t seed);
+/* Whether the program of `seed` is an extended one, without drawing it. */
+int fz_seed_is_extended(uint64_t seed);
 /* The same program computing in float64 throughout (every input f64,
  * every astype to f64): for finite differences. */
 void fz_to_f64(const fz_program *p, fz_program *out);

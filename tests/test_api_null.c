@@ -230,13 +230,13 @@ TEST(api_null_functions_and_transformations) {
     EXPECT(ctx, cj_while_loop(e.pred, NULL, 1, &e.one, out) != CJ_OK, "cj_while_loop: body_f is NULL");
     EXPECT(ctx, cj_while_loop(e.pred, e.f, 1, NULL, out) != CJ_OK, "cj_while_loop: init is NULL");
     EXPECT(ctx, cj_while_loop(e.pred, e.f, 1, &e.one, NULL) != CJ_OK, "cj_while_loop: out is NULL");
-    EXPECT(NULL, cj_fori_loop(0, 2, NULL, 1, &e.one, out) != CJ_OK, "cj_fori_loop: body is NULL");
+    EXPECT(ctx, cj_fori_loop(0, 2, NULL, 1, &e.one, out) != CJ_OK, "cj_fori_loop: body is NULL");
     EXPECT(ctx, cj_fori_loop(0, 2, e.body2, 1, NULL, out) != CJ_OK, "cj_fori_loop: init is NULL");
     EXPECT(ctx, cj_fori_loop(0, 2, e.body2, 1, &e.one, NULL) != CJ_OK, "cj_fori_loop: out is NULL");
     cj_scan_opts so = {0};
     so.length = 2;
     so.has_length = 1;
-    EXPECT(NULL, cj_scan(NULL, 1, &e.one, 0, NULL, &so, out, NULL) != CJ_OK, "cj_scan: body is NULL");
+    EXPECT(ctx, cj_scan(NULL, 1, &e.one, 0, NULL, &so, out, NULL) != CJ_OK, "cj_scan: body is NULL");
     EXPECT(ctx, cj_scan(e.f, 1, NULL, 0, NULL, &so, out, NULL) != CJ_OK, "cj_scan: init is NULL");
     EXPECT(ctx, cj_scan(e.body2, 1, &e.one, 1, NULL, NULL, out, NULL) != CJ_OK, "cj_scan: xs is NULL");
     EXPECT(ctx, cj_scan(e.f, 1, &e.one, 0, NULL, &so, NULL, NULL) != CJ_OK, "cj_scan: carry_out is NULL");

@@ -709,15 +709,15 @@ TEST(cf_error_scan_lengths_and_arities) {
     CHECK_FAILS(cj_fori_loop((int64_t)1 << 40, 0, plus, 1, &c, out), CJ_ERR_ARG, "bounds must fit int32", 1, out);
     CHECK_FAILS(cj_fori_loop(0, 3, cj_func_new(ctx, "fori_to_f32", fori_to_f32, 2, 1, NULL), 1, &c, out),
                 CJ_ERR_SHAPE, "fori_loop: 'fori_to_f32' must return its carries unchanged in type: carry 0 enters as f64[]", 1, out);
-    /* NULL functions: recorded in the other function's context, or in the
-     * thread's record of errors without one */
-    CHECK(cj_while_loop(NULL, id, 1, &c, out) == CJ_ERR_ARG);
-    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_while_loop: cond_f is NULL");
-    cj_error_clear(ctx);
+    /* NULL functions: the carries' context records it */
     cj_error_clear(NULL);
-    CHECK(cj_scan(NULL, 1, &c, 0, NULL, &len4, out, NULL) == CJ_ERR_ARG);
-    CHECK(cj_fori_loop(0, 1, NULL, 1, &c, out) == CJ_ERR_ARG);
-    CHECK_STR_CONTAINS(cj_error_message(NULL), "cj_scan: body is NULL");
+    CHECK_FAILS(cj_while_loop(NULL, id, 1, &c, out), CJ_ERR_ARG, "cj_while_loop: cond_f is NULL", 1, out);
+    CHECK_FAILS(cj_scan(NULL, 1, &c, 0, NULL, &len4, out, NULL), CJ_ERR_ARG, "cj_scan: body is NULL", 1, out);
+    CHECK_FAILS(cj_fori_loop(0, 1, NULL, 1, &c, out), CJ_ERR_ARG, "cj_fori_loop: body is NULL", 1, out);
+    /* with no values either, nothing says which context: the thread's record */
+    CHECK(cj_fori_loop(0, 1, NULL, 0, NULL, out) == CJ_ERR_ARG);
+    CHECK(cj_error(ctx) == CJ_OK);
+    CHECK_STR_CONTAINS(cj_error_message(NULL), "cj_fori_loop: body is NULL");
     cj_error_clear(NULL);
     /* a sticky error stops the next construct before any work */
     cj_val bad = cj_add(f64_vec(ctx, 2, (double[]){1, 2}), f64_vec(ctx, 3, (double[]){1, 2, 3}));
@@ -991,5 +991,201 @@ TEST(cf_regression_seventy_operands_under_jit_and_grad) {
     w.n_closed = 50;
     CHECK_MSG(cj_call(cj_jit(cj_grad(f, NULL), NULL), &x, &g) == CJ_OK, "%s", cj_error_message(ctx));
     for (int i = 0; i < WIDE_CLOSED; i++) CHECK_NEAR(at(g, i), i < 50 ? 1.75 : 0.0, 1e-6, 1e-6);
+    cj_ctx_free(ctx);
+}
+
+/* ---- a weakly typed initial carry takes the body's type ----
+ * JAX's _promote_weak_typed_input: a carry that enters weakly typed (a C
+ * constant) and leaves as another dtype of its shape is converted to the
+ * join of the two, strongly typed, and the body traced again; figures from
+ * JAX 0.10.2 (lax.fori_loop(0, 3, lambda i, c: c + f32(1.5), 0) is
+ * float32 4.5, weak_type False, ...). */
+typedef struct weak_loop {
+    cj_func *fori, *cond, *body, *scan;
+    cj_val y; /* what the bodies add, squared: read from their closure */
+    int rule;
+} weak_loop;
+
+static cj_val weak_step(cj_ctx *ctx, const weak_loop *w, cj_val c) {
+    switch (w->rule) {
+    case 1: return cj_add(c, cj_scalar(ctx, 1.5));                   /* weak i32 + f*: f32 */
+    case 2: return cj_add(c, cj_scalar_typed(ctx, 1.5, CJ_F64));     /* f* + f64: f64 */
+    case 3: return cj_add(c, cj_scalar_typed(ctx, 2, CJ_I64));       /* i* + i64: i64 */
+    case 4: return cj_add(c, cj_scalar_typed(ctx, 2, CJ_I32));       /* f* + i32: stays f* */
+    case 5: return cj_add(c, cj_ones(ctx, CJ_F32, 1, (int64_t[]){3})); /* a new shape: an error */
+    default: return cj_add(c, cj_mul(w->y, w->y));
+    }
+}
+static void weak_fori_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    out[0] = weak_step(ctx, u, in[1]);
+}
+static void weak_while_cond(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    out[0] = cj_lt(in[0], cj_scalar(ctx, 3));
+}
+static void weak_while_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    out[0] = weak_step(ctx, u, in[0]);
+}
+static void weak_scan_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    out[0] = weak_step(ctx, u, in[0]);
+    out[1] = cj_mul(in[0], cj_scalar(ctx, 2)); /* y: the carry as it entered, doubled */
+}
+/* kind 0: fori_loop(0, 3), 1: while c < 3, 2: scan of length 3 (carry,
+ * ys); the initial carry is cj_scalar_int(ctx, 0) */
+static void weak_loop_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u, int kind) {
+    weak_loop *w = u;
+    w->y = in[0];
+    cj_val init = cj_scalar_int(ctx, 0);
+    cj_scan_opts len3 = {3, 1, 0};
+    if (kind == 0) cj_fori_loop(0, 3, w->fori, 1, &init, out);
+    else if (kind == 1) cj_while_loop(w->cond, w->body, 1, &init, out);
+    else cj_scan(w->scan, 1, &init, 0, NULL, &len3, &out[0], &out[1]);
+}
+static void weak_fori_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { weak_loop_fn(ctx, in, out, u, 0); }
+static void weak_while_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { weak_loop_fn(ctx, in, out, u, 1); }
+static void weak_scan_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) { weak_loop_fn(ctx, in, out, u, 2); }
+
+static void weak_two_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    int chain = *(int *)u;
+    out[0] = cj_add(in[1], cj_scalar_typed(ctx, 1.5, CJ_F32));
+    /* chain: the second carry follows the first, which the first pass
+     * promotes, so it changes in the second pass: an error in JAX too */
+    out[1] = chain ? cj_add(in[1], cj_scalar_int(ctx, 1)) : cj_mul(in[2], cj_scalar_int(ctx, 2));
+}
+
+TEST(cf_weak_initial_carry_promotes_to_body_type) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static weak_loop w;
+    w.rule = 0;
+    w.fori = cj_func_new(ctx, "add_fori", weak_fori_body, 2, 1, &w);
+    w.cond = cj_func_new(ctx, "below_3", weak_while_cond, 1, 1, &w);
+    w.body = cj_func_new(ctx, "add", weak_while_body, 1, 1, &w);
+    w.scan = cj_func_new(ctx, "add_scan", weak_scan_body, 1, 2, &w);
+    cj_func *fs[3] = {cj_func_new(ctx, "fori", weak_fori_fn, 1, 1, &w),
+                      cj_func_new(ctx, "while", weak_while_fn, 1, 1, &w),
+                      cj_func_new(ctx, "scan", weak_scan_fn, 1, 2, &w)};
+    /* y = 1.5: the carry 0 → 2.25 → 4.5 (→ 6.75): JAX gives float32, strong */
+    const double want[3] = {6.75, 4.5, 6.75}, want_ys[3] = {0, 4.5, 9};
+    cj_val y = cj_scalar_typed(ctx, 1.5, CJ_F32), out[N_MODES][MAX_OUT];
+    for (int k = 0; k < 3; k++) {
+        CHECK_ALL_MODES(fs[k], &y, k == 2 ? 2 : 1, out);
+        CHECK_EQ_INT(cj_val_dtype(out[0][0]), CJ_F32);
+        CHECK_EQ_INT(cj_val_weak(out[0][0]), 0);
+        CHECK_NEAR(at(out[0][0], 0), want[k], 0, 0);
+        for (int i = 0; i < 3 && k == 2; i++) CHECK_NEAR(at(out[0][1], i), want_ys[i], 0, 0);
+    }
+    /* vmap over y = [1, 2]: fori and scan 3 y², while (a batched
+     * predicate) [3, 4]; grad of fori and scan: d(3 y²)/dy = 6y = 18 at 3 */
+    cj_val ys = tu_f32(ctx, 1, (int64_t[]){2}, (float[]){1, 2}), three = cj_scalar_typed(ctx, 3, CJ_F32);
+    const double want_v[3][2] = {{3, 12}, {3, 4}, {3, 12}};
+    for (int k = 0; k < 3; k++) {
+        cj_val v[2], vj[2], g[2], gj[2];
+        CHECK_MSG(cj_call(cj_vmap(fs[k], NULL), &ys, v) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK_MSG(cj_call(cj_jit(cj_vmap(fs[k], NULL), NULL), &ys, vj) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK_EQ_INT(cj_val_dtype(v[0]), CJ_F32);
+        for (int i = 0; i < 2; i++) {
+            CHECK_NEAR(at(v[0], i), want_v[k][i], 0, 0);
+            CHECK_NEAR(at(vj[0], i), want_v[k][i], 0, 0);
+        }
+        if (k == 1) continue; /* reverse mode of a while loop is an error, as in JAX */
+        cj_grad_opts go = {0, NULL, k == 2};
+        CHECK_MSG(cj_call(cj_grad(fs[k], &go), &three, g) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK(cj_call(cj_jit(cj_grad(fs[k], &go), NULL), &three, gj) == CJ_OK);
+        CHECK_NEAR(at(g[0], 0), 18, 0, 0);
+        CHECK_NEAR(at(gj[0], 0), 18, 0, 0);
+    }
+    /* the join of the two types, as JAX's result_type */
+    struct {
+        int rule;
+        int init_float;
+        cj_dtype dt;
+        int weak;
+        double value;
+    } rules[] = {
+        {1, 0, CJ_F32, 0, 4.5}, /* 0 + 1.5 (both weak): f32, strong */
+        {2, 1, CJ_F64, 0, 4.5}, /* 0.0 + f64: f64 */
+        {3, 0, CJ_I64, 0, 6},   /* 0 + i64: i64 */
+        {4, 1, CJ_F32, 1, 6},   /* 0.0 + i32 is f*: nothing changes, still weak */
+    };
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+        w.rule = rules[r].rule;
+        cj_val init = rules[r].init_float ? cj_scalar(ctx, 0.0) : cj_scalar_int(ctx, 0), o;
+        CHECK_MSG(cj_fori_loop(0, 3, w.fori, 1, &init, &o) == CJ_OK, "rule %d: %s", w.rule, cj_error_message(ctx));
+        CHECK_EQ_INT(cj_val_dtype(o), rules[r].dt);
+        CHECK_EQ_INT(cj_val_weak(o), rules[r].weak);
+        CHECK_NEAR(at(o, 0), rules[r].value, 0, 0);
+    }
+    /* what JAX refuses: a new shape, a strongly typed carry, a second change */
+    cj_val o[2];
+    w.rule = 5;
+    cj_val zero = cj_scalar_int(ctx, 0);
+    CHECK_FAILS(cj_fori_loop(0, 3, w.fori, 1, &zero, o), CJ_ERR_SHAPE, "carry 0 enters as i32[] and leaves as f32[3]",
+                1, o);
+    w.rule = 0;
+    w.y = cj_scalar_typed(ctx, 1, CJ_F32);
+    cj_val strong = cj_scalar_typed(ctx, 0, CJ_I32);
+    CHECK_FAILS(cj_fori_loop(0, 3, w.fori, 1, &strong, o), CJ_ERR_SHAPE, "carry 0 enters as i32[] and leaves as f32[]",
+                1, o);
+    static int chain;
+    cj_func *two = cj_func_new(ctx, "two", weak_two_body, 3, 2, &chain);
+    cj_val init2[2] = {cj_scalar_int(ctx, 0), cj_scalar_int(ctx, 1)};
+    chain = 0;
+    CHECK(cj_fori_loop(0, 3, two, 2, init2, o) == CJ_OK);
+    CHECK_EQ_INT(cj_val_dtype(o[0]), CJ_F32);
+    CHECK_EQ_INT(cj_val_weak(o[0]), 0);
+    CHECK_NEAR(at(o[0], 0), 4.5, 0, 0);
+    CHECK_EQ_INT(cj_val_dtype(o[1]), CJ_I32);
+    CHECK_EQ_INT(cj_val_weak(o[1]), 1);
+    CHECK_NEAR(at(o[1], 0), 8, 0, 0);
+    chain = 1;
+    CHECK_FAILS(cj_fori_loop(0, 3, two, 2, init2, o), CJ_ERR_SHAPE, "carry 1 enters as i32[] and leaves as f32[]", 2,
+                o);
+    cj_ctx_free(ctx);
+}
+
+/* ---- bodies of another context ----
+ * A construct whose function objects belong to another context returned
+ * CJ_OK with its outputs unset and the error recorded in the other context
+ * (and read freed memory once that context was freed): now CJ_ERR_ARG in
+ * the caller's context, error values in every output, the other context
+ * untouched. */
+TEST(cf_bodies_of_another_context_are_refused) {
+    cj_ctx *ctx = cj_ctx_new(NULL), *other = cj_ctx_new(NULL);
+    cj_func *id2 = cj_func_new(other, "identity", identity, 1, 1, NULL);
+    cj_func *pos2 = cj_func_new(other, "positive", positive, 1, 1, NULL);
+    cj_func *plus2 = cj_func_new(other, "add2", add2, 2, 1, NULL);
+    cj_func *id = cj_func_new(ctx, "identity", identity, 1, 1, NULL);
+    cj_func *pos = cj_func_new(ctx, "positive", positive, 1, 1, NULL);
+    cj_val c = cj_scalar_typed(ctx, 1, CJ_F64), t = cj_scalar_typed(ctx, 1, CJ_BOOL), out[2];
+    cj_scan_opts len3 = {3, 1, 0};
+    for (int round = 0; round < 2; round++) {
+        /* round 1: the other context is freed, its functions stale */
+        const char *why = round ? "is not a live function object" : "belongs to another context";
+        CHECK_FAILS(cj_cond(t, id, id2, 1, &c, out), CJ_ERR_ARG, "cond: branch 0", 1, out);
+        CHECK_FAILS(cj_cond(t, id2, id, 1, &c, out), CJ_ERR_ARG, why, 1, out);
+        cj_func *three[3] = {id, id, id2};
+        CHECK_FAILS(cj_switch(cj_scalar_typed(ctx, 0, CJ_I32), 3, three, 1, &c, out), CJ_ERR_ARG, "switch: branch 2",
+                    1, out);
+        CHECK_FAILS(cj_while_loop(pos2, id, 1, &c, out), CJ_ERR_ARG, "while_loop: cond_f", 1, out);
+        CHECK_FAILS(cj_while_loop(pos, id2, 1, &c, out), CJ_ERR_ARG, "while_loop: body_f", 1, out);
+        CHECK_FAILS(cj_fori_loop(0, 3, plus2, 1, &c, out), CJ_ERR_ARG, "fori_loop: the body", 1, out);
+        CHECK_FAILS(cj_scan(id2, 1, &c, 0, NULL, &len3, out, NULL), CJ_ERR_ARG, why, 1, out);
+        if (!round) {
+            CHECK(cj_error(other) == CJ_OK);
+            cj_ctx_free(other);
+        }
+    }
+    /* values of another context are refused the same way */
+    cj_ctx *third = cj_ctx_new(NULL);
+    cj_val c3 = cj_scalar_typed(third, 1, CJ_F64);
+    CHECK_FAILS(cj_cond(t, id, id, 1, &c3, out), CJ_ERR_ARG, "cond (value 0): belongs to another context", 1, out);
+    /* a loop runs in its carries' context: there the body is the stranger */
+    CHECK(cj_fori_loop(0, 3, cj_func_new(ctx, "add2", add2, 2, 1, NULL), 1, &c3, out) == CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(third), "fori_loop: the body ('add2') belongs to another context");
+    CHECK(cj_is_error(out[0]) && cj_error(ctx) == CJ_OK);
+    cj_ctx_free(third);
+    /* and the right ones still work */
+    CHECK(cj_cond(t, id, id, 1, &c, out) == CJ_OK);
+    CHECK_NEAR(at(out[0], 0), 1, 0, 0);
     cj_ctx_free(ctx);
 }

@@ -370,3 +370,116 @@ TEST(cf_records_reused_across_calls) {
     CHECK_EQ_INT(ctx->n_cf_records, after_first);
     cj_ctx_free(ctx);
 }
+
+/* ---- the "safe function" pattern under vmap: the untaken branch gets no
+ * gradient (JAX's batched cond passes each branch its operands behind a
+ * stop_gradient where the example takes another branch, jax#1052) ---- */
+typedef struct safe_fn {
+    cj_func *br[3];
+    cj_val x; /* the branches read x from their closure */
+    int via_operand; /* or take it as their operand */
+    int n_branches;
+} safe_fn;
+
+static cj_val safe_x(const safe_fn *s, const cj_val *in) { return s->via_operand ? in[0] : s->x; }
+static void br_small(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)in, (void)u;
+    out[0] = cj_scalar_typed(ctx, 1e-3, CJ_F32);
+}
+static void br_root(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    out[0] = cj_sqrt(safe_x(u, in));
+}
+static void br_log(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    out[0] = cj_log(safe_x(u, in));
+}
+/* cond(x < 1e-3, 1e-3, sqrt x); with three branches
+ * switch(x < 1e-3 ? 0 : x < 1 ? 1 : 2, [1e-3, sqrt x, log x]) */
+static void f_safe(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    safe_fn *s = u;
+    s->x = in[0];
+    int n = s->via_operand;
+    cj_val small = cj_lt(in[0], cj_scalar(ctx, 1e-3));
+    if (s->n_branches == 2) {
+        /* cj_cond(pred, true_f, false_f) */
+        cj_cond(small, s->br[0], s->br[1], n, in, out);
+        return;
+    }
+    cj_val idx = cj_where(small, cj_scalar_typed(ctx, 0, CJ_I32),
+                          cj_where(cj_lt(in[0], cj_scalar(ctx, 1)), cj_scalar_typed(ctx, 1, CJ_I32),
+                                   cj_scalar_typed(ctx, 2, CJ_I32)));
+    cj_func *order[3] = {s->br[0], s->br[1], s->br[2]};
+    cj_switch(idx, 3, order, n, in, out);
+}
+
+TEST(cf_ad_vmap_cond_untaken_branch_gets_no_gradient) {
+    /* jax.grad(lambda v: jnp.sum(jax.vmap(f)(v)))(x) with JAX 0.10.2, the
+     * same with jax.jit around the grad or around the vmap: for x = 0, 0.5,
+     * 4, 1e-4: [0, 0.70710677, 0.25, 0], for the cond and the switch alike
+     * (the switch's log branch is taken by no example: 1/x, its derivative,
+     * is inf at 0) */
+    const float xs[4] = {0.0f, 0.5f, 4.0f, 1e-4f};
+    const float want[4] = {0.0f, 0.70710677f, 0.25f, 0.0f};
+    for (int nb = 2; nb <= 3; nb++)
+        for (int via = 0; via < 2; via++)
+            for (int mode = 0; mode < 3; mode++) {
+                cj_ctx *ctx = cj_ctx_new(NULL);
+                static safe_fn s;
+                s.via_operand = via;
+                s.n_branches = nb;
+                s.br[0] = cj_func_new(ctx, "small", br_small, via, 1, &s);
+                s.br[1] = cj_func_new(ctx, "root", br_root, via, 1, &s);
+                s.br[2] = cj_func_new(ctx, "log", br_log, via, 1, &s);
+                cj_func *f = cj_vmap(cj_func_new(ctx, "safe", f_safe, 1, 1, &s), NULL);
+                if (mode == 2) f = cj_jit(f, NULL); /* grad of a jitted vmap */
+                cj_func *g = cj_grad(cj_func_new(ctx, "summed", f_sum_vmapped, 1, 1, f), NULL);
+                if (mode == 1) g = cj_jit(g, NULL); /* jit of the grad */
+                cj_val x = tu_f32(ctx, 1, (int64_t[]){4}, xs), d;
+                CHECK_MSG(cj_call(g, &x, &d) == CJ_OK, "%s", cj_error_message(ctx));
+                for (int i = 0; i < 4; i++)
+                    CHECK_MSG(fabs(at(d, i) - want[i]) <= 1e-7 * want[i], "%d branches, %s, mode %d, x = %g: %g, JAX %g",
+                              nb, via ? "operand" : "closure", mode, xs[i], at(d, i), want[i]);
+                cj_ctx_free(ctx);
+            }
+}
+
+/* ---- a cond's residual slots are shared by type between branches ----
+ * Only one branch runs, so (as JAX's _merge_branch_residuals) branch b's
+ * k-th residual of a type shares a slot with the other branches' k-th of
+ * that type. Four branches of 20 sines have 20 f64[3] residuals each: 80
+ * slots of their own, more than the 64 values a cond's known half
+ * returns, so grad refused it; shared, 20. */
+#define SINES 20
+static void br_sines(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    cj_val x = in[0];
+    for (int k = 0; k < SINES; k++) x = cj_sin(x);
+    out[0] = cj_mul(x, cj_scalar_typed(ctx, (double)(intptr_t)u, CJ_F64));
+}
+static void f_switch_sines(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    cj_val idx = cj_astype(cj_sum(in[1], 0, NULL, 0), CJ_I32), y;
+    (void)ctx;
+    cj_switch(idx, 4, u, 1, in, &y);
+    out[0] = cj_sum(y, 0, NULL, 0);
+}
+
+TEST(cf_ad_cond_branches_share_residual_slots) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *br[4];
+    for (intptr_t b = 0; b < 4; b++) br[b] = cj_func_new(ctx, "sines", br_sines, 1, 1, (void *)(b + 1));
+    cj_func *f = cj_func_new(ctx, "switch_sines", f_switch_sines, 2, 1, br);
+    cj_func *g = cj_grad(f, NULL), *jg = cj_jit(g, NULL);
+    const double xs[3] = {0.3, -1.1, 2.0};
+    for (int b = 0; b < 4; b++) {
+        cj_val in[2] = {cj_array(ctx, CJ_F64, 1, (int64_t[]){3}, xs), cj_scalar_typed(ctx, b, CJ_F64)}, d, dj;
+        CHECK_MSG(cj_call(g, in, &d) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK_MSG(cj_call(jg, in, &dj) == CJ_OK, "%s", cj_error_message(ctx));
+        for (int i = 0; i < 3; i++) {
+            double x = xs[i], want = b + 1;
+            for (int k = 0; k < SINES; k++) want *= cos(x), x = sin(x);
+            CHECK_NEAR(at(d, i), want, 1e-13, 1e-15);
+            CHECK_NEAR(at(dj, i), want, 1e-13, 1e-15);
+        }
+    }
+    cj_ctx_free(ctx);
+}

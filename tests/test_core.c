@@ -674,3 +674,77 @@ TEST(core_context_hammered_by_two_threads_never_crashes) {
     cj_ctx_free(ctx);
     CHECK_EQ_INT(st.live, 0);
 }
+/* ---- function objects of freed contexts ----
+ * Every entry point taking a cj_func consults the registry of live
+ * function objects before reading one: a function of a freed context (or
+ * one freed by cj_func_free) is CJ_ERR_ARG or NULL, never a read of freed
+ * memory (ASan: heap-use-after-free before the registry). */
+static void fn_square(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_mul(in[0], in[0]);
+}
+
+TEST(core_function_of_a_freed_context_is_refused) {
+    cj_ctx *gone = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(gone, "square", fn_square, 1, 1, NULL);
+    cj_func *jf = cj_jit(f, NULL);
+    CHECK(f && jf);
+    cj_ctx_free(gone);
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val x = cj_scalar_typed(ctx, 3, CJ_F32), y = cj_scalar(ctx, 7);
+    CHECK(cj_call(f, &x, &y) == CJ_ERR_ARG);
+    CHECK(cj_call(jf, &x, &y) == CJ_ERR_ARG);
+    CHECK_NEAR(cj_item_or_nan(y), 7, 0, 0); /* untouched: nothing was run */
+    CHECK(cj_jit(f, NULL) == NULL);
+    CHECK(cj_vmap(f, NULL) == NULL);
+    CHECK(cj_grad(f, NULL) == NULL);
+    CHECK(cj_value_and_grad(f, NULL) == NULL);
+    CHECK(cj_jacfwd(f, NULL) == NULL);
+    CHECK(cj_jacrev(f, NULL) == NULL);
+    CHECK(cj_hessian(f, NULL) == NULL);
+    CHECK(cj_checkpoint(f, NULL) == NULL);
+    CHECK(cj_custom_jvp(f, NULL) == NULL);
+    CHECK(cj_custom_vjp(f, NULL, NULL) == NULL);
+    cj_val t = cj_scalar_typed(ctx, 1, CJ_F32), p, tan;
+    CHECK(cj_jvp(f, &x, &t, &p, &tan) == CJ_ERR_ARG);
+    CHECK(cj_vjp(f, &x, &p) == NULL);
+    CHECK(cj_linearize(f, &x, &p) == NULL);
+    cj_spec s = cj_spec_make(CJ_F32, 0, NULL);
+    CHECK(cj_make_jaxpr(f, 1, &s) == NULL);
+    CHECK(cj_saved_residuals(f, NULL, 1, &s, NULL) == NULL);
+    CHECK(cj_print_ir(f, 1, &x, stderr) == CJ_ERR_ARG);
+    CHECK_EQ_INT(cj_func_n_in(f), -1);
+    CHECK_EQ_INT(cj_func_n_out(f), -1);
+    CHECK_STR_CONTAINS(cj_func_name(f), "");
+    CHECK(cj_func_name(f)[0] == 0);
+    cj_func_free(f); /* freed with its context: nothing to do */
+    /* the context in use is untouched by all of it */
+    CHECK(cj_error(ctx) == CJ_OK);
+    /* one freed by cj_func_free the same */
+    cj_func *g = cj_func_new(ctx, "square", fn_square, 1, 1, NULL);
+    CHECK(cj_call(g, &x, &y) == CJ_OK);
+    CHECK_NEAR(cj_item_or_nan(y), 9, 0, 0);
+    cj_func_free(g);
+    cj_func_free(g);
+    CHECK(cj_grad(g, NULL) == NULL);
+    CHECK(cj_error(ctx) == CJ_OK);
+    cj_ctx_free(ctx);
+}
+
+TEST(core_custom_rule_of_another_context_is_refused) {
+    cj_ctx *ctx = cj_ctx_new(NULL), *other = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "square", fn_square, 1, 1, NULL);
+    cj_func *rule = cj_func_new(other, "rule", fn_square, 2, 2, NULL);
+    CHECK(cj_custom_jvp(f, rule) == NULL);
+    CHECK_EQ_INT(cj_error(ctx), CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_custom_jvp: the jvp rule ('rule') belongs to another context");
+    CHECK(cj_error(other) == CJ_OK);
+    cj_error_clear(ctx);
+    CHECK(cj_custom_vjp(f, rule, rule) == NULL);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_custom_vjp: fwd ('rule') belongs to another context");
+    cj_error_clear(ctx);
+    cj_ctx_free(other);
+    CHECK(cj_custom_jvp(f, rule) == NULL); /* its context is gone now */
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "the jvp rule is not a live function object");
+    cj_ctx_free(ctx);
+}

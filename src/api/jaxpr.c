@@ -37,7 +37,7 @@ cj_spec cj_spec_of(cj_val v) {
 }
 
 char *cj_make_jaxpr(cj_func *f, int n_in, const cj_spec *in) {
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_make_jaxpr: f is NULL"), NULL;
+    if (!func_check(NULL, f, "cj_make_jaxpr", "f")) return NULL; /* NULL, freed, or of a freed context */
     cj_ctx *ctx = f->ctx;
     if (ctx->err) return NULL;
     if (n_in > 0 && !in) return core_error(ctx, CJ_ERR_ARG, "cj_make_jaxpr(%s): in is NULL", f->name), NULL;
@@ -77,7 +77,7 @@ void cj_string_free(cj_ctx *ctx, char *s) {
 }
 
 cj_status cj_print_ir(cj_func *f, int n_in, const cj_val *example, FILE *out) {
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_print_ir: f is NULL"), CJ_ERR_ARG;
+    if (!func_check(NULL, f, "cj_print_ir", "f")) return CJ_ERR_ARG; /* NULL, freed, or of a freed context */
     cj_spec specs[64];
     if (n_in < 0 || n_in > 64) {
         core_error(f->ctx, CJ_ERR_ARG, "cj_print_ir: bad input count %d", n_in);

@@ -56,7 +56,7 @@ static void checkpoint_free_state(cj_func *c) {
 static const func_ops checkpoint_ops = {"checkpoint", checkpoint_call, checkpoint_free_state};
 
 cj_func *cj_checkpoint(cj_func *f, const cj_checkpoint_opts *opts) {
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_checkpoint: f is NULL"), NULL;
+    if (!func_check(NULL, f, "cj_checkpoint", "f")) return NULL; /* NULL, freed, or of a freed context */
     cj_ctx *ctx = f->ctx;
     if (opts && opts->n_names > 0 && !opts->names)
         return core_error(ctx, CJ_ERR_ARG, "cj_checkpoint(%s): names is NULL for %d names", f->name, opts->n_names), NULL;
@@ -132,7 +132,7 @@ static void describe(const ir_func *K, int var, strbuf *sb) {
 }
 
 char *cj_saved_residuals(cj_func *f, const cj_grad_opts *opts, int n_in, const cj_spec *in, size_t *total_bytes) {
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_saved_residuals: f is NULL"), NULL;
+    if (!func_check(NULL, f, "cj_saved_residuals", "f")) return NULL; /* NULL, freed, or of a freed context */
     cj_ctx *ctx = f->ctx;
     if (total_bytes) *total_bytes = 0;
     if (ctx->err) return NULL;

@@ -98,14 +98,17 @@ static cj_func *make_custom(cj_func *f, core_custom_kind kind, cj_func *rule, cj
     return c;
 }
 
+/* f live, and each rule given a live function object of f's context */
 cj_func *cj_custom_jvp(cj_func *f, cj_func *jvp_rule) {
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_custom_jvp: f is NULL"), NULL;
+    if (!func_check(NULL, f, "cj_custom_jvp", "f")) return NULL;
     if (!jvp_rule) return core_error(f->ctx, CJ_ERR_ARG, "cj_custom_jvp(%s): jvp_rule is NULL", f->name), NULL;
+    if (!func_check(f->ctx, jvp_rule, "cj_custom_jvp", "the jvp rule")) return NULL;
     return make_custom(f, CUSTOM_JVP, jvp_rule, NULL, NULL);
 }
 cj_func *cj_custom_vjp(cj_func *f, cj_func *fwd, cj_func *bwd) {
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_custom_vjp: f is NULL"), NULL;
+    if (!func_check(NULL, f, "cj_custom_vjp", "f")) return NULL;
     if (!fwd || !bwd) return core_error(f->ctx, CJ_ERR_ARG, "cj_custom_vjp(%s): %s is NULL", f->name, !fwd ? "fwd" : "bwd"), NULL;
+    if (!func_check(f->ctx, fwd, "cj_custom_vjp", "fwd") || !func_check(f->ctx, bwd, "cj_custom_vjp", "bwd")) return NULL;
     return make_custom(f, CUSTOM_VJP, NULL, fwd, bwd);
 }
 

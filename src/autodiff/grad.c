@@ -50,9 +50,9 @@ static void grad_free_state(cj_func *g) {
 static const func_ops grad_ops = {"grad", grad_call, grad_free_state};
 
 static cj_func *make_grad(cj_func *f, const cj_grad_opts *opts, int with_value) {
-    const char *kind = with_value ? "cj_value_and_grad" : "cj_grad";
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "%s: f is NULL", kind), NULL;
+    if (!func_check(NULL, f, with_value ? "cj_value_and_grad" : "cj_grad", "f")) return NULL; /* NULL or freed */
     cj_ctx *ctx = f->ctx;
+    const char *kind = with_value ? "cj_value_and_grad" : "cj_grad";
     if (opts && opts->n_argnums > 0 && !opts->argnums)
         return core_error(ctx, CJ_ERR_ARG, "%s(%s): argnums is NULL for %d argnums", kind, f->name, opts->n_argnums), NULL;
     int n_arg = opts && opts->n_argnums > 0 ? opts->n_argnums : 1;
@@ -167,7 +167,7 @@ static int grad_call(cj_func *g, const cj_val *in, cj_val *out) {
 /* ---- jvp ---- */
 cj_status cj_jvp(cj_func *f, const cj_val *primals, const cj_val *tangents, cj_val *primals_out,
                  cj_val *tangents_out) {
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_jvp: f is NULL"), CJ_ERR_ARG;
+    if (!func_check(NULL, f, "cj_jvp", "f")) return CJ_ERR_ARG; /* NULL or freed */
     cj_ctx *ctx = f->ctx;
     if (ctx->err) return ctx->err;
     if (!primals || !tangents || !primals_out || !tangents_out)
@@ -270,9 +270,9 @@ static const func_ops linearize_ops = {"linearize", linearize_call, held_free_st
 /* Linearizes f at primals, runs the known part now and returns a function
  * object holding the residuals. */
 static cj_func *hold(cj_func *f, const cj_val *primals, cj_val *primals_out, int is_vjp) {
-    const char *kind = is_vjp ? "vjp" : "linearize";
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_%s: f is NULL", kind), NULL;
+    if (!func_check(NULL, f, is_vjp ? "cj_vjp" : "cj_linearize", "f")) return NULL; /* NULL or freed */
     cj_ctx *ctx = f->ctx;
+    const char *kind = is_vjp ? "vjp" : "linearize";
     char name[300];
     snprintf(name, sizeof name, "%s(%s)", kind, f->name);
     if (ctx->err) return NULL;

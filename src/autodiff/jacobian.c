@@ -123,7 +123,9 @@ static cj_func *make_basis(cj_func *f, const jac_state *js, int index) {
 }
 
 static cj_func *make_jac(cj_func *f, const cj_grad_opts *opts, int forward, const char *kind) {
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_%s: f is NULL", kind), NULL;
+    char api[32];
+    snprintf(api, sizeof api, "cj_%s", kind);
+    if (!func_check(NULL, f, api, "f")) return NULL; /* NULL, freed, or of a freed context */
     cj_ctx *ctx = f->ctx;
     if (opts && opts->n_argnums > 0 && !opts->argnums)
         return core_error(ctx, CJ_ERR_ARG, "cj_%s(%s): argnums is NULL for %d argnums", kind, f->name, opts->n_argnums), NULL;

@@ -41,10 +41,13 @@ typedef struct cf_lin_info {
     int res_src[256];
     int n_kres, n_sres, n_ires; /* made by the step; stacked (kinds 0, 1); invariant (2) */
     /* cond: the float arguments and outputs, each branch's float closure
-     * operands, its residual slots */
+     * operands; the slot of each branch's residual r (slots are shared by
+     * type between branches, as JAX's _merge_branch_residuals: only one
+     * branch runs) */
     int n_fa, fa[64], n_fo, fo[64];
     int n_fcl[CF_MAX_BRANCHES], fcl[CF_MAX_BRANCHES][64];
-    int n_slots, res_start[CF_MAX_BRANCHES], n_res_b[CF_MAX_BRANCHES];
+    int n_slots, n_res_b[CF_MAX_BRANCHES];
+    int16_t slot_of[CF_MAX_BRANCHES][CF_MAX_OUT];
 } cf_lin_info;
 
 size_t cf_lin_info_size(void) { return sizeof(cf_lin_info); }
@@ -328,11 +331,13 @@ static int cond_known_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *use
     cj_val res[256];
     if (ir_eval_values(ctx, job->prog, in, res) != 0) return -1;
     for (int j = 0; j < n_out; j++) out[j] = res[j];
-    for (int c = 0; c < job->rec->n_progs; c++)
-        for (int r = 0; r < li->n_res_b[c]; r++) {
-            int slot = li->res_start[c] + r;
-            out[n_out + slot] = c == b ? res[n_out + r] : ad_zeros(ctx, &job->slots[slot]);
-        }
+    uint8_t mine[CF_MAX_OUT] = {0};
+    for (int r = 0; r < li->n_res_b[b]; r++) {
+        out[n_out + li->slot_of[b][r]] = res[n_out + r];
+        mine[li->slot_of[b][r]] = 1;
+    }
+    for (int slot = 0; slot < li->n_slots; slot++)
+        if (!mine[slot]) out[n_out + slot] = ad_zeros(ctx, &job->slots[slot]);
     return 0;
 }
 
@@ -344,7 +349,7 @@ static int cond_lin_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user)
     int b = job->branch;
     cj_val args[256], res[128];
     int n = 0;
-    for (int r = 0; r < li->n_res_b[b]; r++) args[n++] = in[li->res_start[b] + r];
+    for (int r = 0; r < li->n_res_b[b]; r++) args[n++] = in[li->slot_of[b][r]];
     for (int j = 0; j < li->n_fa + li->n_fcl[b]; j++) args[n++] = in[li->n_slots + j];
     if (ir_eval_values(ctx, job->prog, args, res) != 0) return -1;
     for (int j = 0; j < li->n_fo; j++) out[j] = res[li->fo[j]];
@@ -364,26 +369,38 @@ static int cond_halves(cj_ctx *ctx, cf_record *rec) {
         for (int i = 0; i < rec->progs[b]->n_in; i++) diff[i] = rt_is_float(in_aval(rec->progs[b], i)->dtype);
         status = ad_linearize(ctx, rec->progs[b], diff, &L[b], "cond (jvp)");
         if (status == 0) {
-            li->res_start[b] = li->n_slots;
             li->n_res_b[b] = L[b].n_res;
-            li->n_slots += L[b].n_res;
             for (int i = 0; i < rec->clo_n[b]; i++)
                 if (diff[na + i]) li->fcl[b][li->n_fcl[b]++] = i;
+        }
+    }
+    /* the slots: a branch's residual takes the first slot of its type the
+     * branch does not fill yet, else a new one */
+    rt_aval slot_aval[CF_MAX_OUT];
+    for (int b = 0; b < nb && status == 0; b++) {
+        uint8_t taken[CF_MAX_OUT] = {0};
+        for (int r = 0; r < L[b].n_res && status == 0; r++) {
+            const rt_aval *a = out_aval(L[b].known, rec->n_out + r);
+            int slot = 0;
+            while (slot < li->n_slots && (taken[slot] || !rt_aval_equal(&slot_aval[slot], a))) slot++;
+            if (slot == li->n_slots) {
+                if (rec->n_out + li->n_slots >= CF_MAX_OUT) {
+                    status = core_error(ctx, CJ_ERR_UNSUPPORTED, "cond: more than %d outputs and residuals", CF_MAX_OUT);
+                    break;
+                }
+                slot_aval[li->n_slots++] = *a;
+            }
+            taken[slot] = 1;
+            li->slot_of[b][r] = (int16_t)slot;
         }
     }
     for (int i = 0; i < na; i++)
         if (rt_is_float(in_aval(rec->progs[0], i)->dtype)) li->fa[li->n_fa++] = i;
     for (int j = 0; j < rec->n_out; j++)
         if (rt_is_float(rec->out[j].dtype)) li->fo[li->n_fo++] = j;
-    if (status == 0 && rec->n_out + li->n_slots > CF_MAX_OUT)
-        status = core_error(ctx, CJ_ERR_UNSUPPORTED, "cond: more than %d outputs and residuals", CF_MAX_OUT);
     cf_record *K = status == 0 ? cf_record_new(ctx, CF_COND) : NULL;
     cf_record *Lr = K ? cf_record_new(ctx, CF_COND) : NULL;
     if (!Lr) status = -1;
-    /* the slots' types */
-    rt_aval slot_aval[CF_MAX_OUT];
-    for (int b = 0; b < nb && status == 0; b++)
-        for (int r = 0; r < L[b].n_res; r++) slot_aval[li->res_start[b] + r] = *out_aval(L[b].known, rec->n_out + r);
     for (int b = 0; b < nb && status == 0; b++) {
         /* known branch: trace it with the zero slots of the others */
         rt_aval avals[128];
@@ -477,7 +494,9 @@ static int cond_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     cj_val ct[128], ct_in[128];
     for (int j = 0; j < lin->n_out; j++) ct[j] = ad_zero(ctx);
     for (int j = 0; j < li->n_fo; j++) ct[li->fo[j]] = in[li->n_slots + j];
-    if (ad_transpose_eval(ctx, lin, li->n_res_b[b], in + li->res_start[b], ct, ct_in, "cond (transpose)") != 0) return -1;
+    cj_val resid[CF_MAX_OUT];
+    for (int r = 0; r < li->n_res_b[b]; r++) resid[r] = in[li->slot_of[b][r]];
+    if (ad_transpose_eval(ctx, lin, li->n_res_b[b], resid, ct, ct_in, "cond (transpose)") != 0) return -1;
     int n = 0;
     for (int j = 0; j < li->n_fa; j++) out[n++] = ct_in[j];
     for (int c = 0; c < Lr->n_progs; c++)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../api/api.h"
 #include "control.h"
 
 
@@ -28,6 +29,7 @@ static int collect(cj_ctx *ctx, const char *op, int n, const cj_val *vals, rt_av
     for (int i = 0; i < n; i++) {
         char what[96];
         snprintf(what, sizeof what, "%s (value %d)", op, i);
+        if (vals[i].ctx && vals[i].ctx != ctx) return core_error(ctx, CJ_ERR_ARG, "%s: belongs to another context", what);
         const core_value *v = core_get(vals[i], what);
         if (!v) return -1;
         avals[i] = v->aval;
@@ -152,22 +154,47 @@ static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func 
     return finish(ctx, rec, ops, out);
 }
 
+/* Each of the n functions is a live function object of ctx (a NULL entry
+ * is left to the caller's arity check): 0, or -1 with CJ_ERR_ARG in ctx
+ * naming op and the function's role. */
+static int check_funcs(cj_ctx *ctx, const char *op, int n, cj_func *const *fs, const char *const *roles) {
+    for (int i = 0; i < n; i++) {
+        char what[64];
+        if (roles) snprintf(what, sizeof what, "%s", roles[i]);
+        else snprintf(what, sizeof what, "branch %d", i);
+        if (fs[i] && !func_check(ctx, fs[i], op, what)) return -1;
+    }
+    return 0;
+}
+
+/* The context a loop runs in: its first value's, else its function's
+ * when that is a live function object (NULL: neither says). */
+static cj_ctx *loop_ctx(int n1, const cj_val *v1, int n2, const cj_val *v2, cj_func *f) {
+    if (n1 > 0 && v1 && v1[0].ctx) return v1[0].ctx;
+    if (n2 > 0 && v2 && v2[0].ctx) return v2[0].ctx;
+    return f && func_check(NULL, f, "", "") ? f->ctx : NULL;
+}
+
 cj_status cj_switch(cj_val index, int n_branches, cj_func *const *branches, int n_ops, const cj_val *operands,
                     cj_val *out) {
     cj_ctx *ctx = index.ctx;
     if (!ctx) return core_error(NULL, CJ_ERR_ARG, "cj_switch: the index has no context (an error value made without one)"), CJ_ERR_ARG;
-    /* every pointer checked before anything reads through it */
+    const char *op = n_branches == 2 ? "cond" : "switch";
+    int nb = n_branches < 0 ? 0 : n_branches > CF_MAX_BRANCHES ? CF_MAX_BRANCHES : n_branches;
+    int n_out = 0; /* as many as the first usable branch says */
+    for (int b = 0; b < nb && branches && !n_out; b++)
+        if (branches[b] && func_check(NULL, branches[b], op, "") && branches[b]->ctx == ctx) n_out = branches[b]->n_out;
+    /* every pointer checked before anything reads through it; a branch of
+     * another context, or a freed one, is refused before any of them is read */
     const char *null = !branches && n_branches > 0 ? "branches" : n_ops > 0 && !operands ? "operands" : !out ? "out" : NULL;
     int null_branch = -1;
-    for (int b = 0; !null && b < n_branches && b < CF_MAX_BRANCHES && null_branch < 0; b++)
+    for (int b = 0; !null && b < nb && null_branch < 0; b++)
         if (!branches[b]) null_branch = b;
     cj_status st;
     if (null_branch >= 0) st = (core_error(ctx, CJ_ERR_ARG, "cj_switch: branches[%d] is NULL", null_branch), ctx->err);
     else if (null) st = (core_error(ctx, CJ_ERR_ARG, "cj_switch: %s is NULL", null), ctx->err);
+    else if (branches && check_funcs(ctx, op, nb, branches, NULL) != 0) st = ctx->err ? ctx->err : CJ_ERR_ARG;
     else st = switch_impl(ctx, index, n_branches, branches, n_ops, operands, out);
-    int n_out = 0; /* as many as the first branch given says */
-    for (int b = 0; b < n_branches && b < CF_MAX_BRANCHES && branches && !n_out; b++)
-        if (branches[b]) n_out = branches[b]->n_out;
     return fail_outputs(ctx, st, n_out, out);
 }
 
@@ -208,6 +235,37 @@ static int check_carries(cj_ctx *ctx, const char *op, const cf_record *rec, int 
     return 0;
 }
 
+/* JAX's _promote_weak_typed_input: a weakly typed initial carry (a C
+ * constant such as cj_scalar_int(ctx, 0)) that the body returns as another
+ * dtype of the same shape is converted, before the loop, to the join of
+ * the two types, strongly typed (lax.convert_element_type): a counter
+ * started at 0 and added an f32 carries f32. Carries [first, first + n)
+ * of ops and avals, against the outputs [0, n) of program k. Returns how
+ * many were promoted (the caller traces the bodies again, once: a carry
+ * that changes again is the carry-type error, as in JAX's two passes). */
+static int promote_weak_carries(const cf_record *rec, int k, int first, int n, rt_aval *avals, cj_val *ops) {
+    int changed = 0;
+    for (int i = first; i < first + n; i++) {
+        const rt_aval *o = prog_out(rec, k, i - first);
+        if (!avals[i].weak || rt_aval_same_type(o, &avals[i]) || !rt_aval_same_shape(o, &avals[i])) continue;
+        cj_dtype dt;
+        int weak;
+        api_join_types(avals[i].dtype, 1, o->dtype, o->weak, &dt, &weak);
+        ops[i] = cj_astype(ops[i], dt);
+        avals[i].dtype = dt;
+        avals[i].weak = 0;
+        changed++;
+    }
+    return changed;
+}
+
+/* Drops what tracing the bodies put in rec, to trace them again. */
+static void untrace(cf_record *rec, int n_operands) {
+    for (int k = 0; k < rec->n_progs; k++) ir_free(rec->progs[k]);
+    rec->n_progs = 0;
+    rec->n_operands = n_operands;
+}
+
 static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init,
                             cj_val *out) {
     if (ctx->err) return ctx->err;
@@ -225,17 +283,25 @@ static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n
     for (int i = 0; i < n_carry; i++) ops[i] = init[i];
     rec->n_operands = rec->n_args = rec->n_out = n_carry;
     body_job cj = {cond_f, 0}, bj = {body_f, 0};
-    if (trace_prog(ctx, rec, &cj, n_carry, avals, 1, "while_loop cond", ops) != 0) return ctx->err;
-    const rt_aval *p = prog_out(rec, 0, 0);
-    if (p->rank != 0 || p->dtype != CJ_BOOL) {
-        char t[96];
-        core_error(ctx, CJ_ERR_DTYPE, "while_loop: '%s' must return a bool scalar, got %s", cond_f->name,
-                   type_str(p, t, sizeof t));
-        set_errors(ctx, n_carry, out);
-        return ctx->err;
+    for (int pass = 0;; pass++) {
+        if (trace_prog(ctx, rec, &cj, n_carry, avals, 1, "while_loop cond", ops) != 0) return ctx->err;
+        const rt_aval *p = prog_out(rec, 0, 0);
+        if (p->rank != 0 || p->dtype != CJ_BOOL) {
+            char t[96];
+            core_error(ctx, CJ_ERR_DTYPE, "while_loop: '%s' must return a bool scalar, got %s", cond_f->name,
+                       type_str(p, t, sizeof t));
+            set_errors(ctx, n_carry, out);
+            return ctx->err;
+        }
+        if (trace_prog(ctx, rec, &bj, n_carry, avals, n_carry, "while_loop body", ops) != 0) {
+            set_errors(ctx, n_carry, out);
+            return ctx->err;
+        }
+        if (pass > 0 || !promote_weak_carries(rec, 1, 0, n_carry, avals, ops)) break;
+        if (ctx->err) return ctx->err;
+        untrace(rec, n_carry);
     }
-    if (trace_prog(ctx, rec, &bj, n_carry, avals, n_carry, "while_loop body", ops) != 0 ||
-        check_carries(ctx, "while_loop", rec, 1, avals, n_carry, 0, body_f->name) != 0) {
+    if (check_carries(ctx, "while_loop", rec, 1, avals, n_carry, 0, body_f->name) != 0) {
         set_errors(ctx, n_carry, out);
         return ctx->err;
     }
@@ -244,15 +310,18 @@ static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n
 }
 
 cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init, cj_val *out) {
-    if (!cond_f || !body_f)
-        return core_error(cond_f ? cond_f->ctx : body_f ? body_f->ctx : NULL, CJ_ERR_ARG, "cj_while_loop: %s is NULL",
-                          cond_f ? "body_f" : "cond_f"),
+    cj_ctx *ctx = loop_ctx(n_carry, init, 0, NULL, cond_f ? cond_f : body_f);
+    const char *null = !cond_f ? "cond_f" : !body_f ? "body_f" : n_carry > 0 && !init ? "init" : !out ? "out" : NULL;
+    if (!ctx) /* neither a value nor a live function says which context */
+        return (null ? core_error(NULL, CJ_ERR_ARG, "cj_while_loop: %s is NULL", null)
+                    : core_error(NULL, CJ_ERR_ARG, "cj_while_loop: cond_f is not a live function object")),
                CJ_ERR_ARG;
-    cj_ctx *ctx = cond_f->ctx;
-    if ((n_carry > 0 && !init) || !out) {
-        core_error(ctx, CJ_ERR_ARG, "cj_while_loop: %s is NULL", !out ? "out" : "init");
-        return fail_outputs(ctx, ctx->err, n_carry, out);
-    }
+    if (ctx->err) return fail_outputs(ctx, ctx->err, n_carry, out);
+    cj_func *fs[2] = {cond_f, body_f};
+    static const char *const roles[2] = {"cond_f", "body_f"};
+    if (null) core_error(ctx, CJ_ERR_ARG, "cj_while_loop: %s is NULL", null);
+    else check_funcs(ctx, "while_loop", 2, fs, roles);
+    if (ctx->err) return fail_outputs(ctx, ctx->err, n_carry, out);
     return fail_outputs(ctx, while_impl(ctx, cond_f, body_f, n_carry, init, out), n_carry, out);
 }
 
@@ -288,9 +357,13 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
     int n_body_out = n_carry + n_y;
     char what[300];
     snprintf(what, sizeof what, "%s body (%s)", op, f->name);
-    if (trace_prog(ctx, rec, job, n_carry + n_xs, avals, n_body_out, what, ops) != 0 ||
-        check_carries(ctx, op, rec, 0, avals, n_carry, job->kind, f->name) != 0)
-        return ctx->err;
+    for (int pass = 0;; pass++) {
+        if (trace_prog(ctx, rec, job, n_carry + n_xs, avals, n_body_out, what, ops) != 0) return ctx->err;
+        if (pass > 0 || !promote_weak_carries(rec, 0, 0, n_carry, avals, ops)) break;
+        if (ctx->err) return ctx->err;
+        untrace(rec, n_carry + n_xs);
+    }
+    if (check_carries(ctx, op, rec, 0, avals, n_carry, job->kind, f->name) != 0) return ctx->err;
     rec->n_out = n_body_out;
     for (int i = 0; i < n_carry; i++) rec->out[i] = *prog_out(rec, 0, i);
     for (int j = 0; j < n_y; j++) {
@@ -343,11 +416,17 @@ static cj_status scan_args(cj_ctx *ctx, cj_func *body, int n_carry, const cj_val
 
 cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
                   const cj_scan_opts *opts, cj_val *carry_out, cj_val *ys) {
-    if (!body) return core_error(NULL, CJ_ERR_ARG, "cj_scan: body is NULL"), CJ_ERR_ARG;
-    cj_ctx *ctx = body->ctx;
-    const char *null = n_xs > 0 && !xs ? "xs" : n_carry > 0 && !init ? "init" : n_carry > 0 && !carry_out ? "carry_out" : NULL;
-    cj_status st = null ? (core_error(ctx, CJ_ERR_ARG, "cj_scan: %s is NULL", null), ctx->err)
-                        : scan_args(ctx, body, n_carry, init, n_xs, xs, opts, carry_out, ys);
+    cj_ctx *ctx = loop_ctx(n_carry, init, n_xs, xs, body);
+    const char *null = !body ? "body" : n_xs > 0 && !xs ? "xs" : n_carry > 0 && !init ? "init"
+                     : n_carry > 0 && !carry_out ? "carry_out" : NULL;
+    if (!ctx) return (null ? core_error(NULL, CJ_ERR_ARG, "cj_scan: %s is NULL", null)
+                    : core_error(NULL, CJ_ERR_ARG, "cj_scan: body is not a live function object")), CJ_ERR_ARG;
+    if (!ctx->err && null) core_error(ctx, CJ_ERR_ARG, "cj_scan: %s is NULL", null);
+    if (ctx->err || !func_check(ctx, body, "scan", "the body")) {
+        /* the ys are not known without a body: the carries get error values */
+        return fail_outputs(ctx, ctx->err, n_carry, carry_out);
+    }
+    cj_status st = scan_args(ctx, body, n_carry, init, n_xs, xs, opts, carry_out, ys);
     fail_outputs(ctx, st, n_carry, carry_out);
     return fail_outputs(ctx, st, body->n_out - n_carry, ys);
 }
@@ -376,9 +455,11 @@ static cj_status fori_impl(cj_ctx *ctx, int64_t lower, int64_t upper, cj_func *b
 }
 
 cj_status cj_fori_loop(int64_t lower, int64_t upper, cj_func *body, int n_carry, const cj_val *init, cj_val *out) {
-    if (!body) return core_error(NULL, CJ_ERR_ARG, "cj_fori_loop: body is NULL"), CJ_ERR_ARG;
-    cj_ctx *ctx = body->ctx;
-    if (n_carry > 0 && (!init || !out))
-        return core_error(ctx, CJ_ERR_ARG, "cj_fori_loop: %s is NULL", !init ? "init" : "out"), CJ_ERR_ARG;
+    cj_ctx *ctx = loop_ctx(n_carry, init, 0, NULL, body);
+    const char *null = !body ? "body" : n_carry > 0 && !init ? "init" : n_carry > 0 && !out ? "out" : NULL;
+    if (!ctx) return (null ? core_error(NULL, CJ_ERR_ARG, "cj_fori_loop: %s is NULL", null)
+                    : core_error(NULL, CJ_ERR_ARG, "cj_fori_loop: body is not a live function object")), CJ_ERR_ARG;
+    if (!ctx->err && null) core_error(ctx, CJ_ERR_ARG, "cj_fori_loop: %s is NULL", null);
+    if (ctx->err || !func_check(ctx, body, "fori_loop", "the body")) return fail_outputs(ctx, ctx->err, n_carry, out);
     return fail_outputs(ctx, fori_impl(ctx, lower, upper, body, n_carry, init, out), n_carry, out);
 }

@@ -352,6 +352,22 @@ static void flags_of(const int64_t *bdim, int start, int n, uint8_t *flags) {
 }
 
 /* ---- cond / switch ---- */
+/* Branch b's operand x under a batched index: x itself for the examples
+ * that take b, stop_gradient(x) for the others. The value is x either way,
+ * but an example's derivative then flows only through the branch it takes:
+ * the untaken branch's cotangent is zero, and zero times its derivative is
+ * NaN where that derivative is infinite (sqrt at 0 in the "safe function"
+ * cond(x < eps, eps, sqrt(x))), so without the mask the gradient is NaN.
+ * As in JAX (jax#1052). Only a staged program can be differentiated, and
+ * the compiler drops the mask again (stop_gradient is the identity there,
+ * and select(p, x, x) is x), so eagerly and for integers it is skipped.
+ * An operand the vmap does not batch stays unbatched and unmasked: masking
+ * it per example would batch it (JAX broadcasts it to every example). */
+static cj_val branch_operand(cj_ctx *ctx, cj_val x, int batched, cj_val pick) {
+    if (!batched || ctx->dynamic_level == 0 || !rt_is_float(cj_val_dtype(x))) return x;
+    return cj_where(per_example(pick, x), x, cj_stop_gradient(x));
+}
+
 /* A batched index: every branch runs batched, and each example takes its
  * branch's outputs (the index clamped, as the construct does). */
 static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *in, const int64_t *bdim,
@@ -368,10 +384,15 @@ static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *i
         flags_of(bdim, 1, na, in_b);
         flags_of(bdim, rec->clo_start[b], rec->clo_n[b], in_b + na);
         memset(out_b, 1, sizeof out_b);
-        for (int i = 0; i < na; i++) ops[i] = place_operand(in[1 + i], bdim[1 + i], size, in_b[i] ? 0 : BDIM_NONE);
+        cj_val pick = cj_eq(index, cj_scalar_typed(ctx, b, cj_val_dtype(index)));
+        for (int i = 0; i < na; i++) {
+            ops[i] = place_operand(in[1 + i], bdim[1 + i], size, in_b[i] ? 0 : BDIM_NONE);
+            ops[i] = branch_operand(ctx, ops[i], in_b[i], pick);
+        }
         for (int i = 0; i < rec->clo_n[b]; i++) {
             int o = rec->clo_start[b] + i;
             ops[na + i] = place_operand(in[o], bdim[o], size, in_b[na + i] ? 0 : BDIM_NONE);
+            ops[na + i] = branch_operand(ctx, ops[na + i], in_b[na + i], pick);
         }
         char name[64];
         snprintf(name, sizeof name, "branch %d", b);
@@ -384,7 +405,6 @@ static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *i
             memcpy(out, res, sizeof(cj_val) * (size_t)n_out);
             continue;
         }
-        cj_val pick = cj_eq(index, cj_scalar_typed(ctx, b, cj_val_dtype(index)));
         for (int j = 0; j < n_out; j++) out[j] = cj_where(per_example(pick, res[j]), res[j], out[j]);
     }
     for (int j = 0; j < n_out; j++) out_bdim[j] = 0;

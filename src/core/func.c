@@ -4,11 +4,104 @@
  * Calling a user function opens a scope around it, so its intermediates are
  * freed when it returns and only its outputs survive. Tracing pushes a
  * staging trace whose `process` appends an equation per primitive instead
- * of computing it; arrays from outside the trace become IR constants. */
+ * of computing it; arrays from outside the trace become IR constants.
+ *
+ * It also keeps the process-wide registry of live function objects, so an
+ * entry point handed a pointer to a freed one (or to one of a freed
+ * context) can tell without reading the memory it points to. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "func.h"
+
+/* ---- the registry of live function objects ----
+ * A hash set of pointers chained through the objects themselves
+ * (live_next), so it allocates nothing: buckets in static shards, each
+ * shard behind its own mutex (contexts on different threads rarely meet
+ * on one). Membership is decided by comparing pointers along a chain of
+ * live objects, never by reading the object asked about. A pointer whose
+ * memory now holds a newer function object is that object: a stale
+ * pointer into another context is still caught by the caller check. */
+#define LIVE_SHARDS 64
+#define LIVE_BUCKETS 64 /* per shard */
+
+typedef struct live_shard {
+    pthread_mutex_t lock;
+    cj_func *heads[LIVE_BUCKETS];
+} live_shard;
+
+static live_shard live[LIVE_SHARDS];
+static pthread_once_t live_once = PTHREAD_ONCE_INIT;
+
+static void live_init(void) {
+    for (int i = 0; i < LIVE_SHARDS; i++) pthread_mutex_init(&live[i].lock, NULL);
+}
+
+static uint64_t live_hash(const cj_func *f) {
+    return ((uint64_t)(uintptr_t)f >> 4) * 0x9E3779B97F4A7C15ull;
+}
+static live_shard *shard_of(const cj_func *f) { return &live[live_hash(f) >> 58]; }
+static cj_func **bucket_of(live_shard *s, const cj_func *f) { return &s->heads[(live_hash(f) >> 52) & 63]; }
+
+static void live_add(cj_func *f) {
+    pthread_once(&live_once, live_init);
+    live_shard *s = shard_of(f);
+    pthread_mutex_lock(&s->lock);
+    cj_func **b = bucket_of(s, f);
+    f->live_next = *b;
+    *b = f;
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void live_remove(cj_func *f) {
+    live_shard *s = shard_of(f);
+    pthread_mutex_lock(&s->lock);
+    for (cj_func **p = bucket_of(s, f); *p; p = &(*p)->live_next)
+        if (*p == f) {
+            *p = f->live_next;
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* f's context when f is live, else NULL; with name, its name copied
+ * there (while it cannot be freed: only messages need it). */
+static cj_ctx *live_ctx(const cj_func *f, char *name, size_t n) {
+    pthread_once(&live_once, live_init);
+    live_shard *s = shard_of(f);
+    cj_ctx *ctx = NULL;
+    pthread_mutex_lock(&s->lock);
+    for (cj_func *g = *bucket_of(s, f); g; g = g->live_next)
+        if (g == f) {
+            ctx = f->ctx;
+            if (name) snprintf(name, n, "%s", f->name);
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+    return ctx;
+}
+
+cj_func *func_check(cj_ctx *caller, cj_func *f, const char *op, const char *what) {
+    if (!f) {
+        core_error(caller, CJ_ERR_ARG, "%s: %s is NULL", op, what);
+        return NULL;
+    }
+    cj_ctx *ctx = live_ctx(f, NULL, 0);
+    if (!ctx) {
+        core_error(caller, CJ_ERR_ARG, "%s: %s is not a live function object (it was freed, or its context was)", op,
+                   what);
+        return NULL;
+    }
+    if (caller && ctx != caller) {
+        char name[64] = "";
+        live_ctx(f, name, sizeof name);
+        core_error(caller, CJ_ERR_ARG, "%s: %s ('%s') belongs to another context", op, what, name);
+        return NULL;
+    }
+    return f;
+}
 
 /* ---- function objects ---- */
 static int call_user_fn(cj_func *f, const cj_val *in, cj_val *out);
@@ -42,6 +135,7 @@ static cj_func *func_new_held(cj_ctx *ctx, const char *name, const func_ops *ops
     f->n_out = n_out;
     f->next = ctx->funcs;
     ctx->funcs = f;
+    live_add(f);
     return f;
 }
 
@@ -55,6 +149,7 @@ void func_free_all(cj_ctx *ctx) {
     cj_func *f = ctx->funcs;
     while (f) {
         cj_func *next = f->next;
+        live_remove(f);
         if (f->ops->free_state) f->ops->free_state(f);
         rt_strfree(ctx->mem, f->name);
         rt_free(ctx->mem, f, sizeof *f);
@@ -64,7 +159,7 @@ void func_free_all(cj_ctx *ctx) {
 }
 
 void cj_func_free(cj_func *f) {
-    if (!f) return;
+    if (!f || !func_check(NULL, f, "cj_func_free", "the function")) return; /* freed already: nothing to do */
     if (f->released) return; /* the creator's reference is gone already; holders keep theirs */
     f->released = 1;
     func_release(f);
@@ -81,6 +176,7 @@ void func_release(cj_func *f) {
     for (cj_func **p = &ctx->funcs; *p; p = &(*p)->next) {
         if (*p != f) continue;
         *p = f->next;
+        live_remove(f);
         if (f->ops->free_state) f->ops->free_state(f);
         cj_func *inner = f->inner;
         rt_strfree(ctx->mem, f->name);
@@ -106,9 +202,11 @@ cj_func *cj_func_new(cj_ctx *ctx, const char *name, cj_fn fn, int n_in, int n_ou
     return f;
 }
 
-int cj_func_n_in(const cj_func *f) { return f ? f->n_in : -1; }
-int cj_func_n_out(const cj_func *f) { return f ? f->n_out : -1; }
-const char *cj_func_name(const cj_func *f) { return f ? f->name : ""; }
+int cj_func_n_in(const cj_func *f) { return f && func_check(NULL, (cj_func *)f, "cj_func_n_in", "f") ? f->n_in : -1; }
+int cj_func_n_out(const cj_func *f) { return f && func_check(NULL, (cj_func *)f, "cj_func_n_out", "f") ? f->n_out : -1; }
+const char *cj_func_name(const cj_func *f) {
+    return f && func_check(NULL, (cj_func *)f, "cj_func_name", "f") ? f->name : "";
+}
 
 static void set_error_outputs(cj_func *f, cj_val *out) {
     for (int i = 0; i < f->n_out; i++) out[i] = core_err_val(f->ctx);
@@ -117,7 +215,9 @@ static void set_error_outputs(cj_func *f, cj_val *out) {
 static cj_status call_held(cj_func *f, const cj_val *in, cj_val *out);
 
 cj_status cj_call(cj_func *f, const cj_val *in, cj_val *out) {
-    if (!f) return core_error(NULL, CJ_ERR_ARG, "cj_call: f is NULL"), CJ_ERR_ARG;
+    /* a freed function (or one of a freed context) has no context to
+     * record the error in: the status (and the thread's record) says it */
+    if (!func_check(NULL, f, "cj_call", "f")) return CJ_ERR_ARG;
     /* another thread inside the context: refused before anything is read */
     if (core_enter(f->ctx, "cj_call") != 0) return CJ_ERR_ARG;
     cj_status st = call_held(f, in, out);

@@ -30,6 +30,7 @@ struct cj_func {
     cj_func *inner; /* transformations: the wrapped function */
     void *state;
     cj_func *next; /* the context's list */
+    cj_func *live_next; /* the registry of live function objects (func.c) */
 };
 
 /* Lifetimes: a function object starts with one reference, its creator's
@@ -43,6 +44,15 @@ struct cj_func {
  * (NULL-safe). */
 cj_func *func_retain(cj_func *f);
 void func_release(cj_func *f);
+
+/* f when it is a live function object — made by cj_func_new or a
+ * transformation, not freed, its context not freed — else NULL. It never
+ * reads *f unless f is live (a process-wide registry of live objects is
+ * consulted first), so a stale pointer is an error, not a use after free.
+ * With `caller`, f must also belong to it. A failure is CJ_ERR_ARG naming
+ * `op` and `what`, recorded in caller when given (a freed context has no
+ * error to record into: then only NULL says it). */
+cj_func *func_check(cj_ctx *caller, cj_func *f, const char *op, const char *what);
 
 /* A new function object of the given kind, linked into ctx's list. */
 cj_func *func_new(cj_ctx *ctx, const char *name, const func_ops *ops, int n_in, int n_out);

@@ -165,7 +165,7 @@ static void jit_free_state(cj_func *f) {
 }
 
 cj_func *cj_jit(cj_func *inner, const cj_jit_opts *opts) {
-    if (!inner) return core_error(NULL, CJ_ERR_ARG, "cj_jit: f is NULL"), NULL;
+    if (!func_check(NULL, inner, "cj_jit", "f")) return NULL; /* NULL, freed, or of a freed context */
     cj_ctx *ctx = inner->ctx;
     if (opts && ((opts->n_static > 0 && !opts->static_argnums) || (opts->n_donate > 0 && !opts->donate_argnums)))
         return core_error(ctx, CJ_ERR_ARG, "cj_jit(%s): %s is NULL", inner->name,
@@ -492,7 +492,7 @@ static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
  * out_name is NULL) is given. NULL with the error recorded (with f NULL
  * there is no context to record it in: the caller returns CJ_ERR_ARG). */
 static jit_entry *entry_for(cj_func *f, const cj_val *in, const void *out, const char *out_name, const char *op) {
-    if (!f) return NULL;
+    if (!func_check(NULL, f, op, "f")) return NULL; /* NULL, freed, or of a freed context */
     cj_ctx *ctx = f->ctx;
     if (ctx->err) return NULL;
     if (f->ops != &jit_ops) {
@@ -638,31 +638,34 @@ cj_status cj_jit_program_dot(cj_func *f, const cj_val *in, const char *path) {
 }
 
 void cj_jit_stats_get(const cj_func *f, cj_jit_stats *out) {
+    if (!func_check(NULL, (cj_func *)f, "cj_jit_stats_get", "jitted")) {
+        if (out) memset(out, 0, sizeof *out);
+        return;
+    }
     if (!out) {
-        core_error(f ? f->ctx : NULL, CJ_ERR_ARG, "cj_jit_stats_get: out is NULL");
+        core_error(f->ctx, CJ_ERR_ARG, "cj_jit_stats_get: out is NULL");
         return;
     }
     memset(out, 0, sizeof *out);
-    if (!f) core_error(NULL, CJ_ERR_ARG, "cj_jit_stats_get: jitted is NULL");
-    if (f && f->ops == &jit_ops) *out = ((const jit_state *)f->state)->stats;
+    if (f->ops == &jit_ops) *out = ((const jit_state *)f->state)->stats;
 }
 
 const char *cj_jit_last_miss(const cj_func *f) {
-    if (!f || f->ops != &jit_ops) return "";
+    if (!f || !func_check(NULL, (cj_func *)f, "cj_jit_last_miss", "jitted") || f->ops != &jit_ops) return "";
     return ((const jit_state *)f->state)->last_miss;
 }
 
 const char *cj_jit_last_donation(const cj_func *f) {
-    if (!f || f->ops != &jit_ops) return "";
+    if (!f || !func_check(NULL, (cj_func *)f, "cj_jit_last_donation", "jitted") || f->ops != &jit_ops) return "";
     return ((const jit_state *)f->state)->last_donation;
 }
 
 cj_status cj_jit_set_cache_size(cj_func *f, int size) {
-    if (!f) return CJ_ERR_ARG;
+    if (!func_check(NULL, f, "cj_jit_set_cache_size", "jitted")) return CJ_ERR_ARG;
     if (f->ops != &jit_ops || size < 0) {
         core_error(f->ctx, CJ_ERR_ARG, "cj_jit_set_cache_size(%s): %s", f->name,
                    f->ops != &jit_ops ? "not a jitted function (wrap it with cj_jit)"
-                                      : "the size must be >= 1 (0: CJAX_JIT_CACHE_SIZE)");
+                                      : "the size must be >= 0 (0: CJAX_JIT_CACHE_SIZE's)");
         return f->ctx->err;
     }
     jit_state *st = f->state;
@@ -672,7 +675,7 @@ cj_status cj_jit_set_cache_size(cj_func *f, int size) {
 }
 
 void cj_jit_clear(cj_func *f) {
-    if (f && f->ops == &jit_ops) clear_entries(f);
+    if (f && func_check(NULL, f, "cj_jit_clear", "jitted") && f->ops == &jit_ops) clear_entries(f);
 }
 
 void cj_clear_caches(cj_ctx *ctx) {

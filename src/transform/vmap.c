@@ -90,7 +90,7 @@ static const trace_ops batch_ops = {"vmap", batch_process};
 
 /* ---- the function object ---- */
 cj_func *cj_vmap(cj_func *inner, const cj_vmap_opts *opts) {
-    if (!inner) return core_error(NULL, CJ_ERR_ARG, "cj_vmap: f is NULL"), NULL;
+    if (!func_check(NULL, inner, "cj_vmap", "f")) return NULL; /* NULL, freed, or of a freed context */
     cj_ctx *ctx = inner->ctx;
     vmap_state *st = rt_calloc(ctx->mem, sizeof *st);
     if (!st) {
