@@ -70,4 +70,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-libfuzzer
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-libfuzzer $(BUILD)-valgrind
