@@ -1302,12 +1302,13 @@ static void generate(fz_program *p, uint64_t seed, uint64_t attempt) {
 }
 
 /* Reverse mode refuses a cond or switch whose known half would return
- * more than 64 outputs and residual slots: the 64-value limit of a
- * linearized body, a known defect
- * (docs/CONTROL_FLOW.md, "Limits"). Until it is lifted the generator does
- * not draw such a program: whether grad refuses it is asked of cjax itself
- * (tracing the gradient, in a scratch context), so the check is exact and
- * only programs with a cond or switch pay for it. */
+ * more than 64 outputs and residual slots, and a scan or fori_loop whose
+ * step's linearization needs more than 64 outputs: the 64-value limit of a
+ * linearized body, a known defect (docs/CONTROL_FLOW.md, "Limits"). Until
+ * it is lifted the generator does not draw such a program: whether grad
+ * refuses it is asked of cjax itself (tracing the gradient, in a scratch
+ * context), so the check is exact and only programs with a large cond,
+ * switch or loop pay for it. */
 /* Nodes inside the bodies of construct c, nested bodies included. */
 static int construct_span(const fz_program *p, int c) {
     int n = 0;
@@ -1329,7 +1330,9 @@ static int construct_span(const fz_program *p, int c) {
 static int grad_refuses(const fz_program *p) {
     int big = 0;
     for (int i = 0; i < p->n_nodes && !big; i++)
-        big = (p->nodes[i].kind == FZ_COND || p->nodes[i].kind == FZ_SWITCH) && construct_span(p, i) > FZ_CHECK_SPAN;
+        big = (p->nodes[i].kind == FZ_COND || p->nodes[i].kind == FZ_SWITCH || p->nodes[i].kind == FZ_SCAN ||
+               p->nodes[i].kind == FZ_FORI) &&
+              construct_span(p, i) > FZ_CHECK_SPAN;
     if (!big) return 0;
     cj_ctx *ctx = cj_ctx_new(NULL);
     if (!ctx) return 0;
@@ -1343,7 +1346,9 @@ static int grad_refuses(const fz_program *p) {
     cj_grad_opts go = {p->n_inputs, argnums, 0};
     cj_func *f = cj_func_new(ctx, "fuzz_sum", fz_fn_sum, p->n_inputs, 1, (void *)p);
     char *text = cj_make_jaxpr(cj_grad(f, &go), p->n_inputs, specs);
-    int refused = !text && cj_error(ctx) == CJ_ERR_UNSUPPORTED && strstr(cj_error_message(ctx), "outputs and residuals");
+    const char *why = cj_error_message(ctx);
+    int refused = !text && cj_error(ctx) == CJ_ERR_UNSUPPORTED &&
+                  (strstr(why, "outputs and residuals") || strstr(why, "a step whose linearization needs more than"));
     if (text) cj_string_free(ctx, text);
     cj_ctx_free(ctx);
     return refused;

@@ -832,3 +832,22 @@ TEST(fuzz_generator_draws_no_program_grad_refuses) {
     CHECK(!strstr(cj_error_message(ctx), "outputs and residuals"));
     cj_ctx_free(ctx);
 }
+
+/* Program seed 2026485320 (a 30-minute `make fuzz` run): a scan whose
+ * step's linearization needed more than 64 outputs, which reverse mode
+ * refuses (the same 64-value limit); the generator asked cjax about large
+ * conds only. It now asks about large scans and fori_loops too. */
+TEST(fuzz_generator_draws_no_scan_grad_refuses) {
+    fz_program p;
+    fz_generate(&p, 2026485320);
+        cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *fsum = cj_func_new(ctx, "fuzz_sum", fz_fn_sum, p.n_inputs, 1, &p);
+    uint64_t rng = 2026485320;
+    cj_val in[FZ_MAX_INPUTS], g[FZ_MAX_INPUTS];
+    for (int i = 0; i < p.n_inputs; i++) in[i] = fz_random_input(ctx, fz_input_type(&p, i), &rng);
+    cj_status st = cj_call(grad_all(fsum, p.n_inputs), in, g);
+    /* a while loop reached by a tangent may still refuse reverse mode, as in JAX */
+    CHECK_MSG(st == CJ_OK || strstr(cj_error_message(ctx), FZ_WHILE_REVERSE_ERROR), "%s", cj_error_message(ctx));
+    CHECK(!strstr(cj_error_message(ctx), "a step whose linearization needs more than"));
+    cj_ctx_free(ctx);
+}
