@@ -552,6 +552,62 @@ TEST(cf_closures_in_cond_and_while) {
     cj_ctx_free(ctx);
 }
 
+/* ---- a nested construct equal to the enclosing one's first branches ---- */
+typedef struct nest {
+    cj_func *keep, *inner_switch, *outer_true;
+} nest;
+
+static void keep_operand(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = in[0];
+}
+/* switch(1, [keep], x) * 2: the index is clamped to the one branch */
+static void inner_switch_twice(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    nest *n = u;
+    cj_val s;
+    cj_switch(cj_scalar_typed(ctx, 1, CJ_I32), 1, &n->keep, 1, in, &s);
+    out[0] = cj_mul(s, cj_scalar(ctx, 2));
+}
+/* x → cond(sum(x) > 0, inner_switch_twice, keep, x) */
+static void nested_same_branch(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    nest *n = u;
+    cj_val s = cj_sum(in[0], 0, NULL, 0);
+    cj_cond(cj_gt(s, cj_scalar(ctx, 0)), n->outer_true, n->keep, 1, in, out);
+    out[0] = cj_sum(out[0], 0, NULL, 0);
+}
+
+/* Found by the fuzzer (program seeds 3141657170, 8675412976, 8675424110):
+ * while the cond's true branch (its branch 1) is traced, the cond's
+ * record already holds branch 0, `keep`, and has the cond's operand
+ * layout and output types; the inner one-branch switch over `keep` equals
+ * that half-built record, so the deduplication of records made it the
+ * cond's own record: the cond's branch 1 then called the cond itself,
+ * and grad recursed until "transformations nested more than 64 deep"
+ * (running it would recurse the same way, the clamped index 1 taking
+ * branch 1 again). Records are matched only once finished. */
+TEST(cf_nested_switch_equal_to_enclosing_branch_gets_its_own_record) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static nest n;
+    n.keep = cj_func_new(ctx, "keep", keep_operand, 1, 1, NULL);
+    n.outer_true = cj_func_new(ctx, "inner_switch_twice", inner_switch_twice, 1, 1, &n);
+    cj_func *f = cj_func_new(ctx, "nested_same_branch", nested_same_branch, 1, 1, &n);
+    cj_func *g = cj_grad(f, NULL);
+    static const double pos[3] = {1, 2, -0.5}, neg[3] = {-1, 0.25, -0.5};
+    for (int k = 0; k < 2; k++) {
+        cj_val x = f64_vec(ctx, 3, k ? neg : pos), dx, out[N_MODES][MAX_OUT];
+        double want = k ? -1.25 : 5, dwant = k ? 1 : 2;
+        /* grad first: before the fix it failed cleanly, running recursed */
+        CHECK_MSG(cj_call(g, &x, &dx) == CJ_OK, "grad: %s", cj_error_message(ctx));
+        for (int i = 0; i < 3; i++) CHECK_NEAR(at(dx, i), dwant, 0, 0);
+        CHECK_MSG(cj_call(cj_jit(g, NULL), &x, &dx) == CJ_OK, "jit(grad): %s", cj_error_message(ctx));
+        for (int i = 0; i < 3; i++) CHECK_NEAR(at(dx, i), dwant, 0, 0);
+        CHECK_ALL_MODES(f, &x, 1, out);
+        CHECK_NEAR(at(out[0][0], 0), want, 0, 0);
+    }
+    CHECK(cj_error(ctx) == CJ_OK);
+    cj_ctx_free(ctx);
+}
+
 /* ---- errors: a clear message, error values out, nothing crashes ---- */
 static void to_f32(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     (void)ctx, (void)u;

@@ -840,7 +840,7 @@ TEST(fuzz_generator_draws_no_program_grad_refuses) {
 TEST(fuzz_generator_draws_no_scan_grad_refuses) {
     fz_program p;
     fz_generate(&p, 2026485320);
-        cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_ctx *ctx = cj_ctx_new(NULL);
     cj_func *fsum = cj_func_new(ctx, "fuzz_sum", fz_fn_sum, p.n_inputs, 1, &p);
     uint64_t rng = 2026485320;
     cj_val in[FZ_MAX_INPUTS], g[FZ_MAX_INPUTS];
@@ -850,4 +850,35 @@ TEST(fuzz_generator_draws_no_scan_grad_refuses) {
     CHECK_MSG(st == CJ_OK || strstr(cj_error_message(ctx), FZ_WHILE_REVERSE_ERROR), "%s", cj_error_message(ctx));
     CHECK(!strstr(cj_error_message(ctx), "a step whose linearization needs more than"));
     cj_ctx_free(ctx);
+}
+
+/* Program seeds 3141657170, 8675412976 and 8675424110 (found with fresh
+ * seeds, CJAX_FUZZ_COUNT=1): a cond whose branch 1 holds a switch whose
+ * branches return an operand as the cond's branch 0 does. The switch's
+ * record was deduplicated into the cond's half-built one, so the cond
+ * called itself and grad failed with "transformations nested more than 64
+ * deep"; the hand-written reproducer is
+ * cf_nested_switch_equal_to_enclosing_branch_gets_its_own_record. Each
+ * seed's program runs here through the checks it failed (as the corpus
+ * runs them: grad_fd in f64). */
+TEST(fuzz_regression_nested_construct_deduplicated_into_its_enclosing_one) {
+    static const uint64_t seeds[3] = {3141657170u, 8675412976u, 8675424110u};
+    for (int s = 0; s < 3; s++) {
+        fz_program p, p64;
+        fz_generate(&p, seeds[s]);
+        fz_to_f64(&p, &p64);
+        static const check_fn checks[4] = {run_interp, run_vmap, run_grad_jvp, run_grad_fd};
+        static const char *const names[4] = {"fuzz_jit_interp", "fuzz_vmap", "fuzz_grad_jvp", "fuzz_grad_fd"};
+        use_real_compiler(0);
+        for (int k = 0; k < 4; k++) {
+            instance x;
+            instance_init(&x, k == 3 ? &p64 : &p, 0);
+            int result = checks[k](&x, 0);
+            instance_free(&x);
+            if (result != 1) use_real_compiler(1);
+            CHECK_MSG(result == 1, "seed %llu: %s %s", (unsigned long long)seeds[s], names[k],
+                      result == FZ_SKIPPED ? "skipped (a known bug)" : "failed (printed above)");
+        }
+        use_real_compiler(1);
+    }
 }

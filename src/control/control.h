@@ -46,6 +46,13 @@ typedef struct cf_record {
     rt_aval out[CF_MAX_OUT];
     struct program *prepared[CF_MAX_BRANCHES]; /* compiled sub-programs, made on first use */
     int id;
+    /* set by cf_record_dedupe once the construct is complete: only such
+     * records are matched by later constructs. A record whose bodies are
+     * still being traced (the enclosing construct of a nested one) already
+     * holds its first branches, and a nested construct equal to those
+     * would otherwise be deduplicated into it and name itself; one whose
+     * tracing failed is no construct at all. */
+    int finished;
     /* autodiff (ad.c): a construct made as the linear half of a jvp keeps
      * each body's linear program (residuals first, then tangents) for its
      * transpose; n_res and the float-input masks say how they line up */
@@ -59,9 +66,9 @@ typedef struct cf_record {
  * of memory. It owns the programs put in it. */
 cf_record *cf_record_new(cj_ctx *ctx, cf_kind kind);
 /* A construct just built in `rec` may repeat an earlier one (run again
- * eagerly in a loop, or traced again): then the earlier record, with its
- * compiled bodies, is returned and rec is dropped (freed when it is the
- * newest record, else left empty); otherwise rec. */
+ * eagerly in a loop, or traced again): then the earlier finished record,
+ * with its compiled bodies, is returned and rec is dropped (freed when it
+ * is the newest record, else left empty); otherwise rec, now finished. */
 cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec);
 /* The record of an id, or NULL after recording an error naming `op`. */
 cf_record *cf_record_get(cj_ctx *ctx, int id, const char *op);

@@ -50,7 +50,8 @@ cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec) {
     /* the most recent records first: a construct in a loop was made last */
     for (int i = rec->id - 1, seen = 0; i >= 0 && seen < 256; i--, seen++) {
         cf_record *old = ctx->cf_records[i];
-        if (!same_record(old, rec)) continue;
+        /* an unfinished record may be the construct whose body made rec */
+        if (!old->finished || !same_record(old, rec)) continue;
         for (int k = 0; k < rec->n_progs; k++) ir_free(rec->progs[k]);
         rec->n_progs = 0;
         if (rec->id == ctx->n_cf_records - 1) { /* the usual case: drop it */
@@ -59,6 +60,7 @@ cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec) {
         }
         return old;
     }
+    rec->finished = 1;
     return rec;
 }
 
