@@ -16,6 +16,18 @@
 #include "harness.h"
 #include "test_util.h"
 
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TSAN_BUILD 1
+#endif
+#endif
+#if !defined(TSAN_BUILD) && defined(__SANITIZE_THREAD__)
+#define TSAN_BUILD 1
+#endif
+#ifndef TSAN_BUILD
+#define TSAN_BUILD 0
+#endif
+
 static char cache_dir[128];
 
 static void use_private_cache(const char *compiler) {
@@ -414,6 +426,15 @@ TEST(native_fifo_at_the_entry_hangs_neither_the_call_nor_ctx_free) {
         return;
     }
     CHECK(unlink(path) == 0 && mkfifo(path, 0600) == 0);
+#if TSAN_BUILD
+    /* ThreadSanitizer cannot start threads in a child forked from a
+     * threaded process; the fork only guards against a hang, so the
+     * scenario runs here (the other builds keep the guard) */
+    CHECK(tiered_axb_and_free());
+    struct stat st0;
+    CHECK(lstat(path, &st0) == 0 && S_ISREG(st0.st_mode));
+    return;
+#endif
     fflush(stdout);
     pid_t pid = fork();
     CHECK(pid >= 0);
