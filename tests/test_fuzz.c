@@ -882,3 +882,22 @@ TEST(fuzz_regression_nested_construct_deduplicated_into_its_enclosing_one) {
         use_real_compiler(1);
     }
 }
+
+/* Program seed 7770038254 (a 30-minute `make fuzz` run): a switch whose
+ * known half fit the 64-value limit in f32 but not in the f64 form the
+ * finite-difference check runs. The generator now asks about both. */
+TEST(fuzz_generator_draws_no_f64_program_grad_refuses) {
+    fz_program p, p64;
+    fz_generate(&p, 7770038254u);
+    fz_to_f64(&p, &p64);
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *fsum = cj_func_new(ctx, "fuzz_sum", fz_fn_sum, p64.n_inputs, 1, &p64);
+    uint64_t rng = 7770038254u;
+    cj_val in[FZ_MAX_INPUTS], g[FZ_MAX_INPUTS];
+    for (int i = 0; i < p64.n_inputs; i++) in[i] = fz_random_input(ctx, fz_input_type(&p64, i), &rng);
+    cj_status st = cj_call(grad_all(fsum, p64.n_inputs), in, g);
+    /* a while loop reached by a tangent may still refuse reverse mode, as in JAX */
+    CHECK_MSG(st == CJ_OK || strstr(cj_error_message(ctx), FZ_WHILE_REVERSE_ERROR), "%s", cj_error_message(ctx));
+    CHECK(!strstr(cj_error_message(ctx), "outputs and residuals"));
+    cj_ctx_free(ctx);
+}
