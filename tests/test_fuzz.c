@@ -817,20 +817,30 @@ TEST(fuzz_regression_pad_into_row_reduction_cc) {
  * linearized body's 64-value limit). Branches now share slots, and the
  * generator draws no program grad refuses (it asks cjax); the seed's
  * being extended or not, and its neighbours' programs, are unchanged. */
+/* The gradient of seed's program (its f64 form with `f64`) runs, or
+ * refuses only as JAX does (a while loop reached by a tangent), and never
+ * with `refusal`, the 64-value limit's message. */
+static void check_grad_of_seed_not_refused(uint64_t seed, int f64, const char *refusal) {
+    fz_program p, p64;
+    fz_generate(&p, seed);
+    fz_to_f64(&p, &p64);
+    const fz_program *q = f64 ? &p64 : &p;
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *fsum = cj_func_new(ctx, "fuzz_sum", fz_fn_sum, q->n_inputs, 1, (void *)q);
+    uint64_t rng = seed;
+    cj_val in[FZ_MAX_INPUTS], g[FZ_MAX_INPUTS];
+    for (int i = 0; i < q->n_inputs; i++) in[i] = fz_random_input(ctx, fz_input_type(q, i), &rng);
+    cj_status st = cj_call(grad_all(fsum, q->n_inputs), in, g);
+    CHECK_MSG(st == CJ_OK || strstr(cj_error_message(ctx), FZ_WHILE_REVERSE_ERROR), "%s", cj_error_message(ctx));
+    CHECK(!strstr(cj_error_message(ctx), refusal));
+    cj_ctx_free(ctx);
+}
+
 TEST(fuzz_generator_draws_no_program_grad_refuses) {
     fz_program p;
     fz_generate(&p, 65557);
     CHECK(p.extended && fz_seed_is_extended(65557));
-    cj_ctx *ctx = cj_ctx_new(NULL);
-    cj_func *fsum = cj_func_new(ctx, "fuzz_sum", fz_fn_sum, p.n_inputs, 1, &p);
-    uint64_t rng = 65557;
-    cj_val in[FZ_MAX_INPUTS], g[FZ_MAX_INPUTS];
-    for (int i = 0; i < p.n_inputs; i++) in[i] = fz_random_input(ctx, fz_input_type(&p, i), &rng);
-    cj_status st = cj_call(grad_all(fsum, p.n_inputs), in, g);
-    /* a while loop reached by a tangent may still refuse reverse mode, as in JAX */
-    CHECK_MSG(st == CJ_OK || strstr(cj_error_message(ctx), FZ_WHILE_REVERSE_ERROR), "%s", cj_error_message(ctx));
-    CHECK(!strstr(cj_error_message(ctx), "outputs and residuals"));
-    cj_ctx_free(ctx);
+    check_grad_of_seed_not_refused(65557, 0, "outputs and residuals");
 }
 
 /* Program seed 2026485320 (a 30-minute `make fuzz` run): a scan whose
@@ -838,18 +848,7 @@ TEST(fuzz_generator_draws_no_program_grad_refuses) {
  * refuses (the same 64-value limit); the generator asked cjax about large
  * conds only. It now asks about large scans and fori_loops too. */
 TEST(fuzz_generator_draws_no_scan_grad_refuses) {
-    fz_program p;
-    fz_generate(&p, 2026485320);
-    cj_ctx *ctx = cj_ctx_new(NULL);
-    cj_func *fsum = cj_func_new(ctx, "fuzz_sum", fz_fn_sum, p.n_inputs, 1, &p);
-    uint64_t rng = 2026485320;
-    cj_val in[FZ_MAX_INPUTS], g[FZ_MAX_INPUTS];
-    for (int i = 0; i < p.n_inputs; i++) in[i] = fz_random_input(ctx, fz_input_type(&p, i), &rng);
-    cj_status st = cj_call(grad_all(fsum, p.n_inputs), in, g);
-    /* a while loop reached by a tangent may still refuse reverse mode, as in JAX */
-    CHECK_MSG(st == CJ_OK || strstr(cj_error_message(ctx), FZ_WHILE_REVERSE_ERROR), "%s", cj_error_message(ctx));
-    CHECK(!strstr(cj_error_message(ctx), "a step whose linearization needs more than"));
-    cj_ctx_free(ctx);
+    check_grad_of_seed_not_refused(2026485320, 0, "a step whose linearization needs more than");
 }
 
 /* Program seeds 3141657170, 8675412976 and 8675424110 (found with fresh
@@ -887,17 +886,5 @@ TEST(fuzz_regression_nested_construct_deduplicated_into_its_enclosing_one) {
  * known half fit the 64-value limit in f32 but not in the f64 form the
  * finite-difference check runs. The generator now asks about both. */
 TEST(fuzz_generator_draws_no_f64_program_grad_refuses) {
-    fz_program p, p64;
-    fz_generate(&p, 7770038254u);
-    fz_to_f64(&p, &p64);
-    cj_ctx *ctx = cj_ctx_new(NULL);
-    cj_func *fsum = cj_func_new(ctx, "fuzz_sum", fz_fn_sum, p64.n_inputs, 1, &p64);
-    uint64_t rng = 7770038254u;
-    cj_val in[FZ_MAX_INPUTS], g[FZ_MAX_INPUTS];
-    for (int i = 0; i < p64.n_inputs; i++) in[i] = fz_random_input(ctx, fz_input_type(&p64, i), &rng);
-    cj_status st = cj_call(grad_all(fsum, p64.n_inputs), in, g);
-    /* a while loop reached by a tangent may still refuse reverse mode, as in JAX */
-    CHECK_MSG(st == CJ_OK || strstr(cj_error_message(ctx), FZ_WHILE_REVERSE_ERROR), "%s", cj_error_message(ctx));
-    CHECK(!strstr(cj_error_message(ctx), "outputs and residuals"));
-    cj_ctx_free(ctx);
+    check_grad_of_seed_not_refused(7770038254u, 1, "outputs and residuals");
 }
