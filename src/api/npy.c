@@ -209,16 +209,11 @@ static int parse_bool(cursor *c, int *out) {
     return 0;
 }
 
-/* The most elements a shape may have: their bytes (8 at most each) and every
- * partial product of the dimensions then fit in int64_t. */
-#define MAX_ELEMENTS ((int64_t)1 << 59)
-
 static int parse_shape(cursor *c, npy_header *h) {
     if (!at(c, '(')) return refuse(c, "'shape' is not a tuple");
     c->p++;
     skip_ws(c);
     h->rank = 0;
-    int64_t nonzero_product = 1; /* bounds every partial product, zeros aside */
     int commas = 0;
     while (!at(c, ')')) {
         if (c->p >= c->end) return refuse(c, "'shape' is an unterminated tuple");
@@ -233,8 +228,6 @@ static int parse_shape(cursor *c, npy_header *h) {
         }
         if (d > ((int64_t)1 << 48)) return refuse(c, "'shape' entry out of range");
         if (at(c, 'L') || at(c, 'l')) c->p++; /* Python 2's long */
-        if (d > 0 && nonzero_product > MAX_ELEMENTS / d) return refuse(c, "'shape' has more than 2^59 elements");
-        if (d > 0) nonzero_product *= d;
         h->dims[h->rank++] = d;
         skip_ws(c);
         if (at(c, ',')) {
@@ -250,6 +243,9 @@ static int parse_shape(cursor *c, npy_header *h) {
     if (h->rank == 1 && commas == 0)
         return refuse(c, "'shape' (%lld) is not a tuple (one element is written (%lld,))", (long long)h->dims[0],
                       (long long)h->dims[0]);
+    /* the shape check every array passes (entries are at most 2^48 here) */
+    rt_shape_status st = rt_shape_check(h->rank, h->dims);
+    if (st != RT_SHAPE_OK) return refuse(c, "'shape' %s", rt_shape_status_text(st));
     return 0;
 }
 
