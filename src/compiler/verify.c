@@ -151,6 +151,8 @@ static int check_dataflow(checker *ck) {
             const int *in = ir_eqn_inputs(ir, e);
             for (int i = 0; i < e->n_in; i++) {
                 int v = in[i], p = c->kernel_of[v], d = ck->def[v];
+                if (p >= 0 && d < 0)
+                    return bad(ck, k, "kernel_of gives %s, which no equation defines, kernel %d", vname(ck, v, b), p);
                 if (p > k)
                     return bad(ck, k, "equation %d (%s) reads %s, defined later by kernel %d", K->eqns[j],
                                prim_names[e->prim], vname(ck, v, b), p);
