@@ -9,6 +9,7 @@
  * without a buffer, a bad donation) is caught with a message naming the
  * pass and the kernel; out of memory at every allocation is clean. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "compiler/program.h"
 #include "core/func.h"
@@ -180,6 +181,41 @@ TEST(pipeline_dump_after_one_pass_prints_only_that_pass) {
     CHECK(strstr(sb.data, "cjax: after simplify:\n") && strstr(sb.data, "cjax: after plan:\n"));
     compiled_free(ctx, c);
     sb_free(&sb);
+    ir_free(ir);
+    cj_ctx_free(ctx);
+}
+
+/* The knob itself: CJAX_DUMP=schedule prints the program after schedule
+ * to stderr, and no other pass. The knobs are read once per process, so
+ * this sets the parsed value (and puts it back); stderr goes to a file. */
+TEST(pipeline_cjax_dump_prints_only_the_named_pass_to_stderr) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    ir_func *ir = every_kind_ir(ctx);
+    CHECK(ir);
+    char path[] = "/tmp/cjax-pipeline-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    rt_config *cfg = (rt_config *)rt_config_get();
+    const char *saved = cfg->dump;
+    cfg->dump = "schedule";
+    fflush(stderr);
+    int saved_fd = dup(2);
+    dup2(fd, 2);
+    compiled *c = compile_ir(ctx, ir);
+    fflush(stderr);
+    dup2(saved_fd, 2);
+    close(saved_fd);
+    cfg->dump = saved;
+    char text[16384];
+    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    close(fd);
+    remove(path);
+    CHECK(c && n > 0);
+    text[n] = 0;
+    const char *want = "cjax: after schedule:\nkernels (";
+    CHECK_MSG(!strncmp(text, want, strlen(want)), "%s", text);
+    CHECK_EQ_INT(count(text, "cjax: after "), 1);
+    compiled_free(ctx, c);
     ir_free(ir);
     cj_ctx_free(ctx);
 }
