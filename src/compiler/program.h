@@ -107,7 +107,8 @@ typedef struct compile_options {
     bool verify;            /* verify after every pass in any build (else: debug builds and
                                CJAX_VERIFY=1; the IR passes are always verified) */
     /* Called after each pass, before it is verified and dumped: lets tests
-     * look at (or break) the program between passes. Nonzero stops. */
+     * look at (or break) the program between passes. Nonzero (with the
+     * error recorded in ctx) stops the pipeline. */
     int (*after_pass)(cj_ctx *ctx, compiled *c, const char *pass, void *arg);
     void *arg;
 } compile_options;
