@@ -12,6 +12,9 @@
  * docs/CONTRIBUTING-PRIMS.md says the same in prose. The checker is also
  * run on copies of the table with one rule taken out, to show that it
  * notices. */
+#include <stdlib.h>
+
+#include "cjax.h"
 #include "harness.h"
 #include "prim/elementwise_kernels.h"
 #include "prim/prim.h"
@@ -251,4 +254,26 @@ TEST(prim_rules_c_expressions_of_ordinary_ops) {
     CHECK(prim_c_inline(PRIM_NEG, CJ_I64, CJ_I64));
     CHECK(!prim_c_inline(PRIM_TANH, CJ_F32, CJ_F32));
     CHECK(!prim_c_inline(PRIM_REDUCE_SUM, CJ_F32, CJ_F32)); /* not elementwise */
+}
+
+/* cost_analysis reads each equation's cost class: a contraction's 2·K per
+ * result element, a transcendental per exp, a flop per element folded by a
+ * reduction and per product, nothing for a convert or a reshape. */
+static void f_costs(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    cj_val y = cj_matmul(in[0], in[1]);                 /* f32[8,4]: 2·16·32 = 1024 flops */
+    cj_val s = cj_sum(cj_exp(y), 1, (int64_t[]){1}, 0); /* 32 transcendentals, 32 flops */
+    cj_val t = cj_astype(cj_mul(s, s), CJ_F64);         /* 8 flops, the convert free */
+    out[0] = cj_reshape(t, 2, (int64_t[]){2, 4});      /* free */
+}
+
+TEST(prim_rules_cost_analysis_reads_the_cost_classes) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *jf = cj_jit(cj_func_new(ctx, "costs", f_costs, 2, 1, NULL), NULL);
+    cj_val in[2] = {cj_zeros(ctx, CJ_F32, 2, (int64_t[]){8, 16}), cj_zeros(ctx, CJ_F32, 2, (int64_t[]){16, 4})};
+    cj_cost_analysis cost;
+    CHECK(cj_jit_cost_analysis(jf, in, &cost) == CJ_OK);
+    CHECK_NEAR(cost.flops, 1024 + 32 + 8, 0, 0);
+    CHECK_NEAR(cost.transcendentals, 32, 0, 0);
+    cj_ctx_free(ctx);
 }
