@@ -81,7 +81,10 @@ static void dest_name(const compiled *c, int k, int v, char *buf, size_t n) {
 static void inline_rhs(const ir_func *ir, const ir_eqn *e, const char *a, const char *b, const char *p,
                        char *out, size_t n) {
     prim_c_args args = {{a, b, p}, kernel_dtype(ir, e), ir->vars[e->out].dtype};
-    if (!prim_lower(e->prim)->c_expr(e->prim, &args, out, n)) snprintf(out, n, "0 /* no expression */");
+    /* is_inline asked the same question; should the answer differ (the
+     * text did not fit), an undeclared name makes the unit fail to build,
+     * so the program stays on the interpreter rather than compute garbage */
+    if (!prim_lower(e->prim)->c_expr(e->prim, &args, out, n)) snprintf(out, n, "cjax_no_c_expression");
 }
 
 static void emit_inline(const compiled *c, int k, const ir_eqn *e, strbuf *sb) {
