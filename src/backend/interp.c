@@ -321,7 +321,7 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
                 }
             }
             ops.out = dst;
-            ops.in_dtype = ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype;
+            ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
             ops.out_dtype = ir->vars[v].dtype;
             ew_kernel(e->prim, ops.in_dtype)(&ops, 0, len);
         }
@@ -400,7 +400,7 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
                     ptr[i] = job->buf[u];
             }
             char *dst = ptr[e->n_in < 4 ? e->n_in : 3];
-            if (prim_families[e->prim] == FAMILY_REDUCE) { /* each row of the block reduced */
+            if (prim_lower(e->prim)->kind == LOWER_REDUCTION) { /* each row of the block reduced */
                 rt_array a, o;
                 memset(&a, 0, sizeof a);
                 memset(&o, 0, sizeof o);
@@ -436,7 +436,7 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
                     ops.scalar[i] = ir->vars[in[i]].rank == 0 && (fo == FORM_ROW || K->outer_rank > 0);
                 }
                 ops.out = dst;
-                ops.in_dtype = ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype;
+                ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
                 ops.out_dtype = ir->vars[v].dtype;
                 ew_kernel(e->prim, ops.in_dtype)(&ops, 0, fo == FORM_ROW ? nr * C : nr);
             }
@@ -487,7 +487,8 @@ static int run_construct(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const 
 
 static int run_single(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const kernel *K, char *const *buf) {
     const ir_eqn *e = &ir->eqns[K->eqns[0]];
-    if (cf_is_prim(e->prim)) return run_construct(ctx, mode, ir, K, buf); /* bodies as the program's own backend */
+    if (prim_lower(e->prim)->kind == LOWER_CONSTRUCT)
+        return run_construct(ctx, mode, ir, K, buf); /* bodies as the program's own backend */
     const int *in = ir_eqn_inputs(ir, e);
     rt_array hdr[PRIM_MAX_OPERANDS], out;
     rt_array *args[PRIM_MAX_OPERANDS];

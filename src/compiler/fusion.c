@@ -19,10 +19,9 @@
  * kernel's outputs; everything else exists only per tile. */
 #include <string.h>
 
-#include "../control/control.h"
 #include "program.h"
 
-bool fuse_is_elementwise(prim_id p) { return prim_families[p] == FAMILY_ELEMENTWISE; }
+bool fuse_is_elementwise(prim_id p) { return prim_lower(p)->kind == LOWER_ELEMENTWISE; }
 
 bool fuse_is_leaf_map(prim_id p) {
     switch (p) {
@@ -69,12 +68,10 @@ row_form fuse_row_form(const kernel *K, const rt_aval *a) {
     return a->rank == 0 ? FORM_RANK0 : FORM_NONE;
 }
 
-/* A reduction over the trailing axes of its operand: sets the outer rank
- * and the row length. */
+/* A reduction with a row fold over the trailing axes of its operand: sets
+ * the outer rank and the row length. */
 bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t *row_len) {
-    if (e->prim != PRIM_REDUCE_SUM && e->prim != PRIM_REDUCE_MAX && e->prim != PRIM_REDUCE_MIN &&
-        e->prim != PRIM_REDUCE_PROD)
-        return false;
+    if (prim_lower(e->prim)->kind != LOWER_REDUCTION || !prim_lower(e->prim)->row_fold) return false;
     const rt_aval *a = &ir->vars[ir_eqn_inputs(ir, e)[0]];
     int q = e->params.axes.n, p = a->rank - q;
     if (q < 1) return false;
@@ -211,7 +208,7 @@ int fuse_kernels(cj_ctx *ctx, compiled *c) {
 
     for (int ei = 0; ei < ir->n_eqns; ei++) {
         const ir_eqn *e = &ir->eqns[ei];
-        int k = cf_is_prim(e->prim) ? construct_kernel(c, ei) : pick_kernel(c, ei), outer;
+        int k = prim_lower(e->prim)->kind == LOWER_CONSTRUCT ? construct_kernel(c, ei) : pick_kernel(c, ei), outer;
         int64_t len;
         bool row_reduce = fuse_is_row_reduce(ir, e, &outer, &len);
         if (k < 0) {

@@ -110,7 +110,7 @@ void cf_register(void) {
             .abstract_eval = cf_abstract_eval,
             .impl = cf_impl,
             .print_params = cf_print_params,
-            .lower = LOWER_OPAQUE,
+            .lower = {.kind = LOWER_CONSTRUCT},
         };
     cf_register_batch();
 }

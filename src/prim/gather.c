@@ -397,13 +397,13 @@ void prim_register_gather(void) {
         .abstract_eval = gather_abstract_eval,
         .impl = gather_impl,
         .print_params = gather_print_params,
-        .lower = LOWER_OPAQUE,
+        .lower = {.kind = LOWER_OPAQUE},
     };
     prim_rules[PRIM_SCATTER_ADD] = (prim_rule){
         .abstract_eval = scatter_abstract_eval,
         .impl = scatter_impl,
         .print_params = gather_print_params,
-        .lower = LOWER_OPAQUE,
+        .lower = {.kind = LOWER_OPAQUE},
         .batch = batch_gather,
     };
     prim_rules[PRIM_GATHER].batch = batch_gather;

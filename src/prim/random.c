@@ -148,7 +148,7 @@ void prim_register_random(void) {
     prim_rules[PRIM_THREEFRY2X32] = (prim_rule){
         .abstract_eval = threefry_abstract_eval,
         .impl = threefry_impl,
-        .lower = LOWER_OPAQUE,
+        .lower = {.kind = LOWER_OPAQUE},
         .batch = threefry_batch,
         .jvp = ad_jvp_zero,
     };

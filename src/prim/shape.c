@@ -12,7 +12,7 @@
  * Conventions, as lax: operands keep their dtype (no promotion here; the
  * public functions in src/api/shape.c promote first); the result is weakly
  * typed when the data operands are (indices do not count); iota is never
- * weak. The compiler sees all of them as LOWER_DATA_MOVEMENT. */
+ * weak. Their lowering kind is LOWER_DATA_MOVEMENT. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -648,7 +648,7 @@ static void set_rule(prim_id id, prim_abstract_eval_fn eval, prim_impl_fn impl,
     prim_rules[id].abstract_eval = eval;
     prim_rules[id].impl = impl;
     prim_rules[id].print_params = print;
-    prim_rules[id].lower = LOWER_DATA_MOVEMENT;
+    prim_rules[id].lower.kind = LOWER_DATA_MOVEMENT;
 }
 
 /* ---- vmap rules ----
@@ -861,6 +861,16 @@ void prim_register_shape(void) {
     set_rule(PRIM_PAD, eval_pad, impl_pad, print_pad);
     set_rule(PRIM_REV, eval_rev, impl_rev, print_dimensions);
     set_rule(PRIM_IOTA, eval_iota, impl_iota, print_iota);
+    /* no-ops when the result has the operand's type: a reshape, broadcast
+     * or squeeze to the same shape, a slice taking every element, a
+     * dynamic_slice of the whole operand (its start clamps to 0), a
+     * dynamic_update_slice whose update is all of it */
+    static const prim_id same_as_operand0[] = {PRIM_BROADCAST_IN_DIM, PRIM_RESHAPE, PRIM_SQUEEZE, PRIM_SLICE,
+                                               PRIM_DYNAMIC_SLICE};
+    for (size_t i = 0; i < sizeof same_as_operand0 / sizeof *same_as_operand0; i++)
+        prim_rules[same_as_operand0[i]].lower.noop_operand = 1;
+    prim_rules[PRIM_DYNAMIC_UPDATE_SLICE].lower.noop_operand = 2;
+    prim_rules[PRIM_DYNAMIC_UPDATE_SLICE].lower.updates_operand0 = true; /* writes only the update */
     for (int i = 0; i < PRIM_COUNT; i++)
         if (prim_families[i] == FAMILY_SHAPE && i != PRIM_IOTA) prim_rules[i].batch = batch_shape;
 }
