@@ -11,10 +11,10 @@
 #    its reason. An exception that no longer occurs fails too, so the list
 #    only shrinks.
 # 2. libcjax.so exports exactly the public functions include/cjax.h
-#    declares: nothing internal, nothing missing.
+#    declares: nothing internal, nothing missing (cmake/cjax.map).
 #
-# Only sh, awk, sort, find and nm (binutils): every machine that builds
-# cjax has them.
+# Only sh, awk, sed, sort, comm, cmp, find and nm (binutils): every
+# machine that builds cjax has them.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -116,4 +116,50 @@ END {
            length(files), n_layer, n_excepted + 0
 }' "$layers" "$tmp/nm" || status=1
 
+# The shared library's exports against the header's declarations: each
+# "cj_name(" in the header's code (comments out: they are full of examples
+# that call cj_*), not a function pointer type's "(*cj_fn)(".
+lib=$build/libcjax.so
+if [ -e "$lib" ]; then
+    awk '
+    {
+        line = $0; code = ""
+        while (line != "") {
+            if (in_comment) {
+                j = index(line, "*/")
+                if (!j) { line = ""; break }
+                line = substr(line, j + 2); in_comment = 0
+            } else {
+                i = index(line, "/*"); k = index(line, "//")
+                if (k && (!i || k < i)) { code = code substr(line, 1, k - 1); line = ""; break }
+                if (!i) { code = code line; line = ""; break }
+                code = code substr(line, 1, i - 1) " "; line = substr(line, i + 2); in_comment = 1
+            }
+        }
+        text = text " " code
+    }
+    END {
+        while (match(text, /[^A-Za-z0-9_]cj_[A-Za-z0-9_]+[ \t]*\(/)) {
+            name = substr(text, RSTART + 1, RLENGTH - 1)
+            sub(/[ \t]*\($/, "", name)
+            before = substr(text, 1, RSTART)
+            gsub(/[ \t]/, "", before)
+            if (substr(before, length(before) - 1) != "(*") print name
+            text = substr(text, RSTART + RLENGTH)
+        }
+    }
+    ' "$header" | sort -u > "$tmp/declared"
+    nm -D --defined-only "$lib" | awk 'NF >= 3 && $2 ~ /^[TDBRGSVWi]$/ { print $3 }' |
+        sed 's/@.*//' | sort -u > "$tmp/exported"
+    if cmp -s "$tmp/declared" "$tmp/exported"; then
+        echo "check_layers: libcjax.so exports exactly the $(wc -l < "$tmp/declared" | tr -d ' ') functions include/cjax.h declares"
+    else
+        comm -13 "$tmp/declared" "$tmp/exported" | sed 's/^/libcjax.so exports a name include\/cjax.h does not declare: /'
+        comm -23 "$tmp/declared" "$tmp/exported" | sed 's/^/include\/cjax.h declares a function libcjax.so does not export: /'
+        echo "check_layers: libcjax.so must export exactly the functions include/cjax.h declares (cmake/cjax.map)"
+        status=1
+    fi
+else
+    echo "check_layers: no $lib (the shared library was not built): its exports were not checked"
+fi
 exit $status
