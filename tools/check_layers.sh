@@ -1,7 +1,9 @@
 #!/bin/sh
 # check_layers.sh — the layering check `make test` runs (docs/ARCHITECTURE.md).
 #
-# Usage: tools/check_layers.sh [BUILD_DIR]   (default: build)
+# Usage: tools/check_layers.sh [BUILD_DIR [LAYERS_FILE]]
+#        (default: build, tools/layers.txt; tools/test_check_layers.sh passes
+#        altered copies of the layers file to show the check fails)
 #
 # 1. Layers depend only downward. The order is written once, in
 #    tools/layers.txt. Every object of the cjax_objects target is read with
@@ -21,7 +23,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
 case $build in /*) ;; *) build=$root/$build ;; esac
 objdir=$build/CMakeFiles/cjax_objects.dir
-layers=$root/tools/layers.txt
+layers=${2:-$root/tools/layers.txt}
 header=$root/include/cjax.h
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cjax_layers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT HUP INT TERM
