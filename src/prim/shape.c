@@ -740,20 +740,10 @@ static int batch_dynamic_indices(struct cj_ctx *ctx, prim_id prim, const prim_pa
             cj_val rel = bind_binary(PRIM_SUB, pos, sb); /* [B,...,dim,...] */
             cj_val ge = bind_binary(PRIM_GE, rel, bind_scalar(ctx, 0, CJ_I64, 0));
             cj_val lt = bind_binary(PRIM_LT, rel, bind_scalar(ctx, (double)k, CJ_I64, 0));
-            cj_val in_a = bind_binary(PRIM_AND, ge, lt);
-            /* the window over the axes so far: [B, x's sizes up to axis a, 1...]
+            /* inside the window along axis a, stretched to x's batched shape
              * (inside starts as the rank-0 true) */
-            const core_value *iv = core_peek(inside);
-            if (!iv) return -1;
-            if (iv->aval.rank == 0) {
-                inside = bind_binary(PRIM_AND, inside, in_a);
-            } else {
-                int64_t wdims[CJ_MAX_RANK + 1];
-                for (int d = 0; d <= rank; d++) wdims[d] = iv->aval.dims[d] > rdims[d] ? iv->aval.dims[d] : rdims[d];
-                cj_val w = bind_expand(inside, rank + 1, wdims);
-                in_a = bind_expand(in_a, rank + 1, wdims);
-                inside = bind_binary(PRIM_AND, w, in_a);
-            }
+            cj_val in_a = bind_expand(bind_binary(PRIM_AND, ge, lt), rank + 1, xa->dims);
+            inside = bind_binary(PRIM_AND, inside, in_a);
             /* spread the update along this axis to the array's extent */
             int64_t want[CJ_MAX_RANK + 1];
             memcpy(want, cur, sizeof want);
