@@ -155,7 +155,7 @@ void native_start(cj_ctx *ctx, program *p) {
     p->source = strdup(sb.data);
     sb_free(&sb);
     p->required = required_symbols(p);
-    p->build_ctx = cj_ctx_new(NULL);
+    p->build_ctx = core_ctx_new(NULL);
     if (!p->source || !p->required || !p->build_ctx) {
         snprintf(p->native_error, sizeof p->native_error, "out of memory preparing the C build");
         atomic_store(&p->native_state, NATIVE_FAILED);

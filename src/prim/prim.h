@@ -203,9 +203,9 @@ extern const char *const prim_names[PRIM_COUNT];
 extern const int prim_arity[PRIM_COUNT]; /* -1: variadic */
 extern const prim_family prim_families[PRIM_COUNT];
 
-/* Fills prim_rules once (idempotent, thread-safe). */
-void prim_init(void);
-/* Each family file registers its rows. */
+/* The tables above are defined in src/core/prim_table.c (core's data);
+ * each family file fills its rows of prim_rules in its register function,
+ * which the top-level init (src/init.c, run by cj_ctx_new) calls once. */
 void prim_register_elementwise(void);
 void prim_register_shape(void);
 void prim_register_reduce(void);

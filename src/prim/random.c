@@ -112,7 +112,7 @@ static cj_val batched_full(cj_val x, int64_t bdim, int64_t size, int rank, const
     if (xr == rank) return b;
     int64_t dims[CJ_MAX_RANK];
     for (int d = 0; d < xr; d++) dims[d] = d; /* a scalar key per example: [B] → [B, S] */
-    return cj_broadcast_in_dim(b, rank, full, dims);
+    return bind_broadcast_in_dim(b, rank, full, dims);
 }
 
 static int threefry_batch(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
