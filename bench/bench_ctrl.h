@@ -256,20 +256,27 @@ static double ctrl_median(double *v, int n) {
     return s[m / 2];
 }
 
+/* One timed call of a cjax row. Not inlined, so that a profile of the
+ * steady state alone can be taken with
+ * `valgrind --tool=callgrind --toggle-collect=ctrl_call_once` (the
+ * warm-up and the checks call cj_call directly; bench/results/README.md). */
+__attribute__((noinline)) static void ctrl_call_once(cj_ctx *ctx, ctrl_row *r) {
+    cj_val o[4];
+    cj_scope_begin(ctx);
+    cj_call(r->fn, r->in, o);
+    cj_scope_end(ctx, 0, NULL);
+}
+
 /* One round of a cjax row (or of its plain C loop): medians per call. */
 static void ctrl_time(cj_ctx *ctx, ctrl_row *r, int plain_c, double *wall, double *cpu) {
     double w[CTRL_MAX_CALLS], c[CTRL_MAX_CALLS], spent = 0;
     int n = 0;
-    cj_val o[4];
     while (n < CTRL_MAX_CALLS && (n < CTRL_MIN_CALLS || spent < CTRL_ROUND_MS)) {
         double t0 = now_ms(), c0 = cpu_ms();
-        if (plain_c) {
+        if (plain_c)
             r->c_run();
-        } else {
-            cj_scope_begin(ctx);
-            cj_call(r->fn, r->in, o);
-            cj_scope_end(ctx, 0, NULL);
-        }
+        else
+            ctrl_call_once(ctx, r);
         w[n] = now_ms() - t0, c[n] = cpu_ms() - c0;
         spent += w[n++];
     }
