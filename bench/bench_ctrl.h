@@ -413,7 +413,7 @@ static const char *ctrl_fmt(char *b, size_t n, double v, const char *absent, int
     if (!isfinite(v))
         snprintf(b, n, "%s", absent);
     else
-        snprintf(b, n, ratio ? (v < 0.1 ? "%.2gx" : "%.2fx") : v < 1 ? "%.3f" : "%.2f", v);
+        snprintf(b, n, ratio ? (v < 0.01 ? "%.1gx" : v < 0.1 ? "%.2gx" : "%.2fx") : v < 1 ? "%.3f" : "%.2f", v);
     return b;
 }
 
