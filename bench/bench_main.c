@@ -15,9 +15,14 @@
  * "missing"; without python3 only cjax's columns and the limits appear.
  *
  * The run is also written to bench/results/<name>.json (the fields are
- * described in bench/results/README.md). Options: --name NAME (default: the
- * date and time), --only KEY[,KEY...] (workloads whose key contains one),
- * --no-peers, --reps N. */
+ * described in bench/results/README.md). Then the control rows (issue 14:
+ * a small-state ODE by scan, vmap(hessian), an eager grad of a scan;
+ * bench_ctrl.h), timed against JAX in alternating rounds and checked
+ * against references; a failed check makes the exit status 1.
+ * Options: --name NAME (default: the date and time), --only KEY[,KEY...]
+ * (workloads whose key contains one; the control rows' keys are
+ * ctrl_<row>, so `--only ctrl` runs just them), --no-peers, --reps N,
+ * --rounds N (the control rows' rounds). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <math.h>
@@ -84,6 +89,7 @@ static row rows[] = {
 #define N_ROWS ((int)(sizeof rows / sizeof rows[0]))
 
 static int reps = 9;
+static int rounds = 3; /* the control rows' alternating rounds */
 
 /* ---- the temporary disk cache ---- */
 static char cache_dir[512];
@@ -254,28 +260,31 @@ static int selected(const char *key) {
 
 static int usage(const char *prog, int rc) {
     fprintf(rc ? stderr : stdout,
-            "usage: %s [--name NAME] [--only KEY[,KEY...]] [--no-peers] [--reps N]\n"
+            "usage: %s [--name NAME] [--only KEY[,KEY...]] [--no-peers] [--reps N] [--rounds N]\n"
             "  run from the repository root (bench/peers.py, bench/results/).\n"
             "  --name NAME   write bench/results/NAME.json (default: the date and time)\n"
-            "  --only KEYS   only workloads whose key contains one of KEYS\n"
+            "  --only KEYS   only workloads whose key contains one of KEYS (`ctrl`: the control rows)\n"
             "  --no-peers    skip NumPy and JAX\n"
-            "  --reps N      timed runs per figure (default 9; medians)\n",
-            prog);
+            "  --reps N      timed runs per figure (default 9; medians)\n"
+            "  --rounds N    the control rows' rounds, cjax and JAX alternating (default 3, at most %d)\n",
+            prog, CTRL_MAX_ROUNDS);
     return rc;
 }
 
 int main(int argc, char **argv) {
     const char *name = NULL;
-    int use_peers = 1;
+    int use_peers = 1, use_peers_main = 1; /* peers at all; peers.py for the main table */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--name") && i + 1 < argc)
             name = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
         else if (!strcmp(argv[i], "--no-peers"))
-            use_peers = 0;
+            use_peers = use_peers_main = 0;
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
         else
             return usage(argv[0], strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0);
     }
@@ -321,27 +330,37 @@ int main(int argc, char **argv) {
         printf("  (OpenBLAS kept %d threads)\n", ri.blas_threads);
     printf("cold-start cache: CJAX_CACHE_DIR=%s (removed at the end)\n", cache_dir);
 
-    if (limits_measure(&ri.limits, reps) != 0) {
+    /* The limits and peers.py serve the main table only: `--only ctrl`
+     * skips them, so the control rows re-measure in seconds. */
+    int main_rows = selected("vmap_chunk");
+    for (int k = 0; k < N_ROWS; k++) main_rows |= selected(rows[k].key);
+    if (!main_rows) {
+        ri.limits.copy_gbs = ri.limits.fma_gflops = ri.limits.sgemm_gflops = NAN;
+        ri.limits.fma_how = "not measured (no row of the main table selected)";
+        ri.limits.threads = threads;
+        use_peers_main = 0;
+    } else if (limits_measure(&ri.limits, reps) != 0) {
         fprintf(stderr, "bench: out of memory measuring the limits\n");
         rmdir(cache_dir);
         return 1;
     }
-    printf("limits: copy %.1f GB/s (STREAM scale, %d threads), FMA peak %.0f GFLOP/s (%s), sgemm 1024 %.0f "
+    if (main_rows) printf("limits: copy %.1f GB/s (STREAM scale, %d threads), FMA peak %.0f GFLOP/s (%s), sgemm 1024 %.0f "
            "GFLOP/s (%s, %.0f%% of peak)\n",
            ri.limits.copy_gbs, threads, ri.limits.fma_gflops, ri.limits.fma_how, ri.limits.sgemm_gflops,
            rt_gemm_backend(), 100 * ri.limits.sgemm_gflops / ri.limits.fma_gflops);
 
     char *peers = NULL;
-    if (use_peers) {
+    if (use_peers_main) {
         fflush(stdout);
         fprintf(stderr, "bench: running NumPy and JAX (python3 bench/peers.py)...\n");
         peers = peers_run();
     }
     char vbuf[128], state_np[16], state_jax[16];
-    snprintf(state_np, sizeof state_np, "%s", use_peers ? peer_state(peers, "numpy", vbuf, sizeof vbuf) : "skipped");
-    snprintf(state_jax, sizeof state_jax, "%s", use_peers ? peer_state(peers, "jax", vbuf, sizeof vbuf) : "skipped");
+    snprintf(state_np, sizeof state_np, "%s", use_peers_main ? peer_state(peers, "numpy", vbuf, sizeof vbuf) : "skipped");
+    snprintf(state_jax, sizeof state_jax, "%s", use_peers_main ? peer_state(peers, "jax", vbuf, sizeof vbuf) : "skipped");
     char py[32], npv[64], jv[64];
-    printf("peers: python %s, numpy %s, jax %s\n\n",
+    if (main_rows)
+        printf("peers: python %s, numpy %s, jax %s\n\n",
            !use_peers ? "skipped (--no-peers)" : peers ? peers_str(peers, "info.python", py, sizeof py) : "missing",
            strcmp(state_np, "installed") ? state_np : peers_str(peers, "info.numpy", npv, sizeof npv),
            strcmp(state_jax, "installed") ? state_jax : peers_str(peers, "info.jax", jv, sizeof jv));
@@ -356,7 +375,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     extras x = {NAN, NAN, NAN, NAN, NAN, 0, 0};
-    print_header();
+    if (main_rows) print_header();
     for (int k = 0; k < N_ROWS; k++) {
         row *r = &rows[k];
         r->ms[EAGER] = r->ms[INTERP] = r->ms[CC] = NAN;
@@ -386,13 +405,17 @@ int main(int argc, char **argv) {
         x.vmap_whole_bytes = vmap_peak_bytes(0, &x.vmap_whole_ms);
         x.vmap_chunked_bytes = vmap_peak_bytes(8, &x.vmap_chunked_ms);
     }
-    print_footnotes(rows, N_ROWS, &ri.limits, peers, &x);
-    if (!peers && use_peers)
+    if (main_rows) print_footnotes(rows, N_ROWS, &ri.limits, peers, &x);
+    if (main_rows && !peers && use_peers)
         printf("\n(NumPy and JAX missing: no python3, or neither installed; `pip install numpy jax` to compare)\n");
+
+    ctrl_run ctrl;
+    ctrl_measure(&ctrl, ctx, selected, use_peers, rounds);
+    ctrl_print(&ctrl);
 
     char path[600];
     snprintf(path, sizeof path, "bench/results/%s.json", name);
-    if (write_json(path, &ri, rows, N_ROWS, peers, &x) == 0)
+    if (write_json(path, &ri, rows, N_ROWS, peers, &x, &ctrl) == 0)
         printf("\nwritten: %s\n", path);
     else
         fprintf(stderr, "bench: could not write %s (run from the repository root)\n", path);
@@ -402,5 +425,5 @@ int main(int argc, char **argv) {
     cj_ctx_free(ctx);
     cache_dir_empty();
     rmdir(cache_dir);
-    return 0;
+    return ctrl.check_failed ? 1 : 0;
 }

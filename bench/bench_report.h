@@ -15,6 +15,7 @@
 
 #include <cjax.h>
 
+#include "bench_ctrl.h"
 #include "bench_json.h"
 #include "bench_limits.h"
 #include "bench_peers.h"
@@ -265,7 +266,7 @@ static void json_row(FILE *f, const row *r, const bench_limits *l, const char *p
 }
 
 static int write_json(const char *path, const run_info *ri, const row *rows, int n_rows, const char *peers,
-                      const extras *x) {
+                      const extras *x, const ctrl_run *ctrl) {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     const bench_machine *m = &ri->machine;
@@ -337,7 +338,9 @@ static int write_json(const char *path, const run_info *ri, const row *rows, int
     json_num(f, "whole_peak_bytes", isfinite(x->vmap_whole_ms) ? (double)x->vmap_whole_bytes : NAN, 0);
     json_num(f, "chunked_ms", x->vmap_chunked_ms, 0);
     json_num(f, "chunked_peak_bytes", isfinite(x->vmap_chunked_ms) ? (double)x->vmap_chunked_bytes : NAN, 0);
-    fputs("}}\n}\n", f);
+    fputs("},\n  \"control\": ", f);
+    ctrl_json(f, ctrl);
+    fputs("}\n}\n", f);
     return fclose(f) == 0 ? 0 : -1;
 }
 

@@ -19,6 +19,7 @@ and left out, never fatal. Flat keys keep the C side's reader trivial.
 `python3 bench/peers.py autodiff` prints bench_ad.c's JAX figures instead
 (the 16-layer MLP's forward and training step), as {"mlp_fwd": ms, ...}.
 `python3 bench/peers.py table` prints the same figures as a readable table.
+The control rows' JAX side (timed in rounds beside cjax) is bench/peers_ctrl.py.
 """
 import json
 import os
