@@ -5,16 +5,17 @@
  * that produces its operand; later elementwise equations over the same
  * rows or the per-row results, and broadcasts of per-row results back
  * across the row, join it — so softmax or layer norm run row by row.
- * An elementwise equation, or a data-movement leaf
- * (broadcast_in_dim, transpose, slice, rev, reshape, squeeze, expand_dims,
- * iota) whose operand is a buffer, joins the latest LOOP kernel that has
+ * An elementwise equation, or a data-movement leaf (a primitive with an
+ * index map: broadcast_in_dim, transpose, slice, rev, reshape, squeeze,
+ * expand_dims, concatenate, pad, dynamic_slice, iota) whose operands are
+ * buffers, joins the latest LOOP kernel that has
  * the same iteration space and runs no earlier than every kernel producing
  * its operands; otherwise it starts a new LOOP kernel. Siblings over the
  * same space (sin(x) and cos(x)) therefore share a kernel, and a chain of
  * elementwise operations becomes one loop. A leaf never reads a value of
  * its own kernel: that would need the value at another index, so the value
  * is materialised and the leaf reads its buffer. Anything else (reductions,
- * dot, gather, concatenate, pad, dynamic slices, scans) is a SINGLE kernel.
+ * dot, gather, dynamic_update_slice, scans) is a SINGLE kernel.
  * Values used outside their kernel, and program outputs, become the
  * kernel's outputs; everything else exists only per tile. */
 #include <string.h>
@@ -24,19 +25,17 @@
 
 bool fuse_is_elementwise(prim_id p) { return prim_families[p] == FAMILY_ELEMENTWISE; }
 
-bool fuse_is_leaf_map(prim_id p) {
-    switch (p) {
-    case PRIM_BROADCAST_IN_DIM:
-    case PRIM_TRANSPOSE:
-    case PRIM_SLICE:
-    case PRIM_REV:
-    case PRIM_RESHAPE:
-    case PRIM_SQUEEZE:
-    case PRIM_EXPAND_DIMS:
-    case PRIM_PAD:
-    case PRIM_IOTA: return true;
-    default: return false;
-    }
+/* A data-movement primitive with an index map (shape.c) reads its operands
+ * through it, so it fuses into loops: broadcast_in_dim, transpose, slice,
+ * rev, reshape, squeeze, expand_dims, concatenate, pad, dynamic_slice and
+ * iota. */
+bool fuse_is_leaf_map(prim_id p) { return prim_rules[p].index_map != NULL; }
+
+int fuse_leaf_index_map(const ir_func *ir, const ir_eqn *e, int operand, prim_index_map *m) {
+    rt_aval in[PRIM_MAX_OPERANDS];
+    const int *ops = ir_eqn_inputs(ir, e);
+    for (int i = 0; i < e->n_in && i < PRIM_MAX_OPERANDS; i++) in[i] = ir->vars[ops[i]];
+    return prim_rules[e->prim].index_map(&e->params, e->n_in, in, &ir->vars[e->out], operand, m);
 }
 
 static int kernel_add_eqn(cj_ctx *ctx, kernel *k, int eqn) {
@@ -124,7 +123,11 @@ static bool rows_accept(const compiled *c, int k, int ei) {
     if (!fuse_is_leaf_map(e->prim)) return false;
     if (e->prim == PRIM_IOTA) return fo == FORM_ROW;
     int u = in[0];
-    if (e->prim == PRIM_PAD) return fo == FORM_ROW && c->kernel_of[in[0]] != k && c->kernel_of[in[1]] != k;
+    if (e->n_in != 1) { /* concatenate, pad, dynamic_slice: every operand from a buffer */
+        for (int i = 0; i < e->n_in; i++)
+            if (c->kernel_of[in[i]] == k) return false;
+        return fo == FORM_ROW;
+    }
     if (c->kernel_of[u] != k) return fo == FORM_ROW; /* a gather from a buffer */
     /* a per-row value of this kernel: broadcast back across the row, or
      * reshaped among its per-row forms */
