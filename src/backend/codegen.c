@@ -99,7 +99,7 @@ static int leaf_def(const compiled *c, int k, int u) {
  * operand, or one value g<v> loaded before the loop) or gathered into a
  * tile (codegen_leaf.c). */
 static cg_leaf loop_leaf(const compiled *c, int k, int eqn) {
-    cg_leaf l = codegen_leaf_layout(c->ir, eqn, &c->kernels[k].space, 0);
+    cg_leaf l = codegen_leaf_layout(c, eqn, &c->kernels[k].space, 0);
     if (l != CG_LEAF_SCALAR) return l;
     /* a table call takes a repeated value as a tile (the elementwise
      * kernels take only rank-0 operands as scalars, as the interpreter
@@ -203,7 +203,7 @@ static void emit_call(const compiled *c, int k, int eqn, strbuf *sb) {
     char d[32];
     dest_name(c, k, e->out, d, sizeof d);
     if (fuse_is_leaf_map(e->prim)) {
-        codegen_leaf_gather(ir, eqn, &c->kernels[k].space, "t", "n", d, sb);
+        codegen_leaf_gather(c, eqn, &c->kernels[k].space, "t", "n", d, sb);
         return;
     }
     char ptr[3][32] = {"0", "0", "0"};
@@ -305,10 +305,10 @@ static void emit_small_kernel(const compiled *c, int k, const char *prefix, bool
         const char *T = ctype(ir->vars[v].dtype);
         bool stored = c->home[v] != HOME_NONE;
         if (fuse_is_leaf_map(e->prim)) {
-            codegen_leaf_prologue(ir, eq, sb);
+            codegen_leaf_prologue(c, eq, sb);
             for (int64_t i = 0; i < n; i++) {
                 char x[160];
-                codegen_leaf_element(ir, eq, &K->space, i, x, sizeof x);
+                codegen_leaf_element(c, eq, &K->space, i, x, sizeof x);
                 sb_printf(sb, "  const %s x%d_%lld = %s;\n", T, v, (long long)i, x);
             }
         } else if (inline_op(ir, e)) {
@@ -357,10 +357,10 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
         int eq = K->eqns[j];
         const ir_eqn *e = &ir->eqns[eq];
         if (!fuse_is_leaf_map(e->prim)) continue;
-        codegen_leaf_prologue(ir, eq, sb);
+        codegen_leaf_prologue(c, eq, sb);
         if (loop_leaf(c, k, eq) == CG_LEAF_SCALAR) {
             char base[64];
-            codegen_leaf_base(ir, eq, 0, base, sizeof base);
+            codegen_leaf_base(c, eq, 0, base, sizeof base);
             const char *T = ctype(ir->vars[e->out].dtype);
             sb_printf(sb, "  const %s g%d = ((const %s *)buf[%d])[%s];\n", T, e->out, T, ir_eqn_inputs(ir, e)[0], base);
         }
@@ -404,7 +404,7 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
         const ir_eqn *e = &ir->eqns[eq];
         if (!fuse_is_leaf_map(e->prim) || loop_leaf(c, k, eq) != CG_LEAF_CONTIGUOUS) continue;
         char base[64];
-        codegen_leaf_base(ir, eq, 0, base, sizeof base);
+        codegen_leaf_base(c, eq, 0, base, sizeof base);
         const char *T = ctype(ir->vars[e->out].dtype);
         sb_printf(sb, "    const %s *g%d = (const %s *)buf[%d] + (%s) + t;\n", T, e->out, T, ir_eqn_inputs(ir, e)[0], base);
     }
@@ -517,7 +517,7 @@ typedef enum leaf_row {
 } leaf_row;
 
 static leaf_row leaf_layout(const rows_gen *g, int eqn) {
-    switch (codegen_leaf_layout(g->ir, eqn, &g->K->space, g->K->outer_rank)) {
+    switch (codegen_leaf_layout(g->c, eqn, &g->K->space, g->K->outer_rank)) {
     case CG_LEAF_CONTIGUOUS: return LEAF_CONTIGUOUS;
     case CG_LEAF_SCALAR: return LEAF_REPEATED;
     default: return LEAF_SCATTERED;
@@ -528,14 +528,14 @@ static leaf_row leaf_layout(const rows_gen *g, int eqn) {
  * plus each outer index (taken from r) times its stride. */
 static void leaf_row_offset(const rows_gen *g, int eqn, char *out, size_t n) {
     prim_index_map m;
-    fuse_leaf_index_map(g->ir, &g->ir->eqns[eqn], 0, &m);
+    fuse_leaf_index_map(g->c, eqn, 0, &m);
     if (m.kind == MAP_LINEAR) {
         snprintf(out, n, "r * %lld", (long long)g->C);
         return;
     }
     const rt_aval *s = &g->K->space;
     char base[64];
-    codegen_leaf_base(g->ir, eqn, 0, base, sizeof base);
+    codegen_leaf_base(g->c, eqn, 0, base, sizeof base);
     size_t len = (size_t)snprintf(out, n, "%s", base);
     int64_t inner = 1;
     for (int d = g->K->outer_rank - 1; d >= 0 && len < n; d--) {
@@ -824,7 +824,7 @@ static bool emit_rows_prologue(const rows_gen *g, strbuf *sb) {
             sb_printf(sb, "  const %s k%d = *(const %s *)buf[%d];\n", vtype(g, u), u, vtype(g, u), u);
     }
     for (int j = 0; j < g->n; j++) /* leaves' dynamic offsets */
-        if (g->kind[j] == RS_LEAF || g->kind[j] == RS_GATHER) codegen_leaf_prologue(g->ir, g->K->eqns[j], sb);
+        if (g->kind[j] == RS_LEAF || g->kind[j] == RS_GATHER) codegen_leaf_prologue(g->c, g->K->eqns[j], sb);
     size_t bytes = 0;
     for (int j = 0; j < g->n; j++) {
         int v = eqn_at(g, j)->out;
@@ -892,7 +892,7 @@ static void emit_row_setup(const rows_gen *g, strbuf *sb) {
             snprintf(start, sizeof start, "r * %lld", C);
             snprintf(len, sizeof len, "%lld", C);
             snprintf(dst, sizeof dst, "%s%d", g->store[v] == RV_BUFFER ? "p" : "a", v);
-            codegen_leaf_gather(g->ir, g->K->eqns[j], &g->K->space, start, len, dst, sb);
+            codegen_leaf_gather(g->c, g->K->eqns[j], &g->K->space, start, len, dst, sb);
         }
     }
 }

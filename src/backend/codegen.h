@@ -47,20 +47,18 @@ typedef void (*cjk_kernel_fn)(const cjk_rt *rt, char *const *buf, int64_t begin,
  * LOOP kernel, a row for ROWS): one contiguous run in row-major order from
  * an offset, one value repeated, or gathered. */
 typedef enum cg_leaf { CG_LEAF_GATHER, CG_LEAF_CONTIGUOUS, CG_LEAF_SCALAR } cg_leaf;
-cg_leaf codegen_leaf_layout(const ir_func *ir, int eqn, const rt_aval *space, int from);
+cg_leaf codegen_leaf_layout(const compiled *c, int eqn, const rt_aval *space, int from);
 /* Declares d<eqn>_<i>, the clamped dynamic offset of each operand whose
  * map has one (dynamic_slice), before any loop of the kernel. */
-void codegen_leaf_prologue(const ir_func *ir, int eqn, strbuf *sb);
+void codegen_leaf_prologue(const compiled *c, int eqn, strbuf *sb);
 /* The element offset of operand i at output index 0 ("12", "12 + d5_0"). */
-void codegen_leaf_base(const ir_func *ir, int eqn, int i, char *out, size_t n);
-/* Operand 0's stride per output axis. */
-void codegen_leaf_strides(const ir_func *ir, int eqn, int64_t *stride);
+void codegen_leaf_base(const compiled *c, int eqn, int i, char *out, size_t n);
 /* C that fills dst[0, len) with the leaf's elements from flat index start
  * of space (expressions); buf in scope. */
-void codegen_leaf_gather(const ir_func *ir, int eqn, const rt_aval *space, const char *start, const char *len,
+void codegen_leaf_gather(const compiled *c, int eqn, const rt_aval *space, const char *start, const char *len,
                          const char *dst, strbuf *sb);
 /* The C expression of the leaf's element at constant flat index `flat`. */
-void codegen_leaf_element(const ir_func *ir, int eqn, const rt_aval *space, int64_t flat, char *out, size_t n);
+void codegen_leaf_element(const compiled *c, int eqn, const rt_aval *space, int64_t flat, char *out, size_t n);
 
 struct cf_native;
 

@@ -51,8 +51,9 @@ static int make_maps(cj_ctx *ctx, program *p) {
     if (!p->map_at) return -1;
     int n = 0;
     for (int e = 0; e < ir->n_eqns; e++) {
-        const kernel *K = &c->kernels[p->eqn_kernel[e]];
-        bool leaf = K->kind != KERNEL_SINGLE && fuse_is_leaf_map(ir->eqns[e].prim);
+        /* (a leaf fusion composed away runs in no kernel) */
+        bool leaf = p->eqn_kernel[e] >= 0 && c->kernels[p->eqn_kernel[e]].kind != KERNEL_SINGLE &&
+                    fuse_is_leaf_map(ir->eqns[e].prim);
         p->map_at[e] = leaf ? n : -1;
         if (leaf) n += ir->eqns[e].n_in ? ir->eqns[e].n_in : 1;
     }
@@ -62,7 +63,7 @@ static int make_maps(cj_ctx *ctx, program *p) {
     for (int e = 0; e < ir->n_eqns; e++) {
         if (p->map_at[e] < 0) continue;
         const ir_eqn *q = &ir->eqns[e];
-        for (int i = 0; i < (q->n_in ? q->n_in : 1); i++) fuse_leaf_index_map(ir, q, i, &p->maps[p->map_at[e] + i]);
+        for (int i = 0; i < (q->n_in ? q->n_in : 1); i++) fuse_leaf_index_map(c, e, i, &p->maps[p->map_at[e] + i]);
     }
     return 0;
 }
@@ -94,6 +95,7 @@ static program *prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const u
     /* tile slots for values that live only inside their kernel; the
      * largest kernel's count sizes the scratch */
     for (int v = 0; v < cir->n_vars; v++) p->slot[v] = -1;
+    for (int e = 0; e < cir->n_eqns; e++) p->eqn_kernel[e] = -1;
     for (int k = 0; k < c->n_kernels; k++) {
         const kernel *K = &c->kernels[k];
         for (int j = 0; j < K->n_eqns; j++) p->eqn_kernel[K->eqns[j]] = k;

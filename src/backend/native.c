@@ -66,6 +66,7 @@ int native_fill_table(cj_ctx *ctx, program *p, cjk_rt *rt, void ***ew) {
     if (!table) return -1;
     for (int e = 0; e < c->ir->n_eqns; e++) {
         const ir_eqn *q = &c->ir->eqns[e];
+        if (p->eqn_kernel[e] < 0) continue; /* a leaf fusion composed away */
         const kernel *K = &c->kernels[p->eqn_kernel[e]];
         if (K->kind == KERNEL_ROWS && prim_families[q->prim] == FAMILY_REDUCE) { /* a row reduction's fold */
             table[e] = (void *)native_row_fold(q->prim, c->ir->vars[ir_eqn_inputs(c->ir, q)[0]].dtype);

@@ -77,6 +77,8 @@ typedef struct compiled {
                                   taken per call, outside the arena (0: none) */
     memory_analysis mem;
     cost_analysis cost;
+    prim_index_map **composed; /* per equation: the map of a leaf rewired by fusion to
+                                  read through another leaf (fusion.c), or NULL */
     int *donor;            /* per variable: the IR input position whose donated
                               buffer this output takes, -1 when none */
     char donation_note[256]; /* why a requested donation cannot be used ("" if all are) */
@@ -133,9 +135,11 @@ bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t 
  * operand when it is a data-movement leaf? */
 bool fuse_is_elementwise(prim_id p);
 bool fuse_is_leaf_map(prim_id p);
-/* The index map (prim.h) by which leaf e reads its operand `operand`:
- * its primitive's rule over e's types. 0, or -1 for a non-leaf. */
-int fuse_leaf_index_map(const ir_func *ir, const ir_eqn *e, int operand, prim_index_map *m);
+/* The index map (prim.h) by which leaf equation `eqn` of c reads its
+ * operand `operand`: its primitive's rule over its types, or the map
+ * fusion composed when it rewired the leaf to read through another one.
+ * 0, or -1 for a non-leaf. */
+int fuse_leaf_index_map(const compiled *c, int eqn, int operand, prim_index_map *m);
 
 /* Whether SINGLE kernel K's result may take its operand u's buffer (a
  * dynamic_update_slice or optimization_barrier of u; donate.c). */
