@@ -33,12 +33,12 @@ bool fuse_is_elementwise(prim_id p) { return prim_families[p] == FAMILY_ELEMENTW
 bool fuse_is_leaf_map(prim_id p) { return prim_rules[p].index_map != NULL; }
 
 int fuse_leaf_index_map(const compiled *c, int eqn, int operand, prim_index_map *m) {
-    if (c->composed && c->composed[eqn]) { /* read through a leaf fusion took out */
-        *m = *c->composed[eqn];
-        return 0;
-    }
     const ir_func *ir = c->ir;
     const ir_eqn *e = &ir->eqns[eqn];
+    if (c->composed && c->composed[eqn] && operand < e->n_in) { /* read through a leaf fusion took out */
+        *m = c->composed[eqn][operand];
+        return 0;
+    }
     rt_aval in[PRIM_MAX_OPERANDS];
     const int *ops = ir_eqn_inputs(ir, e);
     for (int i = 0; i < e->n_in && i < PRIM_MAX_OPERANDS; i++) in[i] = ir->vars[ops[i]];
@@ -235,8 +235,8 @@ typedef struct placer {
     int *readers; /* per variable: operand slots reading it */
 } placer;
 
-/* A leaf e reading a deferred leaf l of one operand reads l's operand
- * instead, through the composed map (prim_index_map_compose), when the
+/* Each operand of leaf e that is a deferred leaf l of one operand is read
+ * as l's operand instead, through the composed map (prim_index_map_compose), when the
  * composition is exact: a transpose of a reshape or a slice of a
  * broadcast then reads the buffer itself, and l is needed only if
  * something else reads it. e's operand in c->ir (the compiled program's
@@ -246,24 +246,31 @@ static int compose_through(placer *pl, int ei) {
     compiled *c = pl->c;
     ir_func *ir = c->ir;
     ir_eqn *e = &ir->eqns[ei];
-    if (e->n_in != 1) return 0;
     int *in = (int *)ir_eqn_inputs(ir, e); /* the compiled program owns this IR */
-    while (pl->pending[in[0]] >= 0) {
-        int l = pl->pending[in[0]];
-        if (ir->eqns[l].n_in != 1) return 0;
-        prim_index_map outer, inner, m;
-        fuse_leaf_index_map(c, ei, 0, &outer);
-        fuse_leaf_index_map(c, l, 0, &inner);
-        if (!prim_index_map_compose(&outer, &ir->vars[e->out], &ir->vars[in[0]], &inner, &m)) return 0;
-        if (!c->composed[ei]) {
-            c->composed[ei] = rt_alloc(pl->ctx->mem, sizeof m);
-            if (!c->composed[ei]) return core_oom(pl->ctx, "jit: fusion");
+    for (int i = 0; i < e->n_in; i++) {
+        while (pl->pending[in[i]] >= 0) {
+            int l = pl->pending[in[i]];
+            if (ir->eqns[l].n_in != 1) break;
+            /* not onto a per-row value of a ROWS kernel: a leaf reading one
+             * there is placed by its parameters (rows_accept), not its map */
+            int under = c->kernel_of[ir_eqn_inputs(ir, &ir->eqns[l])[0]];
+            if (under >= 0 && c->kernels[under].kind == KERNEL_ROWS) break;
+            prim_index_map outer, inner, m;
+            fuse_leaf_index_map(c, ei, i, &outer);
+            fuse_leaf_index_map(c, l, 0, &inner);
+            if (!prim_index_map_compose(&outer, &ir->vars[e->out], &ir->vars[in[i]], &inner, &m)) break;
+            if (!c->composed[ei]) { /* every operand's map, then this one's replaced */
+                prim_index_map *all = rt_alloc(pl->ctx->mem, sizeof m * (size_t)e->n_in);
+                if (!all) return core_oom(pl->ctx, "jit: fusion");
+                for (int q = 0; q < e->n_in; q++) fuse_leaf_index_map(c, ei, q, &all[q]);
+                c->composed[ei] = all;
+            }
+            c->composed[ei][i] = m;
+            int src = ir_eqn_inputs(ir, &ir->eqns[l])[0];
+            pl->readers[in[i]]--;
+            pl->readers[src]++;
+            in[i] = src;
         }
-        *c->composed[ei] = m;
-        int src = ir_eqn_inputs(ir, &ir->eqns[l])[0];
-        pl->readers[in[0]]--;
-        pl->readers[src]++;
-        in[0] = src;
     }
     return 0;
 }
@@ -308,6 +315,7 @@ static int place(placer *pl, int ei) {
             if (force(pl, in[i]) != 0) return -1;
             continue;
         }
+        if (compose_through(pl, l) != 0) return -1; /* it may read through its own deferred operands */
         for (int q = 0; q < ir->eqns[l].n_in; q++)
             if (force(pl, ir_eqn_inputs(ir, &ir->eqns[l])[q]) != 0) return -1;
     }

@@ -77,8 +77,9 @@ typedef struct compiled {
                                   taken per call, outside the arena (0: none) */
     memory_analysis mem;
     cost_analysis cost;
-    prim_index_map **composed; /* per equation: the map of a leaf rewired by fusion to
-                                  read through another leaf (fusion.c), or NULL */
+    prim_index_map **composed; /* per equation: the maps (one per operand) of a leaf
+                                  rewired by fusion to read through other leaves
+                                  (fusion.c), or NULL */
     int *donor;            /* per variable: the IR input position whose donated
                               buffer this output takes, -1 when none */
     char donation_note[256]; /* why a requested donation cannot be used ("" if all are) */
