@@ -16,6 +16,7 @@
 
 #include "cjax.h"
 #include "harness.h"
+#include "test_util.h"
 #include "prim/elementwise_kernels.h"
 #include "prim/prim.h"
 
@@ -140,12 +141,8 @@ static int rule_problems(const prim_rule *rules, char *msg, size_t size) {
     return 0;
 }
 
-/* The rule table is filled by the one top-level init (src/init.c), which
- * every context's creation runs. */
-static void fill_rule_table(void) { cj_ctx_free(cj_ctx_new(NULL)); }
-
 TEST(prim_rules_every_primitive_has_every_rule) {
-    fill_rule_table();
+    tu_fill_rule_table();
     char msg[256] = "";
     CHECK_MSG(rule_problems(prim_rules, msg, sizeof msg) == 0, "%s", msg);
 }
@@ -153,7 +150,7 @@ TEST(prim_rules_every_primitive_has_every_rule) {
 /* The row reductions are exactly the four lax reductions ROWS kernels run:
  * the fusion pass finds them by their row fold, not by a list. */
 TEST(prim_rules_row_folds_belong_to_the_four_reductions) {
-    fill_rule_table();
+    tu_fill_rule_table();
     for (int p = 0; p < PRIM_COUNT; p++) {
         bool row = p == PRIM_REDUCE_SUM || p == PRIM_REDUCE_PROD || p == PRIM_REDUCE_MAX || p == PRIM_REDUCE_MIN;
         CHECK_MSG((prim_rules[p].lower.row_fold != NULL) == row, "%s", prim_names[p]);
@@ -178,7 +175,7 @@ static int problems_without(char *msg, size_t size) {
 }
 
 TEST(prim_rules_check_reports_a_missing_rule) {
-    fill_rule_table();
+    tu_fill_rule_table();
     char msg[256];
     memcpy(table_copy, prim_rules, sizeof table_copy);
     CHECK(problems_without(msg, sizeof msg) == 0);
@@ -234,7 +231,7 @@ TEST(prim_rules_check_reports_a_missing_rule) {
 /* Generated C for every elementwise primitive and dtype it writes inline
  * is the expression its lowering record gives: spot checks of the text. */
 TEST(prim_rules_c_expressions_of_ordinary_ops) {
-    fill_rule_table();
+    tu_fill_rule_table();
     char t[256];
     prim_c_args f = {{"a", "b", "c"}, CJ_F32, CJ_F32}, i = {{"a", "b", "c"}, CJ_I32, CJ_I32};
     prim_c_args cmp = {{"a", "b", "c"}, CJ_F64, CJ_BOOL}, cvt = {{"a", "", ""}, CJ_I64, CJ_F32};

@@ -27,5 +27,9 @@ uint64_t tu_allocs_per_call(cj_ctx *ctx, cj_func *jf, const cj_val *in);
 
 /* Same dtype, shape and bytes. */
 int tu_same_bits(cj_val a, cj_val b);
+/* Fills the primitives' rule table through the one top-level init
+ * (src/init.c), which creating a context runs: for tests that read
+ * prim_rules without a context of their own. */
+void tu_fill_rule_table(void);
 
 #endif

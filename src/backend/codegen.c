@@ -5,10 +5,13 @@
  * iteration space, processed in tiles of CODEGEN_TILE elements. Within a
  * tile, runs of consecutive cheap equations become one loop with one
  * statement per equation (gcc vectorises it: -fno-trapping-math, no
- * contraction under -std=c11, so results equal the interpreter's), and
- * every other equation is a call through the runtime table on the whole
- * tile. Values that never leave the kernel are tile arrays on the stack;
- * materialised values are read and written in place in their buffers.
+ * contraction under -std=c11, so results equal the interpreter's), every
+ * data-movement leaf is index arithmetic (codegen_leaf.c: read in place, or
+ * gathered into its tile), and every other equation is a call through the
+ * runtime table on the whole tile. Values that never leave the kernel are
+ * tile arrays on the stack; materialised values are read and written in
+ * place in their buffers. A LOOP kernel of at most SMALL_ELEMS elements is
+ * straight-line scalar code instead (see "small LOOP kernels" below).
  *
  * Each ROWS kernel (softmax, layer norm, logsumexp) becomes one function
  * over a range of rows: per row, fused loops over the row, per-row scalars
@@ -50,10 +53,45 @@ static bool tile_value(const compiled *c, int k, int u) {
     return !(K->kind == KERNEL_DOT_EPILOGUE && c->ir->eqns[K->eqns[0]].out == u);
 }
 
+/* The leaf equation of kernel k that defines u, or -1. */
+static int leaf_def(const compiled *c, int k, int u) {
+    const kernel *K = &c->kernels[k];
+    if (c->kernel_of[u] != k) return -1;
+    for (int j = 0; j < K->n_eqns; j++)
+        if (c->ir->eqns[K->eqns[j]].out == u) return fuse_is_leaf_map(c->ir->eqns[K->eqns[j]].prim) ? K->eqns[j] : -1;
+    return -1;
+}
+
+/* How a leaf of LOOP kernel k is read: in place (a pointer g<v> into its
+ * operand, or one value g<v> loaded before the loop) or gathered into a
+ * tile (codegen_leaf.c). */
+static cg_leaf loop_leaf(const compiled *c, int k, int eqn) {
+    cg_leaf l = codegen_leaf_layout(c, eqn, &c->kernels[k].space, 0);
+    if (l != CG_LEAF_SCALAR) return l;
+    /* a table call takes a repeated value as a tile (the elementwise
+     * kernels take only rank-0 operands as scalars, as the interpreter
+     * passes them) */
+    const kernel *K = &c->kernels[k];
+    int v = c->ir->eqns[eqn].out;
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+        if (!fuse_is_elementwise(e->prim) || is_inline(c->ir, e)) continue;
+        for (int i = 0; i < e->n_in; i++)
+            if (ir_eqn_inputs(c->ir, e)[i] == v) return CG_LEAF_GATHER;
+    }
+    return l;
+}
+
+static bool leaf_in_place(const compiled *c, int k, int u) {
+    int e = leaf_def(c, k, u);
+    return e >= 0 && loop_leaf(c, k, e) != CG_LEAF_GATHER;
+}
+
 /* How generated code names operand u inside kernel k's element loop. */
 static void operand_expr(const compiled *c, int k, int u, char *buf, size_t n) {
     const kernel *K = &c->kernels[k];
-    if (tile_value(c, k, u)) snprintf(buf, n, "v%d[j]", u);
+    if (leaf_in_place(c, k, u)) snprintf(buf, n, loop_leaf(c, k, leaf_def(c, k, u)) == CG_LEAF_SCALAR ? "g%d" : "g%d[j]", u);
+    else if (tile_value(c, k, u)) snprintf(buf, n, "v%d[j]", u);
     else if (c->ir->vars[u].rank == 0 && K->space.rank > 0) snprintf(buf, n, "s%d", u);
     else snprintf(buf, n, "p%d[j]", u);
 }
@@ -62,7 +100,10 @@ static void operand_expr(const compiled *c, int k, int u, char *buf, size_t n) {
 static void operand_ptr(const compiled *c, int k, int u, char *buf, size_t n, int *scalar) {
     const kernel *K = &c->kernels[k];
     *scalar = 0;
-    if (tile_value(c, k, u)) snprintf(buf, n, "v%d", u);
+    if (leaf_in_place(c, k, u)) {
+        *scalar = loop_leaf(c, k, leaf_def(c, k, u)) == CG_LEAF_SCALAR;
+        snprintf(buf, n, *scalar ? "&g%d" : "g%d", u);
+    } else if (tile_value(c, k, u)) snprintf(buf, n, "v%d", u);
     else if (c->ir->vars[u].rank == 0 && K->space.rank > 0) {
         snprintf(buf, n, "buf[%d]", u);
         *scalar = 1;
@@ -106,7 +147,7 @@ static void emit_call(const compiled *c, int k, int eqn, strbuf *sb) {
     char d[32];
     dest_name(c, k, e->out, d, sizeof d);
     if (fuse_is_leaf_map(e->prim)) {
-        sb_printf(sb, "    rt->gather(rt->prog, %d, buf, t, n, %s);\n", eqn, d);
+        codegen_leaf_gather(c, eqn, &c->kernels[k].space, "t", "n", d, sb);
         return;
     }
     char ptr[3][32] = {"0", "0", "0"};
@@ -126,6 +167,124 @@ static void emit_kernel_head(const char *prefix, bool exported, int k, strbuf *s
               exported ? "" : "static ", prefix, k);
 }
 
+/* ---- small LOOP kernels: straight-line scalar code ----
+ * A kernel over at most SMALL_ELEMS elements (a state of a few values, a
+ * scalar step of a loop body) is one statement per equation per element,
+ * with no tile array and no tile loop: every index is a constant, so a
+ * leaf is a load at a constant offset (or a constant: iota, a resolved
+ * concatenate or pad), and values are locals the C compiler keeps in
+ * registers. Operations that are calls through the table are made once
+ * over all the elements (their operands packed into a small array), with
+ * the same length the interpreter's single tile passes, so the bits agree.
+ * 16 elements: above that the tile loop's vectorised statements (8 f32
+ * lanes per instruction) win over one scalar statement per element, and
+ * the code grows with elements × equations (capped at SMALL_STMTS, which
+ * keeps a body's compile time in the tens of milliseconds). A LOOP kernel
+ * of that size is always called on its whole space (it is far below the
+ * thread pool's grain), so begin and end are 0 and its size. */
+enum { SMALL_ELEMS = 16, SMALL_STMTS = 2048 };
+
+static bool small_kernel(const compiled *c, int k) {
+    const kernel *K = &c->kernels[k];
+    int64_t n = rt_aval_size(&K->space);
+    return K->kind == KERNEL_LOOP && n >= 1 && n <= SMALL_ELEMS && n * K->n_eqns <= SMALL_STMTS;
+}
+
+/* Does value v of small kernel k live in an array (a table call's result)? */
+static bool small_array(const compiled *c, int k, int v) {
+    if (c->kernel_of[v] != k) return false;
+    const kernel *K = &c->kernels[k];
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+        if (e->out == v) return fuse_is_elementwise(e->prim) && !is_inline(c->ir, e);
+    }
+    return false;
+}
+
+/* Element i of operand u in small kernel k. */
+static void small_operand(const compiled *c, int k, int u, int64_t i, char *out, size_t n) {
+    const kernel *K = &c->kernels[k];
+    const char *T = ctype(c->ir->vars[u].dtype);
+    if (c->kernel_of[u] == k) snprintf(out, n, small_array(c, k, u) ? "v%d[%lld]" : "x%d_%lld", u, (long long)i);
+    else if (c->ir->vars[u].rank == 0 && K->space.rank > 0) snprintf(out, n, "s%d", u);
+    else snprintf(out, n, "((const %s *)buf[%d])[%lld]", T, u, (long long)i);
+}
+
+/* A pointer to all of operand u for a table call: packs in-kernel locals. */
+static void small_operand_ptr(const compiled *c, int k, int u, int q, int eqn, int64_t n, char *out, size_t size,
+                              int *scalar, strbuf *sb) {
+    const kernel *K = &c->kernels[k];
+    *scalar = 0;
+    if (c->kernel_of[u] == k && small_array(c, k, u)) {
+        snprintf(out, size, "v%d", u);
+    } else if (c->kernel_of[u] == k) {
+        sb_printf(sb, "  const %s a%d_%d[%lld] = {", ctype(c->ir->vars[u].dtype), eqn, q, (long long)n);
+        for (int64_t i = 0; i < n; i++) sb_printf(sb, "%sx%d_%lld", i ? ", " : "", u, (long long)i);
+        sb_printf(sb, "};\n");
+        snprintf(out, size, "a%d_%d", eqn, q);
+    } else {
+        *scalar = c->ir->vars[u].rank == 0 && K->space.rank > 0;
+        snprintf(out, size, "buf[%d]", u);
+    }
+}
+
+static void emit_small_kernel(const compiled *c, int k, const char *prefix, bool exported, strbuf *sb) {
+    const ir_func *ir = c->ir;
+    const kernel *K = &c->kernels[k];
+    int64_t n = rt_aval_size(&K->space);
+    emit_kernel_head(prefix, exported, k, sb);
+    sb_printf(sb, "  (void)rt, (void)begin, (void)end; /* straight-line: %lld elements, always all of them */\n",
+              (long long)n);
+    for (int i = 0; i < K->n_in; i++) {
+        int u = K->in[i];
+        if (ir->vars[u].rank == 0 && K->space.rank > 0)
+            sb_printf(sb, "  const %s s%d = *(const %s *)buf[%d];\n", ctype(ir->vars[u].dtype), u,
+                      ctype(ir->vars[u].dtype), u);
+    }
+    for (int j = 0; j < K->n_eqns; j++) {
+        int eq = K->eqns[j];
+        const ir_eqn *e = &ir->eqns[eq];
+        const int *in = ir_eqn_inputs(ir, e);
+        int v = e->out;
+        const char *T = ctype(ir->vars[v].dtype);
+        bool stored = c->home[v] != HOME_NONE;
+        if (fuse_is_leaf_map(e->prim)) {
+            codegen_leaf_prologue(c, eq, sb);
+            for (int64_t i = 0; i < n; i++) {
+                char x[160];
+                codegen_leaf_element(c, eq, &K->space, i, x, sizeof x);
+                sb_printf(sb, "  const %s x%d_%lld = %s;\n", T, v, (long long)i, x);
+            }
+        } else if (is_inline(ir, e)) {
+            for (int64_t i = 0; i < n; i++) {
+                char a[3][96] = {"", "", ""}, rhs[512];
+                for (int q = 0; q < e->n_in && q < 3; q++) small_operand(c, k, in[q], i, a[q], sizeof a[q]);
+                inline_rhs(ir, e, a[0], a[1], a[2], rhs, sizeof rhs);
+                sb_printf(sb, "  const %s x%d_%lld = %s;\n", T, v, (long long)i, rhs);
+            }
+        } else { /* through the table, once over all elements */
+            char ptr[3][32] = {"0", "0", "0"};
+            int sc[3] = {0, 0, 0};
+            for (int q = 0; q < e->n_in && q < 3; q++)
+                small_operand_ptr(c, k, in[q], q, eq, n, ptr[q], sizeof ptr[q], &sc[q], sb);
+            sb_printf(sb, "  %s v%d[%lld];\n", T, v, (long long)n);
+            sb_printf(sb,
+                      "  { cjk_ops o = {{%s, %s, %s}, {%d, %d, %d}, v%d, %d, %d};\n"
+                      "    ((cjk_ew)rt->ew[%d])(&o, 0, %lld); }\n",
+                      ptr[0], ptr[1], ptr[2], sc[0], sc[1], sc[2], v,
+                      (int)kernel_dtype(ir, e), (int)ir->vars[v].dtype, eq,
+                      (long long)n);
+        }
+        if (stored)
+            for (int64_t i = 0; i < n; i++) {
+                char x[96];
+                small_operand(c, k, v, i, x, sizeof x);
+                sb_printf(sb, "  ((%s *)buf[%d])[%lld] = %s;\n", T, v, (long long)i, x);
+            }
+    }
+    sb_printf(sb, "}\n");
+}
+
 static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool exported, strbuf *sb) {
     const ir_func *ir = c->ir;
     const kernel *K = &c->kernels[k];
@@ -135,7 +294,20 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
     emit_kernel_head(prefix, exported, k, sb);
     for (int j = first; j < K->n_eqns; j++) {
         int v = ir->eqns[K->eqns[j]].out;
-        if (c->home[v] == HOME_NONE) sb_printf(sb, "  %s v%d[TILE];\n", ctype(ir->vars[v].dtype), v);
+        if (c->home[v] == HOME_NONE && !leaf_in_place(c, k, v)) sb_printf(sb, "  %s v%d[TILE];\n", ctype(ir->vars[v].dtype), v);
+    }
+    /* leaves: dynamic offsets, and values repeated over the whole space */
+    for (int j = first; j < K->n_eqns; j++) {
+        int eq = K->eqns[j];
+        const ir_eqn *e = &ir->eqns[eq];
+        if (!fuse_is_leaf_map(e->prim)) continue;
+        codegen_leaf_prologue(c, eq, sb);
+        if (loop_leaf(c, k, eq) == CG_LEAF_SCALAR) {
+            char base[64];
+            codegen_leaf_base(c, eq, 0, base, sizeof base);
+            const char *T = ctype(ir->vars[e->out].dtype);
+            sb_printf(sb, "  const %s g%d = ((const %s *)buf[%d])[%s];\n", T, e->out, T, ir_eqn_inputs(ir, e)[0], base);
+        }
     }
     /* rank-0 buffers read as scalars, loaded once */
     for (int i = 0; i < K->n_in; i++) {
@@ -171,10 +343,21 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
         sb_printf(sb, "    %s *p%d = (%s *)buf[%d] + t;\n", ctype(ir->vars[v].dtype), v, ctype(ir->vars[v].dtype),
                   v);
     }
+    for (int j = first; j < K->n_eqns; j++) { /* leaves read in place: a pointer per tile */
+        int eq = K->eqns[j];
+        const ir_eqn *e = &ir->eqns[eq];
+        if (!fuse_is_leaf_map(e->prim) || loop_leaf(c, k, eq) != CG_LEAF_CONTIGUOUS) continue;
+        char base[64];
+        codegen_leaf_base(c, eq, 0, base, sizeof base);
+        const char *T = ctype(ir->vars[e->out].dtype);
+        sb_printf(sb, "    const %s *g%d = (const %s *)buf[%d] + (%s) + t;\n", T, e->out, T, ir_eqn_inputs(ir, e)[0], base);
+    }
     int in_loop = 0;
     for (int j = first; j < K->n_eqns; j++) {
         const ir_eqn *e = &ir->eqns[K->eqns[j]];
-        bool inl = fuse_is_elementwise(e->prim) && is_inline(ir, e);
+        bool in_place = fuse_is_leaf_map(e->prim) && loop_leaf(c, k, K->eqns[j]) != CG_LEAF_GATHER;
+        if (in_place && c->home[e->out] == HOME_NONE) continue; /* read where it is used */
+        bool inl = (fuse_is_elementwise(e->prim) && is_inline(ir, e)) || in_place;
         if (inl && !in_loop) {
             sb_printf(sb, "    for (i64 j = 0; j < n; j++) {\n");
             in_loop = 1;
@@ -182,7 +365,11 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
             sb_printf(sb, "    }\n");
             in_loop = 0;
         }
-        if (inl) emit_inline(c, k, e, sb);
+        if (in_place) { /* a materialised leaf read in place: copied out */
+            char g[32];
+            operand_expr(c, k, e->out, g, sizeof g);
+            sb_printf(sb, "      p%d[j] = %s;\n", e->out, g);
+        } else if (inl) emit_inline(c, k, e, sb);
         else emit_call(c, k, K->eqns[j], sb);
     }
     if (in_loop) sb_printf(sb, "    }\n");
@@ -200,7 +387,7 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
  * values are C locals, and a broadcast of one back across the row is that
  * local inside the loop. Leaves whose row is contiguous in their operand's
  * buffer (or one value repeated along the row) are read in place; others
- * are gathered once per row through the table.
+ * are gathered once per row by index arithmetic (codegen_leaf.c).
  *
  * Row reductions call their fold through the table (native_row_fold:
  * reduce.c's fold of one contiguous run, compiled once with the library,
@@ -222,7 +409,7 @@ typedef enum row_stmt {
     RS_ROW_CALL,    /* elementwise over the row through the table */
     RS_BCAST,       /* a per-row scalar broadcast across the row */
     RS_LEAF,        /* a buffer's row read in place */
-    RS_GATHER,      /* a buffer's row gathered through the table */
+    RS_GATHER,      /* a buffer's row gathered by index arithmetic */
 } row_stmt;
 
 /* Where a row value lives while its row is computed. */
@@ -241,7 +428,6 @@ typedef enum row_role { ROLE_NONE, ROLE_PRE, ROLE_RUN, ROLE_CALL, ROLE_GATHER } 
 typedef struct rows_gen {
     const compiled *c;
     const ir_func *ir;
-    const leaf_map *maps;
     int k;
     const kernel *K;
     int64_t C;         /* row length */
@@ -275,40 +461,34 @@ typedef enum leaf_row {
 } leaf_row;
 
 static leaf_row leaf_layout(const rows_gen *g, int eqn) {
-    const ir_eqn *e = &g->ir->eqns[eqn];
-    if (e->prim == PRIM_IOTA || e->prim == PRIM_PAD || !e->n_in) return LEAF_SCATTERED; /* not affine: gathered */
-    const leaf_map *m = &g->maps[eqn];
-    if (m->linear) return LEAF_CONTIGUOUS;
-    const rt_aval *s = &g->K->space;
-    int64_t expect = 1;
-    bool contiguous = true, repeated = true;
-    for (int d = s->rank - 1; d >= g->K->outer_rank; d--) {
-        if (s->dims[d] == 1) continue;
-        contiguous &= m->stride[d] == expect;
-        repeated &= m->stride[d] == 0;
-        expect *= s->dims[d];
+    switch (codegen_leaf_layout(g->c, eqn, &g->K->space, g->K->outer_rank)) {
+    case CG_LEAF_CONTIGUOUS: return LEAF_CONTIGUOUS;
+    case CG_LEAF_SCALAR: return LEAF_REPEATED;
+    default: return LEAF_SCATTERED;
     }
-    return contiguous ? LEAF_CONTIGUOUS : repeated ? LEAF_REPEATED : LEAF_SCATTERED;
 }
 
 /* The element offset of row r of a leaf in its operand: the map's offset
  * plus each outer index (taken from r) times its stride. */
 static void leaf_row_offset(const rows_gen *g, int eqn, char *out, size_t n) {
-    const leaf_map *m = &g->maps[eqn];
-    if (m->linear) {
+    prim_index_map m;
+    fuse_leaf_index_map(g->c, eqn, 0, &m);
+    if (m.kind == MAP_LINEAR) {
         snprintf(out, n, "r * %lld", (long long)g->C);
         return;
     }
     const rt_aval *s = &g->K->space;
-    size_t len = (size_t)snprintf(out, n, "%lld", (long long)m->offset);
+    char base[64];
+    codegen_leaf_base(g->c, eqn, 0, base, sizeof base);
+    size_t len = (size_t)snprintf(out, n, "%s", base);
     int64_t inner = 1;
     for (int d = g->K->outer_rank - 1; d >= 0 && len < n; d--) {
-        if (s->dims[d] != 1 && m->stride[d] != 0) {
+        if (s->dims[d] != 1 && m.stride[d] != 0) {
             char idx[96]; /* index d of row r: (r / inner) % dims[d], no % for the first axis */
             int w = inner == 1 ? snprintf(idx, sizeof idx, "r")
                                : snprintf(idx, sizeof idx, "r / %lld", (long long)inner);
             if (d > 0) snprintf(idx + w, sizeof idx - (size_t)w, " %% %lld", (long long)s->dims[d]);
-            len += (size_t)snprintf(out + len, n - len, " + (%s) * (%lld)", idx, (long long)m->stride[d]);
+            len += (size_t)snprintf(out + len, n - len, " + (%s) * (%lld)", idx, (long long)m.stride[d]);
         }
         inner *= s->dims[d];
     }
@@ -587,6 +767,8 @@ static bool emit_rows_prologue(const rows_gen *g, strbuf *sb) {
         if (form_of(g, u) == FORM_RANK0 && read_directly(g, u))
             sb_printf(sb, "  const %s k%d = *(const %s *)buf[%d];\n", vtype(g, u), u, vtype(g, u), u);
     }
+    for (int j = 0; j < g->n; j++) /* leaves' dynamic offsets */
+        if (g->kind[j] == RS_LEAF || g->kind[j] == RS_GATHER) codegen_leaf_prologue(g->c, g->K->eqns[j], sb);
     size_t bytes = 0;
     for (int j = 0; j < g->n; j++) {
         int v = eqn_at(g, j)->out;
@@ -650,8 +832,11 @@ static void emit_row_setup(const rows_gen *g, strbuf *sb) {
             if (g->contiguous[v]) sb_printf(sb, "    const %s *g%d = (const %s *)buf[%d] + (%s);\n", T, v, T, src, off);
             else sb_printf(sb, "    const %s g%d = ((const %s *)buf[%d])[%s];\n", T, v, T, src, off);
         } else if (g->kind[j] == RS_GATHER) {
-            sb_printf(sb, "    rt->gather(rt->prog, %d, buf, r * %lld, %lld, %s%d);\n", g->K->eqns[j], C, C,
-                      g->store[v] == RV_BUFFER ? "p" : "a", v);
+            char start[48], len[32], dst[32];
+            snprintf(start, sizeof start, "r * %lld", C);
+            snprintf(len, sizeof len, "%lld", C);
+            snprintf(dst, sizeof dst, "%s%d", g->store[v] == RV_BUFFER ? "p" : "a", v);
+            codegen_leaf_gather(g->c, g->K->eqns[j], &g->K->space, start, len, dst, sb);
         }
     }
 }
@@ -713,10 +898,9 @@ bool codegen_generates(const compiled *c, int k) {
     }
 }
 
-static void generate_rows(const compiled *c, const leaf_map *maps, int k, const char *prefix, bool exported,
-                          strbuf *sb) {
+static void generate_rows(const compiled *c, int k, const char *prefix, bool exported, strbuf *sb) {
     const ir_func *ir = c->ir;
-    rows_gen g = {.c = c, .ir = ir, .maps = maps, .k = k, .K = &c->kernels[k], .C = c->kernels[k].row_len,
+    rows_gen g = {.c = c, .ir = ir, .k = k, .K = &c->kernels[k], .C = c->kernels[k].row_len,
                   .n = c->kernels[k].n_eqns};
     size_t nv = (size_t)ir->n_vars + 1, ne = (size_t)g.n + 1;
     g.kind = rt_calloc(sb->mem, sizeof(row_stmt) * ne);
@@ -741,28 +925,36 @@ static void generate_rows(const compiled *c, const leaf_map *maps, int k, const 
     if (g.pos) rt_free(sb->mem, g.pos, sizeof(int) * nv);
 }
 
-void codegen_kernels(const compiled *c, const leaf_map *maps, const char *prefix, bool exported, strbuf *sb) {
+void codegen_kernels(const compiled *c, const char *prefix, bool exported, strbuf *sb) {
     for (int k = 0; k < c->n_kernels; k++) {
-        if (c->kernels[k].kind == KERNEL_LOOP || c->kernels[k].kind == KERNEL_DOT_EPILOGUE)
+        if (small_kernel(c, k)) emit_small_kernel(c, k, prefix, exported, sb);
+        else if (c->kernels[k].kind == KERNEL_LOOP || c->kernels[k].kind == KERNEL_DOT_EPILOGUE)
             emit_loop_kernel(c, k, prefix, exported, sb);
-        else if (codegen_generates(c, k)) generate_rows(c, maps, k, prefix, exported, sb);
+        else if (codegen_generates(c, k)) generate_rows(c, k, prefix, exported, sb);
     }
 }
 
-void codegen_program(const compiled *c, const leaf_map *maps, struct cf_native *const *cf, strbuf *sb) {
+void codegen_program(const compiled *c, struct cf_native *const *cf, strbuf *sb) {
     bool constructs = false;
     for (int k = 0; k < c->n_kernels && cf; k++) constructs |= cf[k] != NULL;
     sb_printf(sb,
               "/* generated by cjax: one function per loop or rows kernel%s */\n"
+              /* gathers copy runs of a few elements (a row of 7, a block of
+               * 56): as memcpy calls, which gcc makes of such loops, they
+               * cost more than the copy (a third of vmap(hessian)'s time) */
+              "#if defined(__GNUC__) && !defined(__clang__)\n"
+              "#pragma GCC optimize(\"no-tree-loop-distribute-patterns\")\n"
+              "#endif\n"
               "typedef long long i64;\n"
               "#define TILE %d\n"
               "typedef struct { const void *in[3]; _Bool scalar[3]; void *out; int in_dtype; int out_dtype; } cjk_ops;\n"
               "typedef void (*cjk_ew)(const cjk_ops *, i64, i64);\n"
-              "typedef struct { void *const *ew; void (*gather)(const void *, int, char *const *, i64, i64, void *);\n"
+              "typedef struct { void *const *ew;\n"
               "  const void *prog; char *(*claim)(const void *, int *); void (*release)(const void *, int); } cjk_rt;\n"
-              "typedef void (*cjk_fold)(const void *, i64, void *);\n",
+              "typedef void (*cjk_fold)(const void *, i64, void *);\n"
+              "static inline i64 cjk_clamp(i64 s, i64 hi) { return s < 0 ? 0 : s > hi ? hi : s; }\n",
               constructs ? ", and per control-flow construct" : "", CODEGEN_TILE);
     if (constructs) codegen_construct_types(sb);
-    codegen_kernels(c, maps, "cjk_", true, sb);
+    codegen_kernels(c, "cjk_", true, sb);
     if (constructs) codegen_constructs(c, cf, sb);
 }

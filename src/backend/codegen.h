@@ -1,10 +1,10 @@
 /* codegen.h — C source for a compiled program's fused kernels, LOOP and
  * ROWS, and for its control-flow constructs (backend layer). The source is self-contained: no #include (headers
  * cost compile time), no libm: cheap operations are written inline,
- * everything else (transcendentals through the vectorised math kernels,
- * integer division, gathers of data-movement leaves, row reductions)
- * calls back into cjax through a table the loader fills, so both backends
- * compute bit-identical results. */
+ * data movement is index arithmetic (codegen_leaf.c), everything else
+ * (transcendentals through the vectorised math kernels, integer division,
+ * row reductions) calls back into cjax through a table the loader fills,
+ * so both backends compute bit-identical results. */
 #ifndef CJ_BACKEND_CODEGEN_H
 #define CJ_BACKEND_CODEGEN_H
 
@@ -22,7 +22,6 @@
 typedef struct cjk_rt {
     void *const *ew;  /* per equation: an ew_kernel_fn, for a row reduction its
                          cjk_fold_fn, or NULL (written inline) */
-    void (*gather)(const void *prog, int eqn, char *const *buf, int64_t t0, int64_t n, void *dst);
     const void *prog;
     /* A per-thread scratch block (at least one slot of row_len * 8 bytes
      * per value of the kernel that lives only inside it), held until
@@ -43,20 +42,34 @@ cjk_fold_fn native_row_fold(prim_id prim, cj_dtype dt);
  * space, for a ROWS kernel over rows [begin, end) of its outer shape. */
 typedef void (*cjk_kernel_fn)(const cjk_rt *rt, char *const *buf, int64_t begin, int64_t end);
 
-/* How data-movement leaves read their operand (program_impl.h), indexed by
- * equation; ROWS kernels read rows of contiguous leaves in place. */
-struct leaf_map;
+/* ---- codegen_leaf.c: data-movement leaves as index arithmetic ---- */
+/* How leaf eqn lies over axes [from, rank) of space (the whole space for a
+ * LOOP kernel, a row for ROWS): one contiguous run in row-major order from
+ * an offset, one value repeated, or gathered. */
+typedef enum cg_leaf { CG_LEAF_GATHER, CG_LEAF_CONTIGUOUS, CG_LEAF_SCALAR } cg_leaf;
+cg_leaf codegen_leaf_layout(const compiled *c, int eqn, const rt_aval *space, int from);
+/* Declares d<eqn>_<i>, the clamped dynamic offset of each operand whose
+ * map has one (dynamic_slice), before any loop of the kernel. */
+void codegen_leaf_prologue(const compiled *c, int eqn, strbuf *sb);
+/* The element offset of operand i at output index 0 ("12", "12 + d5_0"). */
+void codegen_leaf_base(const compiled *c, int eqn, int i, char *out, size_t n);
+/* C that fills dst[0, len) with the leaf's elements from flat index start
+ * of space (expressions); buf in scope. */
+void codegen_leaf_gather(const compiled *c, int eqn, const rt_aval *space, const char *start, const char *len,
+                         const char *dst, strbuf *sb);
+/* The C expression of the leaf's element at constant flat index `flat`. */
+void codegen_leaf_element(const compiled *c, int eqn, const rt_aval *space, int64_t flat, char *out, size_t n);
 
 struct cf_native;
 
 /* Appends the translation unit for every LOOP kernel of c, and every ROWS
  * kernel codegen_generates, to sb, and for each construct kernel k with
  * cf[k] (cf may be NULL) the construct itself (codegen_control.c). */
-void codegen_program(const compiled *c, const struct leaf_map *maps, struct cf_native *const *cf, strbuf *sb);
+void codegen_program(const compiled *c, struct cf_native *const *cf, strbuf *sb);
 /* The kernels codegen_generates of c as functions named
  * <prefix>kernel_<k>: exported (an enclosing program's, found by dlsym) or
  * static (a construct's sub-program, called from the generated loop). */
-void codegen_kernels(const compiled *c, const struct leaf_map *maps, const char *prefix, bool exported, strbuf *sb);
+void codegen_kernels(const compiled *c, const char *prefix, bool exported, strbuf *sb);
 /* The declarations generated constructs need, and each construct kernel
  * k of c with cf[k] as `int cjk_construct_<k>(cjk_cf *, char *const *)`
  * with its sub-programs' kernels before it (codegen_control.c). */

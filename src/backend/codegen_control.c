@@ -337,7 +337,7 @@ static void emit_tree(const cf_native *n, const char *path, bool exported, strbu
         char prefix[180];
         snprintf(prefix, sizeof prefix, "cjk_s%s_%d_", path, j);
         sb_printf(sb, "\n/* %s (kernel %d), sub-program %d: its kernels */\n", kind_name(n->rec), n->k, j);
-        codegen_kernels(s->p->c, s->p->maps, prefix, false, sb);
+        codegen_kernels(s->p->c, prefix, false, sb);
     }
     switch (n->rec->kind) {
     case CF_SCAN: emit_scan(n, path, exported, sb); break;

@@ -7,8 +7,10 @@
  * loop, so a value used only inside the kernel exists only as a tile in
  * per-thread scratch, never as a full buffer. Values the kernel must
  * materialise are written straight into their buffers. Data-movement
- * leaves gather their operand through an affine index map (strides and an
- * offset over the iteration space). A SINGLE kernel calls its primitive's
+ * leaves gather their operands through the index maps their primitives
+ * define (prim.h: prim_index_map; runs along the innermost axis for one
+ * affine map, element by element through the windows of concatenate and
+ * pad — slowly, but the generated code is the fast path). A SINGLE kernel calls its primitive's
  * eager kernel on whole buffers; a control-flow construct's kernel runs
  * through cf_run (src/control/run.c), looping in the runtime over its
  * compiled bodies, unless the program's generated C runs the construct
@@ -39,41 +41,31 @@ static size_t slot_stride(const kernel *K) {
     return (size_t)(K->kind == KERNEL_ROWS ? K->row_len * rows_per_block(K) : TILE) * 8;
 }
 
-static void map_of_leaf(const ir_func *ir, const ir_eqn *e, leaf_map *m) {
-    memset(m, 0, sizeof *m);
-    if (e->prim == PRIM_IOTA || e->prim == PRIM_PAD) return; /* not affine: own paths */
-    const rt_aval *src = &ir->vars[ir_eqn_inputs(ir, e)[0]];
-    const rt_aval *out = &ir->vars[e->out];
-    int64_t s[CJ_MAX_RANK];
-    rt_strides(src, s);
-    const prim_params *p = &e->params;
-    switch (e->prim) {
-    case PRIM_BROADCAST_IN_DIM:
-        for (int a = 0; a < src->rank; a++)
-            if (src->dims[a] != 1) m->stride[p->axes.v[a]] = s[a];
-        break;
-    case PRIM_TRANSPOSE:
-        for (int d = 0; d < out->rank; d++) m->stride[d] = s[p->axes.v[d]];
-        break;
-    case PRIM_SLICE:
-        for (int d = 0; d < out->rank; d++) {
-            int64_t step = p->step.n ? p->step.v[d] : 1;
-            m->stride[d] = out->dims[d] > 1 ? s[d] * step : 0; /* a huge step picks one element */
-            m->offset += p->lo.v[d] * s[d];
-        }
-        break;
-    case PRIM_REV:
-        for (int d = 0; d < out->rank; d++) m->stride[d] = s[d];
-        for (int i = 0; i < p->axes.n; i++) {
-            int d = (int)p->axes.v[i];
-            m->stride[d] = -s[d];
-            m->offset += (src->dims[d] - 1) * s[d];
-        }
-        break;
-    default: /* reshape, squeeze, expand_dims: the same elements in order */
-        m->linear = 1;
-        break;
+/* The index maps of every leaf of a LOOP or ROWS kernel, from its
+ * primitive's rule (fusion.c: fuse_leaf_index_map): p->map_at[eqn] is the
+ * first of the leaf's maps (one per operand; iota's one), -1 for others. */
+static int make_maps(cj_ctx *ctx, program *p) {
+    const compiled *c = p->c;
+    const ir_func *ir = c->ir;
+    p->map_at = rt_alloc(ctx->mem, sizeof(int) * (size_t)(ir->n_eqns + 1));
+    if (!p->map_at) return -1;
+    int n = 0;
+    for (int e = 0; e < ir->n_eqns; e++) {
+        /* (a leaf fusion composed away runs in no kernel) */
+        bool leaf = p->eqn_kernel[e] >= 0 && c->kernels[p->eqn_kernel[e]].kind != KERNEL_SINGLE &&
+                    fuse_is_leaf_map(ir->eqns[e].prim);
+        p->map_at[e] = leaf ? n : -1;
+        if (leaf) n += ir->eqns[e].n_in ? ir->eqns[e].n_in : 1;
     }
+    p->n_maps = n;
+    p->maps = rt_alloc(ctx->mem, sizeof(prim_index_map) * (size_t)(n + 1));
+    if (!p->maps) return -1;
+    for (int e = 0; e < ir->n_eqns; e++) {
+        if (p->map_at[e] < 0) continue;
+        const ir_eqn *q = &ir->eqns[e];
+        for (int i = 0; i < (q->n_in ? q->n_in : 1); i++) fuse_leaf_index_map(c, e, i, &p->maps[p->map_at[e] + i]);
+    }
+    return 0;
 }
 
 static program *prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated, int lazy) {
@@ -89,10 +81,9 @@ static program *prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const u
     }
     const compiled *c = p->c;
     const ir_func *cir = c->ir;
-    p->maps = rt_calloc(ctx->mem, sizeof(leaf_map) * (size_t)(cir->n_eqns + 1));
     p->slot = rt_alloc(ctx->mem, sizeof(int) * (size_t)(cir->n_vars + 1));
     p->eqn_kernel = rt_alloc(ctx->mem, sizeof(int) * (size_t)(cir->n_eqns + 1));
-    if (!p->maps || !p->slot || !p->eqn_kernel) {
+    if (!p->slot || !p->eqn_kernel) {
         program_free(ctx, p);
         core_oom(ctx, "jit: preparing a program");
         return NULL;
@@ -100,6 +91,7 @@ static program *prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const u
     /* tile slots for values that live only inside their kernel; the
      * largest kernel's count sizes the scratch */
     for (int v = 0; v < cir->n_vars; v++) p->slot[v] = -1;
+    for (int e = 0; e < cir->n_eqns; e++) p->eqn_kernel[e] = -1;
     for (int k = 0; k < c->n_kernels; k++) {
         const kernel *K = &c->kernels[k];
         for (int j = 0; j < K->n_eqns; j++) p->eqn_kernel[K->eqns[j]] = k;
@@ -107,12 +99,16 @@ static program *prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const u
         int used = 0;
         for (int j = 0; j < K->n_eqns; j++) {
             const ir_eqn *e = &cir->eqns[K->eqns[j]];
-            if (fuse_is_leaf_map(e->prim)) map_of_leaf(cir, e, &p->maps[K->eqns[j]]);
             if (c->home[e->out] == HOME_NONE && !(K->kind == KERNEL_DOT_EPILOGUE && j == 0)) p->slot[e->out] = used++;
         }
         size_t need = (size_t)used * slot_stride(K);
         if (need > p->scratch_each) p->scratch_each = need;
         if (used > p->n_slots) p->n_slots = used;
+    }
+    if (make_maps(ctx, p) != 0) {
+        program_free(ctx, p);
+        core_oom(ctx, "jit: preparing a program");
+        return NULL;
     }
     p->n_scratch = rt_num_threads() < MAX_SCRATCH ? rt_num_threads() : MAX_SCRATCH;
     p->mode = mode ? mode : rt_config_get()->backend;
@@ -141,7 +137,8 @@ void program_free(cj_ctx *ctx, program *p) {
     if (p->c && p->run_buf) rt_free(ctx->mem, p->run_buf, sizeof(char *) * (size_t)(p->c->ir->n_vars + 1));
     if (p->c && p->run_arrays) rt_free(ctx->mem, p->run_arrays, sizeof(rt_array *) * (size_t)(p->c->ir->n_vars + 1));
     if (p->c) {
-        if (p->maps) rt_free(ctx->mem, p->maps, sizeof(leaf_map) * (size_t)(p->c->ir->n_eqns + 1));
+        if (p->maps) rt_free(ctx->mem, p->maps, sizeof(prim_index_map) * (size_t)(p->n_maps + 1));
+        if (p->map_at) rt_free(ctx->mem, p->map_at, sizeof(int) * (size_t)(p->c->ir->n_eqns + 1));
         if (p->slot) rt_free(ctx->mem, p->slot, sizeof(int) * (size_t)(p->c->ir->n_vars + 1));
         if (p->eqn_kernel) rt_free(ctx->mem, p->eqn_kernel, sizeof(int) * (size_t)(p->c->ir->n_eqns + 1));
         compiled_free(ctx, p->c);
@@ -182,30 +179,49 @@ static void fill_row(char *dst, const char *val, size_t es, int64_t n) {
     }
 }
 
-/* pad: output index o reads input index (o - lo) / (interior + 1) when
- * that divides exactly and lands inside the input, else the pad value. */
-static void gather_pad(const ir_func *ir, const ir_eqn *e, const rt_aval *space, const char *src,
-                       const char *padv, char *dst, int64_t t0, int64_t len) {
+/* The dynamic part of a map's offset: each start index read from its
+ * rank-0 operand and clamped as lax clamps it. */
+static int64_t dynamic_offset(const ir_func *ir, const ir_eqn *e, const prim_index_map *m, char *const *buf,
+                              int rank) {
+    const int *ops = ir_eqn_inputs(ir, e);
+    int64_t off = 0;
+    for (int d = 0; d < rank; d++) {
+        if (m->dyn[d] < 0) continue;
+        int u = ops[m->dyn[d]];
+        int64_t s = rt_get_i64(ir->vars[u].dtype, buf[u], 0);
+        off += (s < 0 ? 0 : s > m->dyn_hi[d] ? m->dyn_hi[d] : s) * m->dyn_stride[d];
+    }
+    return off;
+}
+
+/* The general path, one element at a time: the first operand whose
+ * window holds the index (concatenate, pad), at its map's offset. */
+static void gather_windows(const ir_func *ir, const ir_eqn *e, const prim_index_map *maps, const rt_aval *space,
+                           char *const *buf, char *dst, int64_t t0, int64_t len) {
     size_t es = esize(ir, e->out);
-    const rt_aval *in = &ir->vars[ir_eqn_inputs(ir, e)[0]];
-    const prim_params *p = &e->params;
-    int r = space->rank;
-    int64_t idx[CJ_MAX_RANK], stride[CJ_MAX_RANK], rem = t0;
-    rt_strides(in, stride);
+    const int *ops = ir_eqn_inputs(ir, e);
+    int r = space->rank, n = e->n_in;
+    int64_t idx[CJ_MAX_RANK], rem = t0, base[PRIM_MAX_OPERANDS];
+    for (int i = 0; i < n; i++) base[i] = maps[i].kind == MAP_AFFINE ? maps[i].offset + dynamic_offset(ir, e, &maps[i], buf, r) : 0;
     for (int d = r - 1; d >= 0; d--) {
         idx[d] = space->dims[d] ? rem % space->dims[d] : 0;
         rem = space->dims[d] ? rem / space->dims[d] : 0;
     }
     for (int64_t j = 0; j < len; j++) {
-        int64_t off = 0;
-        bool inside = true;
-        for (int d = 0; d < r && inside; d++) {
-            int64_t step = (p->step.n ? p->step.v[d] : 0) + 1;
-            int64_t t = idx[d] - p->lo.v[d];
-            inside = t >= 0 && t % step == 0 && t / step < in->dims[d];
-            off += (t / step) * stride[d];
+        for (int i = 0; i < n; i++) {
+            const prim_index_map *m = &maps[i];
+            if (m->kind != MAP_AFFINE) continue;
+            int64_t off = base[i];
+            bool inside = true;
+            for (int d = 0; d < r && inside; d++) {
+                int64_t q = idx[d] - m->lo[d];
+                inside = idx[d] >= m->lo[d] && idx[d] < m->hi[d] && q % m->pitch[d] == 0;
+                off += q / m->pitch[d] * m->stride[d];
+            }
+            if (!inside) continue;
+            memcpy(dst + (size_t)j * es, buf[ops[i]] + (size_t)off * es, es);
+            break;
         }
-        memcpy(dst + (size_t)j * es, inside ? src + (size_t)off * es : padv, es);
         for (int d = r - 1; d >= 0; d--) {
             if (++idx[d] < space->dims[d]) break;
             idx[d] = 0;
@@ -213,28 +229,29 @@ static void gather_pad(const ir_func *ir, const ir_eqn *e, const rt_aval *space,
     }
 }
 
-static void gather_leaf(const ir_func *ir, const ir_eqn *e, const leaf_map *m, const rt_aval *space,
+static void gather_leaf(const ir_func *ir, const ir_eqn *e, const prim_index_map *maps, const rt_aval *space,
                         char *const *buf, char *dst, int64_t t0, int64_t len) {
     size_t es = esize(ir, e->out);
     const int *ops = ir_eqn_inputs(ir, e);
     const char *src = e->n_in ? buf[ops[0]] : NULL;
-    if (e->prim == PRIM_PAD) {
-        gather_pad(ir, e, space, src, buf[ops[1]], dst, t0, len);
-        return;
-    }
-    if (e->prim == PRIM_IOTA) {
-        int dim = (int)e->params.axes.v[0];
+    const prim_index_map *m = &maps[0];
+    if (m->kind == MAP_IOTA) {
+        int dim = m->axis;
         int64_t stride = 1;
         for (int d = space->rank - 1; d > dim; d--) stride *= space->dims[d];
         for (int64_t j = 0; j < len; j++)
             rt_set_f64(ir->vars[e->out].dtype, dst, j, (double)(((t0 + j) / stride) % space->dims[dim]));
         return;
     }
-    if (m->linear) {
+    if (m->window) {
+        gather_windows(ir, e, maps, space, buf, dst, t0, len);
+        return;
+    }
+    if (m->kind == MAP_LINEAR) {
         memcpy(dst, src + (size_t)t0 * es, (size_t)len * es);
         return;
     }
-    int64_t idx[CJ_MAX_RANK], rem = t0, off = m->offset;
+    int64_t idx[CJ_MAX_RANK], rem = t0, off = m->offset + dynamic_offset(ir, e, m, buf, space->rank);
     int r = space->rank;
     for (int d = r - 1; d >= 0; d--) {
         idx[d] = space->dims[d] ? rem % space->dims[d] : 0;
@@ -304,7 +321,7 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
                                         : job->buf[v] + (size_t)t0 * esize(ir, v);
             const int *in = ir_eqn_inputs(ir, e);
             if (fuse_is_leaf_map(e->prim)) {
-                gather_leaf(ir, e, &p->maps[K->eqns[j]], &K->space, job->buf, dst, t0, len);
+                gather_leaf(ir, e, &p->maps[p->map_at[K->eqns[j]]], &K->space, job->buf, dst, t0, len);
                 continue;
             }
             ew_operands ops;
@@ -327,12 +344,6 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
         }
     }
     if (scratch) interp_release_scratch(p, which);
-}
-
-void interp_gather_leaf(const program *p, int eqn, char *const *buf, int64_t t0, int64_t len, void *dst) {
-    const ir_func *ir = p->c->ir;
-    const ir_eqn *e = &ir->eqns[eqn];
-    gather_leaf(ir, e, &p->maps[eqn], &p->c->kernels[p->eqn_kernel[eqn]].space, buf, dst, t0, len);
 }
 
 void interp_run_loop(program *p, const kernel *K, char *const *buf) {
@@ -384,22 +395,25 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
             const int *in = ir_eqn_inputs(ir, e);
             int v = e->out;
             row_form fo = fuse_row_form(K, &ir->vars[v]);
+            /* operands 0..2 (elementwise and reductions read no more) and
+             * the result, last: leaves may have more operands (concatenate,
+             * dynamic_slice) and gather them themselves */
             char *ptr[4];
-            row_form form[4];
-            for (int i = 0; i <= e->n_in && i < 4; i++) {
-                int u = i < e->n_in ? in[i] : v;
-                form[i] = fuse_row_form(K, &ir->vars[u]);
+            int n_ptr = e->n_in < 3 ? e->n_in : 3;
+            for (int i = 0; i <= n_ptr; i++) {
+                int u = i < n_ptr ? in[i] : v;
+                row_form form = fuse_row_form(K, &ir->vars[u]);
                 size_t es = esize(ir, u);
                 if (p->slot[u] >= 0 && p->c->kernel_of[u] == kidx)
                     ptr[i] = scratch + (size_t)p->slot[u] * slot_stride(K);
-                else if (form[i] == FORM_ROW)
+                else if (form == FORM_ROW)
                     ptr[i] = job->buf[u] + (size_t)(r * C) * es;
-                else if (form[i] == FORM_SCALAR)
+                else if (form == FORM_SCALAR)
                     ptr[i] = job->buf[u] + (size_t)r * es;
                 else
                     ptr[i] = job->buf[u];
             }
-            char *dst = ptr[e->n_in < 4 ? e->n_in : 3];
+            char *dst = ptr[n_ptr];
             if (prim_lower(e->prim)->kind == LOWER_REDUCTION) { /* each row of the block reduced */
                 rt_array a, o;
                 memset(&a, 0, sizeof a);
@@ -426,7 +440,7 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
                     else
                         memcpy(dst, ptr[0], (size_t)nr * es);
                 } else {
-                    gather_leaf(ir, e, &p->maps[ei], &K->space, job->buf, dst, r * C, nr * C);
+                    gather_leaf(ir, e, &p->maps[p->map_at[ei]], &K->space, job->buf, dst, r * C, nr * C);
                 }
             } else { /* elementwise over the rows, or over the per-row values */
                 ew_operands ops;

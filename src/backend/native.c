@@ -58,10 +58,6 @@ cjk_fold_fn native_row_fold(prim_id prim, cj_dtype dt) {
 
 /* ---- the table ---- */
 
-static void gather_cb(const void *prog, int eqn, char *const *buf, int64_t t0, int64_t n, void *dst) {
-    interp_gather_leaf(prog, eqn, buf, t0, n, dst);
-}
-
 /* The program's per-thread scratch (interp.c sizes it for the largest
  * kernel, so generated row arrays always fit). */
 static char *claim_cb(const void *prog, int *slot) { return interp_claim_scratch((program *)prog, slot); }
@@ -73,6 +69,7 @@ int native_fill_table(cj_ctx *ctx, program *p, cjk_rt *rt, void ***ew) {
     if (!table) return -1;
     for (int e = 0; e < c->ir->n_eqns; e++) {
         const ir_eqn *q = &c->ir->eqns[e];
+        if (p->eqn_kernel[e] < 0) continue; /* a leaf fusion composed away */
         const kernel *K = &c->kernels[p->eqn_kernel[e]];
         if (K->kind == KERNEL_ROWS && prim_lower(q->prim)->kind == LOWER_REDUCTION) { /* a row reduction's fold */
             table[e] = (void *)native_row_fold(q->prim, c->ir->vars[ir_eqn_inputs(c->ir, q)[0]].dtype);
@@ -84,7 +81,6 @@ int native_fill_table(cj_ctx *ctx, program *p, cjk_rt *rt, void ***ew) {
     }
     *ew = table;
     rt->ew = table;
-    rt->gather = gather_cb;
     rt->prog = p;
     rt->claim = claim_cb;
     rt->release = release_cb;
@@ -144,7 +140,7 @@ void native_start(cj_ctx *ctx, program *p) {
 
     strbuf sb;
     sb_init(&sb, ctx->mem);
-    codegen_program(c, p->maps, p->cf, &sb);
+    codegen_program(c, p->cf, &sb);
     if (sb.failed || !sb.data) {
         sb_free(&sb);
         core_oom(ctx, "jit: generating C");

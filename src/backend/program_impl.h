@@ -27,7 +27,7 @@
  * of a DOT_EPILOGUE's product, and spread a large generated kernel over
  * the thread pool. */
 typedef struct cjk_sub {
-    const cjk_rt *rt; /* the sub-program's table (ew kernels, gather, scratch) */
+    const cjk_rt *rt; /* the sub-program's table (ew kernels, scratch) */
     char **buf;       /* its per-variable buffers: constants and arena set once,
                          inputs and outputs by the generated loop */
     void *run;        /* the runtime's handle on it (a cf_sub) */
@@ -112,17 +112,11 @@ void cf_native_free(cj_ctx *ctx, cf_native *n);
 /* Nesting depth beyond which an inner construct stays on the runtime. */
 #define CF_NATIVE_MAX_DEPTH 8
 
-/* How a leaf reads its operand: element offset + Σ index[d]·stride[d]
- * over the iteration space, or the same linear index (reshapes). */
-typedef struct leaf_map {
-    int linear;
-    int64_t offset;
-    int64_t stride[CJ_MAX_RANK];
-} leaf_map;
-
 struct program {
     compiled *c;
-    leaf_map *maps;      /* per equation (only leaves' entries are used) */
+    prim_index_map *maps; /* the index maps of the fused leaves (interp.c: make_maps) */
+    int *map_at;         /* per equation: its first map, -1 when not a fused leaf */
+    int n_maps;
     int *slot;           /* per variable: tile-scratch slot, -1 if none */
     int n_slots;
     void *arena;
@@ -162,7 +156,6 @@ enum { NATIVE_NONE, NATIVE_BUILDING, NATIVE_READY, NATIVE_FAILED };
 /* interp.c */
 char *interp_claim_scratch(program *p, int *which);
 void interp_release_scratch(program *p, int which);
-void interp_gather_leaf(const program *p, int eqn, char *const *buf, int64_t t0, int64_t len, void *dst);
 void interp_run_loop(program *p, const kernel *K, char *const *buf);
 /* Runs equations [first, n_eqns) of kernel K — a LOOP kernel's, or a
  * DOT_EPILOGUE kernel's epilogue from 1 — over elements [begin, end) of its

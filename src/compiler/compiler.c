@@ -206,6 +206,10 @@ void compiled_free(cj_ctx *ctx, compiled *c) {
     }
     if (c->kernels) rt_free(ctx->mem, c->kernels, sizeof(kernel) * (size_t)(c->ir->n_eqns ? c->ir->n_eqns : 1));
     if (c->kernel_of) rt_free(ctx->mem, c->kernel_of, sizeof(int) * nv);
+    for (int e = 0; c->composed && e < c->ir->n_eqns; e++)
+        if (c->composed[e]) rt_free(ctx->mem, c->composed[e], sizeof(prim_index_map) * (size_t)c->ir->eqns[e].n_in);
+    if (c->composed)
+        rt_free(ctx->mem, c->composed, sizeof(prim_index_map *) * (size_t)(c->ir->n_eqns ? c->ir->n_eqns : 1));
     if (c->home) rt_free(ctx->mem, c->home, sizeof(var_home) * nv);
     if (c->offset) rt_free(ctx->mem, c->offset, sizeof(size_t) * nv);
     if (c->first_use) rt_free(ctx->mem, c->first_use, sizeof(int) * nv);

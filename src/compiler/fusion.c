@@ -5,16 +5,18 @@
  * that produces its operand; later elementwise equations over the same
  * rows or the per-row results, and broadcasts of per-row results back
  * across the row, join it — so softmax or layer norm run row by row.
- * An elementwise equation, or a data-movement leaf
- * (broadcast_in_dim, transpose, slice, rev, reshape, squeeze, expand_dims,
- * iota) whose operand is a buffer, joins the latest LOOP kernel that has
+ * An elementwise equation, or a data-movement leaf (a primitive with an
+ * index map: broadcast_in_dim, transpose, slice, rev, reshape, squeeze,
+ * expand_dims, concatenate, pad, dynamic_slice, iota) whose operands are
+ * buffers, joins the latest LOOP kernel that has
  * the same iteration space and runs no earlier than every kernel producing
- * its operands; otherwise it starts a new LOOP kernel. Siblings over the
+ * its operands (a leaf does so at its first reader, and goes into that
+ * reader's kernel when it can: "placing equations" below); otherwise it starts a new LOOP kernel. Siblings over the
  * same space (sin(x) and cos(x)) therefore share a kernel, and a chain of
  * elementwise operations becomes one loop. A leaf never reads a value of
  * its own kernel: that would need the value at another index, so the value
  * is materialised and the leaf reads its buffer. Anything else (reductions,
- * dot, gather, concatenate, pad, dynamic slices, scans) is a SINGLE kernel.
+ * dot, gather, dynamic_update_slice, scans) is a SINGLE kernel.
  * Values used outside their kernel, and program outputs, become the
  * kernel's outputs; everything else exists only per tile. */
 #include <string.h>
@@ -23,19 +25,23 @@
 
 bool fuse_is_elementwise(prim_id p) { return prim_lower(p)->kind == LOWER_ELEMENTWISE; }
 
-bool fuse_is_leaf_map(prim_id p) {
-    switch (p) {
-    case PRIM_BROADCAST_IN_DIM:
-    case PRIM_TRANSPOSE:
-    case PRIM_SLICE:
-    case PRIM_REV:
-    case PRIM_RESHAPE:
-    case PRIM_SQUEEZE:
-    case PRIM_EXPAND_DIMS:
-    case PRIM_PAD:
-    case PRIM_IOTA: return true;
-    default: return false;
+/* A data-movement primitive with an index map (shape.c) reads its operands
+ * through it, so it fuses into loops: broadcast_in_dim, transpose, slice,
+ * rev, reshape, squeeze, expand_dims, concatenate, pad, dynamic_slice and
+ * iota. */
+bool fuse_is_leaf_map(prim_id p) { return prim_rules[p].index_map != NULL; }
+
+int fuse_leaf_index_map(const compiled *c, int eqn, int operand, prim_index_map *m) {
+    const ir_func *ir = c->ir;
+    const ir_eqn *e = &ir->eqns[eqn];
+    if (c->composed && c->composed[eqn] && operand < e->n_in) { /* read through a leaf fusion took out */
+        *m = c->composed[eqn][operand];
+        return 0;
     }
+    rt_aval in[PRIM_MAX_OPERANDS];
+    const int *ops = ir_eqn_inputs(ir, e);
+    for (int i = 0; i < e->n_in && i < PRIM_MAX_OPERANDS; i++) in[i] = ir->vars[ops[i]];
+    return prim_rules[e->prim].index_map(&e->params, e->n_in, in, &ir->vars[e->out], operand, m);
 }
 
 static int kernel_add_eqn(cj_ctx *ctx, kernel *k, int eqn) {
@@ -121,7 +127,11 @@ static bool rows_accept(const compiled *c, int k, int ei) {
     if (!fuse_is_leaf_map(e->prim)) return false;
     if (e->prim == PRIM_IOTA) return fo == FORM_ROW;
     int u = in[0];
-    if (e->prim == PRIM_PAD) return fo == FORM_ROW && c->kernel_of[in[0]] != k && c->kernel_of[in[1]] != k;
+    if (e->n_in != 1) { /* concatenate, pad, dynamic_slice: every operand from a buffer */
+        for (int i = 0; i < e->n_in; i++)
+            if (c->kernel_of[in[i]] == k) return false;
+        return fo == FORM_ROW;
+    }
     if (c->kernel_of[u] != k) return fo == FORM_ROW; /* a gather from a buffer */
     /* a per-row value of this kernel: broadcast back across the row, or
      * reshaped among its per-row forms */
@@ -134,7 +144,7 @@ static bool rows_accept(const compiled *c, int k, int ei) {
 
 /* Finds the kernel to fuse equation `ei` into, or -1. A row reduction may
  * turn the LOOP kernel producing its operand into a ROWS kernel. */
-static int pick_kernel(const compiled *c, int ei) {
+static int pick_kernel(const compiled *c, const int *pending, int ei) {
     const ir_func *ir = c->ir;
     const ir_eqn *e = &ir->eqns[ei];
     int outer;
@@ -144,8 +154,14 @@ static int pick_kernel(const compiled *c, int ei) {
     const rt_aval *out = &ir->vars[e->out];
     const int *in = ir_eqn_inputs(ir, e);
     int earliest = 0;
-    for (int i = 0; i < e->n_in; i++)
+    for (int i = 0; i < e->n_in; i++) {
         if (c->kernel_of[in[i]] > earliest) earliest = c->kernel_of[in[i]];
+        if (pending[in[i]] < 0) continue;
+        /* a deferred leaf joins this kernel: no earlier than its operands */
+        const ir_eqn *l = &ir->eqns[pending[in[i]]];
+        for (int q = 0; q < l->n_in; q++)
+            if (c->kernel_of[ir_eqn_inputs(ir, l)[q]] > earliest) earliest = c->kernel_of[ir_eqn_inputs(ir, l)[q]];
+    }
     for (int k = c->n_kernels - 1; k >= earliest; k--) {
         const kernel *K = &c->kernels[k];
         if (K->kind == KERNEL_ROWS) {
@@ -198,40 +214,187 @@ static int add_unique(cj_ctx *ctx, int **arr, int *n, int v) {
     return 0;
 }
 
+/* ---- placing equations ----
+ * A data-movement leaf is not placed where it appears in the IR but
+ * deferred to its first reader: an elementwise equation of a LOOP kernel
+ * over the leaf's shape takes it into its own kernel (the leaf is then a
+ * per-tile value read through its index map, never a buffer), so a
+ * broadcast or slice of a buffer made early (a hessian's basis, a
+ * transposed weight) does not become a kernel of its own whose result is
+ * written out only to be read back. Any other reader (a leaf, which wants
+ * other indices; a reduction; a SINGLE kernel), or a leaf whose operand
+ * lives in the reader's kernel, places the leaf first as before. Leaves
+ * nothing reads (program outputs) are placed at the end. */
+typedef struct placer {
+    cj_ctx *ctx;
+    compiled *c;
+    int *pending; /* per variable: the deferred leaf defining it, or -1 */
+    int *readers; /* per variable: operand slots reading it */
+} placer;
+
+/* Each operand of leaf e that is a deferred leaf l of one operand is read
+ * as l's operand instead, through the composed map (prim_index_map_compose), when the
+ * composition is exact: a transpose of a reshape or a slice of a
+ * broadcast then reads the buffer itself, and l is needed only if
+ * something else reads it. e's operand in c->ir (the compiled program's
+ * own copy) is rewired; its map is kept in c->composed. Repeats down a
+ * chain of leaves. 0, or -1 on out of memory. */
+static int compose_through(placer *pl, int ei) {
+    compiled *c = pl->c;
+    ir_func *ir = c->ir;
+    ir_eqn *e = &ir->eqns[ei];
+    int *in = (int *)ir_eqn_inputs(ir, e); /* the compiled program owns this IR */
+    for (int i = 0; i < e->n_in; i++) {
+        while (pl->pending[in[i]] >= 0) {
+            int l = pl->pending[in[i]];
+            if (ir->eqns[l].n_in != 1) break;
+            /* not onto a per-row value of a ROWS kernel: a leaf reading one
+             * there is placed by its parameters (rows_accept), not its map */
+            int under = c->kernel_of[ir_eqn_inputs(ir, &ir->eqns[l])[0]];
+            if (under >= 0 && c->kernels[under].kind == KERNEL_ROWS) break;
+            prim_index_map outer, inner, m;
+            fuse_leaf_index_map(c, ei, i, &outer);
+            fuse_leaf_index_map(c, l, 0, &inner);
+            if (!prim_index_map_compose(&outer, &ir->vars[e->out], &ir->vars[in[i]], &inner, &m)) break;
+            if (!c->composed[ei]) { /* every operand's map, then this one's replaced */
+                prim_index_map *all = rt_alloc(pl->ctx->mem, sizeof m * (size_t)e->n_in);
+                if (!all) return core_oom(pl->ctx, "jit: fusion");
+                for (int q = 0; q < e->n_in; q++) fuse_leaf_index_map(c, ei, q, &all[q]);
+                c->composed[ei] = all;
+            }
+            c->composed[ei][i] = m;
+            int src = ir_eqn_inputs(ir, &ir->eqns[l])[0];
+            pl->readers[in[i]]--;
+            pl->readers[src]++;
+            in[i] = src;
+        }
+    }
+    return 0;
+}
+
+static int place(placer *pl, int ei);
+
+/* Places the deferred leaf defining u on its own terms. */
+static int force(placer *pl, int u) {
+    int l = pl->pending[u];
+    if (l < 0) return 0;
+    pl->pending[u] = -1;
+    return place(pl, l);
+}
+
+/* Can deferred leaf l join kernel k (-1: a new kernel over `space`)? */
+static bool sinks_into(const compiled *c, int l, int k, const rt_aval *space) {
+    const ir_func *ir = c->ir;
+    const ir_eqn *e = &ir->eqns[l];
+    if (k >= 0 && c->kernels[k].kind != KERNEL_LOOP) return false;
+    if (!rt_aval_same_shape(k >= 0 ? &c->kernels[k].space : space, &ir->vars[e->out])) return false;
+    for (int q = 0; q < e->n_in; q++)
+        if (k >= 0 && c->kernel_of[ir_eqn_inputs(ir, e)[q]] == k) return false;
+    return true;
+}
+
+static int place(placer *pl, int ei) {
+    compiled *c = pl->c;
+    const ir_func *ir = c->ir;
+    const ir_eqn *e = &ir->eqns[ei];
+    const int *in = ir_eqn_inputs(ir, e);
+    int outer;
+    int64_t len;
+    bool row_reduce = fuse_is_row_reduce(ir, e, &outer, &len);
+    bool reader = fuse_is_elementwise(e->prim) && !row_reduce;
+    if (fuse_is_leaf_map(e->prim) && compose_through(pl, ei) != 0) return -1;
+    /* deferred operands: their own deferred operands are placed first (a
+     * leaf reads buffers), and all of them when e cannot take them in */
+    for (int i = 0; i < e->n_in; i++) {
+        int l = pl->pending[in[i]];
+        if (l < 0) continue;
+        if (!reader) {
+            if (force(pl, in[i]) != 0) return -1;
+            continue;
+        }
+        if (compose_through(pl, l) != 0) return -1; /* it may read through its own deferred operands */
+        for (int q = 0; q < ir->eqns[l].n_in; q++)
+            if (force(pl, ir_eqn_inputs(ir, &ir->eqns[l])[q]) != 0) return -1;
+    }
+    int k;
+    for (;;) {
+        k = prim_lower(e->prim)->kind == LOWER_CONSTRUCT ? construct_kernel(c, ei) : pick_kernel(c, pl->pending, ei);
+        bool again = false;
+        for (int i = 0; i < e->n_in && !again; i++) {
+            if (pl->pending[in[i]] < 0 || sinks_into(c, pl->pending[in[i]], k, &ir->vars[e->out])) continue;
+            if (force(pl, in[i]) != 0) return -1;
+            again = true; /* placed elsewhere: e may need a later kernel */
+        }
+        if (!again) break;
+    }
+    if (k < 0) {
+        k = c->n_kernels++;
+        kernel *K = &c->kernels[k];
+        K->kind = fuse_is_elementwise(e->prim) || fuse_is_leaf_map(e->prim) ? KERNEL_LOOP : KERNEL_SINGLE;
+        K->space = ir->vars[e->out];
+        if (row_reduce) {
+            K->kind = KERNEL_ROWS;
+            K->space = ir->vars[in[0]];
+        }
+    }
+    kernel *K = &c->kernels[k];
+    if (row_reduce && K->kind != KERNEL_ROWS) { /* the producing loop now runs by rows */
+        K->kind = KERNEL_ROWS;
+    }
+    if (row_reduce) {
+        K->outer_rank = outer;
+        K->row_len = len;
+    }
+    for (int i = 0; i < e->n_in; i++) { /* the deferred leaves it reads, just before it */
+        int l = pl->pending[in[i]];
+        if (l < 0) continue;
+        pl->pending[in[i]] = -1;
+        if (kernel_add_eqn(pl->ctx, K, l) != 0) return -1;
+        c->kernel_of[in[i]] = k;
+    }
+    if (kernel_add_eqn(pl->ctx, K, ei) != 0) return -1;
+    c->kernel_of[e->out] = k;
+    return 0;
+}
+
 int fuse_kernels(cj_ctx *ctx, compiled *c) {
     const ir_func *ir = c->ir;
     int cap = ir->n_eqns ? ir->n_eqns : 1;
     c->kernels = rt_calloc(ctx->mem, sizeof(kernel) * (size_t)cap);
     c->kernel_of = rt_alloc(ctx->mem, sizeof(int) * (size_t)(ir->n_vars + 1));
-    if (!c->kernels || !c->kernel_of) return core_oom(ctx, "jit: fusion");
-    for (int v = 0; v < ir->n_vars; v++) c->kernel_of[v] = -1;
-
-    for (int ei = 0; ei < ir->n_eqns; ei++) {
-        const ir_eqn *e = &ir->eqns[ei];
-        int k = prim_lower(e->prim)->kind == LOWER_CONSTRUCT ? construct_kernel(c, ei) : pick_kernel(c, ei), outer;
-        int64_t len;
-        bool row_reduce = fuse_is_row_reduce(ir, e, &outer, &len);
-        if (k < 0) {
-            k = c->n_kernels++;
-            kernel *K = &c->kernels[k];
-            K->kind = fuse_is_elementwise(e->prim) || fuse_is_leaf_map(e->prim) ? KERNEL_LOOP : KERNEL_SINGLE;
-            K->space = ir->vars[e->out];
-            if (row_reduce) {
-                K->kind = KERNEL_ROWS;
-                K->space = ir->vars[ir_eqn_inputs(ir, e)[0]];
-            }
-        }
-        kernel *K = &c->kernels[k];
-        if (row_reduce && K->kind != KERNEL_ROWS) { /* the producing loop now runs by rows */
-            K->kind = KERNEL_ROWS;
-        }
-        if (row_reduce) {
-            K->outer_rank = outer;
-            K->row_len = len;
-        }
-        if (kernel_add_eqn(ctx, &c->kernels[k], ei) != 0) return -1;
-        c->kernel_of[e->out] = k;
+    size_t nv = (size_t)ir->n_vars + 1;
+    int *pending = rt_alloc(ctx->mem, sizeof(int) * nv), *readers = rt_calloc(ctx->mem, sizeof(int) * nv);
+    c->composed = rt_calloc(ctx->mem, sizeof(prim_index_map *) * (size_t)cap);
+    if (!c->kernels || !c->kernel_of || !pending || !readers || !c->composed) {
+        if (pending) rt_free(ctx->mem, pending, sizeof(int) * nv);
+        if (readers) rt_free(ctx->mem, readers, sizeof(int) * nv);
+        return core_oom(ctx, "jit: fusion");
     }
+    for (int v = 0; v < ir->n_vars; v++) c->kernel_of[v] = pending[v] = -1;
+    for (int ei = 0; ei < ir->n_eqns; ei++)
+        for (int i = 0; i < ir->eqns[ei].n_in; i++) readers[ir_eqn_inputs(ir, &ir->eqns[ei])[i]]++;
+    for (int i = 0; i < ir->n_out; i++) readers[ir->out[i]]++;
+    placer pl = {ctx, c, pending, readers};
+    int status = 0;
+    for (int ei = 0; ei < ir->n_eqns && status == 0; ei++) {
+        const ir_eqn *e = &ir->eqns[ei];
+        if (fuse_is_leaf_map(e->prim)) pending[e->out] = ei;
+        else status = place(&pl, ei);
+    }
+    /* leaves no equation took in: program outputs are placed; one that
+     * every reader composed away is read by nothing and runs nowhere */
+    for (int v = ir->n_vars - 1; v >= 0 && status == 0; v--) /* outputs read through other leaves first */
+        if (pending[v] >= 0 && readers[v] > 0) status = compose_through(&pl, pending[v]);
+    for (int v = ir->n_vars - 1; v >= 0; v--) { /* later leaves first: a dead one reads nothing */
+        if (pending[v] < 0 || readers[v] > 0) continue;
+        const ir_eqn *l = &ir->eqns[pending[v]];
+        for (int i = 0; i < l->n_in; i++) readers[ir_eqn_inputs(ir, l)[i]]--;
+    }
+    for (int v = 0; v < ir->n_vars && status == 0; v++)
+        if (pending[v] >= 0 && readers[v] > 0) status = force(&pl, v);
+    rt_free(ctx->mem, pending, sizeof(int) * nv);
+    rt_free(ctx->mem, readers, sizeof(int) * nv);
+    if (status != 0) return -1;
 
     /* inputs and outputs of each kernel */
     for (int k = 0; k < c->n_kernels; k++) {

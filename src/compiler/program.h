@@ -4,12 +4,13 @@
  *
  * A kernel is a LOOP — a group of elementwise equations over one
  * iteration space, whose values in between exist only per tile, reading
- * buffers through affine index maps (broadcast, transpose, slice, reverse,
- * reshape of a buffer) — or ROWS — reductions over trailing axes together
+ * buffers through the index maps of data-movement primitives (broadcast,
+ * transpose, slice, reverse, reshape, concatenate, pad, dynamic_slice,
+ * iota: prim.h) — or ROWS — reductions over trailing axes together
  * with their elementwise producers and the consumers that broadcast the
  * reduced values back across the row (softmax, layer norm), run row by row
  * so each row is read from memory once — or a SINGLE equation run by its
- * primitive's eager kernel on whole buffers (dot, gather, concatenate, ...)
+ * primitive's eager kernel on whole buffers (dot, gather, ...)
  * — or DOT_EPILOGUE: a matrix product (its first equation) followed by the
  * LOOP equations that consume its result elementwise (bias, activation,
  * scale), run a block of rows at a time so the product's result lives
@@ -88,6 +89,9 @@ typedef struct compiled {
                                   taken per call, outside the arena (0: none) */
     memory_analysis mem;
     cost_analysis cost;
+    prim_index_map **composed; /* per equation: the maps (one per operand) of a leaf
+                                  rewired by fusion to read through other leaves
+                                  (fusion.c), or NULL */
     int *donor;            /* per variable: the IR input position whose donated
                               buffer this output takes, -1 when none */
     char donation_note[256]; /* why a requested donation cannot be used ("" if all are) */
@@ -183,6 +187,11 @@ bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t 
  * operand when it is a data-movement leaf? */
 bool fuse_is_elementwise(prim_id p);
 bool fuse_is_leaf_map(prim_id p);
+/* The index map (prim.h) by which leaf equation `eqn` of c reads its
+ * operand `operand`: its primitive's rule over its types, or the map
+ * fusion composed when it rewired the leaf to read through another one.
+ * 0, or -1 for a non-leaf. */
+int fuse_leaf_index_map(const compiled *c, int eqn, int operand, prim_index_map *m);
 
 /* Whether SINGLE kernel K's result may take its operand u's buffer (a
  * dynamic_update_slice or optimization_barrier of u; donate.c). */

@@ -12,7 +12,8 @@
  * stage the program has reached (c->stage):
  *
  *   kernels   every equation is in exactly one kernel, and kernel_of says
- *             which; a kernel reads only values defined before it in the
+ *             which (but a data-movement leaf every reader composed away,
+ *             which nothing running reads, is in none); a kernel reads only values defined before it in the
  *             schedule (or earlier in itself); its in and out lists are the
  *             values crossing its boundary, and every value another kernel
  *             or the program's result needs is in its producer's out list;
@@ -53,8 +54,23 @@ typedef struct checker {
     int *def;          /* per variable: the equation defining it (-1: input or constant) */
 } checker;
 
+/* Does an equation placed in a kernel, or the program's outputs, read v? */
+static bool read_by_kernel_or_output(const compiled *c, int v) {
+    const ir_func *ir = c->ir;
+    for (int i = 0; i < ir->n_out; i++)
+        if (ir->out[i] == v) return true;
+    for (int k = 0; k < c->n_kernels; k++)
+        for (int j = 0; j < c->kernels[k].n_eqns; j++) {
+            const ir_eqn *e = &ir->eqns[c->kernels[k].eqns[j]];
+            for (int q = 0; q < e->n_in; q++)
+                if (ir_eqn_inputs(ir, e)[q] == v) return true;
+        }
+    return false;
+}
+
 /* Records the failure: the pass, the kernel (k >= 0) and what is wrong. */
-__attribute__((format(printf, 3, 4))) static int bad(const checker *ck, int k, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4)))
+static int bad(const checker *ck, int k, const char *fmt, ...) {
     char what[320], where[160] = "";
     va_list ap;
     va_start(ap, fmt);
@@ -121,8 +137,15 @@ static int check_membership(checker *ck) {
     }
     char b[64];
     for (int e = 0; e < ir->n_eqns; e++) {
-        if (ck->where[e] < 0) return bad(ck, -1, "equation %d (%s) is in no kernel", e, prim_names[ir->eqns[e].prim]);
         int v = ir->eqns[e].out;
+        if (ck->where[e] < 0) {
+            /* fusion leaves out a leaf every reader composed away (they read
+             * its operand through the composed map): it must be read by
+             * nothing that runs */
+            if (!fuse_is_leaf_map(ir->eqns[e].prim) || c->kernel_of[v] != -1 || read_by_kernel_or_output(c, v))
+                return bad(ck, -1, "equation %d (%s) is in no kernel", e, prim_names[ir->eqns[e].prim]);
+            continue;
+        }
         if (c->kernel_of[v] != ck->where[e])
             return bad(ck, ck->where[e], "kernel_of says %s is defined by kernel %d", vname(ck, v, b), c->kernel_of[v]);
     }

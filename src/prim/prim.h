@@ -179,6 +179,44 @@ typedef int (*prim_transpose_fn)(struct cj_ctx *ctx, prim_id prim, const prim_pa
                                  const cj_val *in, const int *linear, const rt_aval *in_avals, cj_val ct,
                                  cj_val *ct_in);
 
+/* How a data-movement primitive's result reads one operand: a function of
+ * the output multi-index o, owned by the primitive (its family file fills
+ * it in from the parameters and types), read by fusion and by both
+ * backends, which emit it as index arithmetic (docs/COMPILER.md).
+ *
+ * MAP_AFFINE: the element at o is operand element
+ *     offset + sum_d ((o[d] - lo[d]) / pitch[d]) * stride[d]
+ *            + sum_d clamp(start_d, 0, dyn_hi[d]) * dyn_stride[d]
+ * where start_d is the value of rank-0 operand dyn[d] (-1: none), read
+ * only where o lies in the window: lo[d] <= o[d] < hi[d] and
+ * (o[d] - lo[d]) % pitch[d] == 0 on every axis (lo 0, hi the output size,
+ * pitch 1 when the primitive has no window).
+ * MAP_LINEAR: the element with o's row-major position (a reshape).
+ * MAP_IOTA: no operand; the value is o[axis].
+ * MAP_NONE: the operand is not read element by element (dynamic_slice's
+ * start indices, read through dyn).
+ * The value at o comes from the first operand, in order, whose window
+ * holds o (concatenate's operands tile the result; pad's operand 0 has a
+ * window, its padding value none). Maps compose (prim_index_map_compose),
+ * so a leaf of a leaf reads the innermost buffer directly. */
+typedef enum prim_map_kind { MAP_NONE, MAP_AFFINE, MAP_LINEAR, MAP_IOTA } prim_map_kind;
+
+typedef struct prim_index_map {
+    prim_map_kind kind;
+    int axis;    /* MAP_IOTA */
+    bool window; /* lo/hi/pitch differ from the whole output somewhere */
+    int64_t offset;
+    int64_t stride[CJ_MAX_RANK];
+    int64_t lo[CJ_MAX_RANK], hi[CJ_MAX_RANK], pitch[CJ_MAX_RANK];
+    int dyn[CJ_MAX_RANK];
+    int64_t dyn_hi[CJ_MAX_RANK], dyn_stride[CJ_MAX_RANK];
+} prim_index_map;
+
+/* The map of operand `operand` of an equation with these parameters and
+ * types into *m. 0, or -1 when the primitive is not data movement. */
+typedef int (*prim_index_map_fn)(const prim_params *p, int n_in, const rt_aval *in, const rt_aval *out,
+                                 int operand, prim_index_map *m);
+
 typedef struct prim_rule {
     prim_abstract_eval_fn abstract_eval;
     prim_impl_fn impl;
@@ -196,6 +234,7 @@ typedef struct prim_rule {
     int (*jvp_full)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                     const cj_val *tin, cj_val *primal, cj_val *tout);
     prim_transpose_fn transpose; /* primitives that can be linear */
+    prim_index_map_fn index_map; /* data movement that fuses into loops (see prim_index_map) */
 } prim_rule;
 
 extern prim_rule prim_rules[PRIM_COUNT];
@@ -260,6 +299,16 @@ bool prim_c_float_call(prim_id prim, const prim_c_args *a, char *out, size_t siz
 #define PRIM_COST_TRANSCENDENTAL ((prim_cost){.transcendentals = 1})
 #define PRIM_COST_FOLD ((prim_cost){.flops = 1, .per_operand = true})
 #define PRIM_COST_FREE ((prim_cost){0})
+
+/* A map with no window and no dynamic offset over an output of `rank`
+ * axes (MAP_AFFINE, offset 0, strides 0). */
+void prim_index_map_init(prim_index_map *m, const rt_aval *out);
+/* The map of `outer` (reading a value of type mid) followed by `inner`
+ * (how mid reads its operand): into *m when the composition is exact
+ * (the result reads every element the two would), false when it is not
+ * affine (a reshape that regroups axes, a windowed or dynamic inner map). */
+bool prim_index_map_compose(const prim_index_map *outer, const rt_aval *out, const rt_aval *mid,
+                            const prim_index_map *inner, prim_index_map *m);
 
 /* Helpers for print_params. */
 int prim_print_ivec(char *buf, size_t size, const char *name, const prim_ivec *v);

@@ -12,7 +12,8 @@
  * Conventions, as lax: operands keep their dtype (no promotion here; the
  * public functions in src/api/shape.c promote first); the result is weakly
  * typed when the data operands are (indices do not count); iota is never
- * weak. Their lowering kind is LOWER_DATA_MOVEMENT. */
+ * weak. The compiler sees all of them as LOWER_DATA_MOVEMENT, and reads
+ * how each result element reads its operand from their index maps. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -641,6 +642,122 @@ static int print_iota(const prim_params *p, char *buf, size_t size) {
     return t.len;
 }
 
+/* ---- index maps (prim_index_map): how each result element reads its
+ * operand, for loops that fuse data movement (fusion.c, both backends) ---- */
+
+/* Output axes matched to operand axes by their sizes other than 1, in
+ * order: a reshape that only adds or drops unit axes (and squeeze,
+ * expand_dims) is affine. False when the sizes regroup. */
+static bool unit_axes_only(const rt_aval *x, const rt_aval *out, const int64_t *xs, prim_index_map *m) {
+    int a = 0;
+    for (int d = 0; d < out->rank; d++) {
+        if (out->dims[d] == 1) continue;
+        while (a < x->rank && x->dims[a] == 1) a++;
+        if (a == x->rank || x->dims[a] != out->dims[d]) return false;
+        m->stride[d] = xs[a++];
+    }
+    while (a < x->rank && x->dims[a] == 1) a++;
+    return a == x->rank;
+}
+
+static int map_shape(const prim_params *p, int n_in, const rt_aval *in, const rt_aval *out, int operand,
+                     prim_index_map *m, prim_id prim) {
+    prim_index_map_init(m, out);
+    if (prim == PRIM_IOTA) {
+        m->kind = MAP_IOTA;
+        m->axis = (int)p->axes.v[0];
+        return 0;
+    }
+    const rt_aval *x = &in[0];
+    int64_t xs[CJ_MAX_RANK];
+    rt_strides(x, xs);
+    switch (prim) {
+    case PRIM_BROADCAST_IN_DIM:
+        for (int a = 0; a < x->rank; a++)
+            if (x->dims[a] != 1) m->stride[p->axes.v[a]] = xs[a];
+        return 0;
+    case PRIM_TRANSPOSE:
+        for (int d = 0; d < out->rank; d++) m->stride[d] = xs[p->axes.v[d]];
+        return 0;
+    case PRIM_RESHAPE:
+    case PRIM_SQUEEZE:
+    case PRIM_EXPAND_DIMS:
+        if (!unit_axes_only(x, out, xs, m)) {
+            prim_index_map_init(m, out);
+            m->kind = MAP_LINEAR;
+        }
+        return 0;
+    case PRIM_SLICE:
+        for (int d = 0; d < out->rank; d++) {
+            int64_t step = p->step.n ? p->step.v[d] : 1;
+            m->stride[d] = out->dims[d] > 1 ? xs[d] * step : 0; /* a huge step picks one element */
+            m->offset += p->lo.v[d] * xs[d];
+        }
+        return 0;
+    case PRIM_REV:
+        for (int d = 0; d < out->rank; d++) m->stride[d] = xs[d];
+        for (int i = 0; i < p->axes.n; i++) {
+            int d = (int)p->axes.v[i];
+            m->stride[d] = -xs[d];
+            m->offset += (x->dims[d] - 1) * xs[d];
+        }
+        return 0;
+    case PRIM_DYNAMIC_SLICE:
+        if (operand > 0) {
+            m->kind = MAP_NONE;
+            return 0;
+        }
+        for (int d = 0; d < out->rank; d++) {
+            m->stride[d] = xs[d];
+            m->dyn[d] = 1 + d;
+            m->dyn_hi[d] = x->dims[d] - out->dims[d];
+            m->dyn_stride[d] = xs[d];
+        }
+        return 0;
+    case PRIM_CONCATENATE: {
+        int axis = (int)p->axes.v[0];
+        int64_t at = 0;
+        for (int i = 0; i < operand && i < n_in; i++) at += in[i].dims[axis];
+        rt_strides(&in[operand], xs);
+        for (int d = 0; d < out->rank; d++) m->stride[d] = xs[d];
+        m->window = true;
+        m->lo[axis] = at;
+        m->hi[axis] = at + in[operand].dims[axis];
+        return 0;
+    }
+    case PRIM_PAD:
+        if (operand == 1) return 0; /* the padding value, everywhere else */
+        m->window = true;
+        for (int d = 0; d < out->rank; d++) {
+            int64_t pitch = (p->step.n ? p->step.v[d] : 0) + 1;
+            m->stride[d] = xs[d];
+            m->lo[d] = p->lo.v[d];
+            m->pitch[d] = pitch;
+            m->hi[d] = x->dims[d] ? p->lo.v[d] + (x->dims[d] - 1) * pitch + 1 : p->lo.v[d];
+        }
+        return 0;
+    default: return -1;
+    }
+}
+
+#define MAP_RULE(name, PRIM)                                                                                     \
+    static int name(const prim_params *p, int n_in, const rt_aval *in, const rt_aval *out, int operand,         \
+                    prim_index_map *m) {                                                                         \
+        return map_shape(p, n_in, in, out, operand, m, PRIM);                                                    \
+    }
+MAP_RULE(map_broadcast_in_dim, PRIM_BROADCAST_IN_DIM)
+MAP_RULE(map_transpose, PRIM_TRANSPOSE)
+MAP_RULE(map_reshape, PRIM_RESHAPE)
+MAP_RULE(map_squeeze, PRIM_SQUEEZE)
+MAP_RULE(map_expand_dims, PRIM_EXPAND_DIMS)
+MAP_RULE(map_slice, PRIM_SLICE)
+MAP_RULE(map_rev, PRIM_REV)
+MAP_RULE(map_dynamic_slice, PRIM_DYNAMIC_SLICE)
+MAP_RULE(map_concatenate, PRIM_CONCATENATE)
+MAP_RULE(map_pad, PRIM_PAD)
+MAP_RULE(map_iota, PRIM_IOTA)
+#undef MAP_RULE
+
 /* ---- registration ---- */
 
 static void set_rule(prim_id id, prim_abstract_eval_fn eval, prim_impl_fn impl,
@@ -890,4 +1007,17 @@ void prim_register_shape(void) {
     prim_rules[PRIM_DYNAMIC_UPDATE_SLICE].lower.updates_operand0 = true; /* writes only the update */
     for (int i = 0; i < PRIM_COUNT; i++)
         if (prim_families[i] == FAMILY_SHAPE && i != PRIM_IOTA) prim_rules[i].batch = batch_shape;
+    /* every data-movement primitive but dynamic_update_slice (a write of a
+     * window, which stays a SINGLE kernel updating its buffer in place) */
+    prim_rules[PRIM_BROADCAST_IN_DIM].index_map = map_broadcast_in_dim;
+    prim_rules[PRIM_TRANSPOSE].index_map = map_transpose;
+    prim_rules[PRIM_RESHAPE].index_map = map_reshape;
+    prim_rules[PRIM_SQUEEZE].index_map = map_squeeze;
+    prim_rules[PRIM_EXPAND_DIMS].index_map = map_expand_dims;
+    prim_rules[PRIM_SLICE].index_map = map_slice;
+    prim_rules[PRIM_REV].index_map = map_rev;
+    prim_rules[PRIM_DYNAMIC_SLICE].index_map = map_dynamic_slice;
+    prim_rules[PRIM_CONCATENATE].index_map = map_concatenate;
+    prim_rules[PRIM_PAD].index_map = map_pad;
+    prim_rules[PRIM_IOTA].index_map = map_iota;
 }
