@@ -213,6 +213,7 @@ bool native_run_construct(cj_ctx *ctx, program *p, int k, char *const *buf, int 
     *status = cf_native_ready(ctx, n);
     if (*status == 0 && p->native_cf[k](&n->gen, buf) != 0) *status = -1; /* the callback recorded why */
     atomic_fetch_add(&construct_runs, 1);
+    cf_note_run();
     return true;
 }
 
