@@ -181,7 +181,7 @@ TEST(cf_once_jaxpr_shows_bodies_inline) {
     CHECK_MSG(text != NULL, "%s", cj_error_message(ctx));
     if (text) {
         CHECK_STR_CONTAINS(text, "    e:f64[] f:f64[] g:f64[] h:f64[5] = scan[length=5 reverse=False carries=3 xs=1 "
-                                 "closure=0\n        body={ lambda ; a:f64[] b:f64[] c:f64[] d:f64[]. let\n");
+                                 "closure=0\n        jaxpr={ lambda ; a:f64[] b:f64[] c:f64[] d:f64[]. let\n");
         CHECK_STR_CONTAINS(text, "\n          in (f, g, i, j) }\n    ] a b c d\n  in (e, f, g, h) }\n");
         CHECK(!strstr(text, "construct"));
         cj_string_free(ctx, text);

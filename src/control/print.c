@@ -4,28 +4,45 @@
  * its other parameters:
  *
  *   c:f32[4] d:f32[6,4] = scan[length=6 reverse=False carries=1 xs=1 closure=1
- *       body={ lambda ; a:f32[4] b:f32[4] e:f32[4,4]. let
+ *       jaxpr={ lambda ; a:f32[4] b:f32[4] e:f32[4,4]. let
  *           ...
  *         in (f, g) }
  *     ] a b e
+ *
+ * (cond: branches=( {...} {...} ), one per line; while: cond_jaxpr= and
+ * body_jaxpr=, as jax.make_jaxpr names them).
  *
  * Each body is printed with its own variable names, indented one level
  * deeper than the equation holding it. */
 #include "control.h"
 
-static void print_bodies(const prim_params *p, strbuf *sb, int indent) {
-    const cf_record *rec = cf_of(p);
-    for (int k = 0; k < rec->n_progs; k++) {
-        sb_printf(sb, "\n");
-        for (int i = 0; i < indent; i++) sb_printf(sb, "  ");
-        sb_printf(sb, "    ");
-        if (rec->kind == CF_COND) sb_printf(sb, "branch%d=", k);
-        else if (rec->kind == CF_WHILE) sb_printf(sb, "%s=", k ? "body" : "cond");
-        else sb_printf(sb, "body=");
-        ir_print_indented(rec->progs[k], sb, indent + 2);
-    }
+static void newline(strbuf *sb, int indent, int extra) {
     sb_printf(sb, "\n");
     for (int i = 0; i < indent; i++) sb_printf(sb, "  ");
+    for (int i = 0; i < extra; i++) sb_printf(sb, " ");
+}
+
+/* As jax.make_jaxpr names them: cond's branches=( ... ), while's
+ * cond_jaxpr= and body_jaxpr=, scan's jaxpr=. */
+static void print_bodies(const prim_params *p, strbuf *sb, int indent) {
+    const cf_record *rec = cf_of(p);
+    if (rec->kind == CF_COND) {
+        newline(sb, indent, 4);
+        sb_printf(sb, "branches=(");
+        for (int k = 0; k < rec->n_progs; k++) {
+            newline(sb, indent, 6);
+            ir_print_indented(rec->progs[k], sb, indent + 3);
+        }
+        newline(sb, indent, 4);
+        sb_printf(sb, ")");
+    } else {
+        for (int k = 0; k < rec->n_progs; k++) {
+            newline(sb, indent, 4);
+            sb_printf(sb, "%s=", rec->kind == CF_SCAN ? "jaxpr" : k ? "body_jaxpr" : "cond_jaxpr");
+            ir_print_indented(rec->progs[k], sb, indent + 2);
+        }
+    }
+    newline(sb, indent, 0);
 }
 
 void cf_register_print(void) {
