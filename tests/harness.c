@@ -56,6 +56,9 @@ static int cmp_tests(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
+    /* the tests run with the compiled form verified after every pass
+     * (src/compiler/verify.c), whatever the build; CJAX_VERIFY=0 opts out */
+    setenv("CJAX_VERIFY", "1", 0);
     qsort(tests, (size_t)n_tests, sizeof tests[0], cmp_tests);
     int passed = 0, failed = 0;
     for (int i = 0; i < n_tests; i++) {

@@ -82,13 +82,9 @@ static program *prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const u
         core_oom(ctx, "jit: preparing a program");
         return NULL;
     }
-    p->c = compile_ir(ctx, ir);
+    p->c = compile_ir_until(ctx, ir, NULL, &(compile_options){.donated = donated});
     if (!p->c) {
         rt_free(ctx->mem, p, sizeof *p);
-        return NULL;
-    }
-    if (plan_donations(ctx, p->c, donated) != 0) {
-        program_free(ctx, p);
         return NULL;
     }
     const compiled *c = p->c;

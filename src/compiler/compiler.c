@@ -1,14 +1,21 @@
-/* compiler.c — the pipeline: one function calling named passes in order
- * (compiler layer).
+/* compiler.c — the pipeline: one table of named passes, run in order by
+ * one loop (compiler layer).
  *
- *   copy → simplify → fuse → schedule (fusion order or greedy, the lower
- *   peak) → plan → analyse
+ *   copy → inline → simplify → fuse → schedule → epilogue → plan → analyse
+ *        → donate
  *
- * The IR is verified after each IR-to-IR pass. CJAX_DUMP (a comma list of
- * simplify, fuse, schedule, plan, c) prints the program after those passes
- * to stderr; its values svg and dot write pictures of each program jit
+ * Every pass has the signature compiler_pass_fn and works on the compiled
+ * form; the IR passes (inline, simplify) replace c->ir, the later ones
+ * build kernels and the plan around it. The table records the form each
+ * pass leaves (c->stage), which says what the verifier checks and what a
+ * dump shows. After each pass the loop verifies the program — the IR
+ * always, the kernel form and plan (verify.c) in debug builds, in the tests
+ * and under CJAX_VERIFY=1 — and dumps it when CJAX_DUMP names the pass
+ * ("all": every pass; "c", the generated source, is printed by the
+ * backend). Tests run the pipeline up to a named pass (compile_ir_until).
+ * CJAX_DUMP's values svg and dot write pictures of each program jit
  * prepares to files (compiler_dump_pictures, called by jit, which knows
- * the function's name and has planned its donations). */
+ * the function's name). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +25,84 @@
 #include "picture.h"
 #include "program.h"
 
-/* Does the CJAX_DUMP list name `what` (or `all`, when it counts)? */
-static bool dump_list_names(const char *what, bool all_counts) {
-    const char *d = rt_config_get()->dump;
+/* ---- the passes ---- */
+static int run_inline(cj_ctx *ctx, compiled *c, const compile_options *o) {
+    (void)o;
+    return pass_inline_custom(ctx, &c->ir);
+}
+static int run_simplify(cj_ctx *ctx, compiled *c, const compile_options *o) {
+    (void)o; /* folding, identities, CSE and DCE to a fixed point, one pass */
+    return pass_simplify(ctx, &c->ir);
+}
+static int run_fuse(cj_ctx *ctx, compiled *c, const compile_options *o) {
+    (void)o;
+    return fuse_kernels(ctx, c);
+}
+static int run_schedule(cj_ctx *ctx, compiled *c, const compile_options *o) {
+    (void)o;
+    return schedule_kernels(ctx, c);
+}
+static int run_epilogue(cj_ctx *ctx, compiled *c, const compile_options *o) {
+    (void)o;
+    return fuse_dot_epilogues(ctx, c);
+}
+static int run_plan(cj_ctx *ctx, compiled *c, const compile_options *o) {
+    (void)o;
+    return plan_buffers(ctx, c);
+}
+static int run_analyse(cj_ctx *ctx, compiled *c, const compile_options *o) {
+    (void)ctx, (void)o;
+    analyse_program(c);
+    return 0;
+}
+/* after the analysis, which it corrects for the outputs that need no array */
+static int run_donate(cj_ctx *ctx, compiled *c, const compile_options *o) {
+    return plan_donations(ctx, c, o->donated);
+}
+
+static const struct {
+    const char *name;
+    compiler_pass_fn fn;
+    compile_stage leaves; /* the form of the program after it */
+} passes[] = {
+    {"inline", run_inline, STAGE_IR},         {"simplify", run_simplify, STAGE_IR},
+    {"fuse", run_fuse, STAGE_KERNELS},        {"schedule", run_schedule, STAGE_KERNELS},
+    {"epilogue", run_epilogue, STAGE_KERNELS}, {"plan", run_plan, STAGE_PLANNED},
+    {"analyse", run_analyse, STAGE_ANALYSED}, {"donate", run_donate, STAGE_DONATED},
+};
+#define N_PASSES ((int)(sizeof passes / sizeof passes[0]))
+
+int compiler_n_passes(void) { return N_PASSES; }
+const char *compiler_pass_name(int i) { return i >= 0 && i < N_PASSES ? passes[i].name : NULL; }
+
+static int pass_index(const char *name, size_t len) {
+    for (int i = 0; i < N_PASSES; i++)
+        if (strlen(passes[i].name) == len && !strncmp(passes[i].name, name, len)) return i;
+    return -1;
+}
+
+/* "inline, simplify, ..., donate" for messages. */
+static void pass_list(char *buf, size_t n) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < N_PASSES && len < n; i++) {
+        int w = snprintf(buf + len, n - len, "%s%s", i ? ", " : "", passes[i].name);
+        if (w > 0) len += (size_t)w;
+    }
+}
+
+bool compiler_verify_default(void) {
+#ifndef NDEBUG
+    return true;
+#else
+    return rt_config_get()->verify;
+#endif
+}
+
+/* Does the comma list name `what` (or `all`, when it counts)? */
+static bool list_names(const char *list, const char *what, bool all_counts) {
     size_t n = strlen(what);
-    for (const char *p = d; p && *p;) {
+    for (const char *p = list; p && *p;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         if ((len == n && !strncmp(p, what, n)) || (all_counts && len == 3 && !strncmp(p, "all", 3))) return true;
@@ -31,7 +111,43 @@ static bool dump_list_names(const char *what, bool all_counts) {
     return false;
 }
 
+static bool dump_list_names(const char *what, bool all_counts) {
+    return list_names(rt_config_get()->dump, what, all_counts);
+}
+
 bool compiler_dump_wants(const char *what) { return dump_list_names(what, true); }
+
+/* The first item of a dump list that is neither a pass nor c, svg, dot or
+ * all (its length in *len), or NULL. */
+static const char *unknown_dump_item(const char *list, size_t *len) {
+    static const char *const others[] = {"all", "c", "svg", "dot"};
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        bool known = n == 0 || pass_index(p, n) >= 0;
+        for (size_t i = 0; i < sizeof others / sizeof others[0] && !known; i++)
+            known = strlen(others[i]) == n && !strncmp(p, others[i], n);
+        if (!known) {
+            *len = n;
+            return p;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* A misspelt CJAX_DUMP item would silently dump nothing: say so, once per
+ * process. */
+static void warn_unknown_env_dump_item(void) {
+    static atomic_int warned;
+    size_t n;
+    const char *bad = unknown_dump_item(rt_config_get()->dump, &n);
+    if (!bad || atomic_exchange(&warned, 1)) return;
+    char known[160];
+    pass_list(known, sizeof known);
+    fprintf(stderr, "cjax: CJAX_DUMP: no pass named '%.*s' (the passes are %s; also c, svg, dot, all)\n",
+            (int)(n < 64 ? n : 64), bad, known);
+}
 
 void compiler_dump_pictures(cj_ctx *ctx, const compiled *c, const char *title) {
     static const struct {
@@ -71,12 +187,12 @@ void compiler_dump_pictures(cj_ctx *ctx, const compiled *c, const char *title) {
     }
 }
 
-static void dump_ir(const ir_func *ir, const char *after) {
-    strbuf sb;
-    sb_init(&sb, ir->mem);
-    ir_print(ir, &sb);
-    if (sb.data) fprintf(stderr, "cjax: IR after %s:\n%s", after, sb.data);
-    sb_free(&sb);
+/* The program as the last pass left it: the IR before fusion, then the
+ * kernels, then the buffers too. */
+static void dump_after(const compiled *c, const char *pass, strbuf *sb) {
+    sb_printf(sb, "cjax: after %s:\n", pass);
+    if (c->stage <= STAGE_IR) ir_print(c->ir, sb);
+    else compiled_dump(c, c->stage >= STAGE_PLANNED ? "fuse,plan" : "fuse", sb);
 }
 
 void compiled_free(cj_ctx *ctx, compiled *c) {
@@ -99,7 +215,48 @@ void compiled_free(cj_ctx *ctx, compiled *c) {
     rt_free(ctx->mem, c, sizeof *c);
 }
 
-compiled *compile_ir(cj_ctx *ctx, const ir_func *ir) {
+/* Runs passes 0..last over c, verifying and dumping after each. */
+static int run_passes(cj_ctx *ctx, compiled *c, int last, const compile_options *o) {
+    bool verify = o->verify || compiler_verify_default();
+    const char *dump = o->dump ? o->dump : rt_config_get()->dump;
+    for (int i = 0; i <= last; i++) {
+        if (passes[i].fn(ctx, c, o) != 0) return -1;
+        c->stage = passes[i].leaves;
+        if (o->after_pass && o->after_pass(ctx, c, passes[i].name, o->arg) != 0) return -1;
+        /* the IR is always verified, as it was before the kernel form existed */
+        if ((verify || c->stage == STAGE_IR) && compiled_verify(ctx, c, passes[i].name) != 0) return -1;
+        if (!list_names(dump, passes[i].name, true)) continue;
+        strbuf sb, *to = o->dump_to ? o->dump_to : &sb;
+        if (!o->dump_to) sb_init(&sb, ctx->mem);
+        dump_after(c, passes[i].name, to);
+        if (!o->dump_to) {
+            if (sb.data) fputs(sb.data, stderr);
+            sb_free(&sb);
+        }
+    }
+    return 0;
+}
+
+compiled *compile_ir_until(cj_ctx *ctx, const ir_func *ir, const char *last, const compile_options *opts) {
+    const compile_options none = {0};
+    const compile_options *o = opts ? opts : &none;
+    int upto = last ? pass_index(last, strlen(last)) : N_PASSES - 1;
+    if (upto < 0) {
+        char known[160];
+        pass_list(known, sizeof known);
+        core_error(ctx, CJ_ERR_ARG, "compile: no pass named '%.64s' (the passes are %s)", last, known);
+        return NULL;
+    }
+    size_t bad_len;
+    const char *bad = o->dump ? unknown_dump_item(o->dump, &bad_len) : NULL;
+    if (bad) {
+        char known[160];
+        pass_list(known, sizeof known);
+        core_error(ctx, CJ_ERR_ARG, "compile: no pass named '%.*s' to dump after (the passes are %s; also c, all)",
+                   (int)(bad_len < 64 ? bad_len : 64), bad, known);
+        return NULL;
+    }
+    if (!o->dump) warn_unknown_env_dump_item();
     compiled *c = rt_calloc(ctx->mem, sizeof *c);
     if (!c) {
         core_oom(ctx, "jit: compile");
@@ -111,31 +268,14 @@ compiled *compile_ir(cj_ctx *ctx, const ir_func *ir) {
         core_oom(ctx, "jit: compile");
         return NULL;
     }
-    static const struct {
-        const char *name;
-        ir_pass_fn fn;
-    } ir_passes[] = {{"inline", pass_inline_custom}, {"simplify", pass_simplify}};
-    for (size_t i = 0; i < sizeof ir_passes / sizeof ir_passes[0]; i++) {
-        if (ir_passes[i].fn(ctx, &c->ir) != 0 || ir_verify(ctx, c->ir) != 0) goto fail;
-        if (compiler_dump_wants(ir_passes[i].name)) dump_ir(c->ir, ir_passes[i].name);
-    }
-    if (fuse_kernels(ctx, c) != 0) goto fail;
-    if (schedule_kernels(ctx, c) != 0) goto fail;
-    if (fuse_dot_epilogues(ctx, c) != 0) goto fail;
-    if (plan_buffers(ctx, c) != 0) goto fail;
-    analyse_program(c);
-    if (compiler_dump_wants("fuse") || compiler_dump_wants("schedule") || compiler_dump_wants("plan")) {
-        strbuf sb;
-        sb_init(&sb, ctx->mem);
-        compiled_dump(c, compiler_dump_wants("plan") ? "fuse,plan" : "fuse", &sb);
-        if (sb.data) fputs(sb.data, stderr);
-        sb_free(&sb);
+    if (run_passes(ctx, c, upto, o) != 0) {
+        compiled_free(ctx, c);
+        return NULL;
     }
     return c;
-fail:
-    compiled_free(ctx, c);
-    return NULL;
 }
+
+compiled *compile_ir(cj_ctx *ctx, const ir_func *ir) { return compile_ir_until(ctx, ir, NULL, NULL); }
 
 /* ---- dump ---- */
 /* A variable's name as the IR printer spells it; rank-0 constants, which
@@ -216,12 +356,15 @@ void compiled_dump(const compiled *c, const char *what, strbuf *sb) {
                 var_name(c, names, plan_in_place_of(c, v), nm, sizeof nm);
                 sb_printf(sb, " (in place of %s)", nm);
             }
+            if (c->donor && c->donor[v] >= 0) sb_printf(sb, " (in argument %d's buffer)", c->donor[v]);
             if (c->first_use[v] >= 0) sb_printf(sb, "  live kernels %d..%d", c->first_use[v], c->last_use[v]);
             sb_printf(sb, "\n");
         }
+        /* before the analysis pass the figures are not there yet */
         const memory_analysis *m = &c->mem;
-        sb_printf(sb, "memory: arguments %zu, outputs %zu, temporaries %zu, constants %zu, peak %zu bytes\n",
-                  m->argument_bytes, m->output_bytes, m->temp_bytes, m->constant_bytes, m->peak_bytes);
+        if (c->stage == STAGE_NONE || c->stage >= STAGE_ANALYSED)
+            sb_printf(sb, "memory: arguments %zu, outputs %zu, temporaries %zu, constants %zu, peak %zu bytes\n",
+                      m->argument_bytes, m->output_bytes, m->temp_bytes, m->constant_bytes, m->peak_bytes);
     }
     rt_free(ir->mem, names, sizeof(int) * ((size_t)ir->n_vars + 1));
 }

@@ -3,9 +3,10 @@
  * Every pass has one signature: it takes the program's IR and replaces it
  * with an improved one (or leaves it), returning 0, or -1 with the error
  * recorded in ctx (the old IR is then left untouched and still owned by the
- * caller). Passes never change what a program computes. The pipeline in
- * compiler.c calls them in order, verifies the IR after each in tests and
- * debug builds, and dumps it when CJAX_DUMP names the pass. */
+ * caller). Passes never change what a program computes. The pipeline's
+ * table in compiler.c wraps them (and the passes over the compiled form,
+ * program.h) in one signature, runs them in order, verifies the IR after
+ * each, and dumps it when CJAX_DUMP names the pass. */
 #ifndef CJ_COMPILER_PASSES_H
 #define CJ_COMPILER_PASSES_H
 

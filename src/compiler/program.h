@@ -62,8 +62,20 @@ typedef struct cost_analysis {
     double flops, transcendentals, bytes_accessed;
 } cost_analysis;
 
+/* How far the pipeline has brought a program: what its form holds, and
+ * so what the verifier (verify.c) and the dumps can read. */
+typedef enum compile_stage {
+    STAGE_NONE = 0, /* passes called one by one, not by the pipeline */
+    STAGE_IR,       /* the IR only: no kernels yet */
+    STAGE_KERNELS,  /* kernels in schedule order (a plan, if any, is provisional) */
+    STAGE_PLANNED,  /* homes, live ranges and arena offsets */
+    STAGE_ANALYSED, /* memory and cost analysis */
+    STAGE_DONATED   /* donated inputs paired with outputs: the whole pipeline */
+} compile_stage;
+
 typedef struct compiled {
     ir_func *ir; /* owned: the IR after the passes */
+    compile_stage stage; /* the form the last pass left (STAGE_NONE outside the pipeline) */
     int n_kernels;
     kernel *kernels; /* in schedule order */
     var_home *home;  /* per variable */
@@ -81,10 +93,48 @@ typedef struct compiled {
     char donation_note[256]; /* why a requested donation cannot be used ("" if all are) */
 } compiled;
 
-/* Runs the pipeline (simplify, fuse, schedule, plan, analyse) over a copy
- * of `ir` (the caller keeps its own). NULL with the error recorded. */
+/* ---- the pipeline (compiler.c): one table of passes, one loop ----
+ *
+ *   inline → simplify → fuse → schedule → epilogue → plan → analyse → donate
+ *
+ * Every pass has one signature and works on the compiled form in place
+ * (the IR passes replace c->ir); 0, or -1 with the error recorded. What a
+ * pass needs besides the program comes in the options. */
+typedef struct compile_options {
+    const uint8_t *donated; /* donate: donated[i] gives up IR input i's buffer (NULL: none) */
+    const char *dump;       /* passes to dump after, a comma list (NULL: CJAX_DUMP) */
+    strbuf *dump_to;        /* where dumps go (NULL: stderr) */
+    bool verify;            /* verify after every pass in any build (else: debug builds and
+                               CJAX_VERIFY=1; the IR passes are always verified) */
+    /* Called after each pass, before it is verified and dumped: lets tests
+     * look at (or break) the program between passes. Nonzero (with the
+     * error recorded in ctx) stops the pipeline. */
+    int (*after_pass)(cj_ctx *ctx, compiled *c, const char *pass, void *arg);
+    void *arg;
+} compile_options;
+
+typedef int (*compiler_pass_fn)(cj_ctx *ctx, compiled *c, const compile_options *opts);
+
+/* Runs the whole pipeline over a copy of `ir` (the caller keeps its own).
+ * NULL with the error recorded. */
 compiled *compile_ir(cj_ctx *ctx, const ir_func *ir);
+/* The same with options (NULL: defaults), stopping after the pass named
+ * `last` (NULL: after the last one). An unknown name is a CJ_ERR_ARG error
+ * listing the passes. The result is verified up to where it stopped and
+ * may be inspected, dumped and freed, but only a whole pipeline's program
+ * can be run. */
+compiled *compile_ir_until(cj_ctx *ctx, const ir_func *ir, const char *last, const compile_options *opts);
 void compiled_free(cj_ctx *ctx, compiled *c);
+/* The table's passes, in order (i in 0 .. compiler_n_passes()-1). */
+int compiler_n_passes(void);
+const char *compiler_pass_name(int i);
+/* Checks the compiled form against every invariant of its stage
+ * (verify.c); `after` names the pass that made it, for the message. 0, or
+ * -1 with a CJ_ERR_INTERNAL error naming the pass and the kernel. */
+int compiled_verify(cj_ctx *ctx, const compiled *c, const char *after);
+/* Does the pipeline verify after every pass by default (debug build, or
+ * CJAX_VERIFY=1)? */
+bool compiler_verify_default(void);
 
 /* The passes after simplify, each testable alone. */
 int fuse_kernels(cj_ctx *ctx, compiled *c);
@@ -114,11 +164,12 @@ void analyse_program(compiled *c);
 int plan_donations(cj_ctx *ctx, compiled *c, const uint8_t *donated);
 
 /* Appends a readable dump: kernels with their equations, and buffers with
- * size, offset and live range. `what` selects "fuse", "plan" or both. */
+ * size, offset and live range (and, once analysed, the memory figures).
+ * `what` selects "fuse", "plan" or both. */
 void compiled_dump(const compiled *c, const char *what, strbuf *sb);
 
-/* Does CJAX_DUMP name this stage ("simplify", "fuse", "plan", "c", or
- * "all")? */
+/* Does CJAX_DUMP name this item (a pass of the table, "c" for the
+ * generated source, or "all")? */
 bool compiler_dump_wants(const char *what);
 
 /* How a value relates to a ROWS kernel: a whole row per row (the kernel's

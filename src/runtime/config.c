@@ -24,6 +24,7 @@ static void load(void) {
     long jit_cache = atol(env_or("CJAX_JIT_CACHE_SIZE", "1024")); /* not a positive int: the default */
     config.jit_cache_size = jit_cache > 0 && jit_cache <= INT_MAX ? (int)jit_cache : 1024;
     config.dump = env_or("CJAX_DUMP", "");
+    config.verify = atoi(env_or("CJAX_VERIFY", "0")) != 0;
     config.dump_dir = env_or("CJAX_DUMP_DIR", "");
     if (!*config.dump_dir) config.dump_dir = ".";
     config.cc = env_or("CJAX_CC", "cc");

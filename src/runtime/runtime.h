@@ -123,7 +123,8 @@ typedef struct rt_config {
     size_t pool_max_bytes;      /* CJAX_POOL_MAX_MB: pooled free buffers cap */
     bool explain_cache_misses;  /* CJAX_EXPLAIN_CACHE_MISSES=1 */
     int jit_cache_size;         /* CJAX_JIT_CACHE_SIZE: programs per jitted function (1024) */
-    const char *dump;           /* CJAX_DUMP: passes whose IR to print */
+    const char *dump;           /* CJAX_DUMP: passes after which to print the program */
+    bool verify;                /* CJAX_VERIFY=1: verify the compiled form after every pass */
     const char *dump_dir;       /* CJAX_DUMP_DIR: where svg/dot dumps go (".") */
     const char *cc;             /* CJAX_CC: C compiler for the cc backend */
     const char *cflags;         /* CJAX_CFLAGS */
