@@ -210,3 +210,42 @@ TEST(cf_once_records_freed_with_their_holders) {
     CHECK_EQ_INT(cf_records_live_for_testing(), live);
     cj_ctx_free(ctx);
 }
+
+/* vmap of the scan, eagerly: the batched construct (one record, made once
+ * and kept by the original) runs once per call for all its outputs; each
+ * example agrees with the unbatched scan. */
+TEST(cf_once_eager_vmap_of_scan_runs_once) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    case3 c = {cj_func_new(ctx, "step3", step3, 4, 4, NULL), 0};
+    cj_func *f = cj_func_new(ctx, "scan3", scan_outputs, 4, 4, &c);
+    int64_t axes[4] = {0, CJ_NOT_MAPPED, 0, CJ_NOT_MAPPED};
+    cj_vmap_opts vo = {axes, NULL, 0, 0, 0};
+    cj_func *vf = cj_vmap(f, &vo);
+    double a0[3] = {0.5, -0.25, 1.5}, c0[3] = {2.0, 0.0, -1.0};
+    cj_val in[4];
+    inputs3(ctx, in);
+    cj_val bin[4] = {cj_array(ctx, CJ_F64, 1, (int64_t[]){3}, a0), in[1], cj_array(ctx, CJ_F64, 1, (int64_t[]){3}, c0),
+                     in[3]};
+    cj_val out[4];
+    for (int call = 0; call < 2; call++) {
+        long before = cf_runs_for_testing(), made = cf_records_made_for_testing();
+        CHECK_MSG(cj_call(vf, bin, out) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK_EQ_INT(cf_runs_for_testing() - before, 1);
+        /* the second call traces the scan again (deduplicated into the
+         * first record) and reuses its batched form: one record made, dropped */
+        if (call == 1) CHECK_EQ_INT(cf_records_made_for_testing() - made, 1);
+    }
+    for (int b = 0; b < 3; b++) {
+        cj_val one[4] = {cj_scalar_typed(ctx, a0[b], CJ_F64), in[1], cj_scalar_typed(ctx, c0[b], CJ_F64), in[3]}, want[4];
+        CHECK(cj_call(f, one, want) == CJ_OK);
+        double got[3], ys[3 * T], wys[T];
+        CHECK(cj_read_as(out[0], CJ_F64, got, sizeof got) == CJ_OK);
+        CHECK_NEAR(got[b], item(want[0]), 1e-15, 0);
+        CHECK(cj_read_as(out[2], CJ_F64, got, sizeof got) == CJ_OK);
+        CHECK_NEAR(got[b], item(want[2]), 1e-15, 0);
+        CHECK(cj_read_as(out[3], CJ_F64, ys, sizeof ys) == CJ_OK); /* ys: f64[3, T] (out_axes 0) */
+        CHECK(cj_read_as(want[3], CJ_F64, wys, sizeof wys) == CJ_OK);
+        for (int t = 0; t < T; t++) CHECK_NEAR(ys[b * T + t], wys[t], 1e-15, 0);
+    }
+    cj_ctx_free(ctx);
+}
