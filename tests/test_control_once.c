@@ -249,3 +249,44 @@ TEST(cf_once_eager_vmap_of_scan_runs_once) {
     }
     cj_ctx_free(ctx);
 }
+
+/* The same construct twice on the same operands, one output read from each:
+ * CSE makes them one equation (equal parameters: the same record, deduplicated
+ * when traced again), DCE keeps it whole for the outputs read, and the
+ * jitted program runs one scan. */
+static void scan_twice(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    case3 *c = u;
+    (void)ctx;
+    cj_val r1[4], r2[4];
+    cj_scan(c->step, 3, in, 1, &in[3], NULL, r1, &r1[3]);
+    cj_scan(c->step, 3, in, 1, &in[3], NULL, r2, &r2[3]);
+    out[0] = cj_add(r1[0], r2[2]);
+}
+
+TEST(cf_once_cse_merges_equal_constructs) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    case3 c = {cj_func_new(ctx, "step3", step3, 4, 4, NULL), 0};
+    cj_func *f = cj_func_new(ctx, "scan_twice", scan_twice, 4, 1, &c), *one = cj_func_new(ctx, "scan3", scan_outputs, 4, 4, &c);
+    cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP};
+    cj_func *jf = cj_jit(f, &interp);
+    cj_val in[4], y, want[4];
+    inputs3(ctx, in);
+    char *text = cj_make_jaxpr(f, 4, (cj_spec[]){cj_spec_make(CJ_F64, 0, NULL), cj_spec_make(CJ_F64, 0, NULL),
+                                                 cj_spec_make(CJ_F64, 0, NULL), cj_spec_make(CJ_F64, 1, (int64_t[]){T})});
+    int traced = 0;
+    for (const char *p = text; p && (p = strstr(p, " = scan[")); p++) traced++;
+    CHECK_EQ_INT(traced, 2); /* as traced: two equations naming one record */
+    cj_string_free(ctx, text);
+    char *dump = cj_jit_dump(jf, in, "simplify");
+    CHECK_MSG(dump != NULL, "%s", cj_error_message(ctx));
+    int kept = 0;
+    for (const char *p = dump; p && (p = strstr(p, " = scan[")); p++) kept++;
+    CHECK_MSG(kept == 1, "%d scans after simplify:\n%s", kept, dump);
+    cj_string_free(ctx, dump);
+    long before = cf_runs_for_testing();
+    CHECK(cj_call(jf, in, &y) == CJ_OK);
+    CHECK_EQ_INT(cf_runs_for_testing() - before, 1);
+    CHECK(cj_call(one, in, want) == CJ_OK);
+    CHECK_NEAR(item(y), item(want[0]) + item(want[2]), 1e-15, 0);
+    cj_ctx_free(ctx);
+}

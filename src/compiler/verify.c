@@ -20,8 +20,8 @@
  *             and are elementwise or data-movement leaves reading buffers;
  *             ROWS equations are per row or per row element with row
  *             reductions over the kernel's trailing axes; a SINGLE kernel
- *             is one equation (or the equations of one control-flow
- *             construct, one per output); a DOT_EPILOGUE kernel starts with
+ *             is one equation (a control-flow construct is one equation
+ *             of all its outputs); a DOT_EPILOGUE kernel starts with
  *             its dot, followed by LOOP equations over the dot's shape.
  *   planned   inputs, constants and outputs have their homes (no output is
  *             HOME_NONE); every buffer a kernel reads or writes has one;

@@ -250,27 +250,10 @@ static void free_progs(int n, ir_func **progs) {
         if (progs[k]) ir_free(progs[k]);
 }
 
-/* Runs the construct at once when its operands are arrays and nothing is
- * staged (one run for all outputs), else binds its equations. */
+/* Binds the batched construct one level down (eagerly the eval trace runs
+ * it, once for all its outputs). */
 static int run_or_bind(cj_ctx *ctx, cf_record *rec, const cj_val *ops, cj_val *out) {
-    int concrete = ctx->dynamic_level == 0;
-    for (int i = 0; i < rec->n_operands && concrete; i++) {
-        const core_value *v = core_peek(ops[i]);
-        if (!v) return core_error(ctx, CJ_ERR_INTERNAL, "vmap of control flow: a lost operand");
-        concrete = v->kind == VALUE_ARRAY;
-    }
-    if (!concrete) return cf_bind(ctx, rec, ops, out);
-    rt_array *in[MAX_OPS], *res[CF_MAX_OUT];
-    for (int i = 0; i < rec->n_operands; i++) in[i] = core_peek(ops[i])->arr;
-    if (core_apply_impl_multi(ctx, cf_prim(rec->kind), &(prim_params){.ref = (prim_ref *)&rec->ref}, rec->n_operands,
-                              in, rec->n_out, rec->out, res) != 0)
-        return -1;
-    int ok = 1;
-    for (int j = 0; j < rec->n_out; j++) {
-        out[j] = core_wrap_array(ctx, res[j]);
-        ok &= out[j].slot != 0;
-    }
-    return ok ? 0 : -1;
+    return cf_bind(ctx, rec, ops, out);
 }
 
 /* Flags of operands [start, start + n) being batched. */
