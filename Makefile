@@ -16,7 +16,11 @@ build: $(BUILD)/CMakeCache.txt
 demo: build
 	./$(BUILD)/demo
 
+# The layering check first (seconds; tools/check_layers.sh), its own test
+# (that it fails on broken layer files), then the suite.
 test: build
+	sh tools/check_layers.sh $(BUILD)
+	sh tools/test_check_layers.sh $(BUILD)
 	./$(BUILD)/cjax_tests
 
 # RUN=<name> names the JSON record (bench/results/<name>.json; default the date).

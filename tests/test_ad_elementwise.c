@@ -69,7 +69,7 @@ static const cj_val NO_TANGENT = {NULL, 0, 0};
 /* ---- coverage ---- */
 
 TEST(ad_ew_every_primitive_has_rules) {
-    cj_ctx *ctx = cj_ctx_new(NULL); /* runs prim_init */
+    cj_ctx *ctx = cj_ctx_new(NULL); /* registers every rule (src/init.c) */
     for (int i = 0; i < PRIM_COUNT; i++) {
         if (prim_families[i] != FAMILY_ELEMENTWISE) continue;
         CHECK_MSG(prim_rules[i].jvp != NULL, "%s has no jvp rule", prim_names[i]);

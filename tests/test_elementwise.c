@@ -824,7 +824,7 @@ TEST(elementwise_every_primitive_accepts_exactly_its_dtypes) {
     for (int p = 0; p < PRIM_COUNT; p++) {
         if (prim_families[p] != FAMILY_ELEMENTWISE) continue;
         n_elementwise++;
-        CHECK(prim_rules[p].lower == LOWER_ELEMENTWISE);
+        CHECK(prim_rules[p].lower.kind == LOWER_ELEMENTWISE);
         for (int dt = 0; dt < CJ_NUM_DTYPES; dt++) {
             cj_ctx *ctx = cj_ctx_new(NULL);
             cj_val in[3];

@@ -1,7 +1,8 @@
-/* ad_rules.h — what the primitives' jvp and transpose rules share
- * (autodiff layer).
+/* ad_rules.h — what the primitives' jvp and transpose rules share (prim
+ * layer in tools/layers.txt: they are rules of the primitives).
  *
- * Rules are written with the public operations (cj_mul, cj_cos, ...), so
+ * Rules bind primitives through core_bind and the strict helpers of
+ * src/prim/bind.h (never the public, promoting cj_* operations), so
  * whatever trace is current — the staging trace that builds a jvp program,
  * a batch trace, the eager one — records or computes them. A tangent or
  * cotangent handle with slot 0 is a symbolic zero: rules skip work for it
@@ -10,6 +11,7 @@
 #define CJ_AD_RULES_H
 
 #include "../core/core.h"
+#include "../prim/bind.h"
 #include "cjax.h"
 
 static inline int ad_is_zero(cj_val t) { return t.slot == 0; }

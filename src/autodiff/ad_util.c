@@ -1,5 +1,5 @@
-/* ad_util.c — helpers shared by the jvp and transpose rules (autodiff
- * layer). */
+/* ad_util.c — helpers shared by the jvp and transpose rules (prim layer,
+ * with the rules; tools/layers.txt). */
 #include "ad_rules.h"
 
 const rt_aval *ad_aval(cj_val v) {
@@ -15,14 +15,13 @@ cj_val ad_add(cj_ctx *ctx, cj_val a, cj_val b) {
 }
 
 cj_val ad_zeros(cj_ctx *ctx, const rt_aval *aval) {
-    cj_val z = cj_zeros(ctx, aval->dtype, aval->rank, aval->dims);
-    return z;
+    return bind_full(ctx, 0.0, aval->dtype, aval->rank, aval->dims);
 }
 
 cj_val ad_const_like(cj_val x, double c) {
     const rt_aval *a = ad_aval(x);
     if (!a) return core_err_val(x.ctx);
-    return cj_scalar_typed(x.ctx, c, a->dtype);
+    return bind_scalar(x.ctx, c, a->dtype, 0);
 }
 
 int ad_check_rule_result(cj_ctx *ctx, const char *what, prim_id prim, const char *kind, const char *place, cj_val v,

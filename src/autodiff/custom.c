@@ -266,9 +266,13 @@ void ad_register_custom(void) {
             .abstract_eval = call_abstract_eval,
             .impl = call_impl,
             .print_params = call_print_params,
-            .lower = LOWER_OPAQUE,
+            .lower = {.kind = LOWER_OPAQUE},
             .batch = call_batch,
         };
+    /* by compile time autodiff has had its chance: the inline pass splices
+     * the called function in (custom_lin only lives in linear programs) */
+    prim_rules[PRIM_CUSTOM_JVP_CALL].lower.kind = LOWER_CALL;
+    prim_rules[PRIM_CUSTOM_VJP_CALL].lower.kind = LOWER_CALL;
     prim_rules[PRIM_CUSTOM_JVP_CALL].jvp = custom_jvp_rule;
     prim_rules[PRIM_CUSTOM_VJP_CALL].jvp = custom_vjp_rule;
     prim_rules[PRIM_CUSTOM_VJP_LIN].transpose = custom_lin_transpose;

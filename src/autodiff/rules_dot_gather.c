@@ -1,6 +1,6 @@
 /* rules_dot_gather.c — jvp and transpose rules of dot_general, gather and
- * scatter_add (autodiff layer; parameters as in src/prim/dot.c and
- * src/prim/gather.c).
+ * scatter_add (prim layer with the other rules, tools/layers.txt;
+ * parameters as in src/prim/dot.c and src/prim/gather.c).
  *
  * dot_general is bilinear: d(a·b) = ta·b + a·tb, and with one operand
  * fixed it is linear in the other, whose transpose is another dot_general
@@ -127,7 +127,7 @@ static cj_val dot_cotangent(cj_ctx *ctx, const prim_params *p, int x_is_rhs, con
         for (int i = 0; i < yc->n; i++)
             if (yc->v[i] == d) x_axis_of[k++] = xc->v[i];
     for (int j = 0; j < k; j++) perm[x_axis_of[j]] = j;
-    return cj_transpose(r, perm);
+    return bind_transpose(r, perm);
 }
 
 static int dot_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
@@ -146,28 +146,32 @@ static int dot_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_
 /* ---- gather and scatter_add: positions as the kernels see them ----------- */
 
 /* An index-dtype constant. */
-static cj_val index_const(cj_val idx, int64_t c) { return cj_scalar_typed(idx.ctx, (double)c, ad_aval(idx)->dtype); }
+static cj_val index_const(cj_val idx, int64_t c) {
+    const rt_aval *a = ad_aval(idx);
+    if (!a) return core_err_val(idx.ctx);
+    return bind_scalar(idx.ctx, (double)c, a->dtype, 0);
+}
 
 /* Negative indices wrapped once (+dim), as both kernels do first. */
 static cj_val wrap_once(cj_val idx, int64_t dim) {
-    return cj_where(cj_lt(idx, index_const(idx, 0)), cj_add(idx, index_const(idx, dim)), idx);
+    return bind_where(bind_binary(PRIM_LT, idx, index_const(idx, 0)), bind_binary(PRIM_ADD, idx, index_const(idx, dim)), idx);
 }
 
 /* The positions a gather reads: wrapped, then clamped to [0, dim-1]. */
 static cj_val gather_positions(cj_val idx, int64_t dim) {
-    return cj_clamp(index_const(idx, 0), wrap_once(idx, dim), index_const(idx, dim - 1));
+    return bind_clamp(index_const(idx, 0), wrap_once(idx, dim), index_const(idx, dim - 1));
 }
 
 /* Which updates a scatter_add keeps (the others are dropped), as a bool
  * array shaped like the updates. */
 static cj_val scatter_kept(cj_val idx, const prim_params *p, int64_t dim, const rt_aval *upd) {
     cj_val w = wrap_once(idx, dim);
-    cj_val kept = cj_and(cj_ge(w, index_const(idx, 0)), cj_lt(w, index_const(idx, dim)));
+    cj_val kept = bind_binary(PRIM_AND, bind_binary(PRIM_GE, w, index_const(idx, 0)), bind_binary(PRIM_LT, w, index_const(idx, dim)));
     if (p->flag == FORM_ALONG) return kept;
     int64_t at[CJ_MAX_RANK];
     int r = ad_aval(idx)->rank;
     for (int i = 0; i < r; i++) at[i] = p->axes.v[0] + i;
-    return cj_broadcast_in_dim(kept, upd->rank, upd->dims, at);
+    return bind_broadcast_in_dim(kept, upd->rank, upd->dims, at);
 }
 
 /* ---- gather ------------------------------------------------------------- */
@@ -221,7 +225,7 @@ static int scatter_add_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p
     cj_val zeros = ad_zeros(ctx, upd);
     if (dim == 0) return ad_set(zeros, &ct_in[2]); /* every update was dropped */
     cj_val read = core_bind(ctx, PRIM_GATHER, p, 2, (cj_val[]){ct, in[1]});
-    return ad_set(cj_where(scatter_kept(in[1], p, dim, upd), read, zeros), &ct_in[2]);
+    return ad_set(bind_where(scatter_kept(in[1], p, dim, upd), read, zeros), &ct_in[2]);
 }
 
 void ad_register_dot_gather(void) {

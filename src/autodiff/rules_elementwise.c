@@ -1,5 +1,5 @@
 /* rules_elementwise.c — jvp and transpose rules of the elementwise primitives
- * (autodiff layer).
+ * (prim layer with the other rules; tools/layers.txt).
  *
  * Every row of prims.def's elementwise block gets a jvp rule here, and the
  * ones that can be linear (neg, add, sub, mul, div, float→float convert,

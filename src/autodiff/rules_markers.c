@@ -1,5 +1,6 @@
 /* rules_markers.c — the public stop_gradient and the autodiff rules of
- * the marker primitives of src/prim/ad_prims.c (autodiff layer). */
+ * the marker primitives of src/prim/ad_prims.c (prim layer
+ * with the other rules; tools/layers.txt). */
 #include "ad_rules.h"
 
 cj_val cj_stop_gradient(cj_val x) {

@@ -1,6 +1,7 @@
 /* rules_reduce.c — jvp and transpose rules of the reductions and scans
- * (autodiff layer): reduce_sum/prod/max/min, argmax/argmin,
- * cumsum/cumprod/cummax (parameters as in src/prim/reduce.c).
+ * (prim layer with the other rules; tools/layers.txt):
+ * reduce_sum/prod/max/min, argmax/argmin, cumsum/cumprod/cummax
+ * (parameters as in src/prim/reduce.c).
  *
  * reduce_sum and cumsum are linear: their tangent is the primitive applied
  * to the tangent, and their transposes are a broadcast back over the
@@ -33,8 +34,19 @@ static int is_float_val(cj_val v) {
     return a && rt_is_float(a->dtype);
 }
 
+/* 1 at every element, x's dtype and shape (strongly typed). */
+static cj_val ones_like(cj_val x) {
+    const rt_aval *a = ad_aval(x);
+    if (!a) return core_err_val(x.ctx);
+    return bind_full(x.ctx, 1.0, a->dtype, a->rank, a->dims);
+}
+
 /* bool → 0/1 in the dtype of `like`. */
-static cj_val as_weight(cj_val mask, cj_val like) { return cj_astype(mask, ad_aval(like)->dtype); }
+static cj_val as_weight(cj_val mask, cj_val like) {
+    const rt_aval *a = ad_aval(like);
+    if (!a) return core_err_val(mask.ctx);
+    return bind_convert(mask, a->dtype);
+}
 
 /* The reduction's result broadcast back to the operand's shape (the
  * reduced axes re-inserted as size-1 and stretched). */
@@ -45,13 +57,13 @@ static cj_val unreduce(cj_val r, const prim_params *p, const rt_aval *operand) {
         if (i < p->axes.n && p->axes.v[i] == d) i++;
         else kept[nk++] = d;
     }
-    return cj_broadcast_in_dim(r, operand->rank, operand->dims, kept);
+    return bind_broadcast_in_dim(r, operand->rank, operand->dims, kept);
 }
 
 /* Σ over the reduced axes of t · w, w computed from the primals: the
  * tangent of every non-linear reduction. */
 static int weighted_reduction(cj_ctx *ctx, const prim_params *p, cj_val t, cj_val w, cj_val *tout) {
-    cj_val tw = cj_mul(t, w);
+    cj_val tw = bind_binary(PRIM_MUL, t, w);
     return ad_set(core_bind(ctx, PRIM_REDUCE_SUM, p, 1, &tw), tout);
 }
 
@@ -63,7 +75,8 @@ static cj_val shift_along(cj_val v, int64_t axis, int reverse, int64_t s, double
     int64_t lo[CJ_MAX_RANK] = {0}, hi[CJ_MAX_RANK] = {0};
     lo[axis] = reverse ? -s : s;
     hi[axis] = reverse ? s : -s;
-    return cj_pad(v, cj_scalar_typed(v.ctx, fill, a->dtype), lo, hi, NULL);
+    /* the fill has v's dtype and weak type, so the result keeps v's */
+    return bind_pad(v, bind_scalar(v.ctx, fill, a->dtype, a->weak), lo, hi, NULL);
 }
 
 /* ---- reduce_sum, cumsum: linear --------------------------------------- */
@@ -94,7 +107,7 @@ static int cumsum_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int
  * products (shift an inclusive one by one place, filling with 1). */
 static cj_val product_of_others(cj_val x, const prim_params *p) {
     const rt_aval *a = ad_aval(x);
-    if (p->axes.n == 0) return cj_ones_like(x); /* nothing reduced: no others */
+    if (p->axes.n == 0) return ones_like(x); /* nothing reduced: no others */
     int64_t perm[CJ_MAX_RANK], inv[CJ_MAX_RANK], moved[CJ_MAX_RANK], merged[CJ_MAX_RANK];
     int k = 0;
     for (int d = 0, i = 0; d < a->rank; d++) {
@@ -113,11 +126,11 @@ static cj_val product_of_others(cj_val x, const prim_params *p) {
         if (d < n_kept) merged[d] = moved[d];
     }
     merged[n_kept] = n;
-    cj_val rows = cj_reshape(cj_transpose(x, perm), n_kept + 1, merged);
-    cj_val before = shift_along(cj_cumprod(rows, n_kept, 0), n_kept, 0, 1, 1.0);
-    cj_val after = shift_along(cj_cumprod(rows, n_kept, 1), n_kept, 1, 1, 1.0);
-    cj_val others = cj_reshape(cj_mul(before, after), a->rank, moved);
-    return cj_transpose(others, inv);
+    cj_val rows = bind_reshape(bind_transpose(x, perm), n_kept + 1, merged);
+    cj_val before = shift_along(bind_cumulative(PRIM_CUMPROD, rows, n_kept, 0), n_kept, 0, 1, 1.0);
+    cj_val after = shift_along(bind_cumulative(PRIM_CUMPROD, rows, n_kept, 1), n_kept, 1, 1, 1.0);
+    cj_val others = bind_reshape(bind_binary(PRIM_MUL, before, after), a->rank, moved);
+    return bind_transpose(others, inv);
 }
 
 static int reduce_prod_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
@@ -142,9 +155,9 @@ static int reduce_chooser_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, i
     *tout = ad_zero(ctx);
     if (ad_is_zero(tin[0]) || !is_float_val(out)) return 0;
     const rt_aval *a = ad_aval(in[0]);
-    cj_val at_result = as_weight(cj_eq(in[0], unreduce(out, p, a)), in[0]);
+    cj_val at_result = as_weight(bind_binary(PRIM_EQ, in[0], unreduce(out, p, a)), in[0]);
     cj_val count = core_bind(ctx, PRIM_REDUCE_SUM, p, 1, &at_result);
-    cj_val share = cj_div(at_result, unreduce(count, p, a));
+    cj_val share = bind_binary(PRIM_DIV, at_result, unreduce(count, p, a));
     return weighted_reduction(ctx, p, tin[0], share, tout);
 }
 
@@ -162,10 +175,10 @@ static int cumprod_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in
     int rev = p->flag;
     int64_t n = ad_aval(in[0])->dims[axis];
     cj_val A = in[0];
-    cj_val B = cj_mul(tin[0], shift_along(out, axis, rev, 1, 1.0));
+    cj_val B = bind_binary(PRIM_MUL, tin[0], shift_along(out, axis, rev, 1, 1.0));
     for (int64_t s = 1; s < n; s *= 2) {
-        B = cj_add(B, cj_mul(A, shift_along(B, axis, rev, s, 0.0)));
-        if (2 * s < n) A = cj_mul(A, shift_along(A, axis, rev, s, 1.0));
+        B = bind_binary(PRIM_ADD, B, bind_binary(PRIM_MUL, A, shift_along(B, axis, rev, s, 0.0)));
+        if (2 * s < n) A = bind_binary(PRIM_MUL, A, shift_along(A, axis, rev, s, 1.0));
     }
     return ad_set(B, tout);
 }
@@ -186,15 +199,15 @@ static int cummax_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
     int64_t axis = p->axes.v[0];
     int rev = p->flag;
     int64_t n = ad_aval(in[0])->dims[axis];
-    cj_val M = in[0], C = cj_ones_like(in[0]), S = tin[0];
+    cj_val M = in[0], C = ones_like(in[0]), S = tin[0];
     for (int64_t s = 1; s < n; s *= 2) {
         cj_val m_prev = shift_along(M, axis, rev, s, -INFINITY);
-        cj_val w_prev = as_weight(cj_ge(m_prev, M), M), w_here = as_weight(cj_ge(M, m_prev), M);
-        S = cj_add(cj_mul(w_prev, shift_along(S, axis, rev, s, 0.0)), cj_mul(w_here, S));
-        C = cj_add(cj_mul(w_prev, shift_along(C, axis, rev, s, 0.0)), cj_mul(w_here, C));
-        M = cj_max(M, m_prev);
+        cj_val w_prev = as_weight(bind_binary(PRIM_GE, m_prev, M), M), w_here = as_weight(bind_binary(PRIM_GE, M, m_prev), M);
+        S = bind_binary(PRIM_ADD, bind_binary(PRIM_MUL, w_prev, shift_along(S, axis, rev, s, 0.0)), bind_binary(PRIM_MUL, w_here, S));
+        C = bind_binary(PRIM_ADD, bind_binary(PRIM_MUL, w_prev, shift_along(C, axis, rev, s, 0.0)), bind_binary(PRIM_MUL, w_here, C));
+        M = bind_binary(PRIM_MAX, M, m_prev);
     }
-    return ad_set(cj_div(S, C), tout);
+    return ad_set(bind_binary(PRIM_DIV, S, C), tout);
 }
 
 void ad_register_reduce(void) {

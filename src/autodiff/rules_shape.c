@@ -1,5 +1,6 @@
 /* rules_shape.c — jvp and transpose rules of the shape and data-movement
- * primitives (autodiff layer): broadcast_in_dim, reshape, transpose,
+ * primitives (prim layer with the other rules; tools/layers.txt):
+ * broadcast_in_dim, reshape, transpose,
  * squeeze, expand_dims, slice, dynamic_slice, dynamic_update_slice,
  * concatenate, pad, rev and iota (src/prim/shape.c says what every
  * parameter means).
@@ -48,7 +49,7 @@ static cj_val pad_zeros(cj_ctx *ctx, cj_val x, int rank, const int64_t *lo, cons
         p.step.n = rank;
         memcpy(p.step.v, interior, sizeof(int64_t) * (size_t)rank);
     }
-    cj_val args[2] = {x, cj_scalar_typed(ctx, 0, a->dtype)};
+    cj_val args[2] = {x, bind_scalar(ctx, 0, a->dtype, 0)};
     return core_bind(ctx, PRIM_PAD, &p, 2, args);
 }
 

@@ -23,56 +23,23 @@
 #include "codegen.h"
 #include "program_impl.h"
 
-static const char *ctype(cj_dtype dt) {
-    switch (dt) {
-    case CJ_BOOL: return "unsigned char";
-    case CJ_I32: return "int";
-    case CJ_I64: return "long long";
-    case CJ_F32: return "float";
-    default: return "double";
-    }
+static const char *ctype(cj_dtype dt) { return prim_c_type(dt); }
+
+/* The dtype that picks an elementwise equation's kernel (select_n: its
+ * cases', not its predicate's), as the primitive's lowering says. */
+static cj_dtype kernel_dtype(const ir_func *ir, const ir_eqn *e) {
+    return ir->vars[ir_eqn_inputs(ir, e)[prim_lower(e->prim)->dtype_operand]].dtype;
 }
 
-static const char *utype(cj_dtype dt) { return dt == CJ_I32 ? "unsigned int" : "unsigned long long"; }
-
-/* Is this equation written inline, and how? Returns the C operator or a
- * short tag, NULL for a call through the table. */
-static const char *inline_op(const ir_func *ir, const ir_eqn *e) {
-    cj_dtype dt = ir->vars[ir_eqn_inputs(ir, e)[e->prim == PRIM_SELECT ? 1 : 0]].dtype;
-    bool fl = rt_is_float(dt), in = rt_is_int(dt), bo = dt == CJ_BOOL;
-    switch (e->prim) {
-    case PRIM_ADD: return fl || in ? "+" : NULL;
-    case PRIM_SUB: return fl || in ? "-" : NULL;
-    case PRIM_MUL: return fl || in ? "*" : NULL;
-    case PRIM_DIV: return fl ? "/" : NULL;
-    case PRIM_NEG: return fl || in ? "neg" : NULL;
-    case PRIM_ABS: return fl ? "abs" : NULL;
-    case PRIM_SQRT: return fl ? "sqrt" : NULL;
-    case PRIM_EQ: return "==";
-    case PRIM_NE: return "!=";
-    case PRIM_LT: return fl || in ? "<" : NULL;
-    case PRIM_LE: return fl || in ? "<=" : NULL;
-    case PRIM_GT: return fl || in ? ">" : NULL;
-    case PRIM_GE: return fl || in ? ">=" : NULL;
-    case PRIM_AND: return in || bo ? "&" : NULL;
-    case PRIM_OR: return in || bo ? "|" : NULL;
-    case PRIM_XOR: return in || bo ? "^" : NULL;
-    case PRIM_NOT: return bo ? "not" : in ? "~" : NULL;
-    case PRIM_SELECT: return "select";
-    case PRIM_CONVERT: {
-        cj_dtype to = ir->vars[e->out].dtype;
-        /* casts C defines exactly as the runtime converter does */
-        if (rt_is_float(to) && (fl || in)) return "cast";
-        if (rt_is_float(to) && bo) return "cast";
-        return NULL;
-    }
-    default: return NULL;
-    }
+/* Is elementwise equation e written inline, as its primitive's C
+ * expression, rather than called through the table? */
+static bool is_inline(const ir_func *ir, const ir_eqn *e) {
+    return prim_c_inline(e->prim, kernel_dtype(ir, e), ir->vars[e->out].dtype);
 }
 
 bool codegen_needs_kernel(const compiled *c, int eqn) {
     const ir_eqn *e = &c->ir->eqns[eqn];
-    return fuse_is_elementwise(e->prim) && !inline_op(c->ir, e);
+    return fuse_is_elementwise(e->prim) && !is_inline(c->ir, e);
 }
 
 /* Does u live only as a tile array of kernel k? Not the product of a
@@ -109,38 +76,15 @@ static void dest_name(const compiled *c, int k, int v, char *buf, size_t n) {
 }
 
 /* The right-hand side of an inline equation, over operand expressions a,
- * b and p (its first, second and third operands). */
+ * b and p (its first, second and third operands): its primitive's C
+ * expression (prim_lowering.c_expr). */
 static void inline_rhs(const ir_func *ir, const ir_eqn *e, const char *a, const char *b, const char *p,
                        char *out, size_t n) {
-    const char *op = inline_op(ir, e);
-    const int *in = ir_eqn_inputs(ir, e);
-    cj_dtype dt = ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype;
-    cj_dtype ot = ir->vars[e->out].dtype;
-    const char *T = ctype(dt), *O = ctype(ot);
-    bool fl = rt_is_float(dt);
-    if (!strcmp(op, "neg")) {
-        if (fl) snprintf(out, n, "-%s", a);
-        else snprintf(out, n, "(%s)((%s)0 - (%s)%s)", T, utype(dt), utype(dt), a);
-    } else if (!strcmp(op, "abs")) {
-        snprintf(out, n, "%s(%s)", dt == CJ_F32 ? "__builtin_fabsf" : "__builtin_fabs", a);
-    } else if (!strcmp(op, "sqrt")) {
-        snprintf(out, n, "%s(%s)", dt == CJ_F32 ? "__builtin_sqrtf" : "__builtin_sqrt", a);
-    } else if (!strcmp(op, "not")) {
-        if (dt == CJ_BOOL) snprintf(out, n, "(unsigned char)(%s ^ 1)", a);
-        else snprintf(out, n, "(%s)~%s", T, a);
-    } else if (!strcmp(op, "select")) { /* select_n(pred, on_false, on_true) */
-        snprintf(out, n, "%s ? %s : %s", a, p, b);
-    } else if (!strcmp(op, "cast")) {
-        snprintf(out, n, "(%s)%s", O, a);
-    } else if (ot == CJ_BOOL && dt != CJ_BOOL) { /* comparisons */
-        snprintf(out, n, "(unsigned char)(%s %s %s)", a, op, b);
-    } else if (!fl && dt != CJ_BOOL && strchr("+-*", op[0]) && !op[1]) { /* wrapping int arithmetic */
-        snprintf(out, n, "(%s)((%s)%s %s (%s)%s)", T, utype(dt), a, op, utype(dt), b);
-    } else if (ot == CJ_BOOL) {
-        snprintf(out, n, "(unsigned char)(%s %s %s)", a, op, b);
-    } else {
-        snprintf(out, n, "%s %s %s", a, op, b);
-    }
+    prim_c_args args = {{a, b, p}, kernel_dtype(ir, e), ir->vars[e->out].dtype};
+    /* is_inline asked the same question; should the answer differ (the
+     * text did not fit), an undeclared name makes the unit fail to build,
+     * so the program stays on the interpreter rather than compute garbage */
+    if (!prim_lower(e->prim)->c_expr(e->prim, &args, out, n)) snprintf(out, n, "cjax_no_c_expression");
 }
 
 static void emit_inline(const compiled *c, int k, const ir_eqn *e, strbuf *sb) {
@@ -172,7 +116,7 @@ static void emit_call(const compiled *c, int k, int eqn, strbuf *sb) {
               "    { cjk_ops o = {{%s, %s, %s}, {%d, %d, %d}, %s, %d, %d};\n"
               "      ((cjk_ew)rt->ew[%d])(&o, 0, n); }\n",
               ptr[0], ptr[1], ptr[2], sc[0], sc[1], sc[2], d,
-              (int)ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype, (int)ir->vars[e->out].dtype, eqn);
+              (int)kernel_dtype(ir, e), (int)ir->vars[e->out].dtype, eqn);
 }
 
 /* The head of kernel k's function: exported cjk_kernel_<k>, or a
@@ -230,7 +174,7 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
     int in_loop = 0;
     for (int j = first; j < K->n_eqns; j++) {
         const ir_eqn *e = &ir->eqns[K->eqns[j]];
-        bool inl = fuse_is_elementwise(e->prim) && inline_op(ir, e);
+        bool inl = fuse_is_elementwise(e->prim) && is_inline(ir, e);
         if (inl && !in_loop) {
             sb_printf(sb, "    for (i64 j = 0; j < n; j++) {\n");
             in_loop = 1;
@@ -396,7 +340,7 @@ static void classify(rows_gen *g) {
         int v = e->out;
         row_form fo = form_of(g, v);
         g->pos[v] = j;
-        if (prim_families[e->prim] == FAMILY_REDUCE) {
+        if (prim_lower(e->prim)->kind == LOWER_REDUCTION) {
             g->kind[j] = RS_REDUCE;
         } else if (fuse_is_leaf_map(e->prim)) {
             if (e->n_in && own(g, in[0])) {
@@ -407,7 +351,7 @@ static void classify(rows_gen *g) {
                 g->contiguous[v] = layout == LEAF_CONTIGUOUS;
             }
         } else {
-            bool inl = inline_op(g->ir, e) != NULL;
+            bool inl = is_inline(g->ir, e);
             g->kind[j] = fo == FORM_ROW ? (inl ? RS_ROW : RS_ROW_CALL) : (inl ? RS_SCALAR : RS_SCALAR_CALL);
         }
     }
@@ -546,7 +490,7 @@ static void emit_table_call(const rows_gen *g, int j, bool over_row, strbuf *sb)
               "    { cjk_ops o = {{%s, %s, %s}, {%d, %d, %d}, %s, %d, %d};\n"
               "      ((cjk_ew)rt->ew[%d])(&o, 0, %lld); }\n",
               ptr[0], ptr[1], ptr[2], sc[0], sc[1], sc[2], dst,
-              (int)g->ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype, (int)g->ir->vars[e->out].dtype,
+              (int)kernel_dtype(g->ir, e), (int)g->ir->vars[e->out].dtype,
               g->K->eqns[j], over_row ? (long long)g->C : 1LL);
 }
 
@@ -740,7 +684,7 @@ static bool rows_supported(const compiled *c, int k) {
         const int *in = ir_eqn_inputs(c->ir, e);
         row_form fo = fuse_row_form(K, &c->ir->vars[e->out]);
         if (fo != FORM_ROW && fo != FORM_SCALAR) return false;
-        if (prim_families[e->prim] == FAMILY_REDUCE) {
+        if (prim_lower(e->prim)->kind == LOWER_REDUCTION) {
             if (!native_row_fold(e->prim, c->ir->vars[in[0]].dtype) ||
                 fuse_row_form(K, &c->ir->vars[in[0]]) != FORM_ROW || fo != FORM_SCALAR)
                 return false;

@@ -138,7 +138,7 @@ static int make_sub(cj_ctx *ctx, cf_native *n, int j, cj_backend mode, int depth
         const kernel *K = &c->kernels[k];
         const ir_eqn *e = &c->ir->eqns[K->eqns[0]];
         s->slot_of[k] = -1;
-        if (K->kind == KERNEL_SINGLE && cf_is_prim(e->prim)) {
+        if (K->kind == KERNEL_SINGLE && prim_lower(e->prim)->kind == LOWER_CONSTRUCT) {
             s->nested[k] = cf_native_make(ctx, c, k, mode, depth + 1);
             if (ctx->err) return -1;
             if (s->nested[k] && (s->slot_of[k] = add_slot(ctx, n, 0, s->nested[k])) < 0) return -1;

@@ -51,7 +51,7 @@ int dot_epilogue_product_rows(cj_ctx *ctx, const ir_func *ir, const ir_eqn *e, c
     prim_params q = e->params;
     q.lhs_contract.v[0] = 1; /* the last axis of the [rows, K] view */
     rt_array *args[2] = {&lhs, &rhs};
-    return prim_rules[PRIM_DOT_GENERAL].impl(ctx, PRIM_DOT_GENERAL, &q, 2, args, &out);
+    return prim_rules[e->prim].impl(ctx, e->prim, &q, 2, args, &out);
 }
 
 /* The epilogue over elements [begin, end) of kernel k's space. */

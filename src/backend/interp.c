@@ -321,7 +321,7 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
                 }
             }
             ops.out = dst;
-            ops.in_dtype = ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype;
+            ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
             ops.out_dtype = ir->vars[v].dtype;
             ew_kernel(e->prim, ops.in_dtype)(&ops, 0, len);
         }
@@ -400,7 +400,7 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
                     ptr[i] = job->buf[u];
             }
             char *dst = ptr[e->n_in < 4 ? e->n_in : 3];
-            if (prim_families[e->prim] == FAMILY_REDUCE) { /* each row of the block reduced */
+            if (prim_lower(e->prim)->kind == LOWER_REDUCTION) { /* each row of the block reduced */
                 rt_array a, o;
                 memset(&a, 0, sizeof a);
                 memset(&o, 0, sizeof o);
@@ -436,7 +436,7 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
                     ops.scalar[i] = ir->vars[in[i]].rank == 0 && (fo == FORM_ROW || K->outer_rank > 0);
                 }
                 ops.out = dst;
-                ops.in_dtype = ir->vars[in[e->prim == PRIM_SELECT ? 1 : 0]].dtype;
+                ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
                 ops.out_dtype = ir->vars[v].dtype;
                 ew_kernel(e->prim, ops.in_dtype)(&ops, 0, fo == FORM_ROW ? nr * C : nr);
             }
@@ -486,7 +486,7 @@ static int run_single(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const ker
         view(&outs[j], ctx, &ir->vars[e->out + j], buf[e->out + j]);
         res[j] = &outs[j];
     }
-    if (cf_is_prim(e->prim)) return cf_run(ctx, cf_of(&e->params), mode, args, res);
+    if (prim_lower(e->prim)->kind == LOWER_CONSTRUCT) return cf_run(ctx, cf_of(&e->params), mode, args, res);
     if (prim_rules[e->prim].multiple_results)
         return prim_rules[e->prim].impl_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, res);
     return prim_rules[e->prim].impl(ctx, e->prim, &e->params, e->n_in, args, res[0]);

@@ -51,7 +51,10 @@ static void *build_main(void *arg) {
 /* What a generated ROWS kernel calls for a row reduction: reduce.c's own
  * fold of one contiguous run, so generated code and the interpreter agree
  * bit for bit. */
-cjk_fold_fn native_row_fold(prim_id prim, cj_dtype dt) { return prim_reduce_row_fold(prim, dt); }
+cjk_fold_fn native_row_fold(prim_id prim, cj_dtype dt) {
+    const prim_lowering *l = prim_lower(prim);
+    return l->kind == LOWER_REDUCTION && l->row_fold ? l->row_fold(prim, dt) : NULL;
+}
 
 /* ---- the table ---- */
 
@@ -71,12 +74,12 @@ int native_fill_table(cj_ctx *ctx, program *p, cjk_rt *rt, void ***ew) {
     for (int e = 0; e < c->ir->n_eqns; e++) {
         const ir_eqn *q = &c->ir->eqns[e];
         const kernel *K = &c->kernels[p->eqn_kernel[e]];
-        if (K->kind == KERNEL_ROWS && prim_families[q->prim] == FAMILY_REDUCE) { /* a row reduction's fold */
+        if (K->kind == KERNEL_ROWS && prim_lower(q->prim)->kind == LOWER_REDUCTION) { /* a row reduction's fold */
             table[e] = (void *)native_row_fold(q->prim, c->ir->vars[ir_eqn_inputs(c->ir, q)[0]].dtype);
             continue;
         }
         if (!codegen_needs_kernel(c, e)) continue;
-        cj_dtype dt = c->ir->vars[ir_eqn_inputs(c->ir, q)[q->prim == PRIM_SELECT ? 1 : 0]].dtype;
+        cj_dtype dt = c->ir->vars[ir_eqn_inputs(c->ir, q)[prim_lower(q->prim)->dtype_operand]].dtype;
         table[e] = (void *)ew_kernel(q->prim, dt);
     }
     *ew = table;
@@ -94,7 +97,7 @@ static int make_constructs(cj_ctx *ctx, program *p, int *generated) {
     const compiled *c = p->c;
     for (int k = 0; k < c->n_kernels; k++) {
         const kernel *K = &c->kernels[k];
-        if (K->kind != KERNEL_SINGLE || !cf_is_prim(c->ir->eqns[K->eqns[0]].prim)) continue;
+        if (K->kind != KERNEL_SINGLE || prim_lower(c->ir->eqns[K->eqns[0]].prim)->kind != LOWER_CONSTRUCT) continue;
         if (!p->cf) {
             p->cf = rt_calloc(ctx->mem, sizeof(cf_native *) * (size_t)(c->n_kernels + 1));
             p->native_cf = rt_calloc(ctx->mem, sizeof(cjk_construct_fn) * (size_t)(c->n_kernels + 1));
@@ -152,7 +155,7 @@ void native_start(cj_ctx *ctx, program *p) {
     p->source = strdup(sb.data);
     sb_free(&sb);
     p->required = required_symbols(p);
-    p->build_ctx = cj_ctx_new(NULL);
+    p->build_ctx = core_ctx_new(NULL);
     if (!p->source || !p->required || !p->build_ctx) {
         snprintf(p->native_error, sizeof p->native_error, "out of memory preparing the C build");
         atomic_store(&p->native_state, NATIVE_FAILED);
@@ -213,7 +216,6 @@ bool native_run_construct(cj_ctx *ctx, program *p, int k, char *const *buf, int 
     *status = cf_native_ready(ctx, n);
     if (*status == 0 && p->native_cf[k](&n->gen, buf) != 0) *status = -1; /* the callback recorded why */
     atomic_fetch_add(&construct_runs, 1);
-    cf_note_run();
     return true;
 }
 

@@ -1,23 +1,24 @@
 /* analysis.c — memory and cost analysis of a planned program (compiler
  * layer), as JAX's compiled.memory_analysis() and cost_analysis() report
- * them. Available before the program first runs. */
+ * them. Available before the program first runs. What an equation costs
+ * is its primitive's cost class (prim_lowering.cost); bytes accessed are
+ * each kernel's buffers, read and written once. */
 #include "program.h"
 
-static bool is_transcendental(prim_id p) {
-    switch (p) {
-    case PRIM_EXP: case PRIM_EXP2: case PRIM_LOG: case PRIM_LOG1P: case PRIM_EXPM1:
-    case PRIM_SIN: case PRIM_COS: case PRIM_TAN: case PRIM_ASIN: case PRIM_ACOS: case PRIM_ATAN:
-    case PRIM_SINH: case PRIM_COSH: case PRIM_TANH: case PRIM_LOGISTIC: case PRIM_ERF:
-    case PRIM_POW: case PRIM_ATAN2: case PRIM_CBRT: case PRIM_RSQRT: case PRIM_SQRT: return true;
-    default: return false;
+/* The cost of one equation, from its primitive's cost class. */
+static void add_cost(const ir_func *ir, const ir_eqn *e, cost_analysis *cost) {
+    const prim_cost *pc = &prim_lower(e->prim)->cost;
+    const int *in = ir_eqn_inputs(ir, e);
+    if (pc->flops_of) {
+        rt_aval avals[PRIM_MAX_OPERANDS];
+        for (int i = 0; i < e->n_in && i < PRIM_MAX_OPERANDS; i++) avals[i] = ir->vars[in[i]];
+        cost->flops += pc->flops_of(&e->params, avals, &ir->vars[e->out]);
+        return;
     }
-}
-
-static double dot_flops(const ir_func *ir, const ir_eqn *e) {
-    const rt_aval *lhs = &ir->vars[ir_eqn_inputs(ir, e)[0]];
-    double k = 1;
-    for (int i = 0; i < e->params.lhs_contract.n; i++) k *= (double)lhs->dims[e->params.lhs_contract.v[i]];
-    return 2.0 * k * (double)rt_aval_size(&ir->vars[e->out]);
+    if (!pc->flops && !pc->transcendentals) return;
+    double n = (double)rt_aval_size(&ir->vars[pc->per_operand && e->n_in ? in[0] : e->out]);
+    cost->flops += pc->flops * n;
+    cost->transcendentals += pc->transcendentals * n;
 }
 
 void analyse_program(compiled *c) {
@@ -37,14 +38,6 @@ void analyse_program(compiled *c) {
         const kernel *K = &c->kernels[k];
         for (int i = 0; i < K->n_in; i++) cost->bytes_accessed += (double)rt_aval_nbytes(&ir->vars[K->in[i]]);
         for (int i = 0; i < K->n_out; i++) cost->bytes_accessed += (double)rt_aval_nbytes(&ir->vars[K->out[i]]);
-        for (int j = 0; j < K->n_eqns; j++) {
-            const ir_eqn *e = &ir->eqns[K->eqns[j]];
-            double n = (double)rt_aval_size(&ir->vars[e->out]);
-            if (e->prim == PRIM_DOT_GENERAL) cost->flops += dot_flops(ir, e);
-            else if (is_transcendental(e->prim)) cost->transcendentals += n;
-            else if (fuse_is_elementwise(e->prim) && e->prim != PRIM_CONVERT) cost->flops += n;
-            else if (prim_families[e->prim] == FAMILY_REDUCE)
-                cost->flops += (double)rt_aval_size(&ir->vars[ir_eqn_inputs(ir, e)[0]]);
-        }
+        for (int j = 0; j < K->n_eqns; j++) add_cost(ir, &ir->eqns[K->eqns[j]], cost);
     }
 }

@@ -21,7 +21,7 @@
  * operand and no other. */
 bool single_updates_in_place(const ir_func *ir, const kernel *K, int u) {
     const ir_eqn *e = &ir->eqns[K->eqns[0]];
-    if (K->n_eqns != 1 || (e->prim != PRIM_DYNAMIC_UPDATE_SLICE && e->prim != PRIM_OPT_BARRIER)) return false;
+    if (K->n_eqns != 1 || !prim_lower(e->prim)->updates_operand0) return false;
     const int *in = ir_eqn_inputs(ir, e);
     if (in[0] != u) return false;
     for (int i = 1; i < e->n_in; i++)
@@ -42,7 +42,7 @@ static bool reads_only_elementwise_before(const compiled *c, int k, int u, int u
             if (in[i] != u) continue;
             if (j > upto) return false;
             bool elementwise = fuse_is_elementwise(e->prim) ||
-                               (K->kind == KERNEL_ROWS && prim_families[e->prim] == FAMILY_REDUCE);
+                               (K->kind == KERNEL_ROWS && prim_lower(e->prim)->kind == LOWER_REDUCTION);
             if (!elementwise) return false;
             if (!rt_aval_same_shape(&ir->vars[u], &K->space)) return false;
         }

@@ -68,7 +68,7 @@ void fuse_set_dot_block_bytes_for_testing(size_t bytes) { block_bytes_for_testin
 
 /* Is equation e a dot_general the DOT_EPILOGUE kernel computes by rows? */
 static bool is_row_product(const ir_func *ir, const ir_eqn *e) {
-    if (e->prim != PRIM_DOT_GENERAL || e->n_in != 2) return false;
+    if (prim_lower(e->prim)->kind != LOWER_DOT || e->n_in != 2) return false;
     const prim_params *p = &e->params;
     const int *in = ir_eqn_inputs(ir, e);
     const rt_aval *l = &ir->vars[in[0]], *r = &ir->vars[in[1]];

@@ -22,7 +22,7 @@
 
 #include "program.h"
 
-bool fuse_is_elementwise(prim_id p) { return prim_families[p] == FAMILY_ELEMENTWISE; }
+bool fuse_is_elementwise(prim_id p) { return prim_lower(p)->kind == LOWER_ELEMENTWISE; }
 
 bool fuse_is_leaf_map(prim_id p) {
     switch (p) {
@@ -69,12 +69,10 @@ row_form fuse_row_form(const kernel *K, const rt_aval *a) {
     return a->rank == 0 ? FORM_RANK0 : FORM_NONE;
 }
 
-/* A reduction over the trailing axes of its operand: sets the outer rank
- * and the row length. */
+/* A reduction with a row fold over the trailing axes of its operand: sets
+ * the outer rank and the row length. */
 bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t *row_len) {
-    if (e->prim != PRIM_REDUCE_SUM && e->prim != PRIM_REDUCE_MAX && e->prim != PRIM_REDUCE_MIN &&
-        e->prim != PRIM_REDUCE_PROD)
-        return false;
+    if (prim_lower(e->prim)->kind != LOWER_REDUCTION || !prim_lower(e->prim)->row_fold) return false;
     const rt_aval *a = &ir->vars[ir_eqn_inputs(ir, e)[0]];
     int q = e->params.axes.n, p = a->rank - q;
     if (q < 1) return false;

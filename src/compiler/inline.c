@@ -9,7 +9,7 @@
  * scanned again). */
 #include "passes.h"
 
-static int is_custom_call(prim_id p) { return p == PRIM_CUSTOM_JVP_CALL || p == PRIM_CUSTOM_VJP_CALL; }
+static int is_custom_call(prim_id p) { return prim_lower(p)->kind == LOWER_CALL; }
 
 /* Appends g's equations to dst with g's inputs bound to `args`; its output
  * variable in dst is returned (-1 on failure). */

@@ -123,7 +123,7 @@ static bool can_overwrite(const compiled *c, int k, int u, int v) {
         if (!fuse_is_elementwise(e->prim) || j > def) return false;
         /* select_n with one predicate for the whole tile copies the chosen
          * case with memcpy, which must not copy a buffer onto itself */
-        if (j == def && e->prim == PRIM_SELECT && ir->vars[ir_eqn_inputs(ir, e)[0]].rank == 0 &&
+        if (j == def && prim_lower(e->prim)->copies_whole_operand && ir->vars[ir_eqn_inputs(ir, e)[0]].rank == 0 &&
             K->space.rank > 0)
             return false;
     }

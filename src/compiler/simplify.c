@@ -233,7 +233,7 @@ static bool worth_folding(const rewriter *rw, const ir_eqn *e, const int *in) {
     }
     /* Data movement that only replicates its operands (broadcast, iota, pad)
      * costs nothing inside a fused kernel but a buffer as a constant. */
-    return !(prim_families[e->prim] == FAMILY_SHAPE && out_elems > in_elems);
+    return !(prim_lower(e->prim)->kind == LOWER_DATA_MOVEMENT && out_elems > in_elems);
 }
 
 /* Runs e on its constant operands now; each result becomes a constant
@@ -342,31 +342,28 @@ static bool pads_nothing(const prim_params *p, const rt_aval *x) {
 
 /* The operand (a dst variable) that e's result equals bit for bit, or -1.
  * The caller also requires that operand to have exactly e's result type,
- * which for several primitives is what makes them a no-op: a convert to the
- * same dtype and weak flag; a reshape, broadcast_in_dim or squeeze to the
- * same shape (a broadcast's dims are then the identity: strictly
- * increasing, one per axis); a slice of the same shape (it must start at 0
- * and take every element); a dynamic_slice of the whole operand (its start
- * is clamped to 0); a dynamic_update_slice whose update is all of it. */
+ * which for several primitives is what makes them a no-op: their lowering
+ * record names that operand (noop_operand: a convert to the same dtype and
+ * weak flag, a reshape or broadcast to the same shape, a slice taking every
+ * element, stop_gradient, ...), so no list of them is kept here.
+ *
+ * The algebraic identities below (x*1, x+(-0.0), neg(neg x), select_n with
+ * a constant predicate, an identity permutation, ...) stay in this pass
+ * rather than in the records: each needs the rewriter's view of the
+ * operands (their constant values through a broadcast, the equation that
+ * defined them), some span two primitives (neg of neg), and all are
+ * optional — a primitive without one is still compiled correctly, as in
+ * XLA, whose algebraic simplifier is likewise a pass over opcodes. */
 static int identity_operand(const rewriter *rw, const ir_eqn *e, const int *in) {
     const rt_aval *x = e->n_in > 0 ? &rw->dst->vars[in[0]] : NULL;
+    int noop = prim_lower(e->prim)->noop_operand;
+    if (noop > 0 && noop <= e->n_in) return in[noop - 1];
     switch (e->prim) {
     case PRIM_NEG: {
         int k = rw->def_eqn[in[0]];
         if (k >= 0 && rw->dst->eqns[k].prim == PRIM_NEG) return ir_eqn_inputs(rw->dst, &rw->dst->eqns[k])[0];
         return -1;
     }
-    case PRIM_STOP_GRADIENT: /* their work was done when the program was differentiated */
-    case PRIM_NAME:
-    case PRIM_CONVERT:
-    case PRIM_RESHAPE:
-    case PRIM_BROADCAST_IN_DIM:
-    case PRIM_SQUEEZE:
-    case PRIM_SLICE:
-    case PRIM_DYNAMIC_SLICE:
-        return in[0];
-    case PRIM_DYNAMIC_UPDATE_SLICE:
-        return in[1];
     case PRIM_TRANSPOSE:
         return is_identity_permutation(&e->params.axes) ? in[0] : -1;
     case PRIM_REV:

@@ -104,8 +104,7 @@ cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec, cj_func *owner);
 int cf_run(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *operands, rt_array *const *out);
 /* Runs of constructs in this process: cf_run calls (eager, the
  * interpreter, nested ones included) and runs of a construct's generated
- * code (cf_note_run, from the backend). */
-void cf_note_run(void);
+ * code (native_construct_runs_for_testing). */
 long cf_runs_for_testing(void);
 /* Records alive in this process, for tests of reuse and lifetimes. */
 long cf_records_made_for_testing(void);

@@ -110,7 +110,7 @@ void cf_register(void) {
     for (int id = PRIM_COND; id <= PRIM_SCAN; id++)
         prim_rules[id] = (prim_rule){
             .print_params = cf_print_params,
-            .lower = LOWER_OPAQUE,
+            .lower = {.kind = LOWER_CONSTRUCT},
             .multiple_results = 1,
             .abstract_eval_multi = cf_abstract_eval,
             .impl_multi = cf_impl,

@@ -115,6 +115,11 @@ struct cj_ctx {
 int core_enter(cj_ctx *ctx, const char *op);
 void core_leave(cj_ctx *ctx);
 
+/* A new context (NULL when out of memory). cj_ctx_new (src/init.c) is
+ * this after the one init that fills the rule table; the library's own
+ * contexts (a background build's) use this directly. */
+cj_ctx *core_ctx_new(const cj_allocator *alloc);
+
 /* ---- errors ---- */
 /* Records the first error (later ones are dropped: the first is the cause).
  * Returns -1 so callers can `return core_error(...)`. */

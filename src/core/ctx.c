@@ -12,8 +12,10 @@
 #include "core.h"
 #include "func.h"
 
-cj_ctx *cj_ctx_new(const cj_allocator *alloc) {
-    prim_init();
+/* The public cj_ctx_new (src/init.c, above every layer) registers the
+ * rules first; contexts made inside the library (the native backend's
+ * build context) come after one made by the user, so the table is full. */
+cj_ctx *core_ctx_new(const cj_allocator *alloc) {
     rt_mem *mem = rt_mem_new(alloc);
     if (!mem) return NULL;
     cj_ctx *ctx = rt_calloc(mem, sizeof *ctx);

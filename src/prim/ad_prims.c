@@ -85,8 +85,15 @@ void prim_register_ad(void) {
         prim_rules[id] = (prim_rule){
             .abstract_eval = ad_abstract_eval,
             .impl = ad_impl,
-            .lower = LOWER_OPAQUE,
+            .lower = {.kind = LOWER_OPAQUE},
             .batch = ad_batch,
         };
     prim_rules[PRIM_NAME].print_params = name_print_params;
+    /* stop_gradient and name did their work when the program was
+     * differentiated: compiled, they are their operand */
+    prim_rules[PRIM_STOP_GRADIENT].lower.noop_operand = 1;
+    prim_rules[PRIM_NAME].lower.noop_operand = 1;
+    /* the barrier's result is its first operand: the plan gives it that
+     * buffer, so it copies nothing */
+    prim_rules[PRIM_OPT_BARRIER].lower.updates_operand0 = true;
 }

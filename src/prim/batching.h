@@ -8,6 +8,7 @@
 #define CJ_PRIM_BATCHING_H
 
 #include "../core/core.h"
+#include "bind.h" /* the strict helpers rules bind primitives through */
 
 /* x with its axis `from` moved to position `to` (a transpose; x itself
  * when from == to). */

@@ -566,12 +566,20 @@ static int batch_dot(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int
     return out->slot ? 0 : -1;
 }
 
+/* cost_analysis: a multiply and an add per product term, 2·K per result
+ * element for K the product of the contracted sizes. */
+static double dot_flops(const prim_params *p, const rt_aval *in, const rt_aval *out) {
+    double k = 1;
+    for (int i = 0; i < p->lhs_contract.n; i++) k *= (double)in[0].dims[p->lhs_contract.v[i]];
+    return 2.0 * k * (double)rt_aval_size(out);
+}
+
 void prim_register_dot(void) {
     prim_rules[PRIM_DOT_GENERAL] = (prim_rule){
         .abstract_eval = dot_abstract_eval,
         .impl = dot_impl,
         .print_params = dot_print_params,
-        .lower = LOWER_DOT,
+        .lower = {.kind = LOWER_DOT, .cost = {.flops_of = dot_flops}},
         .batch = batch_dot,
     };
 }

@@ -13,7 +13,12 @@
  * Which dtypes a primitive accepts is read from its kernel table
  * (elementwise_kernels.c), so validation and kernels cannot disagree.
  * impl runs the kernel over [0, n), split across the thread pool above
- * RT_PARALLEL_MIN_ELEMS elements. */
+ * RT_PARALLEL_MIN_ELEMS elements.
+ *
+ * Each primitive's lowering record (the `lowerings` table at the end) says
+ * how generated C computes it — an expression, through the shared helpers
+ * of lower.c, or a call of its kernel through the runtime table — and its
+ * cost class; the compiler and both backends read nothing else. */
 #include <stdio.h>
 #include <string.h>
 
@@ -175,7 +180,7 @@ static int ew_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n
                    rt_array *const *in, rt_array *out) {
     ew_job job;
     memset(&job, 0, sizeof job);
-    job.ops.in_dtype = in[prim == PRIM_SELECT ? 1 : 0]->aval.dtype;
+    job.ops.in_dtype = in[prim_lower(prim)->dtype_operand]->aval.dtype;
     job.ops.out_dtype = prim == PRIM_CONVERT ? p->dtype : out->aval.dtype;
     job.fn = ew_kernel(prim, job.ops.in_dtype);
     if (!job.fn)
@@ -203,13 +208,119 @@ static int convert_print_params(const prim_params *p, char *buf, size_t size) {
                     p->weak ? "True" : "False");
 }
 
+/* ---- lowering: the C expression and cost of each primitive ---- */
+
+static bool written(int n, size_t size) { return n >= 0 && (size_t)n < size; }
+
+static bool c_neg(prim_id prim, const prim_c_args *a, char *out, size_t size) {
+    (void)prim;
+    cj_dtype dt = a->in_dtype;
+    if (rt_is_float(dt)) return written(snprintf(out, size, "-%s", a->x[0]), size);
+    if (!rt_is_int(dt)) return false;
+    const char *U = prim_c_utype(dt);
+    return written(snprintf(out, size, "(%s)((%s)0 - (%s)%s)", prim_c_type(dt), U, U, a->x[0]), size);
+}
+
+static bool c_not(prim_id prim, const prim_c_args *a, char *out, size_t size) {
+    (void)prim;
+    if (a->in_dtype == CJ_BOOL) return written(snprintf(out, size, "(unsigned char)(%s ^ 1)", a->x[0]), size);
+    if (!rt_is_int(a->in_dtype)) return false;
+    return written(snprintf(out, size, "(%s)~%s", prim_c_type(a->in_dtype), a->x[0]), size);
+}
+
+/* select_n(pred, on_false, on_true) */
+static bool c_select(prim_id prim, const prim_c_args *a, char *out, size_t size) {
+    (void)prim;
+    return written(snprintf(out, size, "%s ? %s : %s", a->x[0], a->x[2], a->x[1]), size);
+}
+
+/* Only the casts C defines exactly as the runtime's converter does: to a
+ * float from anything; float to integer or bool is the converter's. */
+static bool c_convert(prim_id prim, const prim_c_args *a, char *out, size_t size) {
+    (void)prim;
+    if (!rt_is_float(a->out_dtype)) return false;
+    return written(snprintf(out, size, "(%s)%s", prim_c_type(a->out_dtype), a->x[0]), size);
+}
+
+/* One row per primitive of the family: how generated C computes it (an
+ * expression, or prim_c_table_call: the kernel through the runtime table)
+ * and what cost_analysis counts for it. */
+typedef struct ew_lowering {
+    prim_id id;
+    prim_c_expr_fn c_expr;
+    const char *c_op;
+    prim_cost cost;
+} ew_lowering;
+
+#define FLOP PRIM_COST_FLOP
+#define TRANS PRIM_COST_TRANSCENDENTAL
+static const ew_lowering lowerings[] = {
+    {PRIM_NEG, c_neg, NULL, FLOP},
+    {PRIM_ABS, prim_c_float_call, "__builtin_fabs", FLOP},
+    {PRIM_SIGN, prim_c_table_call, NULL, FLOP},
+    {PRIM_FLOOR, prim_c_table_call, NULL, FLOP},
+    {PRIM_CEIL, prim_c_table_call, NULL, FLOP},
+    {PRIM_ROUND, prim_c_table_call, NULL, FLOP},
+    {PRIM_EXP, prim_c_table_call, NULL, TRANS},
+    {PRIM_EXP2, prim_c_table_call, NULL, TRANS},
+    {PRIM_LOG, prim_c_table_call, NULL, TRANS},
+    {PRIM_LOG1P, prim_c_table_call, NULL, TRANS},
+    {PRIM_EXPM1, prim_c_table_call, NULL, TRANS},
+    {PRIM_SQRT, prim_c_float_call, "__builtin_sqrt", TRANS},
+    {PRIM_RSQRT, prim_c_table_call, NULL, TRANS},
+    {PRIM_CBRT, prim_c_table_call, NULL, TRANS},
+    {PRIM_SIN, prim_c_table_call, NULL, TRANS},
+    {PRIM_COS, prim_c_table_call, NULL, TRANS},
+    {PRIM_TAN, prim_c_table_call, NULL, TRANS},
+    {PRIM_ASIN, prim_c_table_call, NULL, TRANS},
+    {PRIM_ACOS, prim_c_table_call, NULL, TRANS},
+    {PRIM_ATAN, prim_c_table_call, NULL, TRANS},
+    {PRIM_SINH, prim_c_table_call, NULL, TRANS},
+    {PRIM_COSH, prim_c_table_call, NULL, TRANS},
+    {PRIM_TANH, prim_c_table_call, NULL, TRANS},
+    {PRIM_LOGISTIC, prim_c_table_call, NULL, TRANS},
+    {PRIM_ERF, prim_c_table_call, NULL, TRANS},
+    {PRIM_NOT, c_not, NULL, FLOP},
+    {PRIM_IS_FINITE, prim_c_table_call, NULL, FLOP},
+    {PRIM_CONVERT, c_convert, NULL, PRIM_COST_FREE},
+    {PRIM_ADD, prim_c_arith, "+", FLOP},
+    {PRIM_SUB, prim_c_arith, "-", FLOP},
+    {PRIM_MUL, prim_c_arith, "*", FLOP},
+    {PRIM_DIV, prim_c_float_op, "/", FLOP}, /* integer division: the kernel's rounding and x/0 rules */
+    {PRIM_REM, prim_c_table_call, NULL, FLOP},
+    {PRIM_POW, prim_c_table_call, NULL, TRANS},
+    {PRIM_MAX, prim_c_table_call, NULL, FLOP}, /* NaN propagation, -0.0 < +0.0 */
+    {PRIM_MIN, prim_c_table_call, NULL, FLOP},
+    {PRIM_ATAN2, prim_c_table_call, NULL, TRANS},
+    {PRIM_EQ, prim_c_compare, "==", FLOP},
+    {PRIM_NE, prim_c_compare, "!=", FLOP},
+    {PRIM_LT, prim_c_order, "<", FLOP},
+    {PRIM_LE, prim_c_order, "<=", FLOP},
+    {PRIM_GT, prim_c_order, ">", FLOP},
+    {PRIM_GE, prim_c_order, ">=", FLOP},
+    {PRIM_AND, prim_c_bitwise, "&", FLOP},
+    {PRIM_OR, prim_c_bitwise, "|", FLOP},
+    {PRIM_XOR, prim_c_bitwise, "^", FLOP},
+    {PRIM_SELECT, c_select, NULL, FLOP},
+    {PRIM_CLAMP, prim_c_table_call, NULL, FLOP},
+};
+#undef FLOP
+#undef TRANS
+
 void prim_register_elementwise(void) {
     for (int i = 0; i < PRIM_COUNT; i++) {
         if (prim_families[i] != FAMILY_ELEMENTWISE) continue;
         prim_rules[i].abstract_eval = ew_abstract_eval;
         prim_rules[i].impl = ew_impl;
-        prim_rules[i].lower = LOWER_ELEMENTWISE;
         prim_rules[i].batch = batch_elementwise;
     }
+    for (size_t i = 0; i < sizeof lowerings / sizeof *lowerings; i++) {
+        const ew_lowering *l = &lowerings[i];
+        prim_rules[l->id].lower = (prim_lowering){
+            .kind = LOWER_ELEMENTWISE, .c_expr = l->c_expr, .c_op = l->c_op, .cost = l->cost};
+    }
     prim_rules[PRIM_CONVERT].print_params = convert_print_params;
+    prim_rules[PRIM_CONVERT].lower.noop_operand = 1; /* to its own dtype and weak flag */
+    prim_rules[PRIM_SELECT].lower.dtype_operand = 1; /* the cases' dtype, not the predicate's */
+    prim_rules[PRIM_SELECT].lower.copies_whole_operand = true;
 }

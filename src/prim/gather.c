@@ -333,18 +333,18 @@ static int batch_take_both(struct cj_ctx *ctx, int n_in, const prim_params *p, c
     flat_dims[0] = size;
     flat_dims[axis + 1] = n;
     spread[axis + 1] = n;
-    cj_val ix = cj_broadcast_to(cj_reshape(idx, r, flat_dims), r, spread);
+    cj_val ix = bind_expand(bind_reshape(idx, r, flat_dims), r, spread);
     if (n_in == 2) {
-        cj_val g = cj_take_along_axis(x, ix, axis + 1);
+        cj_val g = bind_take_along(x, ix, axis + 1);
         int64_t shape[CJ_MAX_RANK + 1];
         int k = 0;
         for (int d = 0; d <= axis; d++) shape[k++] = xa->dims[d];
         for (int d = 1; d < ia->rank; d++) shape[k++] = ia->dims[d];
         for (int d = (int)axis + 2; d < r; d++) shape[k++] = xa->dims[d];
-        *out = cj_reshape(g, k, shape);
+        *out = bind_reshape(g, k, shape);
     } else {
         cj_val u = batch_to(in[2], bdim[2], size, 0);
-        cj_val uf = cj_reshape(u, r, spread);
+        cj_val uf = bind_reshape(u, r, spread);
         prim_params q = *p;
         q.flag = 1;
         q.axes.v[0] = axis + 1;
@@ -397,13 +397,13 @@ void prim_register_gather(void) {
         .abstract_eval = gather_abstract_eval,
         .impl = gather_impl,
         .print_params = gather_print_params,
-        .lower = LOWER_OPAQUE,
+        .lower = {.kind = LOWER_OPAQUE},
     };
     prim_rules[PRIM_SCATTER_ADD] = (prim_rule){
         .abstract_eval = scatter_abstract_eval,
         .impl = scatter_impl,
         .print_params = gather_print_params,
-        .lower = LOWER_OPAQUE,
+        .lower = {.kind = LOWER_OPAQUE},
         .batch = batch_gather,
     };
     prim_rules[PRIM_GATHER].batch = batch_gather;

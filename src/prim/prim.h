@@ -4,8 +4,8 @@
  * (output types from input types; ALL shape/dtype validation and the
  * user-facing messages live here, so eager, traced and compiled paths say
  * the same thing), impl (the eager kernel), and slots for the
- * transformations (jvp, transpose, batch) and the compiler (lower kind)
- * that later layers fill. Parameters are one flat, zero-initialised struct
+ * transformations (jvp, transpose, batch) that later layers fill, and
+ * the lowering record the compiler and backends read (lower). Parameters are one flat, zero-initialised struct
  * so they can be compared and hashed bytewise. */
 #ifndef CJ_PRIM_H
 #define CJ_PRIM_H
@@ -89,14 +89,86 @@ typedef int (*prim_abstract_eval_fn)(struct cj_ctx *ctx, prim_id prim, const pri
 typedef int (*prim_impl_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
                             rt_array *const *in, rt_array *out);
 
-/* How the compiler sees a primitive (used by the fusion pass). */
+/* ---- lowering: what the compiler and both backends know of a primitive ----
+ * The compiler (fusion, simplify, planning, analysis) and the backends
+ * (interpreter, generated C) keep no list of primitives: what they need to
+ * know of one is its lowering record, filled in its family file next to
+ * its other rules. docs/CONTRIBUTING-PRIMS.md says which members a
+ * primitive of each kind must fill; tests/test_prim_rules.c checks it. */
+
+/* How the compiler sees a primitive. LOWER_NONE (zero) is "not filled in",
+ * which the rules test reports. */
 typedef enum prim_lower_kind {
-    LOWER_ELEMENTWISE,
-    LOWER_DATA_MOVEMENT,
-    LOWER_REDUCTION,
-    LOWER_DOT,
-    LOWER_OPAQUE
+    LOWER_NONE,
+    LOWER_ELEMENTWISE,   /* each result element from the operands' elements at its index:
+                            fuses into LOOP and ROWS kernels; c_expr says how generated C computes it */
+    LOWER_REDUCTION,     /* folds or scans axes; with a row_fold, a reduction over trailing
+                            axes runs row by row in a ROWS kernel */
+    LOWER_DATA_MOVEMENT, /* moves or replicates elements (shape.c's family) */
+    LOWER_DOT,           /* a contraction through the GEMM library call, with epilogue fusion */
+    LOWER_CONSTRUCT,     /* control flow: a loop or branch over compiled bodies */
+    LOWER_CALL,          /* a call of a recorded function, spliced in by the inline pass */
+    LOWER_OPAQUE         /* anything else: the eager kernel on whole buffers */
 } prim_lower_kind;
+
+/* The operands an elementwise primitive's C expression is written over. */
+typedef struct prim_c_args {
+    const char *x[3];  /* the operands' C expressions, in operand order (unused ones "") */
+    cj_dtype in_dtype; /* the operands' dtype (select_n: the cases', as dtype_operand says) */
+    cj_dtype out_dtype;
+} prim_c_args;
+
+/* Writes the C expression of one result element into out (NUL-terminated,
+ * at most size bytes) and returns true; or returns false, and generated
+ * code calls the primitive's eager kernel for that dtype through the
+ * runtime table (transcendentals, integer division: so both backends
+ * compute the same bits). The expression must compute exactly what the
+ * eager kernel does: generated C is compiled with -std=c11 (no
+ * contraction) and the tests compare it with the interpreter bit for bit. */
+typedef bool (*prim_c_expr_fn)(prim_id prim, const prim_c_args *a, char *out, size_t size);
+
+/* A reduction's fold of one contiguous run, from the identity: exactly the
+ * order the eager kernel folds a run of at most 65536 elements in, so code
+ * generated for row reductions can call it and match bit for bit. */
+typedef void (*prim_row_fold_fn)(const void *x, int64_t n, void *out);
+
+/* The cost class, as cost_analysis counts it: per element of the result
+ * (of operand 0 for a reduction: per_operand), or by a function for a
+ * contraction. Bytes accessed are counted per kernel from its buffers. */
+typedef struct prim_cost {
+    float flops;
+    float transcendentals;
+    bool per_operand;
+    double (*flops_of)(const prim_params *p, const rt_aval *in, const rt_aval *out); /* dot_general */
+} prim_cost;
+
+typedef struct prim_lowering {
+    prim_lower_kind kind;
+    /* LOWER_ELEMENTWISE: the C expression (every elementwise primitive has
+     * one; prim_c_table_call for "always through the table"), the C
+     * operator or builtin the shared helpers write (prim_c_binary, ...),
+     * and the operand whose dtype picks the kernel (select_n: 1). */
+    prim_c_expr_fn c_expr;
+    const char *c_op;
+    int dtype_operand;
+    /* LOWER_REDUCTION: the row fold for operands of a dtype (NULL for
+     * none); the member itself NULL when the primitive never runs by rows
+     * (arg-reductions, cumulative ops). */
+    prim_row_fold_fn (*row_fold)(prim_id prim, cj_dtype dt);
+    prim_cost cost;
+    /* 1 + the operand the result equals bit for bit whenever the two have
+     * the same type (a convert to its own dtype, a reshape to its own
+     * shape, stop_gradient); 0 when there is none. simplify removes it. */
+    int noop_operand;
+    /* The result is operand 0 with a part replaced, or unchanged
+     * (dynamic_update_slice, optimization_barrier): its SINGLE kernel may
+     * write over operand 0's buffer when operand 0 dies there. */
+    bool updates_operand0;
+    /* With a rank-0 operand 0 the eager kernel copies a whole operand with
+     * memcpy (select_n with one predicate per tile), so the result must not
+     * be planned into an operand's buffer. */
+    bool copies_whole_operand;
+} prim_lowering;
 
 /* vmap: the batch axis of a value that is not batched. */
 #define BDIM_NONE ((int64_t)-1)
@@ -162,7 +234,7 @@ typedef struct prim_rule {
     /* Prints parameters inside the brackets of the IR text, e.g.
      * "axes=(1,)"; NULL prints none. Returns the length written. */
     int (*print_params)(const prim_params *p, char *buf, size_t size);
-    prim_lower_kind lower;
+    prim_lowering lower;
     prim_batch_fn batch;
     prim_jvp_fn jvp;             /* every primitive */
     /* Optional: a jvp rule that also makes the primal output (the driver
@@ -191,9 +263,9 @@ extern const char *const prim_names[PRIM_COUNT];
 extern const int prim_arity[PRIM_COUNT]; /* -1: variadic */
 extern const prim_family prim_families[PRIM_COUNT];
 
-/* Fills prim_rules once (idempotent, thread-safe). */
-void prim_init(void);
-/* Each family file registers its rows. */
+/* The tables above are defined in src/core/prim_table.c (core's data);
+ * each family file fills its rows of prim_rules in its register function,
+ * which the top-level init (src/init.c, run by cj_ctx_new) calls once. */
 void prim_register_elementwise(void);
 void prim_register_shape(void);
 void prim_register_reduce(void);
@@ -216,12 +288,38 @@ void ad_register_custom(void);
 void cf_register(void);
 void cf_register_ad(void);
 
-/* A reduction's fold of one contiguous run, from the identity: exactly the
- * order the eager kernel folds a run of at most 65536 elements in, so code
- * generated for row reductions can call it and match bit for bit. NULL
- * for a primitive or dtype without one. */
-typedef void (*prim_row_fold_fn)(const void *x, int64_t n, void *out);
-prim_row_fold_fn prim_reduce_row_fold(prim_id prim, cj_dtype dt);
+/* Lowering helpers (src/prim/lower.c). The C type generated code names a
+ * dtype by ("float", "long long", "unsigned char" for bool), and the
+ * unsigned type integer arithmetic wraps through. */
+const char *prim_c_type(cj_dtype dt);
+const char *prim_c_utype(cj_dtype dt);
+/* The lowering record of a primitive. */
+static inline const prim_lowering *prim_lower(prim_id p) { return &prim_rules[p].lower; }
+/* Does generated C write elementwise primitive `prim` inline for these
+ * dtypes (rather than call its kernel through the table)? */
+bool prim_c_inline(prim_id prim, cj_dtype in_dtype, cj_dtype out_dtype);
+/* Shared C expressions for c_expr; each writes c_op, and returns false
+ * (a table call) for dtypes it does not name:
+ *   prim_c_table_call  always a table call (transcendentals);
+ *   prim_c_arith       a c_op b over floats and integers (integers wrap: through the unsigned type);
+ *   prim_c_float_op    a c_op b over floats;
+ *   prim_c_compare     (unsigned char)(a c_op b) over every dtype;
+ *   prim_c_order       (unsigned char)(a c_op b) over floats and integers;
+ *   prim_c_bitwise     a c_op b over integers and bool;
+ *   prim_c_float_call  c_op(a) over floats, with c_op's f suffix for f32 (__builtin_sqrt). */
+bool prim_c_table_call(prim_id prim, const prim_c_args *a, char *out, size_t size);
+bool prim_c_arith(prim_id prim, const prim_c_args *a, char *out, size_t size);
+bool prim_c_float_op(prim_id prim, const prim_c_args *a, char *out, size_t size);
+bool prim_c_compare(prim_id prim, const prim_c_args *a, char *out, size_t size);
+bool prim_c_order(prim_id prim, const prim_c_args *a, char *out, size_t size);
+bool prim_c_bitwise(prim_id prim, const prim_c_args *a, char *out, size_t size);
+bool prim_c_float_call(prim_id prim, const prim_c_args *a, char *out, size_t size);
+/* Cost classes: one flop per element, one transcendental per element, one
+ * flop per element of operand 0 (reductions), free. */
+#define PRIM_COST_FLOP ((prim_cost){.flops = 1})
+#define PRIM_COST_TRANSCENDENTAL ((prim_cost){.transcendentals = 1})
+#define PRIM_COST_FOLD ((prim_cost){.flops = 1, .per_operand = true})
+#define PRIM_COST_FREE ((prim_cost){0})
 
 /* Helpers for print_params. */
 int prim_print_ivec(char *buf, size_t size, const char *name, const prim_ivec *v);

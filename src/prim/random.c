@@ -112,7 +112,7 @@ static cj_val batched_full(cj_val x, int64_t bdim, int64_t size, int rank, const
     if (xr == rank) return b;
     int64_t dims[CJ_MAX_RANK];
     for (int d = 0; d < xr; d++) dims[d] = d; /* a scalar key per example: [B] → [B, S] */
-    return cj_broadcast_in_dim(b, rank, full, dims);
+    return bind_broadcast_in_dim(b, rank, full, dims);
 }
 
 static int threefry_batch(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
@@ -148,7 +148,7 @@ void prim_register_random(void) {
     prim_rules[PRIM_THREEFRY2X32] = (prim_rule){
         .abstract_eval = threefry_abstract_eval,
         .impl = threefry_impl,
-        .lower = LOWER_OPAQUE,
+        .lower = {.kind = LOWER_OPAQUE},
         .batch = threefry_batch,
         .jvp = ad_jvp_zero,
     };

@@ -225,9 +225,9 @@ static reduce_op op_of(prim_id prim) {
     }
 }
 
-prim_row_fold_fn prim_reduce_row_fold(prim_id prim, cj_dtype dt) {
-    if (prim != PRIM_REDUCE_SUM && prim != PRIM_REDUCE_PROD && prim != PRIM_REDUCE_MAX && prim != PRIM_REDUCE_MIN)
-        return NULL;
+/* The lowering record's row fold of reduce_sum/prod/max/min: a ROWS
+ * kernel's reduction calls it on each row (both backends). */
+static prim_row_fold_fn reduce_row_fold(prim_id prim, cj_dtype dt) {
     if (!rt_dtype_valid((int)dt)) return NULL;
     return reducers[op_of(prim)][dt].row_fold;
 }
@@ -979,17 +979,19 @@ void prim_register_reduce(void) {
         prim_rules[reductions[i]] = (prim_rule){.abstract_eval = reduce_abstract_eval,
                                                 .impl = reduce_impl,
                                                 .print_params = reduce_print,
-                                                .lower = LOWER_REDUCTION};
+                                                .lower = {.kind = LOWER_REDUCTION,
+                                                          .row_fold = reduce_row_fold,
+                                                          .cost = PRIM_COST_FOLD}};
     for (size_t i = 0; i < sizeof args / sizeof *args; i++)
         prim_rules[args[i]] = (prim_rule){.abstract_eval = arg_abstract_eval,
                                           .impl = arg_impl,
                                           .print_params = arg_print,
-                                          .lower = LOWER_REDUCTION};
+                                          .lower = {.kind = LOWER_REDUCTION, .cost = PRIM_COST_FOLD}};
     for (size_t i = 0; i < sizeof scans / sizeof *scans; i++)
         prim_rules[scans[i]] = (prim_rule){.abstract_eval = cum_abstract_eval,
                                            .impl = cum_impl,
                                            .print_params = cum_print,
-                                           .lower = LOWER_REDUCTION};
+                                           .lower = {.kind = LOWER_REDUCTION, .cost = PRIM_COST_FOLD}};
     for (int i = 0; i < PRIM_COUNT; i++)
         if (prim_families[i] == FAMILY_REDUCE) prim_rules[i].batch = batch_reduce;
 }

@@ -12,7 +12,7 @@
  * Conventions, as lax: operands keep their dtype (no promotion here; the
  * public functions in src/api/shape.c promote first); the result is weakly
  * typed when the data operands are (indices do not count); iota is never
- * weak. The compiler sees all of them as LOWER_DATA_MOVEMENT. */
+ * weak. Their lowering kind is LOWER_DATA_MOVEMENT. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -648,7 +648,7 @@ static void set_rule(prim_id id, prim_abstract_eval_fn eval, prim_impl_fn impl,
     prim_rules[id].abstract_eval = eval;
     prim_rules[id].impl = impl;
     prim_rules[id].print_params = print;
-    prim_rules[id].lower = LOWER_DATA_MOVEMENT;
+    prim_rules[id].lower.kind = LOWER_DATA_MOVEMENT;
 }
 
 /* ---- vmap rules ----
@@ -664,6 +664,11 @@ static void prepend(prim_ivec *v, int64_t first, int shift) {
 }
 
 
+/* A start index as i64 clamped into [0, hi], as lax clamps it. */
+static cj_val batched_start_clamped(cj_ctx *ctx, cj_val s, int64_t hi) {
+    return bind_clamp(bind_scalar(ctx, 0, CJ_I64, 0), bind_convert(s, CJ_I64), bind_scalar(ctx, (double)hi, CJ_I64, 0));
+}
+
 /* Per-example start indices of a dynamic slice or update (batched or
  * not): for each axis the slice's positions start_b + j (start clamped as
  * lax does), read or written with along-axis gathers, so no loop over the
@@ -671,14 +676,17 @@ static void prepend(prim_ivec *v, int64_t first, int shift) {
 static cj_val batched_positions(cj_ctx *ctx, cj_val start, int64_t sbd, int64_t size, int64_t dim, int64_t k,
                                 int rank, int axis, const int64_t *full_dims) {
     cj_val s = batch_to(start, sbd, size, 0); /* [B] */
-    s = cj_clamp(cj_scalar_int(ctx, 0), cj_astype(s, CJ_I64), cj_scalar_typed(ctx, (double)(dim - k), CJ_I64));
-    int64_t sdims[CJ_MAX_RANK + 1], idims[CJ_MAX_RANK + 1];
+    s = batched_start_clamped(ctx, s, dim - k);
+    int64_t sdims[CJ_MAX_RANK + 1], idims[CJ_MAX_RANK + 1], both[CJ_MAX_RANK + 1];
     for (int d = 0; d <= rank; d++) sdims[d] = idims[d] = 1;
     sdims[0] = size;
     idims[axis + 1] = k;
-    cj_val sb = cj_reshape(s, rank + 1, sdims);
-    cj_val j = cj_iota(ctx, CJ_I64, rank + 1, idims, axis + 1);
-    return cj_broadcast_to(cj_add(sb, j), rank + 1, full_dims);
+    for (int d = 0; d <= rank; d++) both[d] = sdims[d] * idims[d];
+    cj_val sb = bind_reshape(s, rank + 1, sdims);
+    cj_val j = bind_iota(ctx, CJ_I64, rank + 1, idims, axis + 1);
+    sb = bind_expand(sb, rank + 1, both);
+    j = bind_expand(j, rank + 1, both);
+    return bind_expand(bind_binary(PRIM_ADD, sb, j), rank + 1, full_dims);
 }
 
 static int batch_dynamic_indices(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
@@ -699,7 +707,7 @@ static int batch_dynamic_indices(struct cj_ctx *ctx, prim_id prim, const prim_pa
             memcpy(want, dims, sizeof want);
             want[a + 1] = k;
             cj_val idx = batched_positions(ctx, in[n_data + a], bdim[n_data + a], size, xa->dims[a + 1], k, rank, a, want);
-            x = cj_take_along_axis(x, idx, a + 1);
+            x = bind_take_along(x, idx, a + 1);
             dims[a + 1] = k;
         }
         *out = x;
@@ -712,32 +720,41 @@ static int batch_dynamic_indices(struct cj_ctx *ctx, prim_id prim, const prim_pa
             *out_bdim = 0;
             return out->slot ? 0 : -1;
         }
-        cj_val inside = cj_scalar_typed(ctx, 1, CJ_BOOL);
+        cj_val inside = bind_scalar(ctx, 1, CJ_BOOL, 0);
         cj_val spread = u;
         int64_t cur[CJ_MAX_RANK + 1];
         memcpy(cur, ua->dims, sizeof(int64_t) * (size_t)(rank + 1));
         for (int a = 0; a < rank; a++) {
             int64_t k = ua->dims[a + 1], dim = xa->dims[a + 1];
             cj_val s = batch_to(in[n_data + a], bdim[n_data + a], size, 0);
-            s = cj_clamp(cj_scalar_int(ctx, 0), cj_astype(s, CJ_I64), cj_scalar_typed(ctx, (double)(dim - k), CJ_I64));
-            int64_t sdims[CJ_MAX_RANK + 1], pdims[CJ_MAX_RANK + 1];
+            s = batched_start_clamped(ctx, s, dim - k);
+            int64_t sdims[CJ_MAX_RANK + 1], pdims[CJ_MAX_RANK + 1], rdims[CJ_MAX_RANK + 1];
             for (int d = 0; d <= rank; d++) sdims[d] = pdims[d] = 1;
             sdims[0] = size;
             pdims[a + 1] = dim;
-            cj_val sb = cj_reshape(s, rank + 1, sdims);
-            cj_val pos = cj_iota(ctx, CJ_I64, rank + 1, pdims, a + 1);
-            cj_val rel = cj_sub(pos, sb); /* [B,...,dim,...] */
-            inside = cj_and(inside, cj_and(cj_ge(rel, cj_scalar_int(ctx, 0)), cj_lt(rel, cj_scalar_typed(ctx, (double)k, CJ_I64))));
+            for (int d = 0; d <= rank; d++) rdims[d] = sdims[d] * pdims[d];
+            cj_val sb = bind_reshape(s, rank + 1, sdims);
+            cj_val pos = bind_iota(ctx, CJ_I64, rank + 1, pdims, a + 1);
+            pos = bind_expand(pos, rank + 1, rdims);
+            sb = bind_expand(sb, rank + 1, rdims);
+            cj_val rel = bind_binary(PRIM_SUB, pos, sb); /* [B,...,dim,...] */
+            cj_val ge = bind_binary(PRIM_GE, rel, bind_scalar(ctx, 0, CJ_I64, 0));
+            cj_val lt = bind_binary(PRIM_LT, rel, bind_scalar(ctx, (double)k, CJ_I64, 0));
+            /* inside the window along axis a, stretched to x's batched shape
+             * (inside starts as the rank-0 true) */
+            cj_val in_a = bind_expand(bind_binary(PRIM_AND, ge, lt), rank + 1, xa->dims);
+            inside = bind_binary(PRIM_AND, inside, in_a);
             /* spread the update along this axis to the array's extent */
             int64_t want[CJ_MAX_RANK + 1];
             memcpy(want, cur, sizeof want);
             want[a + 1] = dim;
-            cj_val idx = cj_broadcast_to(cj_clamp(cj_scalar_int(ctx, 0), rel, cj_scalar_typed(ctx, (double)(k - 1), CJ_I64)),
-                                         rank + 1, want);
-            spread = cj_take_along_axis(spread, idx, a + 1);
+            cj_val idx = bind_expand(bind_clamp(bind_scalar(ctx, 0, CJ_I64, 0), rel, bind_scalar(ctx, (double)(k - 1), CJ_I64, 0)),
+                                     rank + 1, want);
+            spread = bind_take_along(spread, idx, a + 1);
             cur[a + 1] = dim;
         }
-        *out = cj_where(inside, spread, x);
+        /* the window covers every axis now: x's shape (rank 0 for a rank-0 x) */
+        *out = bind_where(inside, spread, x);
     }
     *out_bdim = 0;
     return out->slot ? 0 : -1;
@@ -793,7 +810,7 @@ static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, i
         if (bdim[1] != BDIM_NONE) {
             /* per-example padding values: pad with anything, then choose the
              * batched value wherever the (unbatched) mask of x is false */
-            cj_val x = front(in[0], bdim[0], size), zero = cj_scalar_typed(ctx, 0, core_peek(in[1])->aval.dtype);
+            cj_val x = front(in[0], bdim[0], size), zero = bind_scalar(ctx, 0, core_peek(in[1])->aval.dtype, 0);
             prim_params q0 = *p;
             prepend(&q0.lo, 0, 0);
             prepend(&q0.hi, 0, 0);
@@ -801,8 +818,8 @@ static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, i
             cj_val xz[2] = {x, zero};
             cj_val padded = core_bind(ctx, PRIM_PAD, &q0, 2, xz);
             const rt_aval *xa = &core_peek(x)->aval;
-            cj_val inside = cj_pad(cj_full(ctx, 1, CJ_BOOL, xa->rank, xa->dims), cj_scalar_typed(ctx, 0, CJ_BOOL),
-                                   q0.lo.v, q0.hi.v, q0.step.n ? q0.step.v : NULL);
+            cj_val inside = bind_pad(bind_full(ctx, 1, CJ_BOOL, xa->rank, xa->dims), bind_scalar(ctx, 0, CJ_BOOL, 0),
+                                     q0.lo.v, q0.hi.v, q0.step.n ? q0.step.v : NULL);
             const rt_aval *pa = &core_peek(padded)->aval;
             cj_val v = in[1]; /* [B]: one padding value per example */
             prim_params qb = prim_params_zero();
@@ -811,7 +828,7 @@ static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, i
             qb.axes.n = 1;
             qb.axes.v[0] = 0;
             cj_val vb = core_bind(ctx, PRIM_BROADCAST_IN_DIM, &qb, 1, &v);
-            *out = cj_where(inside, padded, vb);
+            *out = bind_where(inside, padded, vb);
             return out->slot ? 0 : -1;
         }
         args[0] = front(in[0], bdim[0], size);
@@ -833,7 +850,7 @@ static int batch_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, i
         /* the batch axis starts at 0: one more start index (of the
          * others' type; i32 for a rank-0 operand, which has none) */
         cj_dtype idx_type = n_in > n_data ? core_peek(in[n_data])->aval.dtype : CJ_I32;
-        args[n_data] = cj_scalar_typed(ctx, 0, idx_type);
+        args[n_data] = bind_scalar(ctx, 0, idx_type, 0);
         for (int i = n_data; i < n_in; i++) args[i + 1] = in[i];
         if (prim == PRIM_DYNAMIC_SLICE) prepend(&q.shape, size, 0);
         *out = core_bind(ctx, prim, &q, n_in + 1, args);
@@ -861,6 +878,16 @@ void prim_register_shape(void) {
     set_rule(PRIM_PAD, eval_pad, impl_pad, print_pad);
     set_rule(PRIM_REV, eval_rev, impl_rev, print_dimensions);
     set_rule(PRIM_IOTA, eval_iota, impl_iota, print_iota);
+    /* no-ops when the result has the operand's type: a reshape, broadcast
+     * or squeeze to the same shape, a slice taking every element, a
+     * dynamic_slice of the whole operand (its start clamps to 0), a
+     * dynamic_update_slice whose update is all of it */
+    static const prim_id same_as_operand0[] = {PRIM_BROADCAST_IN_DIM, PRIM_RESHAPE, PRIM_SQUEEZE, PRIM_SLICE,
+                                               PRIM_DYNAMIC_SLICE};
+    for (size_t i = 0; i < sizeof same_as_operand0 / sizeof *same_as_operand0; i++)
+        prim_rules[same_as_operand0[i]].lower.noop_operand = 1;
+    prim_rules[PRIM_DYNAMIC_UPDATE_SLICE].lower.noop_operand = 2;
+    prim_rules[PRIM_DYNAMIC_UPDATE_SLICE].lower.updates_operand0 = true; /* writes only the update */
     for (int i = 0; i < PRIM_COUNT; i++)
         if (prim_families[i] == FAMILY_SHAPE && i != PRIM_IOTA) prim_rules[i].batch = batch_shape;
 }

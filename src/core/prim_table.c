@@ -1,53 +1,37 @@
-/* registry.c — the primitive tables expanded from prims.def, and helpers
- * shared by the family files (prim layer). */
-#include <pthread.h>
+/* prim_table.c — the primitive tables as data (core layer).
+ *
+ * The names, arities and families expanded from src/prim/prims.def, and the
+ * table of rule records (src/prim/prim.h). Core reads them — it binds
+ * primitives, builds, verifies and prints the IR — and calls the rules
+ * only through the records' function pointers, so it depends on no family
+ * file: the rows are filled by the family files (src/prim/, the autodiff
+ * rules, control flow) when the top-level init (src/init.c) calls their
+ * register functions. prim_error lives here too: the rules above report
+ * their errors through the context, which is core's. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/core.h"
-#include "prim.h"
+#include "core.h"
 
 const char *const prim_names[PRIM_COUNT] = {
 #define X(id, name, nin, fam) [PRIM_##id] = name,
-#include "prims.def"
+#include "../prim/prims.def"
 #undef X
 };
 
 const int prim_arity[PRIM_COUNT] = {
 #define X(id, name, nin, fam) [PRIM_##id] = nin,
-#include "prims.def"
+#include "../prim/prims.def"
 #undef X
 };
 
 const prim_family prim_families[PRIM_COUNT] = {
 #define X(id, name, nin, fam) [PRIM_##id] = FAMILY_##fam,
-#include "prims.def"
+#include "../prim/prims.def"
 #undef X
 };
 
 prim_rule prim_rules[PRIM_COUNT];
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static void register_all(void) {
-    prim_register_elementwise();
-    prim_register_shape();
-    prim_register_reduce();
-    prim_register_dot();
-    prim_register_gather();
-    prim_register_ad();
-    prim_register_random();
-    ad_register_elementwise();
-    ad_register_shape();
-    ad_register_reduce();
-    ad_register_dot_gather();
-    ad_register_markers();
-    ad_register_custom();
-    cf_register();
-    cf_register_ad();
-}
-
-void prim_init(void) { pthread_once(&once, register_all); }
 
 prim_params prim_params_zero(void) {
     prim_params p;
