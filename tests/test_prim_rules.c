@@ -107,12 +107,21 @@ static int rule_problems(const prim_rule *rules, char *msg, size_t size) {
         prim_id p = (prim_id)i;
         const prim_rule *r = &rules[p];
         const prim_lowering *l = &r->lower;
-        if (!r->abstract_eval) PROBLEM("%s: no abstract_eval", prim_names[p]);
-        if (!r->impl) PROBLEM("%s: no impl", prim_names[p]);
-        if (!r->batch && prim_arity[p] != 0) PROBLEM("%s: no batch (vmap) rule", prim_names[p]);
-        /* custom_lin is only ever in a linear program, which is transposed, never differentiated */
-        if (!r->jvp && !r->jvp_full && p != PRIM_CUSTOM_VJP_LIN) PROBLEM("%s: no jvp rule", prim_names[p]);
-        if (is_linear(p) && !r->transpose) PROBLEM("%s: linear but no transpose rule", prim_names[p]);
+        if (r->multiple_results) { /* several results: the _multi forms instead (control flow) */
+            if (!r->abstract_eval_multi) PROBLEM("%s: no abstract_eval_multi", prim_names[p]);
+            if (!r->impl_multi) PROBLEM("%s: no impl_multi", prim_names[p]);
+            if (!r->batch_multi) PROBLEM("%s: no batch_multi (vmap) rule", prim_names[p]);
+            if (!r->jvp_multi) PROBLEM("%s: no jvp_multi rule", prim_names[p]);
+            if (r->abstract_eval || r->impl || r->batch || r->jvp || r->jvp_full || r->transpose)
+                PROBLEM("%s: single-result rules beside multiple_results", prim_names[p]);
+        } else {
+            if (!r->abstract_eval) PROBLEM("%s: no abstract_eval", prim_names[p]);
+            if (!r->impl) PROBLEM("%s: no impl", prim_names[p]);
+            if (!r->batch && prim_arity[p] != 0) PROBLEM("%s: no batch (vmap) rule", prim_names[p]);
+            /* custom_lin is only ever in a linear program, which is transposed, never differentiated */
+            if (!r->jvp && !r->jvp_full && p != PRIM_CUSTOM_VJP_LIN) PROBLEM("%s: no jvp rule", prim_names[p]);
+            if (is_linear(p) && !r->transpose) PROBLEM("%s: linear but no transpose rule", prim_names[p]);
+        }
         if (!r->print_params && !prints_no_parameters(p)) PROBLEM("%s: no print_params", prim_names[p]);
         if (l->kind == LOWER_NONE) PROBLEM("%s: no lowering kind", prim_names[p]);
         if ((l->kind == LOWER_ELEMENTWISE) != (prim_families[p] == FAMILY_ELEMENTWISE))

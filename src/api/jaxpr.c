@@ -58,7 +58,6 @@ char *cj_make_jaxpr(cj_func *f, int n_in, const cj_spec *in) {
     strbuf sb;
     sb_init(&sb, ctx->mem);
     ir_print(ir, &sb);
-    if (ir_print_constructs) ir_print_constructs(ctx, ir, &sb);
     ir_free(ir);
     if (sb.failed || !sb.data) {
         sb_free(&sb);

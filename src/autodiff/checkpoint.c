@@ -120,7 +120,7 @@ static void describe(const ir_func *K, int var, strbuf *sb) {
         }
     for (int k = 0; k < K->n_eqns; k++) {
         const ir_eqn *e = &K->eqns[k];
-        if (e->out != var) continue;
+        if (!ir_eqn_defines(e, var)) continue;
         if (e->prim == PRIM_NAME)
             sb_printf(sb, "named '%s'", prim_name_str(e->params.flag));
         else

@@ -3,8 +3,8 @@
  *
  * Calling such a function while a program is staged traces f for the
  * call's input types, keeps the result in a call record (core.h) and binds
- * one primitive, custom_jvp_call or custom_vjp_call, whose params.flag is
- * the record's id. Everything but autodiff sees f: eager evaluation runs
+ * one primitive, custom_jvp_call or custom_vjp_call, whose params.ref is
+ * the record. Everything but autodiff sees f: eager evaluation runs
  * the recorded program, vmap re-binds it batched, and the compiler inlines
  * it before fusion. Autodiff sees the rule instead:
  *   custom_jvp_call's jvp calls the user's jvp rule;
@@ -30,21 +30,18 @@ static int custom_call(cj_func *c, const cj_val *in, cj_val *out) {
     if (ctx->dynamic_level == 0) return cj_call(c->inner, in, out) == CJ_OK ? 0 : -1;
     rt_aval avals[64];
     for (int i = 0; i < c->n_in; i++) avals[i] = core_peek(in[i])->aval;
-    core_custom rec = {st->kind, c->inner, st->jvp_rule, st->fwd, st->bwd, NULL, {0}};
-    rec.primal = func_trace_to_ir(c->inner, avals, NULL, c->name);
-    if (!rec.primal) return -1;
-    rec.out = rec.primal->vars[rec.primal->out[0]];
-    int id = core_custom_add(ctx, &rec);
-    if (id < 0) return -1;
-    /* the record lives as long as the context, and programs that mention
-     * it call f and the rules: they stay alive with it */
-    func_retain(rec.f);
-    func_retain(rec.jvp_rule);
-    func_retain(rec.fwd);
-    func_retain(rec.bwd);
+    core_custom init = {{0, NULL}, ctx, st->kind, c->inner, st->jvp_rule, st->fwd, st->bwd, NULL, {0}};
+    init.primal = func_trace_to_ir(c->inner, avals, NULL, c->name);
+    if (!init.primal) return -1;
+    init.out = init.primal->vars[init.primal->out[0]];
+    /* programs that mention the record call f and the rules: it holds
+     * them, and lives as long as those programs */
+    core_custom *rec = core_custom_new(ctx, &init);
+    if (!rec) return -1;
     prim_params p = prim_params_zero();
-    p.flag = id;
+    p.ref = &rec->ref;
     out[0] = core_bind(ctx, st->kind == CUSTOM_JVP ? PRIM_CUSTOM_JVP_CALL : PRIM_CUSTOM_VJP_CALL, &p, c->n_in, in);
+    prim_ref_release(&rec->ref); /* the staged equation holds its own */
     return out[0].slot ? 0 : -1;
 }
 
@@ -115,8 +112,9 @@ cj_func *cj_custom_vjp(cj_func *f, cj_func *fwd, cj_func *bwd) {
 /* ---- the call primitives ---- */
 static int call_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
                               rt_aval *out) {
-    const core_custom *rec = core_custom_get(ctx, p->flag, prim_names[prim]);
-    if (!rec) return -1;
+    const core_custom *rec = core_custom_of(p);
+    if (!rec) return prim_error(ctx, CJ_ERR_ARG, prim, "the parameters hold no call record");
+    if (rec->ctx != ctx) return prim_error(ctx, CJ_ERR_ARG, prim, "the call belongs to another context");
     if (prim == PRIM_CUSTOM_VJP_LIN) { /* residuals and tangents: checked by the rule that binds it */
         *out = rec->out;
         return 0;
@@ -135,8 +133,7 @@ static int call_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, i
 
 static int call_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in, rt_array *out) {
     (void)n_in;
-    const core_custom *rec = core_custom_get(ctx, p->flag, prim_names[prim]);
-    if (!rec) return -1;
+    const core_custom *rec = core_custom_of(p);
     if (prim == PRIM_CUSTOM_VJP_LIN)
         return core_error(ctx, CJ_ERR_UNSUPPORTED,
                           "%s: forward-mode differentiation (jvp, jacfwd, hessian) of a custom_vjp function is not "
@@ -155,13 +152,12 @@ static int call_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, 
  * vmap(grad(f)) — the call is then differentiated per example — but
  * grad(vmap(f)) differentiates f's own primitives. */
 typedef struct primal_state {
-    int id;
+    const core_custom *rec; /* held by the equation being batched, which outlives the runner */
 } primal_state;
 
 static int primal_call(cj_func *r, const cj_val *in, cj_val *out) {
     const primal_state *st = r->state;
-    const core_custom *rec = core_custom_get(r->ctx, st->id, r->name);
-    return rec ? ir_eval_values(r->ctx, rec->primal, in, out) : -1;
+    return ir_eval_values(r->ctx, st->rec->primal, in, out);
 }
 static void primal_free_state(cj_func *r) {
     if (r->state) rt_free(r->ctx->mem, r->state, sizeof(primal_state));
@@ -172,14 +168,13 @@ static const func_ops primal_ops = {"custom_primal", primal_call, primal_free_st
 static int call_batch(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                       const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
     (void)size;
-    const core_custom *rec = core_custom_get(ctx, p->flag, prim_names[prim]);
-    if (!rec) return -1;
+    const core_custom *rec = core_custom_of(p);
     if (prim == PRIM_CUSTOM_VJP_LIN)
         return core_error(ctx, CJ_ERR_UNSUPPORTED, "custom_vjp(%s): vmap of its linearized form is not supported",
                           rec->f->name);
     primal_state *st = rt_calloc(ctx->mem, sizeof *st);
     if (!st) return core_oom(ctx, prim_names[prim]);
-    st->id = p->flag;
+    st->rec = rec;
     cj_func *runner = func_new(ctx, rec->f->name, &primal_ops, n_in, 1);
     if (!runner) {
         rt_free(ctx->mem, st, sizeof *st);
@@ -199,15 +194,14 @@ static int call_batch(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
 }
 
 static int call_print_params(const prim_params *p, char *buf, size_t size) {
-    return snprintf(buf, size, "call=%d", p->flag);
+    return snprintf(buf, size, "call=%s", core_custom_of(p)->f->name);
 }
 
 /* ---- autodiff rules ---- */
 static int custom_jvp_rule(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                            const cj_val *tin, cj_val out, cj_val *tout) {
-    (void)out;
-    const core_custom *rec = core_custom_get(ctx, p->flag, prim_names[prim]);
-    if (!rec) return -1;
+    (void)out, (void)prim;
+    const core_custom *rec = core_custom_of(p);
     cj_val args[128], res[2];
     for (int i = 0; i < n_in; i++) {
         args[i] = in[i];
@@ -228,9 +222,8 @@ static int custom_jvp_rule(cj_ctx *ctx, prim_id prim, const prim_params *p, int 
 
 static int custom_vjp_rule(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                            const cj_val *tin, cj_val out, cj_val *tout) {
-    (void)out;
-    const core_custom *rec = core_custom_get(ctx, p->flag, prim_names[prim]);
-    if (!rec) return -1;
+    (void)out, (void)prim;
+    const core_custom *rec = core_custom_of(p);
     cj_val fwd_out[64], args[128];
     if (cj_call(rec->fwd, in, fwd_out) != CJ_OK) return -1;
     int n_res = rec->fwd->n_out - 1;
@@ -241,8 +234,8 @@ static int custom_vjp_rule(cj_ctx *ctx, prim_id prim, const prim_params *p, int 
 
 static int custom_lin_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                                 const int *linear, const rt_aval *in_avals, cj_val ct, cj_val *ct_in) {
-    const core_custom *rec = core_custom_get(ctx, p->flag, prim_names[prim]);
-    if (!rec) return -1;
+    (void)prim;
+    const core_custom *rec = core_custom_of(p);
     int n_res = rec->fwd->n_out - 1;
     cj_val args[64], cts[64];
     for (int r = 0; r < n_res; r++) {

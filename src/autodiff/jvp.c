@@ -38,6 +38,31 @@ int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *
             targs[i] = tenv[ins[i]];
             any |= !ad_is_zero(targs[i]);
         }
+        if (prim_rules[e->prim].multiple_results) { /* every result at once */
+            int nr = e->n_out;
+            if (!any) {
+                status = core_bind_multi(ctx, e->prim, &e->params, e->n_in, args, nr, env + e->out);
+                continue;
+            }
+            if (!prim_rules[e->prim].jvp_multi) {
+                status = core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: '%s' has no differentiation rule", what,
+                                    prim_names[e->prim]);
+                break;
+            }
+            for (int j = 0; j < nr; j++) env[e->out + j] = tenv[e->out + j] = ad_zero(ctx);
+            status = prim_rules[e->prim].jvp_multi(ctx, e->prim, &e->params, e->n_in, args, targs, nr, env + e->out,
+                                                   tenv + e->out);
+            for (int j = 0; j < nr && status == 0; j++) {
+                if (!env[e->out + j].slot) status = -1;
+                else if (!rt_is_float(ir->vars[e->out + j].dtype)) tenv[e->out + j] = ad_zero(ctx);
+                else
+                    status = ad_check_rule_result(ctx, what, e->prim, "jvp", "a result", tenv[e->out + j],
+                                                  ad_aval(env[e->out + j]));
+            }
+            if (status != 0 && !ctx->err)
+                core_error(ctx, CJ_ERR_INTERNAL, "%s: the jvp rule of '%s' failed", what, prim_names[e->prim]);
+            continue;
+        }
         if (any && prim_rules[e->prim].jvp_full && rt_is_float(ir->vars[e->out].dtype)) {
             cj_val r = ad_zero(ctx), t = ad_zero(ctx);
             status = prim_rules[e->prim].jvp_full(ctx, e->prim, &e->params, e->n_in, args, targs, &r, &t);

@@ -42,6 +42,13 @@ static int jvp_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     return 0;
 }
 
+/* Whether any result of e is flagged. */
+static int any_flagged(const uint8_t *flag, const ir_eqn *e) {
+    for (int j = 0; j < e->n_out; j++)
+        if (flag[e->out + j]) return 1;
+    return 0;
+}
+
 /* A new program made of some of src's equations: `inputs` become its
  * inputs, the equations flagged in `take` that the outputs need are copied
  * in order, constants are shared. NULL with the error recorded. */
@@ -54,7 +61,8 @@ static ir_func *extract(cj_ctx *ctx, const ir_func *src, int n_inputs, const int
     if (!map || !need || !dst) goto oom;
     int *def = map + nv; /* def[v]: the equation defining v, -1 for none */
     for (size_t v = 0; v < nv; v++) map[v] = def[v] = -1;
-    for (int k = 0; k < src->n_eqns; k++) def[src->eqns[k].out] = k;
+    for (int k = 0; k < src->n_eqns; k++)
+        for (int j = 0; j < src->eqns[k].n_out; j++) def[src->eqns[k].out + j] = k;
     for (int r = 1; r <= src->n_regions; r++)
         if (ir_add_region(dst, src->regions[r].parent, src->regions[r].policy) != r) goto oom;
     for (int i = 0; i < n_inputs; i++) {
@@ -65,7 +73,7 @@ static ir_func *extract(cj_ctx *ctx, const ir_func *src, int n_inputs, const int
     for (int j = 0; j < n_outputs; j++) need[outputs[j]] = 1;
     for (int k = src->n_eqns - 1; k >= 0; k--) {
         const ir_eqn *e = &src->eqns[k];
-        if (!need[e->out] || !take[k] || map[e->out] >= 0) continue;
+        if (!any_flagged(need, e) || !take[k] || map[e->out] >= 0) continue;
         const int *ins = ir_eqn_inputs(src, e);
         for (int i = 0; i < e->n_in; i++) need[ins[i]] = 1;
     }
@@ -77,7 +85,7 @@ static ir_func *extract(cj_ctx *ctx, const ir_func *src, int n_inputs, const int
     }
     for (int k = 0; k < src->n_eqns; k++) {
         const ir_eqn *e = &src->eqns[k];
-        if (!need[e->out] || !take[k] || map[e->out] >= 0) continue;
+        if (!any_flagged(need, e) || !take[k] || map[e->out] >= 0) continue;
         const int *ins = ir_eqn_inputs(src, e);
         int args[PRIM_MAX_OPERANDS];
         for (int i = 0; i < e->n_in; i++) {
@@ -89,8 +97,9 @@ static ir_func *extract(cj_ctx *ctx, const ir_func *src, int n_inputs, const int
             }
         }
         dst->cur_region = e->region;
-        map[e->out] = ir_add_eqn(dst, e->prim, &e->params, e->n_in, args, &src->vars[e->out]);
-        if (map[e->out] < 0) goto oom;
+        int v = ir_add_eqn_multi(dst, e->prim, &e->params, e->n_in, args, e->n_out, &src->vars[e->out]);
+        if (v < 0) goto oom;
+        for (int j = 0; j < e->n_out; j++) map[e->out + j] = v + j;
     }
     dst->cur_region = 0;
     for (int j = 0; j < n_outputs; j++) {
@@ -144,6 +153,7 @@ static int split(cj_ctx *ctx, const ir_func *J, int n_in, int n_out, ad_linear *
         const ir_eqn *e = &J->eqns[k];
         const int *ins = ir_eqn_inputs(J, e);
         for (int i = 0; i < e->n_in; i++) unknown[e->out] |= unknown[ins[i]];
+        for (int j = 1; j < e->n_out; j++) unknown[e->out + j] = unknown[e->out]; /* results are known together */
     }
     /* residuals: known, non-constant values the unknown side reads, in
      * variable order (deterministic) — except values made inside a
@@ -162,7 +172,8 @@ static int split(cj_ctx *ctx, const ir_func *J, int n_in, int n_out, ad_linear *
     }
     int *stack = def + nv, top = 0;
     for (size_t v = 0; v < nv; v++) def[v] = -1;
-    for (int k = 0; k < J->n_eqns; k++) def[J->eqns[k].out] = k;
+    for (int k = 0; k < J->n_eqns; k++)
+        for (int j = 0; j < J->eqns[k].n_out; j++) def[J->eqns[k].out + j] = k;
     memset(take, 0, nv);
     /* Which known equations are recomputed (take) and which values are
      * saved (is_res): start from what the unknown equations read, follow

@@ -68,7 +68,10 @@ static cj_val value_of(tstate *s, int var, cj_val after) {
     mark[var] = 1;
     for (int k = last; k >= 0; k--) {
         const ir_eqn *e = &s->lin->eqns[k];
-        if (!mark[e->out]) continue;
+        int marked = 0;
+        for (int j = 0; j < e->n_out; j++) marked |= mark[e->out + j];
+        if (!marked) continue;
+        for (int j = 0; j < e->n_out; j++) mark[e->out + j] = 1; /* evaluated together */
         const int *ins = ir_eqn_inputs(s->lin, e);
         for (int i = 0; i < e->n_in; i++)
             if (!s->env[ins[i]].slot) mark[ins[i]] = 1;
@@ -76,13 +79,13 @@ static cj_val value_of(tstate *s, int var, cj_val after) {
     for (int k = 0; k <= last; k++) {
         const ir_eqn *e = &s->lin->eqns[k];
         if (!mark[e->out]) continue;
-        mark[e->out] = 0;
+        for (int j = 0; j < e->n_out; j++) mark[e->out + j] = 0;
         if (ctx->err) continue;
         const int *ins = ir_eqn_inputs(s->lin, e);
         if (s->fence) fence_root(s, e, ins, after);
         cj_val args[PRIM_MAX_OPERANDS];
         for (int i = 0; i < e->n_in; i++) args[i] = s->env[ins[i]];
-        s->env[e->out] = core_bind(ctx, e->prim, &e->params, e->n_in, args);
+        core_bind_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, s->env + e->out);
     }
     return ctx->err ? core_err_val(ctx) : s->env[var];
 }
@@ -90,8 +93,13 @@ static cj_val value_of(tstate *s, int var, cj_val after) {
 static int transpose_eqn(tstate *s, const ir_eqn *e) {
     cj_ctx *ctx = s->ctx;
     cj_val c = s->ct[e->out];
-    if (ad_is_zero(c)) return 0;
-    if (!prim_rules[e->prim].transpose)
+    int multi = prim_rules[e->prim].multiple_results, any = !ad_is_zero(c);
+    for (int j = 1; j < e->n_out; j++) any |= !ad_is_zero(s->ct[e->out + j]);
+    if (!any) return 0;
+    if (multi) { /* the barrier of a recomputation orders it after any result's cotangent */
+        for (int j = 0; j < e->n_out && ad_is_zero(c); j++) c = s->ct[e->out + j];
+    }
+    if (multi ? !prim_rules[e->prim].transpose_multi : !prim_rules[e->prim].transpose)
         return core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: '%s' is not linear in its tangent operands (no transpose rule)",
                           s->what, prim_names[e->prim]);
     const int *ins = ir_eqn_inputs(s->lin, e);
@@ -105,8 +113,10 @@ static int transpose_eqn(tstate *s, const ir_eqn *e) {
         cts[i] = ad_zero(ctx);
         if (!lin_flags[i] && !args[i].slot) return -1;
     }
-    if (prim_rules[e->prim].transpose(ctx, e->prim, &e->params, e->n_in, args, lin_flags, avals, c, cts) != 0 ||
-        ctx->err) {
+    int st = multi ? prim_rules[e->prim].transpose_multi(ctx, e->prim, &e->params, e->n_in, args, lin_flags, avals,
+                                                         e->n_out, s->ct + e->out, cts)
+                   : prim_rules[e->prim].transpose(ctx, e->prim, &e->params, e->n_in, args, lin_flags, avals, c, cts);
+    if (st != 0 || ctx->err) {
         if (!ctx->err) core_error(ctx, CJ_ERR_INTERNAL, "%s: the transpose rule of '%s' failed", s->what, prim_names[e->prim]);
         return -1;
     }
@@ -148,8 +158,11 @@ int ad_transpose_eval(cj_ctx *ctx, const ir_func *lin, int n_res, const cj_val *
     for (int k = 0; k < lin->n_eqns; k++) {
         const ir_eqn *e = &lin->eqns[k];
         const int *ins = ir_eqn_inputs(lin, e);
-        s.def[e->out] = k;
         for (int i = 0; i < e->n_in; i++) s.linear[e->out] |= s.linear[ins[i]];
+        for (int j = 0; j < e->n_out; j++) {
+            s.def[e->out + j] = k;
+            s.linear[e->out + j] = s.linear[e->out];
+        }
     }
     for (int j = 0; j < lin->n_out; j++) {
         if (!s.linear[lin->out[j]] || ad_is_zero(ct[j])) continue;

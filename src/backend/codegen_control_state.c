@@ -98,9 +98,8 @@ static int add_slot(cj_ctx *ctx, cf_native *n, size_t bytes, cf_native *nested) 
  * fixed tables; a cond's index is read as an integer; a while loop's
  * predicate is a bool. */
 static bool supported(const cj_ctx *ctx, const compiled *c, const ir_eqn *e, int depth) {
-    int id = e->params.flag;
-    if (depth > CF_NATIVE_MAX_DEPTH || id < 0 || id >= ctx->n_cf_records || e->n_in > 128) return false;
-    const cf_record *rec = ctx->cf_records[id];
+    const cf_record *rec = cf_of(&e->params);
+    if (depth > CF_NATIVE_MAX_DEPTH || !rec || rec->ctx != ctx || e->n_in > 128) return false;
     if (rec->n_progs < 1 || rec->n_out > CF_MAX_OUT || rec->n_operands != e->n_in) return false;
     switch (rec->kind) {
     case CF_COND: {
@@ -200,7 +199,7 @@ cf_native *cf_native_make(cj_ctx *ctx, const compiled *c, int k, cj_backend mode
     const kernel *K = &c->kernels[k];
     const ir_eqn *e = &c->ir->eqns[K->eqns[0]];
     if (!supported(ctx, c, e, depth)) return NULL; /* cf_run runs it */
-    cf_record *rec = ctx->cf_records[e->params.flag];
+    cf_record *rec = cf_of(&e->params);
     if (cf_prepare(ctx, rec, mode) != 0) return NULL;
     cf_native *n = rt_calloc(ctx->mem, sizeof *n);
     if (!n) {
@@ -213,7 +212,8 @@ cf_native *cf_native_make(cj_ctx *ctx, const compiled *c, int k, cj_backend mode
     memcpy(n->op_var, ir_eqn_inputs(c->ir, e), sizeof(int) * (size_t)e->n_in);
     n->index_dtype = c->ir->vars[n->op_var[0]].dtype;
     for (int o = 0; o < CF_MAX_OUT; o++) n->out_var[o] = n->own_slot[o] = n->spare_slot[o] = -1;
-    for (int j = 0; j < K->n_eqns; j++) n->out_var[c->ir->eqns[K->eqns[j]].params.index] = c->ir->eqns[K->eqns[j]].out;
+    /* every output has a buffer: a SINGLE kernel writes all its results */
+    for (int o = 0; o < e->n_out; o++) n->out_var[o] = e->out + o;
     n->gen.kernel = cb_kernel;
     n->gen.product = cb_product;
     n->gen.spread = cb_spread;

@@ -473,55 +473,37 @@ static void run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf)
 }
 
 /* ---- SINGLE kernels ---- */
-/* A control-flow construct's kernel: one run, every output written. */
-static int run_construct(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const kernel *K, char *const *buf) {
-    const ir_eqn *e = &ir->eqns[K->eqns[0]];
-    const int *in = ir_eqn_inputs(ir, e);
-    cf_record *rec = cf_record_get(ctx, e->params.flag, prim_names[e->prim]);
-    if (!rec) return -1;
-    rt_array hdr[128], *args[128], *res[CF_MAX_OUT];
-    for (int i = 0; i < e->n_in; i++) {
-        memset(&hdr[i], 0, sizeof hdr[i]);
-        hdr[i].refcount = 2; /* borrowed views: nothing may free them */
-        hdr[i].aval = ir->vars[in[i]];
-        hdr[i].size = rt_aval_size(&hdr[i].aval);
-        hdr[i].data = buf[in[i]];
-        hdr[i].mem = ctx->mem;
-        args[i] = &hdr[i];
-    }
-    if (cf_run(ctx, rec, mode, args, res) != 0) return -1;
-    for (int j = 0; j < K->n_eqns; j++) {
-        const ir_eqn *f = &ir->eqns[K->eqns[j]];
-        size_t n = rt_aval_nbytes(&ir->vars[f->out]);
-        if (n) memcpy(buf[f->out], res[f->params.index]->data, n);
-    }
-    for (int j = 0; j < rec->n_out; j++) rt_array_unref(res[j]);
-    return 0;
+/* A borrowed view of a buffer as an array (nothing may free it). */
+static void view(rt_array *hdr, cj_ctx *ctx, const rt_aval *aval, char *data) {
+    memset(hdr, 0, sizeof *hdr);
+    hdr->refcount = 2;
+    hdr->aval = *aval;
+    hdr->size = rt_aval_size(aval);
+    hdr->data = data;
+    hdr->mem = ctx->mem;
 }
 
+/* The kernel's one equation on whole buffers, every result written in
+ * place: a control-flow construct runs once through cf_run with its bodies
+ * on the program's own backend; other primitives through their eager
+ * kernel. */
 static int run_single(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const kernel *K, char *const *buf) {
     const ir_eqn *e = &ir->eqns[K->eqns[0]];
-    if (prim_lower(e->prim)->kind == LOWER_CONSTRUCT)
-        return run_construct(ctx, mode, ir, K, buf); /* bodies as the program's own backend */
     const int *in = ir_eqn_inputs(ir, e);
-    rt_array hdr[PRIM_MAX_OPERANDS], out;
-    rt_array *args[PRIM_MAX_OPERANDS];
+    rt_array hdr[PRIM_MAX_OPERANDS], outs[PRIM_MAX_RESULTS];
+    rt_array *args[PRIM_MAX_OPERANDS], *res[PRIM_MAX_RESULTS];
     for (int i = 0; i < e->n_in; i++) {
-        memset(&hdr[i], 0, sizeof hdr[i]);
-        hdr[i].refcount = 1;
-        hdr[i].aval = ir->vars[in[i]];
-        hdr[i].size = rt_aval_size(&hdr[i].aval);
-        hdr[i].data = buf[in[i]];
-        hdr[i].mem = ctx->mem;
+        view(&hdr[i], ctx, &ir->vars[in[i]], buf[in[i]]);
         args[i] = &hdr[i];
     }
-    memset(&out, 0, sizeof out);
-    out.refcount = 1;
-    out.aval = ir->vars[e->out];
-    out.size = rt_aval_size(&out.aval);
-    out.data = buf[e->out];
-    out.mem = ctx->mem;
-    return prim_rules[e->prim].impl(ctx, e->prim, &e->params, e->n_in, args, &out);
+    for (int j = 0; j < e->n_out; j++) {
+        view(&outs[j], ctx, &ir->vars[e->out + j], buf[e->out + j]);
+        res[j] = &outs[j];
+    }
+    if (prim_lower(e->prim)->kind == LOWER_CONSTRUCT) return cf_run(ctx, cf_of(&e->params), mode, args, res);
+    if (prim_rules[e->prim].multiple_results)
+        return prim_rules[e->prim].impl_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, res);
+    return prim_rules[e->prim].impl(ctx, e->prim, &e->params, e->n_in, args, res[0]);
 }
 
 /* May output v be written into its donor input's array on this call? */

@@ -333,8 +333,12 @@ void compiled_dump(const compiled *c, const char *what, strbuf *sb) {
             sb_printf(sb, "\n");
             for (int j = 0; j < K->n_eqns; j++) {
                 const ir_eqn *e = &ir->eqns[K->eqns[j]];
-                var_str(c, names, e->out, buf, sizeof buf);
-                sb_printf(sb, "    %s = %s", buf, prim_names[e->prim]);
+                sb_printf(sb, "   ");
+                for (int r = 0; r < e->n_out; r++) {
+                    var_str(c, names, e->out + r, buf, sizeof buf);
+                    sb_printf(sb, " %s", buf);
+                }
+                sb_printf(sb, " = %s", prim_names[e->prim]);
                 const int *in = ir_eqn_inputs(ir, e);
                 for (int i = 0; i < e->n_in; i++) {
                     var_name(c, names, in[i], nm, sizeof nm);

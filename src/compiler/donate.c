@@ -52,7 +52,7 @@ static bool reads_only_elementwise_before(const compiled *c, int k, int u, int u
 
 static int position_in_kernel(const kernel *K, const ir_func *ir, int v) {
     for (int j = 0; j < K->n_eqns; j++)
-        if (ir->eqns[K->eqns[j]].out == v) return j;
+        if (ir_eqn_defines(&ir->eqns[K->eqns[j]], v)) return j;
     return -1;
 }
 

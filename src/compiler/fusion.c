@@ -16,7 +16,8 @@
  * elementwise operations becomes one loop. A leaf never reads a value of
  * its own kernel: that would need the value at another index, so the value
  * is materialised and the leaf reads its buffer. Anything else (reductions,
- * dot, gather, dynamic_update_slice, scans) is a SINGLE kernel.
+ * dot, gather, dynamic_update_slice, and a control-flow construct:
+ * one equation of all its outputs, run once) is a SINGLE kernel.
  * Values used outside their kernel, and program outputs, become the
  * kernel's outputs; everything else exists only per tile. */
 #include <string.h>
@@ -185,25 +186,6 @@ static int pick_kernel(const compiled *c, const int *pending, int ei) {
     return -1;
 }
 
-/* A control-flow construct is one equation per output, all with the same
- * operands: they share one SINGLE kernel, which runs the construct once
- * and writes every output. The kernel of an earlier equation of the same
- * construct, or -1. */
-static int construct_kernel(const compiled *c, int ei) {
-    const ir_func *ir = c->ir;
-    const ir_eqn *e = &ir->eqns[ei];
-    for (int k = c->n_kernels - 1; k >= 0; k--) {
-        const kernel *K = &c->kernels[k];
-        if (K->kind != KERNEL_SINGLE) continue;
-        const ir_eqn *f = &ir->eqns[K->eqns[0]];
-        if (f->prim != e->prim || f->params.flag != e->params.flag || f->n_in != e->n_in ||
-            memcmp(ir_eqn_inputs(ir, f), ir_eqn_inputs(ir, e), sizeof(int) * (size_t)e->n_in))
-            continue;
-        return k;
-    }
-    return -1;
-}
-
 static int add_unique(cj_ctx *ctx, int **arr, int *n, int v) {
     for (int i = 0; i < *n; i++)
         if ((*arr)[i] == v) return 0;
@@ -318,7 +300,9 @@ static int place(placer *pl, int ei) {
     }
     int k;
     for (;;) {
-        k = prim_lower(e->prim)->kind == LOWER_CONSTRUCT ? construct_kernel(c, ei) : pick_kernel(c, pl->pending, ei);
+        /* an equation of several results (a control-flow construct) is a
+         * SINGLE kernel of its own, which writes them all */
+        k = e->n_out > 1 || prim_rules[e->prim].multiple_results ? -1 : pick_kernel(c, pl->pending, ei);
         bool again = false;
         for (int i = 0; i < e->n_in && !again; i++) {
             if (pl->pending[in[i]] < 0 || sinks_into(c, pl->pending[in[i]], k, &ir->vars[e->out])) continue;
@@ -353,7 +337,7 @@ static int place(placer *pl, int ei) {
         c->kernel_of[in[i]] = k;
     }
     if (kernel_add_eqn(pl->ctx, K, ei) != 0) return -1;
-    c->kernel_of[e->out] = k;
+    for (int j = 0; j < e->n_out; j++) c->kernel_of[e->out + j] = k;
     return 0;
 }
 
@@ -417,7 +401,8 @@ int fuse_kernels(cj_ctx *ctx, compiled *c) {
     for (int k = 0; k < c->n_kernels; k++) {
         kernel *K = &c->kernels[k];
         for (int j = 0; K->kind == KERNEL_SINGLE && j < K->n_eqns; j++)
-            if (add_unique(ctx, &K->out, &K->n_out, ir->eqns[K->eqns[j]].out) != 0) return -1;
+            for (int r = 0; r < ir->eqns[K->eqns[j]].n_out; r++)
+                if (add_unique(ctx, &K->out, &K->n_out, ir->eqns[K->eqns[j]].out + r) != 0) return -1;
     }
     for (int i = 0; i < ir->n_out; i++) {
         int v = ir->out[i];

@@ -23,13 +23,20 @@ static int copy_eqn(cj_ctx *ctx, ir_func *dst, const ir_func *src, const ir_eqn 
     if (e->n_in > 256) return core_error(ctx, CJ_ERR_UNSUPPORTED, "jit: inline: too many operands");
     for (int i = 0; i < e->n_in; i++) args[i] = map[ins[i]];
     if (is_custom_call(e->prim)) {
-        const core_custom *rec = core_custom_get(ctx, e->params.flag, "jit: inline");
-        if (!rec) return -1;
+        const core_custom *rec = core_custom_of(&e->params);
         if (depth > 64) return core_error(ctx, CJ_ERR_UNSUPPORTED, "jit: custom calls nested more than 64 deep");
         return splice(ctx, dst, rec->primal, args, depth + 1);
     }
-    int v = ir_add_eqn(dst, e->prim, &e->params, e->n_in, args, &src->vars[e->out]);
+    int v = ir_add_eqn_multi(dst, e->prim, &e->params, e->n_in, args, e->n_out, &src->vars[e->out]);
     return v < 0 ? core_oom(ctx, "jit: inline") : v;
+}
+
+/* copy_eqn, mapping every result of e (consecutive in dst as in src). */
+static int copy_mapped(cj_ctx *ctx, ir_func *dst, const ir_func *src, const ir_eqn *e, int *map, int depth) {
+    int v = copy_eqn(ctx, dst, src, e, map, depth);
+    if (v < 0) return -1;
+    for (int j = 0; j < e->n_out; j++) map[e->out + j] = v + j;
+    return 0;
 }
 
 static int splice(cj_ctx *ctx, ir_func *dst, const ir_func *g, const int *args, int depth) {
@@ -45,8 +52,7 @@ static int splice(cj_ctx *ctx, ir_func *dst, const ir_func *g, const int *args, 
         }
     }
     for (int k = 0; k < g->n_eqns; k++) {
-        map[g->eqns[k].out] = copy_eqn(ctx, dst, g, &g->eqns[k], map, depth);
-        if (map[g->eqns[k].out] < 0) goto done;
+        if (copy_mapped(ctx, dst, g, &g->eqns[k], map, depth) != 0) goto done;
     }
     result = map[g->out[0]];
 done:
@@ -68,7 +74,7 @@ int pass_inline_custom(cj_ctx *ctx, ir_func **ir) {
         ok = (map[src->consts[c].var] = ir_add_const(dst, src->consts[c].val)) >= 0;
     if (!ok) core_oom(ctx, "jit: inline");
     for (int k = 0; ok && k < src->n_eqns; k++)
-        ok = (map[src->eqns[k].out] = copy_eqn(ctx, dst, src, &src->eqns[k], map, 0)) >= 0;
+        ok = copy_mapped(ctx, dst, src, &src->eqns[k], map, 0) == 0;
     for (int j = 0; ok && j < src->n_out; j++)
         if (ir_add_output(dst, map[src->out[j]]) != 0) ok = 0, core_oom(ctx, "jit: inline");
     if (map) rt_free(ctx->mem, map, sizeof(int) * (size_t)(src->n_vars + 1));

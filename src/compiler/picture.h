@@ -59,6 +59,9 @@ void picture_var_str(const compiled *c, const picture_vars *pv, int v, char *buf
 /* "48 B", "12.5 KiB", "3.0 MiB" (exact below 10 KiB). */
 void picture_bytes(size_t bytes, char *buf, size_t n);
 /* The equation's right-hand side: "add b 0.5". */
+/* The results of equation `eqn`, each as picture_var_str spells it,
+ * separated by spaces. */
+void picture_eqn_lhs(const compiled *c, const picture_vars *pv, int eqn, char *buf, size_t n);
 void picture_eqn_rhs(const compiled *c, const picture_vars *pv, int eqn, char *buf, size_t n);
 
 /* Appends s escaped for XML text and attribute values (& < > " '). */

@@ -23,7 +23,7 @@ int picture_vars_init(rt_mem *mem, const compiled *c, picture_vars *pv) {
     ir_var_ordinals(ir, pv->ordinal);
     for (int v = 0; v < ir->n_vars; v++) pv->def_eqn[v] = -1;
     for (int j = 0; j < ir->n_eqns; j++) {
-        pv->def_eqn[ir->eqns[j].out] = j;
+        for (int r = 0; r < ir->eqns[j].n_out; r++) pv->def_eqn[ir->eqns[j].out + r] = j;
         pv->eqn_kernel[j] = -1;
     }
     for (int k = 0; k < c->n_kernels; k++)
@@ -64,6 +64,17 @@ void picture_bytes(size_t bytes, char *buf, size_t n) {
     else if (bytes < ((size_t)10 << 20)) snprintf(buf, n, "%.1f KiB", (double)bytes / 1024.0);
     else if (bytes < ((size_t)10 << 30)) snprintf(buf, n, "%.1f MiB", (double)bytes / 1048576.0);
     else snprintf(buf, n, "%.1f GiB", (double)bytes / 1073741824.0);
+}
+
+void picture_eqn_lhs(const compiled *c, const picture_vars *pv, int eqn, char *buf, size_t n) {
+    const ir_eqn *e = &c->ir->eqns[eqn];
+    size_t len = 0;
+    buf[0] = 0;
+    for (int r = 0; r < e->n_out && len + 1 < n; r++) {
+        if (r) buf[len++] = ' ', buf[len] = 0;
+        picture_var_str(c, pv, e->out + r, buf + len, n - len);
+        len += strlen(buf + len);
+    }
 }
 
 void picture_eqn_rhs(const compiled *c, const picture_vars *pv, int eqn, char *buf, size_t n) {

@@ -72,7 +72,7 @@ static void declare_sources(const compiled *c, const picture_vars *pv, strbuf *s
 
 static void declare_kernels(const compiled *c, const picture_vars *pv, strbuf *sb) {
     const ir_func *ir = c->ir;
-    char out[160], rhs[512], space[96];
+    char out[512], rhs[512], space[96];
     for (int k = 0; k < c->n_kernels; k++) {
         const kernel *K = &c->kernels[k];
         rt_aval_str(&K->space, space, sizeof space);
@@ -83,7 +83,7 @@ static void declare_kernels(const compiled *c, const picture_vars *pv, strbuf *s
                   K->kind == KERNEL_SINGLE ? "#f4f4f4" : "#fff4e6");
         for (int j = 0; j < K->n_eqns; j++) {
             int e = K->eqns[j];
-            picture_var_str(c, pv, ir->eqns[e].out, out, sizeof out);
+            picture_eqn_lhs(c, pv, e, out, sizeof out);
             picture_eqn_rhs(c, pv, e, rhs, sizeof rhs);
             sb_printf(sb, "    e%d [label=\"", e);
             sb_dot(sb, out);
@@ -97,7 +97,7 @@ static void declare_kernels(const compiled *c, const picture_vars *pv, strbuf *s
      * endpoint) */
     for (int e = 0; e < ir->n_eqns; e++) {
         if (pv->eqn_kernel[e] >= 0) continue;
-        picture_var_str(c, pv, ir->eqns[e].out, out, sizeof out);
+        picture_eqn_lhs(c, pv, e, out, sizeof out);
         picture_eqn_rhs(c, pv, e, rhs, sizeof rhs);
         sb_printf(sb, "  e%d [label=\"", e);
         sb_dot(sb, out);

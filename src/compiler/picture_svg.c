@@ -316,14 +316,14 @@ static void draw_steps(const timeline *t, strbuf *sb, double y) {
     if (c->n_kernels == 0) text(sb, step_x(t, 0) + t->colw / 2, y + 14, "", "(no kernels)");
     for (int k = 0; k < c->n_kernels; k++) {
         const kernel *K = &c->kernels[k];
-        char buf[160], sp[96];
+        char buf[512], sp[96];
         rt_aval_str(&K->space, sp, sizeof sp);
         sb_printf(sb, "<g><title>kernel %d: %s %s, %d equation%s", k, kernel_kind_name(K->kind), sp, K->n_eqns,
                   K->n_eqns == 1 ? "" : "s");
         for (int j = 0; j < K->n_eqns && j < 40; j++) {
             char rhs[512];
             int e = K->eqns[j];
-            picture_var_str(c, &t->pv, c->ir->eqns[e].out, buf, sizeof buf);
+            picture_eqn_lhs(c, &t->pv, e, buf, sizeof buf);
             picture_eqn_rhs(c, &t->pv, e, rhs, sizeof rhs);
             sb_printf(sb, "\n");
             sb_xml(sb, buf);

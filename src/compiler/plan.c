@@ -114,7 +114,7 @@ static bool can_overwrite(const compiled *c, int k, int u, int v) {
         return false;
     int def = -1;
     for (int j = 0; j < K->n_eqns && def < 0; j++)
-        if (ir->eqns[K->eqns[j]].out == v) def = j;
+        if (ir_eqn_defines(&ir->eqns[K->eqns[j]], v)) def = j;
     if (def < 0) return false;
     for (int j = 0; j < K->n_eqns; j++) {
         const ir_eqn *e = &ir->eqns[K->eqns[j]];

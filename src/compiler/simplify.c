@@ -113,7 +113,7 @@ static int rewriter_init(rewriter *rw, cj_ctx *ctx, const ir_func *src, unsigned
     rt_mem *m = ctx->mem;
     size_t nv = (size_t)src->n_vars + 1;
     rw->eqn_cap = set_capacity(src->n_eqns);
-    rw->const_cap = set_capacity(src->n_consts + src->n_eqns); /* folded results join */
+    rw->const_cap = set_capacity(src->n_consts + src->n_vars); /* folded results join */
     rw->dst = ir_new(src->mem);
     rw->remap = rt_alloc(m, sizeof(int) * nv);
     rw->operands = rt_alloc(m, sizeof(int) * max_operands(src));
@@ -188,6 +188,9 @@ static uint64_t eqn_hash(const ir_eqn *e, const int *in) {
 /* Does dst variable v compute prim[params](in) with type out? */
 static bool same_eqn(const rewriter *rw, int v, const ir_eqn *e, const int *in, const rt_aval *out) {
     const ir_eqn *d = &rw->dst->eqns[rw->def_eqn[v]];
+    if (d->out != v || d->n_out != e->n_out) return false;
+    for (int j = 1; j < e->n_out; j++)
+        if (!rt_aval_equal(&rw->dst->vars[v + j], &out[j])) return false;
     return d->prim == e->prim && d->n_in == e->n_in &&
            memcmp(&d->params, &e->params, sizeof d->params) == 0 &&
            memcmp(ir_eqn_inputs(rw->dst, d), in, sizeof(int) * (size_t)e->n_in) == 0 &&
@@ -209,9 +212,9 @@ static int emit_eqn(rewriter *rw, const ir_eqn *e, const int *in) {
             }
         }
     }
-    int v = ir_add_eqn(rw->dst, e->prim, &e->params, e->n_in, in, out);
+    int v = ir_add_eqn_multi(rw->dst, e->prim, &e->params, e->n_in, in, e->n_out, out);
     if (v < 0) return -1;
-    rw->def_eqn[v] = rw->dst->n_eqns - 1;
+    for (int j = 0; j < e->n_out; j++) rw->def_eqn[v + j] = rw->dst->n_eqns - 1;
     if (rw->what & REWRITE_CSE) rw->eqn_set[slot] = v;
     return v;
 }
@@ -219,8 +222,11 @@ static int emit_eqn(rewriter *rw, const ir_eqn *e, const int *in) {
 /* ---- constant folding ---- */
 
 static bool worth_folding(const rewriter *rw, const ir_eqn *e, const int *in) {
-    int64_t out_elems = rt_aval_size(&rw->src->vars[e->out]), in_elems = 0;
-    if (out_elems > FOLD_MAX_ELEMS || e->n_in > FOLD_MAX_OPERANDS || !prim_rules[e->prim].impl) return false;
+    int64_t out_elems = 0, in_elems = 0;
+    for (int j = 0; j < e->n_out; j++) out_elems += rt_aval_size(&rw->src->vars[e->out + j]);
+    if (out_elems > FOLD_MAX_ELEMS || e->n_in > FOLD_MAX_OPERANDS ||
+        !(prim_rules[e->prim].impl || prim_rules[e->prim].impl_multi))
+        return false;
     for (int i = 0; i < e->n_in; i++) {
         if (!rw->const_val[in[i]]) return false;
         in_elems += rw->const_val[in[i]]->size;
@@ -230,16 +236,22 @@ static bool worth_folding(const rewriter *rw, const ir_eqn *e, const int *in) {
     return !(prim_lower(e->prim)->kind == LOWER_DATA_MOVEMENT && out_elems > in_elems);
 }
 
-/* Runs e on its constant operands now; the result becomes a constant. */
+/* Runs e on its constant operands now; each result becomes a constant
+ * (written to remap). 0 or -1. */
 static int fold(rewriter *rw, const ir_eqn *e, const int *in) {
-    rt_array *args[FOLD_MAX_OPERANDS];
+    rt_array *args[FOLD_MAX_OPERANDS], *r[PRIM_MAX_RESULTS];
     for (int i = 0; i < e->n_in; i++) args[i] = rw->const_val[in[i]];
-    rt_array *r = core_apply_impl(rw->ctx, e->prim, &e->params, e->n_in, args, &rw->src->vars[e->out]);
-    if (!r) return -1;
-    int v = emit_const(rw, r);
-    rt_array_unref(r); /* dst holds its own reference */
+    if (core_apply_impl_multi(rw->ctx, e->prim, &e->params, e->n_in, args, e->n_out, &rw->src->vars[e->out], r) != 0)
+        return -1;
+    int status = 0;
+    for (int j = 0; j < e->n_out; j++) {
+        int v = status == 0 ? emit_const(rw, r[j]) : -1;
+        rt_array_unref(r[j]); /* dst holds its own reference */
+        if (v < 0) status = -1;
+        else rw->remap[e->out + j] = v;
+    }
     rw->changed = 1;
-    return v;
+    return status;
 }
 
 /* ---- identities ---- */
@@ -387,20 +399,25 @@ static int identity_of(const rewriter *rw, const ir_eqn *e, const int *in) {
 
 /* ---- the rewrite ---- */
 
-/* The dst variable for src equation e. -1 on failure. */
+/* The dst variables for src equation e's results, written to remap. 0, or
+ * -1 on failure. */
 static int rewrite_eqn(rewriter *rw, const ir_eqn *e) {
     const int *src_in = ir_eqn_inputs(rw->src, e);
     int *in = rw->operands;
     for (int i = 0; i < e->n_in; i++) in[i] = rw->remap[src_in[i]];
     if ((rw->what & REWRITE_FOLD) && worth_folding(rw, e, in)) return fold(rw, e, in);
-    if (rw->what & REWRITE_IDENTITIES) {
+    if ((rw->what & REWRITE_IDENTITIES) && e->n_out == 1) {
         int v = identity_of(rw, e, in);
         if (v >= 0) {
             rw->changed = 1;
-            return v;
+            rw->remap[e->out] = v;
+            return 0;
         }
     }
-    return emit_eqn(rw, e, in);
+    int v = emit_eqn(rw, e, in);
+    if (v < 0) return -1;
+    for (int j = 0; j < e->n_out; j++) rw->remap[e->out + j] = v + j;
+    return 0;
 }
 
 static int rewrite_all(rewriter *rw) {
@@ -415,11 +432,8 @@ static int rewrite_all(rewriter *rw) {
         if (v < 0) return -1;
         rw->remap[src->consts[i].var] = v;
     }
-    for (int k = 0; k < src->n_eqns; k++) {
-        int v = rewrite_eqn(rw, &src->eqns[k]);
-        if (v < 0) return -1;
-        rw->remap[src->eqns[k].out] = v;
-    }
+    for (int k = 0; k < src->n_eqns; k++)
+        if (rewrite_eqn(rw, &src->eqns[k]) != 0) return -1;
     for (int i = 0; i < src->n_out; i++)
         if (ir_add_output(rw->dst, rw->remap[src->out[i]]) != 0) return -1;
     return 0;
@@ -448,7 +462,10 @@ static void mark_live(const ir_func *f, char *live) {
     for (int i = 0; i < f->n_out; i++) live[f->out[i]] = 1;
     for (int k = f->n_eqns - 1; k >= 0; k--) {
         const ir_eqn *e = &f->eqns[k];
-        if (!live[e->out]) continue;
+        int any = 0;
+        for (int j = 0; j < e->n_out; j++) any |= live[e->out + j];
+        if (!any) continue;
+        for (int j = 0; j < e->n_out; j++) live[e->out + j] = 1; /* a live equation keeps every result */
         const int *in = ir_eqn_inputs(f, e);
         for (int i = 0; i < e->n_in; i++) live[in[i]] = 1;
     }
@@ -465,8 +482,9 @@ static int copy_live(const ir_func *src, const char *live, int *remap, int *oper
         if (!live[e->out]) continue;
         const int *in = ir_eqn_inputs(src, e);
         for (int i = 0; i < e->n_in; i++) operands[i] = remap[in[i]];
-        remap[e->out] = ir_add_eqn(dst, e->prim, &e->params, e->n_in, operands, &src->vars[e->out]);
-        if (remap[e->out] < 0) return -1;
+        int v = ir_add_eqn_multi(dst, e->prim, &e->params, e->n_in, operands, e->n_out, &src->vars[e->out]);
+        if (v < 0) return -1;
+        for (int j = 0; j < e->n_out; j++) remap[e->out + j] = v + j;
     }
     for (int i = 0; i < src->n_out; i++)
         if (ir_add_output(dst, remap[src->out[i]]) != 0) return -1;

@@ -21,8 +21,8 @@
  *             and are elementwise or data-movement leaves reading buffers;
  *             ROWS equations are per row or per row element with row
  *             reductions over the kernel's trailing axes; a SINGLE kernel
- *             is one equation (or the equations of one control-flow
- *             construct, one per output); a DOT_EPILOGUE kernel starts with
+ *             is one equation (a control-flow construct is one equation
+ *             of all its outputs); a DOT_EPILOGUE kernel starts with
  *             its dot, followed by LOOP equations over the dot's shape.
  *   planned   inputs, constants and outputs have their homes (no output is
  *             HOME_NONE); every buffer a kernel reads or writes has one;
@@ -146,8 +146,12 @@ static int check_membership(checker *ck) {
                 return bad(ck, -1, "equation %d (%s) is in no kernel", e, prim_names[ir->eqns[e].prim]);
             continue;
         }
-        if (c->kernel_of[v] != ck->where[e])
-            return bad(ck, ck->where[e], "kernel_of says %s is defined by kernel %d", vname(ck, v, b), c->kernel_of[v]);
+        for (int r = 0; r < ir->eqns[e].n_out; r++) { /* every result of the equation */
+            v = ir->eqns[e].out + r;
+            if (c->kernel_of[v] != ck->where[e])
+                return bad(ck, ck->where[e], "kernel_of says %s is defined by kernel %d", vname(ck, v, b),
+                           c->kernel_of[v]);
+        }
     }
     for (int i = 0; i < ir->n_in; i++)
         if (c->kernel_of[ir->in[i]] != -1) return bad(ck, -1, "kernel_of gives input %d a kernel", i);
@@ -207,8 +211,10 @@ static int check_dataflow(checker *ck) {
         }
         /* a SINGLE kernel writes whole buffers: all its results are outputs */
         for (int j = 0; K->kind == KERNEL_SINGLE && j < K->n_eqns; j++)
-            if (!has(K->out, K->n_out, ir->eqns[K->eqns[j]].out))
-                return bad(ck, k, "does not list its result %s as an output", vname(ck, ir->eqns[K->eqns[j]].out, b));
+            for (int r = 0; r < ir->eqns[K->eqns[j]].n_out; r++)
+                if (!has(K->out, K->n_out, ir->eqns[K->eqns[j]].out + r))
+                    return bad(ck, k, "does not list its result %s as an output",
+                               vname(ck, ir->eqns[K->eqns[j]].out + r, b));
     }
     for (int i = 0; i < ir->n_out; i++) {
         int v = ir->out[i], p = c->kernel_of[v];
@@ -282,19 +288,13 @@ static int check_kind(const checker *ck, int k) {
         if (!reductions) return bad(ck, k, "a rows kernel without a row reduction");
         return 0;
     }
-    case KERNEL_SINGLE: {
-        /* a control-flow construct is one equation per output, the
-         * equations sharing prim and operands; anything else is alone */
-        const ir_eqn *f = &ir->eqns[K->eqns[0]];
-        for (int j = 1; j < K->n_eqns; j++) {
-            const ir_eqn *e = &ir->eqns[K->eqns[j]];
-            if (e->prim != f->prim || e->n_in != f->n_in ||
-                memcmp(ir_eqn_inputs(ir, e), ir_eqn_inputs(ir, f), sizeof(int) * (size_t)e->n_in))
-                return bad(ck, k, "a single kernel of %d equations that are not one construct's (%s, %s)", K->n_eqns,
-                           prim_names[f->prim], prim_names[e->prim]);
-        }
+    case KERNEL_SINGLE:
+        /* one equation, however many results (a control-flow construct is
+         * one equation of all its outputs) */
+        if (K->n_eqns != 1)
+            return bad(ck, k, "a single kernel of %d equations (%s, ...)", K->n_eqns,
+                       prim_names[ir->eqns[K->eqns[0]].prim]);
         return 0;
-    }
     case KERNEL_DOT_EPILOGUE: {
         const ir_eqn *d = &ir->eqns[K->eqns[0]];
         if (d->prim != PRIM_DOT_GENERAL)
@@ -329,7 +329,7 @@ static bool in_place_is_safe(const compiled *c, int u, int v) {
         return false;
     int def = -1;
     for (int j = 0; j < K->n_eqns && def < 0; j++)
-        if (ir->eqns[K->eqns[j]].out == v) def = j;
+        if (ir_eqn_defines(&ir->eqns[K->eqns[j]], v)) def = j;
     for (int j = 0; j < K->n_eqns; j++) {
         const ir_eqn *e = &ir->eqns[K->eqns[j]];
         if (!has(ir_eqn_inputs(ir, e), e->n_in, u)) continue;
@@ -435,7 +435,7 @@ int compiled_verify(cj_ctx *ctx, const compiled *c, const char *after) {
     ir_var_ordinals(ir, ck.names);
     for (size_t v = 0; v < nv; v++) ck.def[v] = -1;
     for (int e = 0; e < ir->n_eqns; e++) {
-        ck.def[ir->eqns[e].out] = e;
+        for (int r = 0; r < ir->eqns[e].n_out; r++) ck.def[ir->eqns[e].out + r] = e;
         ck.where[e] = -1;
     }
     if (check_membership(&ck) != 0 || check_dataflow(&ck) != 0) goto done;

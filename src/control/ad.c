@@ -16,9 +16,11 @@
  * while_loop gets a jvp (a while over primal and tangent carries) and no
  * transpose: its trip count depends on the data, so reverse mode is an
  * error, as in JAX (fori_loop and scan are the differentiable loops).
- * Derived records are cached in the original, so the per-output
- * equations of one construct keep binding the same constructs (which the
- * compiler's CSE and grouping then run once). */
+ * Derived records are kept by the original (a reference each), so the
+ * construct differentiated again (another trace, another call) binds the
+ * same derived constructs: its programs stay the same, and compiled
+ * bodies are reused. Each construct is one equation, so its jvp binds the
+ * known construct once and the linear one once, whatever outputs are read. */
 #include <stdio.h>
 #include <string.h>
 
@@ -52,8 +54,6 @@ typedef struct cf_lin_info {
 
 size_t cf_lin_info_size(void) { return sizeof(cf_lin_info); }
 
-static cf_record *derived(cj_ctx *ctx, int id1) { return id1 ? cf_record_get(ctx, id1 - 1, "control flow") : NULL; }
-
 static cj_val zeros_or(cj_ctx *ctx, cj_val t, const rt_aval *aval) { return ad_is_zero(t) ? ad_zeros(ctx, aval) : t; }
 
 static rt_aval stacked(const rt_aval *a, int64_t length) {
@@ -84,6 +84,8 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
     if (!li || !K || !Lr || !perm) {
         if (li) rt_free(ctx->mem, li, sizeof *li);
         if (perm) ir_free(perm);
+        cf_record_release(K);
+        cf_record_release(Lr);
         ad_linear_free(&L);
         return core_oom(ctx, "scan (jvp)");
     }
@@ -104,6 +106,8 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
         ir_free(perm);
         ad_linear_free(&L);
         rt_free(ctx->mem, li, sizeof *li);
+        cf_record_release(K);
+        cf_record_release(Lr);
         return core_error(ctx, CJ_ERR_UNSUPPORTED, "scan: a step with more than 256 residuals");
     }
     int n_res = L.n_res;
@@ -125,6 +129,8 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
         ir_free(perm);
         ad_linear_free(&L);
         rt_free(ctx->mem, li, sizeof *li);
+        cf_record_release(K);
+        cf_record_release(Lr);
         return core_error(ctx, CJ_ERR_UNSUPPORTED, "scan: a step whose linearization needs more than %d outputs or 128 "
                           "operands", CF_MAX_OUT);
     }
@@ -178,22 +184,22 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
     Lr->n_out = li->n_fc + li->n_fy;
     for (int j = 0; j < li->n_fc; j++) Lr->out[j] = rec->out[li->fc[j]];
     for (int j = 0; j < li->n_fy; j++) Lr->out[li->n_fc + j] = rec->out[nc + li->fy[j]];
-    rec->ad_known = K->id + 1;
-    rec->ad_linear = Lr->id + 1;
+    rec->ad_known = K;
+    rec->ad_linear = Lr;
     return 0;
 }
 
 static int scan_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
-                    cj_val *primal, cj_val *tout) {
+                    int n_out, cj_val *primal, cj_val *tout) {
     (void)prim, (void)n_in;
-    cf_record *rec = cf_record_get(ctx, p->flag, "scan (jvp)");
-    if (!rec || scan_halves(ctx, rec) != 0) return -1;
-    cf_record *K = derived(ctx, rec->ad_known), *Lr = derived(ctx, rec->ad_linear);
+    cf_record *rec = cf_of(p);
+    if (scan_halves(ctx, rec) != 0) return -1;
+    cf_record *K = rec->ad_known, *Lr = rec->ad_linear;
     const cf_lin_info *li = Lr->lin;
     int nc = rec->n_args, nx = rec->n_xs;
     cj_val kout[CF_MAX_OUT], ops[512], lout[CF_MAX_OUT];
     if (cf_bind(ctx, K, in, kout) != 0) return -1;
-    *primal = kout[p->index]; /* the known scan makes the primal outputs too */
+    for (int j = 0; j < n_out; j++) primal[j] = kout[j]; /* the known scan makes the primal outputs too */
     int n = 0;
     for (int j = 0; j < li->n_fc; j++) ops[n++] = zeros_or(ctx, tin[li->fc[j]], ad_aval(in[li->fc[j]]));
     for (int r = 0; r < li->n_res; r++) {
@@ -211,14 +217,9 @@ static int scan_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
     for (int i = 0; i < n; i++)
         if (!ops[i].slot) return -1;
     if (cf_bind(ctx, Lr, ops, lout) != 0) return -1;
-    *tout = ad_zero(ctx);
-    if (p->index < nc) {
-        for (int j = 0; j < li->n_fc; j++)
-            if (li->fc[j] == p->index) *tout = lout[j];
-    } else {
-        for (int j = 0; j < li->n_fy; j++)
-            if (li->fy[j] == p->index - nc) *tout = lout[li->n_fc + j];
-    }
+    for (int j = 0; j < n_out; j++) tout[j] = ad_zero(ctx);
+    for (int j = 0; j < li->n_fc; j++) tout[li->fc[j]] = lout[j];
+    for (int j = 0; j < li->n_fy; j++) tout[nc + li->fy[j]] = lout[li->n_fc + j];
     return 0;
 }
 
@@ -246,7 +247,7 @@ static int scan_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
 }
 
 static cf_record *scan_transposed(cj_ctx *ctx, cf_record *Lr) {
-    if (Lr->ad_transposed) return derived(ctx, Lr->ad_transposed);
+    if (Lr->ad_transposed) return Lr->ad_transposed;
     const cf_lin_info *li = Lr->lin;
     const ir_func *lin = Lr->aux[0];
     int nfc = li->n_fc, nfl = li->n_fclo, nr = li->n_res;
@@ -279,15 +280,17 @@ static cf_record *scan_transposed(cj_ctx *ctx, cf_record *Lr) {
     T->n_out = nfc + nfl + li->n_fx;
     for (int j = 0; j < nfc + nfl; j++) T->out[j] = *out_aval(body, j);
     for (int j = 0; j < li->n_fx; j++) T->out[nfc + nfl + j] = stacked(out_aval(body, nfc + nfl + j), Lr->length);
-    Lr->ad_transposed = T->id + 1;
+    Lr->ad_transposed = T;
     return T;
 }
 
+/* The cotangent of a result: as given, or zeros of its type. */
+static cj_val ct_or_zeros(cj_ctx *ctx, cj_val ct, const rt_aval *aval) { return ad_is_zero(ct) ? ad_zeros(ctx, aval) : ct; }
+
 static int scan_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
-                          const int *linear, const rt_aval *in_avals, cj_val ct, cj_val *ct_in) {
-    (void)prim, (void)n_in, (void)linear;
-    cf_record *Lr = cf_record_get(ctx, p->flag, "scan (transpose)");
-    if (!Lr) return -1;
+                          const int *linear, const rt_aval *in_avals, int n_out, const cj_val *ct, cj_val *ct_in) {
+    (void)prim, (void)n_in, (void)linear, (void)n_out;
+    cf_record *Lr = cf_of(p);
     if (!Lr->lin)
         return core_error(ctx, CJ_ERR_UNSUPPORTED, "scan: transposing a scan that is not the linear part of a jvp");
     const cf_lin_info *li = Lr->lin;
@@ -299,10 +302,10 @@ static int scan_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     int at_sres = nfc, at_tx = nfc + li->n_sres, at_ires = Lr->clo_start[0], at_tclo = at_ires + li->n_ires;
     cj_val ops[512], res[CF_MAX_OUT];
     int n = 0;
-    for (int j = 0; j < nfc; j++) ops[n++] = p->index == j ? ct : ad_zeros(ctx, &Lr->out[j]);
+    for (int j = 0; j < nfc; j++) ops[n++] = ct_or_zeros(ctx, ct[j], &Lr->out[j]);
     for (int j = 0; j < nfl; j++) ops[n++] = ad_zeros(ctx, &in_avals[at_tclo + j]);
     for (int r = 0; r < li->n_sres; r++) ops[n++] = in[at_sres + r];
-    for (int j = 0; j < li->n_fy; j++) ops[n++] = p->index == nfc + j ? ct : ad_zeros(ctx, &Lr->out[nfc + j]);
+    for (int j = 0; j < li->n_fy; j++) ops[n++] = ct_or_zeros(ctx, ct[nfc + j], &Lr->out[nfc + j]);
     for (int r = 0; r < li->n_ires; r++) ops[n++] = in[at_ires + r];
     for (int i = 0; i < n; i++)
         if (!ops[i].slot) return -1;
@@ -424,7 +427,9 @@ static int cond_halves(cj_ctx *ctx, cf_record *rec) {
     }
     if (status != 0) {
         for (int b = 0; b < nb; b++) ad_linear_free(&L[b]);
-        if (!Lr || !Lr->lin) rt_free(ctx->mem, li, sizeof *li);
+        rt_free(ctx->mem, li, sizeof *li); /* Lr->lin is set only on success */
+        cf_record_release(K);
+        cf_record_release(Lr);
         return -1;
     }
     K->n_operands = rec->n_operands;
@@ -449,21 +454,21 @@ static int cond_halves(cj_ctx *ctx, cf_record *rec) {
     Lr->n_out = li->n_fo;
     for (int j = 0; j < li->n_fo; j++) Lr->out[j] = rec->out[li->fo[j]];
     Lr->lin = li;
-    rec->ad_known = K->id + 1;
-    rec->ad_linear = Lr->id + 1;
+    rec->ad_known = K;
+    rec->ad_linear = Lr;
     return 0;
 }
 
 static int cond_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
-                    cj_val *primal, cj_val *tout) {
+                    int n_out, cj_val *primal, cj_val *tout) {
     (void)prim, (void)n_in;
-    cf_record *rec = cf_record_get(ctx, p->flag, "cond (jvp)");
-    if (!rec || cond_halves(ctx, rec) != 0) return -1;
-    cf_record *K = derived(ctx, rec->ad_known), *Lr = derived(ctx, rec->ad_linear);
+    cf_record *rec = cf_of(p);
+    if (cond_halves(ctx, rec) != 0) return -1;
+    cf_record *K = rec->ad_known, *Lr = rec->ad_linear;
     const cf_lin_info *li = Lr->lin;
     cj_val kout[CF_MAX_OUT], ops[128], lout[CF_MAX_OUT];
     if (cf_bind(ctx, K, in, kout) != 0) return -1;
-    *primal = kout[p->index];
+    for (int j = 0; j < n_out; j++) primal[j] = kout[j];
     int n = 0;
     ops[n++] = in[0];
     for (int s = 0; s < li->n_slots; s++) ops[n++] = kout[rec->n_out + s];
@@ -476,9 +481,8 @@ static int cond_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
     for (int i = 0; i < n; i++)
         if (!ops[i].slot) return -1;
     if (cf_bind(ctx, Lr, ops, lout) != 0) return -1;
-    *tout = ad_zero(ctx);
-    for (int j = 0; j < li->n_fo; j++)
-        if (li->fo[j] == p->index) *tout = lout[j];
+    for (int j = 0; j < n_out; j++) tout[j] = ad_zero(ctx);
+    for (int j = 0; j < li->n_fo; j++) tout[li->fo[j]] = lout[j];
     return 0;
 }
 
@@ -508,7 +512,7 @@ static int cond_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
 }
 
 static cf_record *cond_transposed(cj_ctx *ctx, cf_record *Lr) {
-    if (Lr->ad_transposed) return derived(ctx, Lr->ad_transposed);
+    if (Lr->ad_transposed) return Lr->ad_transposed;
     const cf_lin_info *li = Lr->lin;
     int nb = Lr->n_progs;
     /* inputs: slots, float outputs' cotangents; outputs: the linear operands' cotangents */
@@ -525,22 +529,24 @@ static cf_record *cond_transposed(cj_ctx *ctx, cf_record *Lr) {
         cond_job job = {Lr, NULL, b, li, outs};
         T->progs[b] = func_trace_body(ctx, n, avals, NULL, m, cond_t_body, &job, "cond", "cond (transpose)", NULL);
         T->n_progs = b + 1;
-        if (!T->progs[b]) return NULL;
+        if (!T->progs[b]) {
+            cf_record_release(T);
+            return NULL;
+        }
     }
     T->n_args = n;
     T->n_operands = 1 + n;
     for (int b = 0; b < nb; b++) T->clo_start[b] = T->n_operands;
     T->n_out = m;
     memcpy(T->out, outs, sizeof(rt_aval) * (size_t)m);
-    Lr->ad_transposed = T->id + 1;
+    Lr->ad_transposed = T;
     return T;
 }
 
 static int cond_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
-                          const int *linear, const rt_aval *in_avals, cj_val ct, cj_val *ct_in) {
-    (void)prim, (void)n_in, (void)linear, (void)in_avals;
-    cf_record *Lr = cf_record_get(ctx, p->flag, "cond (transpose)");
-    if (!Lr) return -1;
+                          const int *linear, const rt_aval *in_avals, int n_out, const cj_val *ct, cj_val *ct_in) {
+    (void)prim, (void)n_in, (void)linear, (void)in_avals, (void)n_out;
+    cf_record *Lr = cf_of(p);
     if (!Lr->lin)
         return core_error(ctx, CJ_ERR_UNSUPPORTED, "cond: transposing a cond that is not the linear part of a jvp");
     const cf_lin_info *li = Lr->lin;
@@ -550,7 +556,7 @@ static int cond_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     int n = 0;
     ops[n++] = in[0];
     for (int s = 0; s < li->n_slots; s++) ops[n++] = in[1 + s];
-    for (int j = 0; j < li->n_fo; j++) ops[n++] = p->index == j ? ct : ad_zeros(ctx, &Lr->out[j]);
+    for (int j = 0; j < li->n_fo; j++) ops[n++] = ct_or_zeros(ctx, ct[j], &Lr->out[j]);
     for (int i = 0; i < n; i++)
         if (!ops[i].slot) return -1;
     if (cf_bind(ctx, T, ops, res) != 0) return -1;
@@ -598,17 +604,19 @@ static int while_jvp_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user
 }
 
 static int while_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
-                     cj_val out, cj_val *tout) {
-    (void)prim, (void)n_in, (void)out;
-    cf_record *rec = cf_record_get(ctx, p->flag, "while_loop (jvp)");
-    if (!rec) return -1;
+                     int n_out, cj_val *primal, cj_val *tout) {
+    (void)prim;
+    cf_record *rec = cf_of(p);
+    /* the primal loop is bound as it is: the jvp loop reads tangents, so
+     * its primal outputs would not be known to partial evaluation */
+    if (core_bind_multi(ctx, PRIM_WHILE, p, n_in, in, n_out, primal) != 0) return -1;
     int nc = rec->n_args, ncc = rec->clo_n[0], nbc = rec->clo_n[1];
     while_job job = {rec, 0, {0}, 0, {0}};
     for (int i = 0; i < nc; i++)
         if (rt_is_float(rec->out[i].dtype)) job.fc[job.n_fc++] = i;
     for (int i = 0; i < nbc; i++)
         if (rt_is_float(ad_aval(in[rec->clo_start[1] + i])->dtype)) job.fbc[job.n_fbc++] = i;
-    cf_record *J = derived(ctx, rec->ad_linear);
+    cf_record *J = rec->ad_linear;
     if (!J) {
         rt_aval avals[128];
         int n = 0;
@@ -641,7 +649,7 @@ static int while_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, 
         J->n_operands = n_cond + ncc + nbc + job.n_fbc;
         J->n_out = n_cond;
         for (int i = 0; i < n_cond; i++) J->out[i] = avals[i];
-        rec->ad_linear = J->id + 1;
+        rec->ad_linear = J;
     }
     cj_val ops[128], res[CF_MAX_OUT];
     int n = 0;
@@ -656,15 +664,14 @@ static int while_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, 
     for (int i = 0; i < n; i++)
         if (!ops[i].slot) return -1;
     if (cf_bind(ctx, J, ops, res) != 0) return -1;
-    *tout = ad_zero(ctx);
-    for (int j = 0; j < job.n_fc; j++)
-        if (job.fc[j] == p->index) *tout = res[nc + j];
+    for (int j = 0; j < n_out; j++) tout[j] = ad_zero(ctx);
+    for (int j = 0; j < job.n_fc; j++) tout[job.fc[j]] = res[nc + j];
     return 0;
 }
 
 static int while_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
-                           const int *linear, const rt_aval *in_avals, cj_val ct, cj_val *ct_in) {
-    (void)prim, (void)p, (void)n_in, (void)in, (void)linear, (void)in_avals, (void)ct, (void)ct_in;
+                           const int *linear, const rt_aval *in_avals, int n_out, const cj_val *ct, cj_val *ct_in) {
+    (void)prim, (void)p, (void)n_in, (void)in, (void)linear, (void)in_avals, (void)n_out, (void)ct, (void)ct_in;
     return core_error(ctx, CJ_ERR_UNSUPPORTED,
                       "while_loop: reverse-mode differentiation (grad, vjp, jacrev) of a loop whose trip count depends "
                       "on the data is not supported; use fori_loop with fixed bounds or scan (forward mode, jvp and "
@@ -673,15 +680,12 @@ static int while_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int 
 
 void cf_register_ad(void) {
     cf_register_print(); /* registered with the other rules at start-up */
-    /* jvp_full: the derived constructs make the primal outputs too, so the
-     * original construct is not run beside them */
-    prim_rules[PRIM_SCAN].jvp_full = scan_jvp;
-    prim_rules[PRIM_SCAN].transpose = scan_transpose;
-    prim_rules[PRIM_COND].jvp_full = cond_jvp;
-    prim_rules[PRIM_COND].transpose = cond_transpose;
-    /* while keeps the plain jvp: its jvp loop reads tangents, so its
-     * primal outputs would not be known to partial evaluation (the
-     * primal loop runs again beside it) */
-    prim_rules[PRIM_WHILE].jvp = while_jvp;
-    prim_rules[PRIM_WHILE].transpose = while_transpose;
+    /* scan and cond: the known construct makes the primal outputs too, so
+     * the original construct is not run beside it */
+    prim_rules[PRIM_SCAN].jvp_multi = scan_jvp;
+    prim_rules[PRIM_SCAN].transpose_multi = scan_transpose;
+    prim_rules[PRIM_COND].jvp_multi = cond_jvp;
+    prim_rules[PRIM_COND].transpose_multi = cond_transpose;
+    prim_rules[PRIM_WHILE].jvp_multi = while_jvp;
+    prim_rules[PRIM_WHILE].transpose_multi = while_transpose;
 }

@@ -3,9 +3,9 @@
  * Each one checks its arguments, traces its bodies for the operands' types
  * into sub-programs (closing over traced values of enclosing
  * transformations by closure conversion: they become extra operands), and
- * keeps them in a record. With nothing traced the construct runs at once
- * (cf_run, all outputs in one run, the bodies compiled); otherwise its
- * equations are bound through the current traces. */
+ * keeps them in a record. The construct's one equation is then bound
+ * through the current traces: with nothing traced the eval trace runs it
+ * at once (cf_run, all outputs in one run, the bodies compiled). */
 #include <stdio.h>
 #include <string.h>
 
@@ -72,22 +72,12 @@ static const rt_aval *prog_out(const cf_record *rec, int k, int j) {
     return &rec->progs[k]->vars[rec->progs[k]->out[j]];
 }
 
-/* Runs now when nothing is traced, else binds. */
-static cj_status finish(cj_ctx *ctx, cf_record *rec, const cj_val *operands, cj_val *out) {
-    rec = cf_record_dedupe(ctx, rec);
-    int concrete = ctx->dynamic_level == 0;
-    for (int i = 0; i < rec->n_operands && concrete; i++) concrete = core_peek(operands[i])->kind == VALUE_ARRAY;
-    if (!concrete) {
-        if (cf_bind(ctx, rec, operands, out) != 0) set_errors(ctx, rec->n_out, out);
-        return ctx->err;
-    }
-    rt_array *in[128], *res[CF_MAX_OUT];
-    for (int i = 0; i < rec->n_operands; i++) in[i] = core_peek(operands[i])->arr;
-    if (cf_run(ctx, rec, CJ_BACKEND_DEFAULT, in, res) != 0) {
-        set_errors(ctx, rec->n_out, out);
-        return ctx->err;
-    }
-    for (int j = 0; j < rec->n_out; j++) out[j] = core_wrap_array(ctx, res[j]);
+/* Binds the construct (the same record as an earlier one from `owner`,
+ * when it repeats one): eagerly, with nothing traced, it runs now, once. */
+static cj_status finish(cj_ctx *ctx, cf_record *rec, cj_func *owner, const cj_val *operands, cj_val *out) {
+    cf_record *use = cf_record_dedupe(ctx, rec, owner);
+    if (cf_bind(ctx, use, operands, out) != 0) set_errors(ctx, use->n_out, out);
+    cf_record_release(use);
     return ctx->err;
 }
 
@@ -99,8 +89,10 @@ static cj_status fail_outputs(cj_ctx *ctx, cj_status st, int n, cj_val *out) {
 }
 
 /* ---- cond and switch ---- */
+/* The construct functions below make their record in *recp; the caller
+ * releases it whatever happened. */
 static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func *const *branches, int n_ops,
-                             const cj_val *operands, cj_val *out) {
+                             const cj_val *operands, cj_val *out, cf_record **recp) {
     if (ctx->err) return ctx->err;
     const char *op = n_branches == 2 ? "cond" : "switch";
     if (n_branches < 1 || n_branches > CF_MAX_BRANCHES || !branches || !out)
@@ -122,7 +114,7 @@ static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func 
         set_errors(ctx, n_out, out);
         return ctx->err;
     }
-    cf_record *rec = cf_record_new(ctx, CF_COND);
+    cf_record *rec = *recp = cf_record_new(ctx, CF_COND);
     if (!rec) return ctx->err;
     cj_val ops[128];
     ops[0] = index;
@@ -151,7 +143,7 @@ static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func 
             else rec->out[j].weak &= o->weak;
         }
     }
-    return finish(ctx, rec, ops, out);
+    return finish(ctx, rec, branches[0], ops, out);
 }
 
 /* Each of the n functions is a live function object of ctx (a NULL entry
@@ -194,7 +186,11 @@ cj_status cj_switch(cj_val index, int n_branches, cj_func *const *branches, int 
     if (null_branch >= 0) st = (core_error(ctx, CJ_ERR_ARG, "cj_switch: branches[%d] is NULL", null_branch), ctx->err);
     else if (null) st = (core_error(ctx, CJ_ERR_ARG, "cj_switch: %s is NULL", null), ctx->err);
     else if (branches && check_funcs(ctx, op, nb, branches, NULL) != 0) st = ctx->err ? ctx->err : CJ_ERR_ARG;
-    else st = switch_impl(ctx, index, n_branches, branches, n_ops, operands, out);
+    else {
+        cf_record *rec = NULL;
+        st = switch_impl(ctx, index, n_branches, branches, n_ops, operands, out, &rec);
+        cf_record_release(rec);
+    }
     return fail_outputs(ctx, st, n_out, out);
 }
 
@@ -267,7 +263,7 @@ static void untrace(cf_record *rec, int n_operands) {
 }
 
 static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init,
-                            cj_val *out) {
+                            cj_val *out, cf_record **recp) {
     if (ctx->err) return ctx->err;
     if (!out || cond_f->n_in != n_carry || cond_f->n_out != 1 || body_f->n_in != n_carry || body_f->n_out != n_carry) {
         core_error(ctx, CJ_ERR_ARG,
@@ -277,7 +273,7 @@ static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n
     }
     rt_aval avals[64];
     if (collect(ctx, "while_loop", n_carry, init, avals) != 0) return ctx->err;
-    cf_record *rec = cf_record_new(ctx, CF_WHILE);
+    cf_record *rec = *recp = cf_record_new(ctx, CF_WHILE);
     if (!rec) return ctx->err;
     cj_val ops[128];
     for (int i = 0; i < n_carry; i++) ops[i] = init[i];
@@ -306,7 +302,7 @@ static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n
         return ctx->err;
     }
     for (int i = 0; i < n_carry; i++) rec->out[i] = *prog_out(rec, 1, i);
-    return finish(ctx, rec, ops, out);
+    return finish(ctx, rec, cond_f, ops, out);
 }
 
 cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init, cj_val *out) {
@@ -322,12 +318,15 @@ cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_
     if (null) core_error(ctx, CJ_ERR_ARG, "cj_while_loop: %s is NULL", null);
     else check_funcs(ctx, "while_loop", 2, fs, roles);
     if (ctx->err) return fail_outputs(ctx, ctx->err, n_carry, out);
-    return fail_outputs(ctx, while_impl(ctx, cond_f, body_f, n_carry, init, out), n_carry, out);
+    cf_record *rec = NULL;
+    cj_status st = while_impl(ctx, cond_f, body_f, n_carry, init, out, &rec);
+    cf_record_release(rec);
+    return fail_outputs(ctx, st, n_carry, out);
 }
 
 /* The scan behind scan and fori_loop. */
 static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
-                           int64_t length, int reverse, cj_val *carry_out, cj_val *ys) {
+                           int64_t length, int reverse, cj_val *carry_out, cj_val *ys, cf_record **recp) {
     cj_func *f = job->f;
     cj_ctx *ctx = f->ctx;
     rt_aval avals[128];
@@ -343,7 +342,7 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
         x->rank--; /* the body sees one slice */
         memmove(x->dims, x->dims + 1, sizeof(int64_t) * (size_t)x->rank);
     }
-    cf_record *rec = cf_record_new(ctx, CF_SCAN);
+    cf_record *rec = *recp = cf_record_new(ctx, CF_SCAN);
     if (!rec) return ctx->err;
     cj_val ops[128];
     for (int i = 0; i < n_carry; i++) ops[i] = init[i];
@@ -376,7 +375,7 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
         rec->out[n_carry + j] = y;
     }
     cj_val res[CF_MAX_OUT];
-    cj_status st = finish(ctx, rec, ops, res);
+    cj_status st = finish(ctx, rec, f, ops, res);
     for (int i = 0; i < n_carry; i++) carry_out[i] = res[i];
     for (int j = 0; j < n_y && ys; j++) ys[j] = res[n_carry + j];
     return st;
@@ -411,7 +410,10 @@ static cj_status scan_args(cj_ctx *ctx, cj_func *body, int n_carry, const cj_val
         return ctx->err;
     }
     body_job job = {body, 0};
-    return scan_impl("scan", &job, n_carry, init, n_xs, xs, length, opts && opts->reverse, carry_out, ys);
+    cf_record *rec = NULL;
+    cj_status st = scan_impl("scan", &job, n_carry, init, n_xs, xs, length, opts && opts->reverse, carry_out, ys, &rec);
+    cf_record_release(rec);
+    return st;
 }
 
 cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
@@ -449,7 +451,9 @@ static cj_status fori_impl(cj_ctx *ctx, int64_t lower, int64_t upper, cj_func *b
     for (int i = 0; i < n_carry; i++) carries[1 + i] = init[i];
     body_job job = {body, 1};
     int64_t length = upper > lower ? upper - lower : 0;
-    cj_status st = scan_impl("fori_loop", &job, n_carry + 1, carries, 0, NULL, length, 0, res, NULL);
+    cf_record *rec = NULL;
+    cj_status st = scan_impl("fori_loop", &job, n_carry + 1, carries, 0, NULL, length, 0, res, NULL, &rec);
+    cf_record_release(rec);
     for (int i = 0; i < n_carry; i++) out[i] = st == CJ_OK ? res[1 + i] : core_err_val(ctx);
     return st;
 }

@@ -13,14 +13,11 @@
  *   while with a batched predicate runs while ANY example's predicate
  *     holds; the body keeps a finished example's carries as they were.
  *
- * The IR holds one equation per output of a construct, so the rule is
- * called once per output with the same operands. Two per-context tables
- * (kept in the context, freed with its records) make those calls agree:
- * the batched record made for (record, batch size,
- * which operands are batched) is reused, and the last results computed for
- * the same operand handles under the same traces are handed out again, so
- * every output equation of the new construct reads the same operands and
- * the compiler groups them into one kernel again. */
+ * A construct is one equation, so the rule runs once for all its outputs.
+ * The batched record made for (batch size, which operands are batched) is
+ * kept by the original record (CF_BATCHED_KEPT of them, a reference
+ * each), so vmap of the same construct again binds the same batched
+ * construct, with its compiled bodies. */
 #include <stdio.h>
 #include <string.h>
 
@@ -28,114 +25,41 @@
 #include "control.h"
 
 #define MAX_OPS 128
-#define RESULT_SLOTS 4
 
-/* ---- the per-context tables ---- */
-typedef struct batched_key {
-    int src;              /* the original record */
-    int variant;          /* while: the predicate is batched */
-    int64_t size;
-    uint8_t batched[MAX_OPS]; /* operands batched in the new record's layout */
-} batched_key;
-
-typedef struct batched_entry {
-    batched_key key;
-    int id;
-} batched_entry;
-
-typedef struct result_entry {
-    int valid;
-    int src, n_in, n_out;
-    int64_t size;
-    uint64_t top_trace; /* the trace stack the results were made under */
-    int n_traces, dynamic_level;
-    cj_val in[MAX_OPS];
-    int64_t bdim[MAX_OPS];
-    cj_val out[CF_MAX_OUT];
-    int64_t out_bdim[CF_MAX_OUT];
-} result_entry;
-
-typedef struct batch_tables {
-    batched_entry *recs;
-    int n_recs, cap_recs;
-    result_entry results[RESULT_SLOTS];
-    int next_result;
-} batch_tables;
-
-void cf_batch_free(cj_ctx *ctx) {
-    batch_tables *t = ctx->cf_batch;
-    if (!t) return;
-    if (t->recs) rt_free(ctx->mem, t->recs, sizeof(batched_entry) * (size_t)t->cap_recs);
-    rt_free(ctx->mem, t, sizeof *t);
-    ctx->cf_batch = NULL;
-}
-
-/* The context's tables, made on first use (NULL on out of memory). */
-static batch_tables *tables_of(cj_ctx *ctx) {
-    if (!ctx->cf_batch) {
-        ctx->cf_batch = rt_calloc(ctx->mem, sizeof(batch_tables));
-        if (!ctx->cf_batch) core_oom(ctx, "vmap of control flow");
+/* ---- the batched forms a record keeps ---- */
+void cf_batched_clear(cf_record *rec) {
+    for (int i = 0; i < CF_BATCHED_KEPT; i++) {
+        cf_record *b = rec->batched[i].rec;
+        rec->batched[i].rec = NULL;
+        cf_record_release(b);
     }
-    return ctx->cf_batch;
 }
 
-static cf_record *find_batched(cj_ctx *ctx, const batch_tables *t, const batched_key *key) {
-    for (int i = 0; i < t->n_recs; i++)
-        if (!memcmp(&t->recs[i].key, key, sizeof *key)) return cf_record_get(ctx, t->recs[i].id, "vmap");
+static void key_init(cf_batched *key, int64_t size, int variant) {
+    memset(key, 0, sizeof *key);
+    key->size = size;
+    key->variant = variant;
+}
+
+static int same_key(const cf_batched *a, const cf_batched *b) {
+    return a->size == b->size && a->variant == b->variant && !memcmp(a->batched, b->batched, sizeof a->batched);
+}
+
+/* The kept batched form for key (a new reference), or NULL. */
+static cf_record *find_batched(cf_record *src, const cf_batched *key) {
+    for (int i = 0; i < CF_BATCHED_KEPT; i++)
+        if (src->batched[i].rec && same_key(&src->batched[i], key)) return cf_record_retain(src->batched[i].rec);
     return NULL;
 }
 
-static int remember_batched(cj_ctx *ctx, batch_tables *t, const batched_key *key, int id) {
-    if (t->n_recs == t->cap_recs) {
-        int cap = t->cap_recs ? 2 * t->cap_recs : 8;
-        batched_entry *grown = rt_realloc(ctx->mem, t->recs, sizeof(batched_entry) * (size_t)t->cap_recs,
-                                          sizeof(batched_entry) * (size_t)cap);
-        if (!grown) return core_oom(ctx, "vmap of control flow");
-        t->recs = grown;
-        t->cap_recs = cap;
-    }
-    t->recs[t->n_recs].key = *key;
-    t->recs[t->n_recs++].id = id;
-    return 0;
-}
-
-static uint64_t top_trace_id(const cj_ctx *ctx) { return ctx->traces[ctx->n_traces - 1]->id; }
-
-static int same_handle(cj_val a, cj_val b) { return a.slot == b.slot && a.gen == b.gen; }
-
-/* Results of an earlier call for the same construct, operands and traces
- * (an earlier output equation of the same construct), or NULL. */
-static result_entry *find_result(cj_ctx *ctx, batch_tables *t, int src, int n_in, const cj_val *in,
-                                 const int64_t *bdim, int64_t size) {
-    for (int s = 0; s < RESULT_SLOTS; s++) {
-        result_entry *r = &t->results[s];
-        if (!r->valid || r->src != src || r->n_in != n_in || r->size != size || r->n_traces != ctx->n_traces ||
-            r->top_trace != top_trace_id(ctx) || r->dynamic_level != ctx->dynamic_level)
-            continue;
-        int same = 1;
-        for (int i = 0; i < n_in && same; i++) same = same_handle(r->in[i], in[i]) && r->bdim[i] == bdim[i];
-        for (int j = 0; j < r->n_out && same; j++) same = core_peek(r->out[j]) != NULL;
-        if (same) return r;
-    }
-    return NULL;
-}
-
-static void remember_result(cj_ctx *ctx, batch_tables *t, int src, int n_in, const cj_val *in, const int64_t *bdim,
-                            int64_t size, int n_out, const cj_val *out, const int64_t *out_bdim) {
-    result_entry *r = &t->results[t->next_result];
-    t->next_result = (t->next_result + 1) % RESULT_SLOTS;
-    r->valid = 1;
-    r->src = src;
-    r->n_in = n_in;
-    r->n_out = n_out;
-    r->size = size;
-    r->top_trace = top_trace_id(ctx);
-    r->n_traces = ctx->n_traces;
-    r->dynamic_level = ctx->dynamic_level;
-    memcpy(r->in, in, sizeof(cj_val) * (size_t)n_in);
-    memcpy(r->bdim, bdim, sizeof(int64_t) * (size_t)n_in);
-    memcpy(r->out, out, sizeof(cj_val) * (size_t)n_out);
-    memcpy(r->out_bdim, out_bdim, sizeof(int64_t) * (size_t)n_out);
+/* Keeps nrec as src's batched form for key (taking a reference). */
+static void remember_batched(cf_record *src, const cf_batched *key, cf_record *nrec) {
+    cf_batched *slot = &src->batched[src->next_batched];
+    src->next_batched = (src->next_batched + 1) % CF_BATCHED_KEPT;
+    cf_record *old = slot->rec;
+    *slot = *key;
+    slot->rec = cf_record_retain(nrec);
+    cf_record_release(old);
 }
 
 /* ---- which values a program makes batched ---- */
@@ -150,6 +74,7 @@ static int batched_outputs(cj_ctx *ctx, const ir_func *f, const uint8_t *in_b, u
         const ir_eqn *q = &f->eqns[e];
         const int *ins = ir_eqn_inputs(f, q);
         for (int i = 0; i < q->n_in && !b[q->out]; i++) b[q->out] = b[ins[i]];
+        for (int j = 1; j < q->n_out; j++) b[q->out + j] = b[q->out];
     }
     for (int j = 0; j < f->n_out; j++) out_b[j] = b[f->out[j]];
     rt_free(ctx->mem, b, (size_t)f->n_vars + 1);
@@ -299,8 +224,8 @@ static cj_val place_operand(cj_val x, int64_t bdim, int64_t size, int64_t at) {
 }
 
 /* A new record shaped like src (the kind, the operand layout, the scan's
- * length and direction), holding the given programs; NULL after freeing
- * them on failure. */
+ * length and direction), holding the given programs (the caller's
+ * reference); NULL after freeing them on failure. */
 static cf_record *new_record(cj_ctx *ctx, const cf_record *src, int n_progs, ir_func **progs) {
     cf_record *rec = cf_record_new(ctx, src->kind);
     if (!rec) {
@@ -325,25 +250,10 @@ static void free_progs(int n, ir_func **progs) {
         if (progs[k]) ir_free(progs[k]);
 }
 
-/* Runs the construct at once when its operands are arrays and nothing is
- * staged (one run for all outputs), else binds its equations. */
+/* Binds the batched construct one level down (eagerly the eval trace runs
+ * it, once for all its outputs). */
 static int run_or_bind(cj_ctx *ctx, cf_record *rec, const cj_val *ops, cj_val *out) {
-    int concrete = ctx->dynamic_level == 0;
-    for (int i = 0; i < rec->n_operands && concrete; i++) {
-        const core_value *v = core_peek(ops[i]);
-        if (!v) return core_error(ctx, CJ_ERR_INTERNAL, "vmap of control flow: a lost operand");
-        concrete = v->kind == VALUE_ARRAY;
-    }
-    if (!concrete) return cf_bind(ctx, rec, ops, out);
-    rt_array *in[MAX_OPS], *res[CF_MAX_OUT];
-    for (int i = 0; i < rec->n_operands; i++) in[i] = core_peek(ops[i])->arr;
-    if (cf_run(ctx, rec, CJ_BACKEND_DEFAULT, in, res) != 0) return -1;
-    int ok = 1;
-    for (int j = 0; j < rec->n_out; j++) {
-        out[j] = core_wrap_array(ctx, res[j]);
-        ok &= out[j].slot != 0;
-    }
-    return ok ? 0 : -1;
+    return cf_bind(ctx, rec, ops, out);
 }
 
 /* Flags of operands [start, start + n) being batched. */
@@ -411,7 +321,7 @@ static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *i
     return ctx->err ? -1 : 0;
 }
 
-static int cond_unbatched_index(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const cj_val *in,
+static int cond_unbatched_index(cj_ctx *ctx, cf_record *rec, const cj_val *in,
                                 const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
     int na = rec->n_args, nb = rec->n_progs, n_out = rec->n_out;
     uint8_t in_b[CF_MAX_BRANCHES][MAX_OPS], out_b[CF_MAX_OUT] = {0};
@@ -422,14 +332,11 @@ static int cond_unbatched_index(cj_ctx *ctx, batch_tables *t, const cf_record *r
         if (batched_outputs(ctx, rec->progs[b], in_b[b], ob) != 0) return -1;
         for (int j = 0; j < n_out; j++) out_b[j] |= ob[j];
     }
-    batched_key key;
-    memset(&key, 0, sizeof key);
-    key.src = rec->id;
-    key.size = size;
+    cf_batched key;
+    key_init(&key, size, 0);
     flags_of(bdim, 0, rec->n_operands, key.batched);
-    cf_record *nrec = find_batched(ctx, t, &key);
+    cf_record *nrec = find_batched(rec, &key);
     if (!nrec) {
-        if (ctx->err) return -1;
         ir_func *progs[CF_MAX_BRANCHES] = {0};
         for (int b = 0; b < nb; b++) {
             rt_aval avals[MAX_OPS];
@@ -450,11 +357,13 @@ static int cond_unbatched_index(cj_ctx *ctx, batch_tables *t, const cf_record *r
             nrec->out[j] = *prog_out(progs[0], j);
             for (int b = 1; b < nb; b++) nrec->out[j].weak &= prog_out(progs[b], j)->weak;
         }
-        if (remember_batched(ctx, t, &key, nrec->id) != 0) return -1;
+        remember_batched(rec, &key, nrec);
     }
     cj_val ops[MAX_OPS];
     for (int i = 0; i < rec->n_operands; i++) ops[i] = place_operand(in[i], bdim[i], size, bdim[i] == BDIM_NONE ? BDIM_NONE : 0);
-    if (run_or_bind(ctx, nrec, ops, out) != 0) return -1;
+    int st = run_or_bind(ctx, nrec, ops, out);
+    cf_record_release(nrec);
+    if (st != 0) return -1;
     for (int j = 0; j < n_out; j++) out_bdim[j] = out_b[j] ? 0 : BDIM_NONE;
     return 0;
 }
@@ -478,7 +387,7 @@ static int carry_fixed_point(cj_ctx *ctx, const ir_func *body, int nc, const uin
     return 0;
 }
 
-static int while_batch(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const cj_val *in, const int64_t *bdim,
+static int while_batch(cj_ctx *ctx, cf_record *rec, const cj_val *in, const int64_t *bdim,
                        int64_t size, cj_val *out, int64_t *out_bdim) {
     int nc = rec->n_args, ncc = rec->clo_n[0], nbc = rec->clo_n[1];
     const ir_func *cond = rec->progs[0], *body = rec->progs[1];
@@ -494,16 +403,12 @@ static int while_batch(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const
      * carry is batched (a finished example keeps its own) */
     if (pred_b) memset(carry_b, 1, (size_t)nc);
 
-    batched_key key;
-    memset(&key, 0, sizeof key);
-    key.src = rec->id;
-    key.size = size;
-    key.variant = pred_b;
+    cf_batched key;
+    key_init(&key, size, pred_b);
     memcpy(key.batched, carry_b, (size_t)nc);
     flags_of(bdim, nc, rec->n_operands - nc, key.batched + nc);
-    cf_record *nrec = find_batched(ctx, t, &key);
+    cf_record *nrec = find_batched(rec, &key);
     if (!nrec) {
-        if (ctx->err) return -1;
         ir_func *progs[2] = {0};
         rt_aval avals[MAX_OPS];
         uint8_t cin_b[MAX_OPS], bin_b[MAX_OPS], one = 1;
@@ -541,19 +446,21 @@ static int while_batch(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const
             nrec->n_operands = rec->n_operands + ncc;
         }
         for (int i = 0; i < nc; i++) nrec->out[i] = *prog_out(progs[1], i);
-        if (remember_batched(ctx, t, &key, nrec->id) != 0) return -1;
+        remember_batched(rec, &key, nrec);
     }
     cj_val ops[MAX_OPS];
     for (int i = 0; i < nc; i++) ops[i] = place_operand(in[i], bdim[i], size, carry_b[i] ? 0 : BDIM_NONE);
     for (int i = nc; i < rec->n_operands; i++)
         ops[i] = place_operand(in[i], bdim[i], size, bdim[i] == BDIM_NONE ? BDIM_NONE : 0);
     for (int i = 0; pred_b && i < ncc; i++) ops[rec->n_operands + i] = ops[rec->clo_start[0] + i];
-    if (run_or_bind(ctx, nrec, ops, out) != 0) return -1;
+    int st = run_or_bind(ctx, nrec, ops, out);
+    cf_record_release(nrec);
+    if (st != 0) return -1;
     for (int i = 0; i < nc; i++) out_bdim[i] = carry_b[i] ? 0 : BDIM_NONE;
     return 0;
 }
 
-static int scan_batch(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const cj_val *in, const int64_t *bdim,
+static int scan_batch(cj_ctx *ctx, cf_record *rec, const cj_val *in, const int64_t *bdim,
                       int64_t size, cj_val *out, int64_t *out_bdim) {
     int nc = rec->n_args, nx = rec->n_xs, ncl = rec->clo_n[0], ny = rec->n_out - nc;
     const ir_func *body = rec->progs[0];
@@ -563,14 +470,11 @@ static int scan_batch(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const 
     if (batched_outputs(ctx, body, in_b, out_b) != 0) return -1;
     memcpy(out_b, in_b, (size_t)nc); /* the carries as the fixed point has them */
 
-    batched_key key;
-    memset(&key, 0, sizeof key);
-    key.src = rec->id;
-    key.size = size;
+    cf_batched key;
+    key_init(&key, size, 0);
     memcpy(key.batched, in_b, (size_t)rec->n_operands);
-    cf_record *nrec = find_batched(ctx, t, &key);
+    cf_record *nrec = find_batched(rec, &key);
     if (!nrec) {
-        if (ctx->err) return -1;
         ir_func *prog = NULL;
         rt_aval avals[MAX_OPS];
         batched_inputs(body, in_b, size, avals);
@@ -582,14 +486,16 @@ static int scan_batch(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const 
         if (!nrec) return -1;
         for (int i = 0; i < nc; i++) nrec->out[i] = *prog_out(prog, i);
         for (int j = 0; j < ny; j++) nrec->out[nc + j] = batched_aval(*prog_out(prog, nc + j), rec->length, 0);
-        if (remember_batched(ctx, t, &key, nrec->id) != 0) return -1;
+        remember_batched(rec, &key, nrec);
     }
     cj_val ops[MAX_OPS];
     for (int i = 0; i < rec->n_operands; i++) {
         int64_t at = !in_b[i] ? BDIM_NONE : i >= nc && i < nc + nx ? 1 : 0; /* xs keep the scan axis first */
         ops[i] = place_operand(in[i], bdim[i], size, at);
     }
-    if (run_or_bind(ctx, nrec, ops, out) != 0) return -1;
+    int st = run_or_bind(ctx, nrec, ops, out);
+    cf_record_release(nrec);
+    if (st != 0) return -1;
     for (int i = 0; i < nc; i++) out_bdim[i] = in_b[i] ? 0 : BDIM_NONE;
     for (int j = 0; j < ny; j++) out_bdim[nc + j] = out_b[nc + j] ? 1 : BDIM_NONE;
     return 0;
@@ -597,41 +503,27 @@ static int scan_batch(cj_ctx *ctx, batch_tables *t, const cf_record *rec, const 
 
 /* ---- the rule ---- */
 static int cf_batch(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
-                    const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
-    cf_record *rec = cf_record_get(ctx, p->flag, prim_names[prim]);
-    if (!rec) return -1;
-    if (n_in != rec->n_operands || n_in > MAX_OPS || p->index < 0 || p->index >= rec->n_out)
-        return prim_error(ctx, CJ_ERR_ARG, prim, "vmap: %d operands and output %d for a construct of %d and %d",
-                          n_in, p->index, rec->n_operands, rec->n_out);
-    batch_tables *t = tables_of(ctx);
-    if (!t) return -1;
-    result_entry *r = find_result(ctx, t, rec->id, n_in, in, bdim, size);
-    if (!r) {
-        cj_val res[CF_MAX_OUT];
-        int64_t res_bdim[CF_MAX_OUT];
-        int st;
-        switch (rec->kind) {
-        case CF_COND:
-            st = bdim[0] != BDIM_NONE ? cond_batched_index(ctx, rec, in, bdim, size, res, res_bdim)
-                                      : cond_unbatched_index(ctx, t, rec, in, bdim, size, res, res_bdim);
-            break;
-        case CF_WHILE:
-            st = while_batch(ctx, t, rec, in, bdim, size, res, res_bdim);
-            break;
-        default:
-            st = scan_batch(ctx, t, rec, in, bdim, size, res, res_bdim);
-            break;
-        }
-        if (st != 0 || ctx->err) return -1;
-        remember_result(ctx, t, rec->id, n_in, in, bdim, size, rec->n_out, res, res_bdim);
-        r = find_result(ctx, t, rec->id, n_in, in, bdim, size);
-        if (!r) return core_error(ctx, CJ_ERR_INTERNAL, "vmap of %s: results lost", prim_names[prim]);
+                    const int64_t *bdim, int64_t size, int n_out, cj_val *out, int64_t *out_bdim) {
+    cf_record *rec = cf_of(p);
+    if (n_in != rec->n_operands || n_in > MAX_OPS || n_out != rec->n_out)
+        return prim_error(ctx, CJ_ERR_ARG, prim, "vmap: %d operands and %d outputs for a construct of %d and %d",
+                          n_in, n_out, rec->n_operands, rec->n_out);
+    int st;
+    switch (rec->kind) {
+    case CF_COND:
+        st = bdim[0] != BDIM_NONE ? cond_batched_index(ctx, rec, in, bdim, size, out, out_bdim)
+                                  : cond_unbatched_index(ctx, rec, in, bdim, size, out, out_bdim);
+        break;
+    case CF_WHILE:
+        st = while_batch(ctx, rec, in, bdim, size, out, out_bdim);
+        break;
+    default:
+        st = scan_batch(ctx, rec, in, bdim, size, out, out_bdim);
+        break;
     }
-    *out = r->out[p->index];
-    *out_bdim = r->out_bdim[p->index];
-    return 0;
+    return st != 0 || ctx->err ? -1 : 0;
 }
 
 void cf_register_batch(void) {
-    for (int id = PRIM_COND; id <= PRIM_SCAN; id++) prim_rules[id].batch = cf_batch;
+    for (int id = PRIM_COND; id <= PRIM_SCAN; id++) prim_rules[id].batch_multi = cf_batch;
 }

@@ -3,25 +3,42 @@
  *
  * A C `if` or `for` runs at trace time; these constructs are traced
  * instead. Their bodies are traced once into sub-programs, kept in a
- * control-flow record owned by the context; the IR holds one equation per
- * output of the construct (prims cond / while / scan, params.flag the
- * record, params.index the output), all with the same operands. Eager
- * evaluation of such an equation runs the construct; the compiler groups
- * the equations of one construct into one kernel, which runs it once
- * (record.c, run.c, prims.c; api.c has the public functions). */
+ * reference-counted control-flow record; the IR holds one equation of all
+ * the construct's outputs (prims cond / while / scan, several results)
+ * whose params.ref is the record, as JAX's `while_p.bind(cond_jaxpr=...,
+ * body_jaxpr=...)` holds its jaxprs. Every equation naming the record holds
+ * a reference; so do the records derived from it (its jvp halves, its
+ * batched forms) and the function objects that remember it for reuse
+ * (cf_record_dedupe). Evaluating the equation runs the construct once,
+ * whatever outputs are read (record.c, run.c, prims.c; api.c has the
+ * public functions). */
 #ifndef CJ_CONTROL_H
 #define CJ_CONTROL_H
 
 #include "../core/func.h"
 
 #define CF_MAX_BRANCHES 16
-#define CF_MAX_OUT 64
+#define CF_MAX_OUT PRIM_MAX_RESULTS
+/* Batched forms of one record kept for reuse (vmap called again). */
+#define CF_BATCHED_KEPT 4
 
 typedef enum cf_kind { CF_COND, CF_WHILE, CF_SCAN } cf_kind;
 
 struct program;
 
+struct cf_record;
+
+/* A batched form of a record: the vmap rule's key and what it made. */
+typedef struct cf_batched {
+    struct cf_record *rec; /* one reference; NULL: empty */
+    int variant;           /* while: the predicate is batched */
+    int64_t size;
+    uint8_t batched[PRIM_MAX_OPERANDS]; /* operands batched in the new record's layout */
+} cf_batched;
+
 typedef struct cf_record {
+    prim_ref ref; /* first: an equation's params.ref points here */
+    cj_ctx *ctx;  /* whose memory it lives in */
     cf_kind kind;
     /* the sub-programs:
      *   cond:  one per branch: (operands..., its closure...) → outputs
@@ -45,39 +62,53 @@ typedef struct cf_record {
     int n_out;
     rt_aval out[CF_MAX_OUT];
     struct program *prepared[CF_MAX_BRANCHES]; /* compiled sub-programs, made on first use */
-    int id;
-    /* set by cf_record_dedupe once the construct is complete: only such
-     * records are matched by later constructs. A record whose bodies are
-     * still being traced (the enclosing construct of a nested one) already
-     * holds its first branches, and a nested construct equal to those
-     * would otherwise be deduplicated into it and name itself; one whose
-     * tracing failed is no construct at all. */
-    int finished;
     /* autodiff (ad.c): a construct made as the linear half of a jvp keeps
      * each body's linear program (residuals first, then tangents) for its
      * transpose; n_res and the float-input masks say how they line up */
     int n_aux;
     ir_func *aux[CF_MAX_BRANCHES];
     struct cf_lin_info *lin; /* NULL unless this record is such a linear half */
-    int ad_known, ad_linear, ad_transposed; /* derived records' ids + 1 (0: not made yet) */
+    /* derived records, made on first use, one reference each (NULL: not
+     * made yet) */
+    struct cf_record *ad_known, *ad_linear, *ad_transposed;
+    cf_batched batched[CF_BATCHED_KEPT];
+    int next_batched; /* round-robin replacement */
 } cf_record;
 
-/* A new record (zeroed but for kind and id) in ctx's table, or NULL on out
- * of memory. It owns the programs put in it. */
-cf_record *cf_record_new(cj_ctx *ctx, cf_kind kind);
-/* A construct just built in `rec` may repeat an earlier one (run again
- * eagerly in a loop, or traced again): then the earlier finished record,
- * with its compiled bodies, is returned and rec is dropped (freed when it
- * is the newest record, else left empty); otherwise rec, now finished. */
-cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec);
-/* The record of an id, or NULL after recording an error naming `op`. */
-cf_record *cf_record_get(cj_ctx *ctx, int id, const char *op);
+/* The record an equation's parameters hold. */
+static inline cf_record *cf_of(const prim_params *p) { return (cf_record *)p->ref; }
 
-/* Runs a construct on concrete arrays: all its outputs (new references),
- * or -1 with the error recorded. The sub-programs are prepared on first use
- * with `mode` (the enclosing program's backend; CJ_BACKEND_DEFAULT when run
- * eagerly) and kept. */
-int cf_run(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *operands, rt_array **out);
+/* A new record (zeroed but for kind), with one reference, the caller's;
+ * NULL on out of memory. It owns the programs put in it. */
+cf_record *cf_record_new(cj_ctx *ctx, cf_kind kind);
+static inline cf_record *cf_record_retain(cf_record *rec) {
+    prim_ref_retain(rec ? &rec->ref : NULL);
+    return rec;
+}
+static inline void cf_record_release(cf_record *rec) { prim_ref_release(rec ? &rec->ref : NULL); }
+/* A construct just built in `rec` may repeat an earlier one (run again
+ * eagerly in a loop, or traced again) made from the same function object
+ * `owner` (its first body), which remembers its last few finished records:
+ * then that record, with its compiled bodies, is returned; otherwise rec,
+ * now remembered by owner. Either way the caller gets a new reference to
+ * what is returned, and keeps its own to rec. (Only finished records are
+ * remembered: a nested construct equal to the enclosing construct's
+ * branches traced so far must not become that construct.) */
+cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec, cj_func *owner);
+
+/* Runs a construct on concrete arrays into `out`, its n_out results
+ * allocated by the caller; 0, or -1 with the error recorded. The
+ * sub-programs are prepared on first use with `mode` (the enclosing
+ * program's backend; CJ_BACKEND_DEFAULT when run eagerly) and kept. Each
+ * call counts one run (cf_runs_for_testing). */
+int cf_run(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *operands, rt_array *const *out);
+/* Runs of constructs in this process: cf_run calls (eager, the
+ * interpreter, nested ones included) and runs of a construct's generated
+ * code (native_construct_runs_for_testing). */
+long cf_runs_for_testing(void);
+/* Records alive in this process, for tests of reuse and lifetimes. */
+long cf_records_made_for_testing(void);
+long cf_records_live_for_testing(void);
 
 /* Prepares every sub-program of rec not prepared yet, as cf_run would
  * (with `mode`, loop bodies taking their carries as donated), for an
@@ -86,16 +117,16 @@ int cf_run(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *operan
  * only if cf_run ever runs them. 0, or -1 with the error recorded. */
 int cf_prepare(cj_ctx *ctx, cf_record *rec, cj_backend mode);
 
-/* Binds the construct's equations (one per output) through the current
- * traces. */
+/* Binds the construct (one equation of its rec->n_out results) through the
+ * current traces. */
 int cf_bind(cj_ctx *ctx, const cf_record *rec, const cj_val *operands, cj_val *out);
 
 /* Size of the autodiff bookkeeping a linear construct carries (ad.c). */
 size_t cf_lin_info_size(void);
-/* The vmap rules of the constructs (batch.c), and their per-context
- * tables (freed with the records). */
+/* The vmap rules of the constructs (batch.c). */
 void cf_register_batch(void);
-void cf_batch_free(cj_ctx *ctx);
+/* Drops the batched forms a record keeps (record.c frees it). */
+void cf_batched_clear(cf_record *rec);
 /* The autodiff rules of the constructs (ad.c). */
 void cf_register_ad(void);
 /* Their text form for cj_make_jaxpr (print.c). */

@@ -1,7 +1,8 @@
 /* prims.c — the control-flow primitives cond, while and scan (control
- * layer): one equation per output of a construct; their shape rule, eager
- * kernel and printer. The vmap and autodiff rules are in batch.c and
- * ad.c. */
+ * layer): one equation of all a construct's outputs, its record (the
+ * bodies) held by reference in params.ref; their shape rule, eager kernel
+ * and printer (the bodies' text is print.c's). The vmap and autodiff rules
+ * are in batch.c and ad.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -53,12 +54,14 @@ static int expected_operand(const cf_record *rec, int i, rt_aval *out) {
 }
 
 static int cf_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
-                            rt_aval *out) {
-    const cf_record *rec = cf_record_get(ctx, p->flag, prim_names[prim]);
-    if (!rec) return -1;
-    if (n_in != rec->n_operands || p->index < 0 || p->index >= rec->n_out)
-        return prim_error(ctx, CJ_ERR_ARG, prim, "%d operands and output %d for a construct of %d operands and %d outputs",
-                          n_in, p->index, rec->n_operands, rec->n_out);
+                            int *n_out, rt_aval *out) {
+    const cf_record *rec = cf_of(p);
+    if (!rec || rec->ref.release == NULL || cf_prim(rec->kind) != prim)
+        return prim_error(ctx, CJ_ERR_ARG, prim, "the parameters hold no %s construct", prim_names[prim]);
+    if (rec->ctx != ctx)
+        return prim_error(ctx, CJ_ERR_ARG, prim, "the construct belongs to another context");
+    if (n_in != rec->n_operands)
+        return prim_error(ctx, CJ_ERR_ARG, prim, "%d operands for a construct of %d operands", n_in, rec->n_operands);
     for (int i = 0; i < n_in; i++) {
         rt_aval want;
         if (expected_operand(rec, i, &want) != 0) continue;
@@ -70,47 +73,47 @@ static int cf_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int
                               b);
         }
     }
-    *out = rec->out[p->index];
+    *n_out = rec->n_out;
+    memcpy(out, rec->out, sizeof(rt_aval) * (size_t)rec->n_out);
     return 0;
 }
 
-/* One output: the construct runs whole and the others are dropped (the
- * compiler groups a construct's equations so compiled programs run it
- * once). */
-static int cf_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in, rt_array *out) {
-    (void)n_in;
-    cf_record *rec = cf_record_get(ctx, p->flag, prim_names[prim]);
-    if (!rec) return -1;
-    rt_array *res[CF_MAX_OUT];
-    if (cf_run(ctx, rec, CJ_BACKEND_DEFAULT, in, res) != 0) return -1;
-    size_t n = rt_aval_nbytes(&out->aval);
-    if (n) memcpy(out->data, res[p->index]->data, n);
-    for (int j = 0; j < rec->n_out; j++) rt_array_unref(res[j]);
-    return 0;
+/* The construct runs once and writes every output. */
+static int cf_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in, int n_out,
+                   rt_array *const *out) {
+    (void)prim, (void)n_in, (void)n_out;
+    return cf_run(ctx, cf_of(p), CJ_BACKEND_DEFAULT, in, out);
 }
 
 static int cf_print_params(const prim_params *p, char *buf, size_t size) {
-    return snprintf(buf, size, "construct=%d output=%d", p->flag, p->index);
+    const cf_record *rec = cf_of(p);
+    switch (rec->kind) {
+    case CF_COND:
+        return snprintf(buf, size, "operands=%d", rec->n_args);
+    case CF_WHILE:
+        return snprintf(buf, size, "carries=%d cond_closure=%d body_closure=%d", rec->n_args, rec->clo_n[0],
+                        rec->clo_n[1]);
+    case CF_SCAN:
+        return snprintf(buf, size, "length=%lld reverse=%s carries=%d xs=%d closure=%d", (long long)rec->length,
+                        rec->reverse ? "True" : "False", rec->n_args, rec->n_xs, rec->clo_n[0]);
+    }
+    return 0;
 }
 
 int cf_bind(cj_ctx *ctx, const cf_record *rec, const cj_val *operands, cj_val *out) {
     prim_params p = prim_params_zero();
-    p.flag = rec->id;
-    for (int j = 0; j < rec->n_out; j++) {
-        p.index = j;
-        out[j] = core_bind(ctx, cf_prim(rec->kind), &p, rec->n_operands, operands);
-        if (!out[j].slot) return -1;
-    }
-    return 0;
+    p.ref = (prim_ref *)&rec->ref;
+    return core_bind_multi(ctx, cf_prim(rec->kind), &p, rec->n_operands, operands, rec->n_out, out);
 }
 
 void cf_register(void) {
     for (int id = PRIM_COND; id <= PRIM_SCAN; id++)
         prim_rules[id] = (prim_rule){
-            .abstract_eval = cf_abstract_eval,
-            .impl = cf_impl,
             .print_params = cf_print_params,
             .lower = {.kind = LOWER_CONSTRUCT},
+            .multiple_results = 1,
+            .abstract_eval_multi = cf_abstract_eval,
+            .impl_multi = cf_impl,
         };
     cf_register_batch();
 }

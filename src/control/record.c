@@ -1,38 +1,56 @@
-/* record.c — the context's control-flow records (control layer).
+/* record.c — control-flow records: the bodies of one construct, held by
+ * reference (control layer).
  *
- * Records live as long as the context: programs that mention them (jit
- * caches, linearizations) may outlive the trace that made them. Each
- * record owns its sub-programs and their compiled forms. */
-#include "../backend/backend.h"
+ * A record lives as long as something refers to it: the equations naming
+ * it (in jit caches, linearizations, other records' bodies), the records
+ * derived from it, the function object that remembers it for reuse, and
+ * whoever is building or running it. It owns its sub-programs and their
+ * compiled forms, freed with it. */
+#include <stdatomic.h>
 #include <string.h>
 
+#include "../backend/backend.h"
 #include "control.h"
 
-cf_record *cf_record_new(cj_ctx *ctx, cf_kind kind) {
-    if (ctx->n_cf_records == ctx->cap_cf_records) {
-        int cap = ctx->cap_cf_records ? 2 * ctx->cap_cf_records : 16;
-        cf_record **grown = rt_realloc(ctx->mem, ctx->cf_records, sizeof(cf_record *) * (size_t)ctx->cap_cf_records,
-                                       sizeof(cf_record *) * (size_t)cap);
-        if (!grown) {
-            core_oom(ctx, "control flow");
-            return NULL;
-        }
-        ctx->cf_records = grown;
-        ctx->cap_cf_records = cap;
+static atomic_long records_made, records_live;
+
+long cf_records_made_for_testing(void) { return atomic_load(&records_made); }
+long cf_records_live_for_testing(void) { return atomic_load(&records_live); }
+
+static void record_free(prim_ref *r) {
+    cf_record *rec = (cf_record *)r;
+    cj_ctx *ctx = rec->ctx;
+    for (int k = 0; k < rec->n_progs; k++) {
+        if (rec->prepared[k]) program_free(ctx, rec->prepared[k]);
+        ir_free(rec->progs[k]);
     }
+    for (int k = 0; k < rec->n_aux; k++) ir_free(rec->aux[k]);
+    if (rec->lin) rt_free(ctx->mem, rec->lin, cf_lin_info_size());
+    cf_record_release(rec->ad_known);
+    cf_record_release(rec->ad_linear);
+    cf_record_release(rec->ad_transposed);
+    cf_batched_clear(rec);
+    rt_free(ctx->mem, rec, sizeof *rec);
+    atomic_fetch_sub(&records_live, 1);
+}
+
+cf_record *cf_record_new(cj_ctx *ctx, cf_kind kind) {
     cf_record *rec = rt_calloc(ctx->mem, sizeof *rec);
     if (!rec) {
         core_oom(ctx, "control flow");
         return NULL;
     }
+    rec->ref.refs = 1;
+    rec->ref.release = record_free;
+    rec->ctx = ctx;
     rec->kind = kind;
-    rec->id = ctx->n_cf_records;
-    ctx->cf_records[ctx->n_cf_records++] = rec;
+    atomic_fetch_add(&records_made, 1);
+    atomic_fetch_add(&records_live, 1);
     return rec;
 }
 
-/* Whether two records describe the same construct (all but id and what
- * is derived from them). */
+/* Whether two records describe the same construct (all but what is
+ * derived from them). */
 static int same_record(const cf_record *a, const cf_record *b) {
     if (a->kind != b->kind || a->n_progs != b->n_progs || a->n_operands != b->n_operands || a->n_args != b->n_args ||
         a->n_xs != b->n_xs || a->length != b->length || a->reverse != b->reverse || a->n_out != b->n_out || a->lin ||
@@ -46,44 +64,14 @@ static int same_record(const cf_record *a, const cf_record *b) {
     return 1;
 }
 
-cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec) {
-    /* the most recent records first: a construct in a loop was made last */
-    for (int i = rec->id - 1, seen = 0; i >= 0 && seen < 256; i--, seen++) {
-        cf_record *old = ctx->cf_records[i];
-        /* an unfinished record may be the construct whose body made rec */
-        if (!old->finished || !same_record(old, rec)) continue;
-        for (int k = 0; k < rec->n_progs; k++) ir_free(rec->progs[k]);
-        rec->n_progs = 0;
-        if (rec->id == ctx->n_cf_records - 1) { /* the usual case: drop it */
-            ctx->n_cf_records--;
-            rt_free(ctx->mem, rec, sizeof *rec);
-        }
-        return old;
+cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec, cj_func *owner) {
+    (void)ctx;
+    if (!owner) return cf_record_retain(rec);
+    for (int i = 0; i < FUNC_MEMO; i++) {
+        prim_ref *r = owner->memo[i];
+        if (r && r->release == record_free && r != &rec->ref && same_record((cf_record *)r, rec))
+            return cf_record_retain((cf_record *)r);
     }
-    rec->finished = 1;
-    return rec;
-}
-
-cf_record *cf_record_get(cj_ctx *ctx, int id, const char *op) {
-    if (id >= 0 && id < ctx->n_cf_records) return ctx->cf_records[id];
-    core_error(ctx, CJ_ERR_ARG, "%s: no control-flow construct %d in this context (a program from another context?)",
-               op, id);
-    return NULL;
-}
-
-void cf_free_all(cj_ctx *ctx) {
-    cf_batch_free(ctx);
-    for (int i = 0; i < ctx->n_cf_records; i++) {
-        cf_record *rec = ctx->cf_records[i];
-        for (int k = 0; k < rec->n_progs; k++) {
-            if (rec->prepared[k]) program_free(ctx, rec->prepared[k]);
-            ir_free(rec->progs[k]);
-        }
-        for (int k = 0; k < rec->n_aux; k++) ir_free(rec->aux[k]);
-        if (rec->lin) rt_free(ctx->mem, rec->lin, cf_lin_info_size());
-        rt_free(ctx->mem, rec, sizeof *rec);
-    }
-    if (ctx->cf_records) rt_free(ctx->mem, ctx->cf_records, sizeof(cf_record *) * (size_t)ctx->cap_cf_records);
-    ctx->cf_records = NULL;
-    ctx->n_cf_records = ctx->cap_cf_records = 0;
+    func_memo_add(owner, &rec->ref);
+    return cf_record_retain(rec);
 }

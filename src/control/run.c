@@ -1,8 +1,11 @@
 /* run.c — running a control-flow construct on concrete arrays (control
  * layer).
  *
- * Used by the primitives' eager kernels and by compiled programs (a
- * control-flow kernel calls cf_run once for all the construct's outputs).
+ * Used by the primitives' eager kernel and by compiled programs (a
+ * construct's kernel calls cf_run once, for all its outputs), always into
+ * output arrays the caller allocated: a scan writes each y slice straight
+ * into its stacked output, and the final carries (a cond's results) are
+ * copied once into theirs.
  * Sub-programs are prepared on first use with the enclosing program's
  * backend (run eagerly: the default, tiered — the interpreter at once,
  * generated C when it is built) and kept in the record. Loop carries are
@@ -13,10 +16,24 @@
  * its constructs there instead (src/backend/codegen_control.c), with the
  * sub-programs cf_prepare made; this is the interpreter's path, and the
  * path of constructs generated code does not cover. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "../backend/backend.h"
+#include "../backend/program_impl.h" /* native_construct_runs_for_testing */
 #include "control.h"
+
+static atomic_long construct_runs;
+
+/* cf_run's own runs, and those of constructs in generated code (counted by
+ * the backend, below this layer) */
+long cf_runs_for_testing(void) { return atomic_load(&construct_runs) + native_construct_runs_for_testing(); }
+
+/* Copies a result into the caller's output array (they may be one). */
+static void put(rt_array *dst, const rt_array *src) {
+    size_t n = rt_aval_nbytes(&dst->aval);
+    if (n && dst->data != src->data) memmove(dst->data, src->data, n);
+}
 
 /* Loop bodies take their carries (inputs [0, n_args)) as donated: a loop
  * holding the only reference to a carry gives its buffer to the body's
@@ -57,13 +74,18 @@ static int branch_of(const rt_array *index, int n) {
     return i < 0 ? 0 : i >= n ? n - 1 : (int)i;
 }
 
-static int run_cond(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array **out) {
+static int run_cond(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array *const *out) {
     int b = branch_of(ops[0], rec->n_progs);
-    rt_array *in[128];
+    rt_array *in[128], *res[CF_MAX_OUT];
     int n = 0;
     for (int i = 0; i < rec->n_args; i++) in[n++] = ops[1 + i];
     for (int i = 0; i < rec->clo_n[b]; i++) in[n++] = ops[rec->clo_start[b] + i];
-    return run_prog(ctx, rec, mode, b, in, out, NULL);
+    if (run_prog(ctx, rec, mode, b, in, res, NULL) != 0) return -1;
+    for (int j = 0; j < rec->n_out; j++) {
+        put(out[j], res[j]);
+        rt_array_unref(res[j]);
+    }
+    return 0;
 }
 
 /* Replaces carries with a body's outputs (the old ones are released). */
@@ -74,7 +96,7 @@ static void take_carries(rt_array **carry, rt_array **next, int n) {
     }
 }
 
-static int run_while(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array **out) {
+static int run_while(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array *const *out) {
     int nc = rec->n_args;
     rt_array *carry[128], *in[128], *next[128], *pred = NULL;
     for (int i = 0; i < nc; i++) carry[i] = rt_array_ref(ops[i]);
@@ -94,8 +116,8 @@ static int run_while(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *con
         take_carries(carry, next, nc); /* a donated carry's array lives on as the output */
     }
     for (int i = 0; i < nc; i++) {
-        if (status == 0) out[i] = carry[i];
-        else rt_array_unref(carry[i]);
+        if (status == 0) put(out[i], carry[i]);
+        rt_array_unref(carry[i]);
     }
     return status;
 }
@@ -128,16 +150,11 @@ static rt_array *own(cj_ctx *ctx, rt_array *a, rt_array *views, int n_views) {
     return a;
 }
 
-static int run_scan(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array **out) {
+static int run_scan(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array *const *out) {
     int nc = rec->n_args, nx = rec->n_xs, ny = rec->n_out - nc;
     rt_array *carry[128], *in[128], *res[128], views[64];
     for (int i = 0; i < nc; i++) carry[i] = rt_array_ref(ops[i]);
-    for (int j = 0; j < ny; j++) out[nc + j] = NULL;
     int status = 0;
-    for (int j = 0; j < ny && status == 0; j++) {
-        out[nc + j] = rt_array_new(ctx->mem, &rec->out[nc + j]);
-        if (!out[nc + j]) status = core_oom(ctx, "scan outputs");
-    }
     for (int64_t step = 0; step < rec->length && status == 0; step++) {
         int64_t t = rec->reverse ? rec->length - 1 - step : step;
         int n = 0;
@@ -161,15 +178,14 @@ static int run_scan(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *cons
             if (!carry[i]) status = -1;
     }
     for (int i = 0; i < nc; i++) {
-        if (status == 0) out[i] = carry[i];
-        else rt_array_unref(carry[i]);
+        if (status == 0) put(out[i], carry[i]);
+        rt_array_unref(carry[i]);
     }
-    if (status != 0)
-        for (int j = 0; j < ny; j++) rt_array_unref(out[nc + j]);
     return status;
 }
 
-int cf_run(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *operands, rt_array **out) {
+int cf_run(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *operands, rt_array *const *out) {
+    atomic_fetch_add(&construct_runs, 1);
     switch (rec->kind) {
     case CF_COND:
         return run_cond(ctx, rec, mode, operands, out);

@@ -46,6 +46,10 @@ typedef struct trace_ops {
      * the error recorded. */
     int (*process)(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
                    const cj_val *in, cj_val *out);
+    /* The same for a primitive with several results (multiple_results):
+     * writes all n_out of them. */
+    int (*process_multi)(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
+                         const cj_val *in, int n_out, cj_val *out);
 } trace_ops;
 
 struct core_trace {
@@ -94,11 +98,6 @@ struct cj_ctx {
 
     cj_func *funcs; /* every function object, freed with the context */
 
-    struct core_custom *customs; /* custom-derivative call records (custom.c) */
-    int n_customs, cap_customs;
-    struct cf_record **cf_records; /* control-flow records (control/record.c) */
-    int n_cf_records, cap_cf_records;
-    void *cf_batch;                /* vmap's tables of batched records (control/batch.c) */
 };
 
 /* ---- one thread at a time ----
@@ -162,6 +161,11 @@ void core_traces_fini(cj_ctx *ctx);
 /* Applies a primitive through the current traces: the innermost trace among
  * the inputs' and the dynamic (staging) one processes it. */
 cj_val core_bind(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in);
+/* The same for a primitive with several results: writes all n_out of them
+ * (which must be how many its abstract_eval_multi gives). 0, or -1 with the
+ * error recorded and error values in out. */
+int core_bind_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, int n_out,
+                    cj_val *out);
 /* Pushes a trace at the next level; returns it or NULL (error recorded). */
 core_trace *core_push_trace(cj_ctx *ctx, const trace_ops *ops, void *state, const char *what);
 void core_pop_trace(cj_ctx *ctx, core_trace *t);
@@ -170,6 +174,17 @@ core_trace *core_value_trace(cj_ctx *ctx, const core_value *v);
 /* Validates inputs for the eval trace and checks dtypes/shapes. */
 int core_eval_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
                       const cj_val *in, cj_val *out);
+int core_eval_process_multi(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
+                            const cj_val *in, int n_out, cj_val *out);
+/* Result types of any primitive: one (*n_out = 1) through abstract_eval, or
+ * several through abstract_eval_multi (out has room for PRIM_MAX_RESULTS),
+ * each passing the central check. */
+int core_abstract_eval_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
+                             int *n_out, rt_aval *out);
+/* Runs any primitive eagerly: allocates its n_out results and calls impl
+ * (or impl_multi). 0, or -1 with the error recorded (out[] then NULL). */
+int core_apply_impl_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,
+                          int n_out, const rt_aval *out_avals, rt_array **out);
 /* Runs abstract_eval for a primitive (checks arity first). */
 int core_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
                        rt_aval *out);
@@ -184,27 +199,26 @@ rt_array *core_apply_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
 /* ---- custom-derivative calls ---- */
 /* One call of a function with a user-written derivative (cj_custom_jvp /
  * cj_custom_vjp) traced into a program: the program holds a primitive
- * whose params.flag is the record's id. The record keeps the function
- * traced for the call's input types (so the compiler can inline it and
- * eager evaluation can run it) and the rule functions autodiff calls. */
+ * whose params.ref is the record, by reference (as a construct holds its
+ * bodies). The record keeps the function traced for the call's input
+ * types (so the compiler can inline it and eager evaluation can run it)
+ * and the rule functions autodiff calls, a reference to each; it is freed
+ * with the last equation naming it. */
 typedef enum core_custom_kind { CUSTOM_JVP, CUSTOM_VJP } core_custom_kind;
 typedef struct core_custom {
+    prim_ref ref; /* first: params.ref points here */
+    cj_ctx *ctx;
     core_custom_kind kind;
     cj_func *f, *jvp_rule, *fwd, *bwd;
     struct ir_func *primal; /* f for this call's input types (owned) */
     rt_aval out;            /* its one output's type */
 } core_custom;
-/* Stores a record (taking the primal program); its id, or -1 on out of
+/* A new record like `init` (taking its primal program and a reference to
+ * each of its functions), with one reference, the caller's; NULL on out of
  * memory (the program is then freed). */
-int core_custom_add(cj_ctx *ctx, const core_custom *rec);
-/* The record of an id, or NULL after recording an error naming `op`. */
-const core_custom *core_custom_get(cj_ctx *ctx, int id, const char *op);
-void core_custom_free_all(cj_ctx *ctx);
-
-/* ---- control-flow records ---- */
-/* Frees the context's control-flow records (src/control/record.c; the
- * control layer owns their layout). */
-void cf_free_all(cj_ctx *ctx);
+core_custom *core_custom_new(cj_ctx *ctx, const core_custom *init);
+/* The record an equation's parameters hold. */
+static inline const core_custom *core_custom_of(const prim_params *p) { return (const core_custom *)p->ref; }
 
 /* ---- growable text ---- */
 typedef struct strbuf {

@@ -36,8 +36,6 @@ void cj_ctx_free(cj_ctx *ctx) {
     if (!ctx) return;
     rt_mem *mem = ctx->mem;
     func_free_all(ctx);
-    core_custom_free_all(ctx);
-    cf_free_all(ctx);
     core_values_fini(ctx);
     core_traces_fini(ctx);
     rt_free(mem, ctx, sizeof *ctx);

@@ -1,35 +1,33 @@
-/* custom.c — the context's table of custom-derivative call records (core
- * layer; see core_custom in core.h). Records live as long as the context:
- * programs that mention them (jit caches, linearizations) may outlive the
- * trace that made them. */
-#include "ir.h"
+/* custom.c — custom-derivative call records (core layer; see core_custom
+ * in core.h). A record lives as long as the equations naming it: programs
+ * that mention it (jit caches, linearizations) may outlive the trace that
+ * made them, and each holds a reference. */
+#include "func.h"
 
-int core_custom_add(cj_ctx *ctx, const core_custom *rec) {
-    if (ctx->n_customs == ctx->cap_customs) {
-        int cap = ctx->cap_customs ? 2 * ctx->cap_customs : 16;
-        core_custom *grown = rt_realloc(ctx->mem, ctx->customs, sizeof(core_custom) * (size_t)ctx->cap_customs,
-                                        sizeof(core_custom) * (size_t)cap);
-        if (!grown) {
-            ir_free(rec->primal);
-            return core_oom(ctx, "custom derivative");
-        }
-        ctx->customs = grown;
-        ctx->cap_customs = cap;
+static void custom_free(prim_ref *r) {
+    core_custom *rec = (core_custom *)r;
+    ir_free(rec->primal);
+    func_release(rec->f);
+    func_release(rec->jvp_rule);
+    func_release(rec->fwd);
+    func_release(rec->bwd);
+    rt_free(rec->ctx->mem, rec, sizeof *rec);
+}
+
+core_custom *core_custom_new(cj_ctx *ctx, const core_custom *init) {
+    core_custom *rec = rt_alloc(ctx->mem, sizeof *rec);
+    if (!rec) {
+        ir_free(init->primal);
+        core_oom(ctx, "custom derivative");
+        return NULL;
     }
-    ctx->customs[ctx->n_customs] = *rec;
-    return ctx->n_customs++;
-}
-
-const core_custom *core_custom_get(cj_ctx *ctx, int id, const char *op) {
-    if (id >= 0 && id < ctx->n_customs) return &ctx->customs[id];
-    core_error(ctx, CJ_ERR_ARG, "%s: no custom-derivative call %d in this context (a program from another context?)",
-               op, id);
-    return NULL;
-}
-
-void core_custom_free_all(cj_ctx *ctx) {
-    for (int i = 0; i < ctx->n_customs; i++) ir_free(ctx->customs[i].primal);
-    if (ctx->customs) rt_free(ctx->mem, ctx->customs, sizeof(core_custom) * (size_t)ctx->cap_customs);
-    ctx->customs = NULL;
-    ctx->n_customs = ctx->cap_customs = 0;
+    *rec = *init;
+    rec->ref.refs = 1;
+    rec->ref.release = custom_free;
+    rec->ctx = ctx;
+    func_retain(rec->f);
+    func_retain(rec->jvp_rule);
+    func_retain(rec->fwd);
+    func_retain(rec->bwd);
+    return rec;
 }

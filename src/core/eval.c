@@ -26,6 +26,8 @@ int ir_eval_arrays(cj_ctx *ctx, const ir_func *f, rt_array *const *in, rt_array 
         for (int i = 0; i < f->eqns[k].n_in; i++) last_use[ins[i]] = k;
     }
     for (int i = 0; i < f->n_out; i++) last_use[f->out[i]] = f->n_eqns;
+    /* an equation's results are made together: the first lives as long as
+     * the last use of any (a dead result is dropped at once) */
 
     for (int i = 0; i < f->n_in; i++) env[f->in[i]] = rt_array_ref(in[i]);
     for (int i = 0; i < f->n_consts; i++) env[f->consts[i].var] = rt_array_ref(f->consts[i].val);
@@ -35,22 +37,22 @@ int ir_eval_arrays(cj_ctx *ctx, const ir_func *f, rt_array *const *in, rt_array 
         const int *ins = ir_eqn_inputs(f, e);
         rt_array *args[PRIM_MAX_OPERANDS];
         for (int i = 0; i < e->n_in; i++) args[i] = env[ins[i]];
-        rt_array *r = core_apply_impl(ctx, e->prim, &e->params, e->n_in, args, &f->vars[e->out]);
-        if (!r) {
+        if (core_apply_impl_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, &f->vars[e->out],
+                                  env + e->out) != 0) {
             status = -1;
             break;
         }
-        env[e->out] = r;
         for (int i = 0; i < e->n_in; i++) {
             if (last_use[ins[i]] == k && env[ins[i]]) {
                 rt_array_unref(env[ins[i]]);
                 env[ins[i]] = NULL;
             }
         }
-        if (last_use[e->out] < 0) { /* dead result */
-            rt_array_unref(env[e->out]);
-            env[e->out] = NULL;
-        }
+        for (int j = 0; j < e->n_out; j++)
+            if (last_use[e->out + j] < 0) { /* dead result */
+                rt_array_unref(env[e->out + j]);
+                env[e->out + j] = NULL;
+            }
     }
     if (status == 0)
         for (int i = 0; i < f->n_out; i++) out[i] = rt_array_ref(env[f->out[i]]);
@@ -78,8 +80,7 @@ int ir_eval_values(cj_ctx *ctx, const ir_func *f, const cj_val *in, cj_val *out)
         cj_val args[PRIM_MAX_OPERANDS];
         for (int i = 0; i < e->n_in; i++) args[i] = env[ins[i]];
         region_rebind_eqn(&rb, e);
-        env[e->out] = core_bind(ctx, e->prim, &e->params, e->n_in, args);
-        if (!env[e->out].slot) status = -1;
+        status = core_bind_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, env + e->out);
     }
     region_rebind_end(ctx, &rb);
     if (status == 0)

@@ -139,13 +139,30 @@ static cj_func *func_new_held(cj_ctx *ctx, const char *name, const func_ops *ops
     return f;
 }
 
+void func_memo_add(cj_func *f, prim_ref *r) {
+    prim_ref *old = f->memo[f->next_memo];
+    f->memo[f->next_memo] = prim_ref_retain(r);
+    f->next_memo = (f->next_memo + 1) % FUNC_MEMO;
+    prim_ref_release(old);
+}
+
+static void memo_clear(cj_func *f) {
+    for (int i = 0; i < FUNC_MEMO; i++) {
+        prim_ref *r = f->memo[i];
+        f->memo[i] = NULL;
+        prim_ref_release(r);
+    }
+}
+
 void func_free_all(cj_ctx *ctx) {
     /* every object goes, whoever holds it: states first, while every object
      * still exists (their releases then do nothing), then the objects (the
      * loop's own free_state call then finds no state) */
     for (cj_func *g = ctx->funcs; g; g = g->next) g->closing = 1;
-    for (cj_func *g = ctx->funcs; g; g = g->next)
+    for (cj_func *g = ctx->funcs; g; g = g->next) {
         if (g->ops->free_state) g->ops->free_state(g);
+        memo_clear(g);
+    }
     cj_func *f = ctx->funcs;
     while (f) {
         cj_func *next = f->next;
@@ -178,6 +195,7 @@ void func_release(cj_func *f) {
         *p = f->next;
         live_remove(f);
         if (f->ops->free_state) f->ops->free_state(f);
+        memo_clear(f);
         cj_func *inner = f->inner;
         rt_strfree(ctx->mem, f->name);
         rt_free(ctx->mem, f, sizeof *f);
@@ -363,7 +381,29 @@ static int stage_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_pa
     return out->slot ? 0 : -1;
 }
 
-static const trace_ops stage_ops = {"jit", stage_process};
+/* Several results: one equation defining them all. */
+static int stage_process_multi(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
+                               const cj_val *in, int n_out, cj_val *out) {
+    stage_state *st = t->state;
+    int vars[PRIM_MAX_OPERANDS], n = 0;
+    rt_aval avals[PRIM_MAX_OPERANDS], out_avals[PRIM_MAX_RESULTS];
+    for (int i = 0; i < n_in; i++) {
+        vars[i] = stage_var(ctx, st, in[i], prim_names[prim]);
+        if (vars[i] < 0) return -1;
+        avals[i] = st->ir->vars[vars[i]];
+    }
+    if (core_abstract_eval_multi(ctx, prim, p, n_in, avals, &n, out_avals) != 0) return -1;
+    if (n != n_out) return prim_error(ctx, CJ_ERR_INTERNAL, prim, "bound for %d results, it has %d", n_out, n);
+    int var = ir_add_eqn_multi(st->ir, prim, p, n_in, vars, n, out_avals);
+    if (var < 0) return core_oom(ctx, prim_names[prim]);
+    for (int j = 0; j < n; j++) {
+        out[j] = stage_tracer(ctx, st, var + j);
+        if (!out[j].slot) return -1;
+    }
+    return 0;
+}
+
+static const trace_ops stage_ops = {"jit", stage_process, stage_process_multi};
 
 ir_func *func_staging_ir(cj_ctx *ctx) {
     if (ctx->dynamic_level <= 0 || ctx->dynamic_level >= ctx->n_traces) return NULL;

@@ -17,6 +17,8 @@ typedef struct func_ops {
     void (*free_state)(cj_func *f);
 } func_ops;
 
+#define FUNC_MEMO 8
+
 struct cj_func {
     cj_ctx *ctx;
     char *name;
@@ -30,6 +32,11 @@ struct cj_func {
     cj_func *inner; /* transformations: the wrapped function */
     void *state;
     cj_func *next; /* the context's list */
+    /* Objects derived from this function that a later call may reuse (the
+     * control-flow records traced from it: cf_record_dedupe), one
+     * reference each, dropped when the function is freed. */
+    prim_ref *memo[FUNC_MEMO];
+    int next_memo; /* round-robin replacement */
     cj_func *live_next; /* the registry of live function objects (func.c) */
 };
 
@@ -44,6 +51,8 @@ struct cj_func {
  * (NULL-safe). */
 cj_func *func_retain(cj_func *f);
 void func_release(cj_func *f);
+/* Remembers r in f->memo (taking a reference), replacing the oldest. */
+void func_memo_add(cj_func *f, prim_ref *r);
 
 /* f when it is a live function object — made by cj_func_new or a
  * transformation, not freed, its context not freed — else NULL. It never

@@ -13,6 +13,7 @@ void ir_free(ir_func *f) {
     if (!f) return;
     rt_mem *m = f->mem;
     for (int i = 0; i < f->n_consts; i++) rt_array_unref(f->consts[i].val);
+    for (int k = 0; k < f->n_eqns; k++) prim_ref_release(f->eqns[k].params.ref);
     if (f->vars) rt_free(m, f->vars, sizeof(rt_aval) * (size_t)f->cap_vars);
     if (f->in) rt_free(m, f->in, sizeof(int) * (size_t)f->cap_in);
     if (f->consts) rt_free(m, f->consts, sizeof(ir_const) * (size_t)f->cap_consts);
@@ -60,12 +61,21 @@ int ir_add_const(ir_func *f, rt_array *arr) {
 
 int ir_add_eqn(ir_func *f, prim_id prim, const prim_params *p, int n_in, const int *in,
                const rt_aval *out_aval) {
+    return ir_add_eqn_multi(f, prim, p, n_in, in, 1, out_aval);
+}
+
+int ir_add_eqn_multi(ir_func *f, prim_id prim, const prim_params *p, int n_in, const int *in, int n_out,
+                     const rt_aval *out_avals) {
+    if (n_out < 1) return -1;
     if (grow(f->mem, (void **)&f->eqns, &f->cap_eqns, f->n_eqns, 1, sizeof(ir_eqn))) return -1;
     if (grow(f->mem, (void **)&f->operands, &f->cap_operands, f->n_operands, n_in, sizeof(int)))
         return -1;
-    int v = ir_add_var(f, out_aval);
-    if (v < 0) return -1;
+    if (grow(f->mem, (void **)&f->vars, &f->cap_vars, f->n_vars, n_out, sizeof(rt_aval))) return -1;
+    int v = f->n_vars; /* the outputs are consecutive: room was made for all */
+    for (int j = 0; j < n_out; j++) ir_add_var(f, &out_avals[j]);
     ir_eqn *e = &f->eqns[f->n_eqns++];
+    e->n_out = n_out;
+    prim_ref_retain(p->ref);
     e->prim = prim;
     e->params = *p;
     e->n_in = n_in;
@@ -122,6 +132,7 @@ ir_func *ir_copy(const ir_func *f) {
         return NULL;
     }
     if (f->n_eqns) memcpy(g->eqns, f->eqns, sizeof(ir_eqn) * (size_t)f->n_eqns);
+    for (int k = 0; k < f->n_eqns; k++) prim_ref_retain(f->eqns[k].params.ref);
     if (f->n_operands) memcpy(g->operands, f->operands, sizeof(int) * (size_t)f->n_operands);
     if (f->n_out) memcpy(g->out, f->out, sizeof(int) * (size_t)f->n_out);
     g->n_eqns = f->n_eqns;
@@ -136,8 +147,6 @@ ir_func *ir_copy(const ir_func *f) {
     return g;
 }
 
-void (*ir_print_constructs)(cj_ctx *ctx, const ir_func *f, strbuf *sb);
-
 /* ---- structural equality ---- */
 int ir_same(const ir_func *a, const ir_func *b) {
     if (a->n_vars != b->n_vars || a->n_in != b->n_in || a->n_out != b->n_out || a->n_eqns != b->n_eqns ||
@@ -150,6 +159,7 @@ int ir_same(const ir_func *a, const ir_func *b) {
     for (int k = 0; k < a->n_eqns; k++) {
         const ir_eqn *x = &a->eqns[k], *y = &b->eqns[k];
         if (x->prim != y->prim || x->n_in != y->n_in || x->in_start != y->in_start || x->out != y->out ||
+            x->n_out != y->n_out ||
             x->region != y->region || memcmp(&x->params, &y->params, sizeof x->params))
             return 0;
     }
@@ -191,28 +201,36 @@ int ir_verify(cj_ctx *ctx, const ir_func *f) {
     for (int k = 0; k < f->n_eqns; k++) {
         const ir_eqn *e = &f->eqns[k];
         const int *in = ir_eqn_inputs(f, e);
-        rt_aval avals[PRIM_MAX_OPERANDS], out;
+        rt_aval avals[PRIM_MAX_OPERANDS], outs[PRIM_MAX_RESULTS];
+        int n_out = 1;
         if (e->n_in > PRIM_MAX_OPERANDS) FAIL("ir verify: equation %d (%s) has %d operands", k, prim_names[e->prim], e->n_in);
         for (int i = 0; i < e->n_in; i++) {
             if (in[i] < 0 || in[i] >= f->n_vars || !defined[in[i]])
                 FAIL("ir verify: equation %d (%s) uses variable %d before it is defined", k, prim_names[e->prim], in[i]);
             avals[i] = f->vars[in[i]];
         }
-        if (core_abstract_eval(ctx, e->prim, &e->params, e->n_in, avals, &out) != 0) {
+        if (core_abstract_eval_multi(ctx, e->prim, &e->params, e->n_in, avals, &n_out, outs) != 0) {
             char msg[900];
             snprintf(msg, sizeof msg, "%.800s", ctx->msg);
             cj_error_clear(ctx);
             FAIL("ir verify: equation %d (%s) does not type-check: %.700s", k, prim_names[e->prim], msg);
         }
-        if (e->out < 0 || e->out >= f->n_vars || defined[e->out])
-            FAIL("ir verify: equation %d (%s) defines variable %d twice or out of range", k, prim_names[e->prim], e->out);
-        if (!rt_aval_equal(&out, &f->vars[e->out])) {
-            char a[96], b[96];
-            rt_aval_str(&out, a, sizeof a);
-            rt_aval_str(&f->vars[e->out], b, sizeof b);
-            FAIL("ir verify: equation %d (%s) computes %s but its variable says %s", k, prim_names[e->prim], a, b);
+        if (n_out != e->n_out)
+            FAIL("ir verify: equation %d (%s) has %d results, its primitive computes %d", k, prim_names[e->prim],
+                 e->n_out, n_out);
+        for (int j = 0; j < n_out; j++) {
+            int v = e->out + j;
+            if (v < 0 || v >= f->n_vars || defined[v])
+                FAIL("ir verify: equation %d (%s) defines variable %d twice or out of range", k, prim_names[e->prim], v);
+            if (!rt_aval_equal(&outs[j], &f->vars[v])) {
+                char a[96], b[96];
+                rt_aval_str(&outs[j], a, sizeof a);
+                rt_aval_str(&f->vars[v], b, sizeof b);
+                FAIL("ir verify: equation %d (%s) computes %s for result %d but its variable says %s", k,
+                     prim_names[e->prim], a, j, b);
+            }
+            defined[v] = 1;
         }
-        defined[e->out] = 1;
     }
     for (int i = 0; i < f->n_out; i++)
         if (f->out[i] < 0 || f->out[i] >= f->n_vars || !defined[f->out[i]])
@@ -266,10 +284,17 @@ void ir_var_ordinals(const ir_func *f, int *names) {
     for (int i = 0; i < f->n_consts; i++)
         if (f->consts[i].val->aval.rank != 0) names[f->consts[i].var] = next++;
     for (int i = 0; i < f->n_in; i++) names[f->in[i]] = next++;
-    for (int k = 0; k < f->n_eqns; k++) names[f->eqns[k].out] = next++;
+    for (int k = 0; k < f->n_eqns; k++)
+        for (int j = 0; j < f->eqns[k].n_out; j++) names[f->eqns[k].out + j] = next++;
 }
 
-void ir_print(const ir_func *f, strbuf *sb) {
+void ir_print(const ir_func *f, strbuf *sb) { ir_print_indented(f, sb, 0); }
+
+static void print_indent(strbuf *sb, int indent) {
+    for (int i = 0; i < indent; i++) sb_printf(sb, "  ");
+}
+
+void ir_print_indented(const ir_func *f, strbuf *sb, int indent) {
     int *names = rt_alloc(f->mem, sizeof(int) * ((size_t)f->n_vars + 1));
     const rt_array **literal = rt_calloc(f->mem, sizeof(rt_array *) * ((size_t)f->n_vars + 1));
     if (!names || !literal) {
@@ -297,10 +322,23 @@ void ir_print(const ir_func *f, strbuf *sb) {
     sb_printf(sb, ". let\n");
     for (int k = 0; k < f->n_eqns; k++) {
         const ir_eqn *e = &f->eqns[k];
+        print_indent(sb, indent);
         sb_printf(sb, "    ");
-        print_var(sb, f, e->out, names, 1);
+        for (int j = 0; j < e->n_out; j++) {
+            if (j) sb_printf(sb, " ");
+            print_var(sb, f, e->out + j, names, 1);
+        }
         sb_printf(sb, " = %s", prim_names[e->prim]);
-        if (prim_rules[e->prim].print_params) {
+        if (prim_rules[e->prim].print_params_long) {
+            sb_printf(sb, "[");
+            if (prim_rules[e->prim].print_params) {
+                char p[1024];
+                prim_rules[e->prim].print_params(&e->params, p, sizeof p);
+                sb_printf(sb, "%s", p);
+            }
+            prim_rules[e->prim].print_params_long(&e->params, sb, indent + 2);
+            sb_printf(sb, "]");
+        } else if (prim_rules[e->prim].print_params) {
             char p[1024];
             prim_rules[e->prim].print_params(&e->params, p, sizeof p);
             if (p[0]) sb_printf(sb, "[%s]", p);
@@ -313,13 +351,14 @@ void ir_print(const ir_func *f, strbuf *sb) {
         }
         sb_printf(sb, "\n");
     }
+    print_indent(sb, indent);
     sb_printf(sb, "  in (");
     for (int i = 0; i < f->n_out; i++) {
         if (literal[f->out[i]]) print_literal(sb, literal[f->out[i]]);
         else print_var(sb, f, f->out[i], names, 0);
         sb_printf(sb, f->n_out == 1 ? "," : (i + 1 < f->n_out ? ", " : ""));
     }
-    sb_printf(sb, ") }\n");
+    sb_printf(sb, indent ? ") }" : ") }\n");
 done:
     if (names) rt_free(f->mem, names, sizeof(int) * ((size_t)f->n_vars + 1));
     if (literal) rt_free(f->mem, literal, sizeof(rt_array *) * ((size_t)f->n_vars + 1));

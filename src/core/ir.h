@@ -8,6 +8,12 @@
  * Variables are integers indexing `vars` (their types). Inputs, constants
  * (variables bound to arrays the function closed over) and equation
  * outputs each define a variable once; equations are in a valid order.
+ * An equation may define several variables (a control-flow construct's
+ * outputs): they are consecutive, made together by the builder, and a pass
+ * that rebuilds a program maps each of them; a live equation keeps all its
+ * outputs. Parameters may hold sub-programs by reference (prim_ref): each
+ * equation holds one reference, taken by ir_add_eqn and ir_copy and
+ * dropped by ir_free.
  * The builder, verifier, printer and evaluator live in ir.c and eval.c. */
 #ifndef CJ_IR_H
 #define CJ_IR_H
@@ -19,7 +25,9 @@ typedef struct ir_eqn {
     prim_params params;
     int n_in;
     int in_start; /* offset into ir_func.operands */
-    int out;      /* the variable it defines */
+    int out;      /* the first variable it defines */
+    int n_out;    /* how many: the consecutive variables out .. out+n_out-1
+                     (1 but for primitives with multiple_results) */
     int region;   /* the innermost region it was traced in (0: none) */
 } ir_eqn;
 
@@ -63,6 +71,10 @@ int ir_add_input(ir_func *f, const rt_aval *aval);
 int ir_add_const(ir_func *f, rt_array *arr); /* adds its own reference to arr */
 int ir_add_eqn(ir_func *f, prim_id prim, const prim_params *p, int n_in, const int *in,
                const rt_aval *out_aval);
+/* An equation of n_out results (types out_avals): returns the first of its
+ * n_out consecutive variables, or -1. */
+int ir_add_eqn_multi(ir_func *f, prim_id prim, const prim_params *p, int n_in, const int *in, int n_out,
+                     const rt_aval *out_avals);
 int ir_add_output(ir_func *f, int var); /* 0 or -1 */
 /* A new region (id >= 1) inside `parent`, or -1 on out of memory. New
  * equations are tagged with f->cur_region. */
@@ -70,6 +82,8 @@ int ir_add_region(ir_func *f, int parent, const void *policy);
 static inline const int *ir_eqn_inputs(const ir_func *f, const ir_eqn *e) {
     return f->operands + e->in_start;
 }
+/* Whether e defines variable v. */
+static inline int ir_eqn_defines(const ir_eqn *e, int v) { return v >= e->out && v < e->out + e->n_out; }
 
 /* Whether two programs are the same: variables, equations (parameters
  * bytewise), constants (by value), regions. Two traces of one function
@@ -86,12 +100,10 @@ void ir_name_str(int ordinal, char buf[16]);
 /* Checks SSA form and re-runs abstract_eval on every equation: returns 0, or
  * -1 with a message in ctx ("ir verify: equation 3 (add): ..."). */
 int ir_verify(cj_ctx *ctx, const ir_func *f);
-/* Appends the text form to sb. */
+/* Appends the text form to sb; sub-programs held by parameters print
+ * inline (ir_print_indented: equations indented by `indent` levels). */
 void ir_print(const ir_func *f, strbuf *sb);
-/* Set by the control-flow layer: appends the sub-programs of the
- * constructs f mentions (their equations print only the construct's id).
- * NULL until that layer registers. */
-extern void (*ir_print_constructs)(cj_ctx *ctx, const ir_func *f, strbuf *sb);
+void ir_print_indented(const ir_func *f, strbuf *sb, int indent);
 
 /* Evaluates f on concrete arrays (references are borrowed; outputs are new
  * references). Frees every intermediate after its last use. 0 or -1. */

@@ -11,7 +11,7 @@
 
 #include "core.h"
 
-static const trace_ops eval_ops = {"eval", core_eval_process};
+static const trace_ops eval_ops = {"eval", core_eval_process, core_eval_process_multi};
 
 int core_traces_init(cj_ctx *ctx) {
     core_trace *t = rt_calloc(ctx->mem, sizeof *t);
@@ -64,8 +64,29 @@ core_trace *core_value_trace(cj_ctx *ctx, const core_value *v) {
     return v->kind == VALUE_TRACER ? ctx->traces[v->level] : ctx->traces[0];
 }
 
+int core_abstract_eval_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
+                             int *n_out, rt_aval *out) {
+    if (!prim_rules[prim].multiple_results) {
+        *n_out = 1;
+        return core_abstract_eval(ctx, prim, p, n_in, in, out);
+    }
+    if (prim_arity[prim] >= 0 && n_in != prim_arity[prim])
+        return prim_error(ctx, CJ_ERR_ARG, prim, "takes %d operands, got %d", prim_arity[prim], n_in);
+    if (!prim_rules[prim].abstract_eval_multi) return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "has no shape rule yet");
+    *n_out = 0;
+    if (prim_rules[prim].abstract_eval_multi(ctx, prim, p, n_in, in, n_out, out) != 0) return -1;
+    if (*n_out < 1 || *n_out > PRIM_MAX_RESULTS)
+        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "the shape rule gave %d results (1..%d)", *n_out,
+                          PRIM_MAX_RESULTS);
+    for (int j = 0; j < *n_out; j++)
+        if (core_check_result(ctx, prim, n_in, in, &out[j]) != 0) return -1;
+    return 0;
+}
+
 int core_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
                        rt_aval *out) {
+    if (prim_rules[prim].multiple_results)
+        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "has several results: bound as if it had one");
     if (prim_arity[prim] >= 0 && n_in != prim_arity[prim])
         return prim_error(ctx, CJ_ERR_ARG, prim, "takes %d operands, got %d", prim_arity[prim], n_in);
     if (!prim_rules[prim].abstract_eval)
@@ -111,6 +132,33 @@ rt_array *core_apply_impl(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     return out;
 }
 
+int core_apply_impl_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,
+                          int n_out, const rt_aval *out_avals, rt_array **out) {
+    for (int j = 0; j < n_out; j++) out[j] = NULL;
+    if (!prim_rules[prim].multiple_results) {
+        out[0] = core_apply_impl(ctx, prim, p, n_in, in, out_avals);
+        return out[0] ? 0 : -1;
+    }
+    if (!prim_rules[prim].impl_multi) return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "has no eager kernel yet");
+    for (int j = 0; j < n_out; j++) {
+        out[j] = rt_array_new(ctx->mem, &out_avals[j]);
+        if (!out[j]) {
+            char t[96];
+            rt_aval_str(&out_avals[j], t, sizeof t);
+            prim_error(ctx, CJ_ERR_OOM, prim, "out of memory allocating result %d, %s", j, t);
+            break;
+        }
+    }
+    if (ctx->err || prim_rules[prim].impl_multi(ctx, prim, p, n_in, in, n_out, out) != 0) {
+        for (int j = 0; j < n_out; j++) {
+            rt_array_unref(out[j]);
+            out[j] = NULL;
+        }
+        return -1;
+    }
+    return 0;
+}
+
 #define MAX_BIND_INPUTS PRIM_MAX_OPERANDS
 
 int core_eval_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
@@ -130,11 +178,35 @@ int core_eval_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_param
     return out->slot ? 0 : -1;
 }
 
-static cj_val bind_held(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in) {
-    if (ctx->err) return core_err_val(ctx);
+int core_eval_process_multi(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
+                            const cj_val *in, int n_out, cj_val *out) {
+    (void)t;
+    rt_aval in_avals[MAX_BIND_INPUTS], out_avals[PRIM_MAX_RESULTS];
+    rt_array *arrays[MAX_BIND_INPUTS], *res[PRIM_MAX_RESULTS];
+    int n = 0;
+    for (int i = 0; i < n_in; i++) {
+        core_value *v = core_peek(in[i]);
+        arrays[i] = v->arr;
+        in_avals[i] = v->aval;
+    }
+    if (core_abstract_eval_multi(ctx, prim, p, n_in, in_avals, &n, out_avals) != 0) return -1;
+    if (n != n_out) return prim_error(ctx, CJ_ERR_INTERNAL, prim, "bound for %d results, it has %d", n_out, n);
+    if (core_apply_impl_multi(ctx, prim, p, n_in, arrays, n, out_avals, res) != 0) return -1;
+    int ok = 1;
+    for (int j = 0; j < n; j++) {
+        out[j] = core_wrap_array(ctx, res[j]);
+        ok &= out[j].slot != 0;
+    }
+    return ok ? 0 : -1;
+}
+
+/* The trace that processes a binding: the innermost among the operands'
+ * and the dynamic one. NULL with the error recorded. */
+static core_trace *bind_trace(cj_ctx *ctx, prim_id prim, int n_in, const cj_val *in) {
+    if (ctx->err) return NULL;
     if (n_in > MAX_BIND_INPUTS) {
         prim_error(ctx, CJ_ERR_ARG, prim, "at most %d operands, got %d", MAX_BIND_INPUTS, n_in);
-        return core_err_val(ctx);
+        return NULL;
     }
     int level = ctx->dynamic_level;
     for (int i = 0; i < n_in; i++) {
@@ -146,13 +218,22 @@ static cj_val bind_held(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_i
                            i);
             else
                 prim_error(ctx, CJ_ERR_ARG, prim, "operand %d belongs to another context", i);
-            return core_err_val(ctx);
+            return NULL;
         }
         core_value *v = core_get(in[i], prim_names[prim]);
-        if (!v) return core_err_val(ctx);
+        if (!v) return NULL;
         if (v->kind == VALUE_TRACER && v->level > level) level = v->level;
     }
-    core_trace *t = ctx->traces[level];
+    return ctx->traces[level];
+}
+
+static cj_val bind_held(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in) {
+    core_trace *t = bind_trace(ctx, prim, n_in, in);
+    if (!t) return core_err_val(ctx);
+    if (prim_rules[prim].multiple_results) {
+        prim_error(ctx, CJ_ERR_INTERNAL, prim, "has several results: bound as if it had one");
+        return core_err_val(ctx);
+    }
     cj_val out = core_err_val(ctx);
     if (t->ops->process(ctx, t, prim, p, n_in, in, &out) != 0) return core_err_val(ctx);
     return out;
@@ -164,4 +245,31 @@ cj_val core_bind(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, cons
     cj_val out = bind_held(ctx, prim, p, n_in, in);
     core_leave(ctx);
     return out;
+}
+
+int core_bind_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, int n_out,
+                    cj_val *out) {
+    for (int j = 0; j < n_out; j++) out[j] = core_err_val(ctx);
+    if (!ctx) return -1;
+    if (n_out < 1 || n_out > PRIM_MAX_RESULTS)
+        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "bound for %d results (1..%d)", n_out, PRIM_MAX_RESULTS);
+    if (!prim_rules[prim].multiple_results) {
+        if (n_out != 1) return prim_error(ctx, CJ_ERR_INTERNAL, prim, "has one result, bound for %d", n_out);
+        out[0] = core_bind(ctx, prim, p, n_in, in);
+        return out[0].slot ? 0 : -1;
+    }
+    if (core_enter(ctx, prim_names[prim]) != 0) return -1;
+    core_trace *t = bind_trace(ctx, prim, n_in, in);
+    int status = -1;
+    if (t) {
+        status = t->ops->process_multi ? t->ops->process_multi(ctx, t, prim, p, n_in, in, n_out, out)
+                                       : prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "%s: no way to bind several results",
+                                                    t->ops->name);
+        if (status != 0 || ctx->err) {
+            status = -1;
+            for (int j = 0; j < n_out; j++) out[j] = core_err_val(ctx);
+        }
+    }
+    core_leave(ctx);
+    return status;
 }

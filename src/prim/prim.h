@@ -15,6 +15,9 @@
  * binds, stages, evaluates or transforms one equation sizes its per-operand
  * tables by it; core_bind refuses more. */
 #define PRIM_MAX_OPERANDS 128
+/* The most results one equation defines (a construct's outputs, with the
+ * residuals its linearization adds). */
+#define PRIM_MAX_RESULTS 64
 
 #include "../runtime/runtime.h"
 
@@ -33,6 +36,25 @@ typedef struct prim_ivec {
     int64_t v[CJ_MAX_RANK];
 } prim_ivec;
 
+/* A reference-counted object a parameter holds by reference: the body
+ * programs of a control-flow construct (as JAX's
+ * `while_p.bind(cond_jaxpr=..., body_jaxpr=...)`). Every equation whose
+ * params name it holds one reference (ir_add_eqn and ir_copy take it,
+ * ir_free drops it); parameters compare and hash it by identity, so the
+ * owner deduplicates equal objects (cf_record_dedupe). `release` frees the
+ * object when the last reference goes. */
+typedef struct prim_ref {
+    int refs;
+    void (*release)(struct prim_ref *r);
+} prim_ref;
+static inline prim_ref *prim_ref_retain(prim_ref *r) {
+    if (r) r->refs++;
+    return r;
+}
+static inline void prim_ref_release(prim_ref *r) {
+    if (r && --r->refs == 0) r->release(r);
+}
+
 /* Parameters of every primitive; each uses the fields its comment names.
  * Always start from prim_params_zero() so unused bytes compare equal. */
 typedef struct prim_params {
@@ -49,8 +71,8 @@ typedef struct prim_params {
                         preferred_element_type (must equal the operands') */
     int weak;        /* convert: result weakly typed */
     int flag;        /* cumulative: reverse; gather/scatter: 0 take, 1 along;
-                        custom calls and control flow: the record's id */
-    int index;       /* control flow: which of the construct's outputs */
+                        custom calls: the record's id */
+    prim_ref *ref;   /* control flow: the construct's record (its bodies) */
 } prim_params;
 
 prim_params prim_params_zero(void);
@@ -216,6 +238,32 @@ typedef struct prim_index_map {
  * types into *m. 0, or -1 when the primitive is not data movement. */
 typedef int (*prim_index_map_fn)(const prim_params *p, int n_in, const rt_aval *in, const rt_aval *out,
                                  int operand, prim_index_map *m);
+/* Primitives with several results (multiple_results set in the rule; a
+ * control-flow construct) use these forms beside the single-result ones.
+ * An equation of such a primitive defines n_out consecutive variables.
+ *   abstract_eval_multi: writes *n_out (at most PRIM_MAX_RESULTS) and the
+ *     result types;
+ *   impl_multi: the n_out results, allocated by the caller;
+ *   batch_multi: every result with its batch axis;
+ *   jvp_multi: every primal result (the rule binds the primitive, or what
+ *     replaces it, itself) and every tangent (slot 0 for zero);
+ *   transpose_multi: the cotangents of every result (slot 0 for zero,
+ *     never all zero) → those of the linear operands.
+ * Each returns 0, or -1 with the error recorded. */
+typedef int (*prim_abstract_eval_multi_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                                           const rt_aval *in, int *n_out, rt_aval *out);
+typedef int (*prim_impl_multi_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                                  rt_array *const *in, int n_out, rt_array *const *out);
+typedef int (*prim_batch_multi_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                                   const cj_val *in, const int64_t *bdim, int64_t size, int n_out, cj_val *out,
+                                   int64_t *out_bdim);
+typedef int (*prim_jvp_multi_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                                 const cj_val *tin, int n_out, cj_val *primal, cj_val *tout);
+typedef int (*prim_transpose_multi_fn)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                                       const cj_val *in, const int *linear, const rt_aval *in_avals, int n_out,
+                                       const cj_val *ct, cj_val *ct_in);
+
+struct strbuf;
 
 typedef struct prim_rule {
     prim_abstract_eval_fn abstract_eval;
@@ -227,14 +275,25 @@ typedef struct prim_rule {
     prim_batch_fn batch;
     prim_jvp_fn jvp;             /* every primitive */
     /* Optional: a jvp rule that also makes the primal output (the driver
-     * then does not bind the primitive itself). Control flow uses it: its
-     * jvp runs a construct that returns the primal outputs with the
-     * residuals, and binding the original too would run the loop twice.
-     * `out` is passed as a slot-0 handle; the rule writes *primal too. */
+     * then does not bind the primitive itself), for a rule whose tangent
+     * computation yields the primal too. `out` is passed as a slot-0
+     * handle; the rule writes *primal too. (jvp_multi always works so.) */
     int (*jvp_full)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                     const cj_val *tin, cj_val *primal, cj_val *tout);
     prim_transpose_fn transpose; /* primitives that can be linear */
     prim_index_map_fn index_map; /* data movement that fuses into loops (see prim_index_map) */
+    /* several results: the forms above replace abstract_eval, impl,
+     * batch, jvp and transpose */
+    int multiple_results;
+    prim_abstract_eval_multi_fn abstract_eval_multi;
+    prim_impl_multi_fn impl_multi;
+    prim_batch_multi_fn batch_multi;
+    prim_jvp_multi_fn jvp_multi;
+    prim_transpose_multi_fn transpose_multi;
+    /* Optional: parameters holding sub-programs, printed inside the
+     * brackets after print_params' text (bodies inline, as jaxprs show
+     * them); `indent` is the depth of the enclosing program's equations. */
+    void (*print_params_long)(const prim_params *p, struct strbuf *sb, int indent);
 } prim_rule;
 
 extern prim_rule prim_rules[PRIM_COUNT];

@@ -86,7 +86,36 @@ static int batch_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_pa
     return out->slot ? 0 : -1;
 }
 
-static const trace_ops batch_ops = {"vmap", batch_process};
+/* Several results: the primitive's batch_multi rule gives each its axis. */
+static int batch_process_multi(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
+                               const cj_val *in, int n_out, cj_val *out) {
+    batch_trace *bt = t->state;
+    cj_val vals[PRIM_MAX_OPERANDS], r[PRIM_MAX_RESULTS];
+    int64_t bdims[PRIM_MAX_OPERANDS], rb[PRIM_MAX_RESULTS];
+    int any = 0;
+    for (int i = 0; i < n_in; i++) {
+        core_value *v = core_peek(in[i]);
+        if (v->kind == VALUE_TRACER && v->level == t->level) {
+            vals[i] = v->sub[0];
+            bdims[i] = v->tag;
+            any = 1;
+        } else {
+            vals[i] = in[i];
+            bdims[i] = BDIM_NONE;
+        }
+    }
+    if (!any) return core_bind_multi(ctx, prim, p, n_in, vals, n_out, out);
+    if (!prim_rules[prim].batch_multi)
+        return core_error(ctx, CJ_ERR_UNSUPPORTED, "vmap: no batching rule for '%s'", prim_names[prim]);
+    if (prim_rules[prim].batch_multi(ctx, prim, p, n_in, vals, bdims, bt->size, n_out, r, rb) != 0) return -1;
+    for (int j = 0; j < n_out; j++) {
+        out[j] = rb[j] == BDIM_NONE ? r[j] : wrap(ctx, bt, r[j], rb[j]);
+        if (!out[j].slot) return -1;
+    }
+    return 0;
+}
+
+static const trace_ops batch_ops = {"vmap", batch_process, batch_process_multi};
 
 /* ---- the function object ---- */
 cj_func *cj_vmap(cj_func *inner, const cj_vmap_opts *opts) {
