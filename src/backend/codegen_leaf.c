@@ -31,15 +31,7 @@
 
 #include "codegen.h"
 
-static const char *ctype(cj_dtype dt) {
-    switch (dt) {
-    case CJ_BOOL: return "unsigned char";
-    case CJ_I32: return "int";
-    case CJ_I64: return "long long";
-    case CJ_F32: return "float";
-    default: return "double";
-    }
-}
+static const char *ctype(cj_dtype dt) { return prim_c_type(dt); }
 
 static int n_maps(const ir_eqn *e) { return e->n_in ? e->n_in : 1; }
 

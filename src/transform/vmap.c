@@ -56,11 +56,9 @@ static cj_val wrap(cj_ctx *ctx, batch_trace *bt, cj_val val, int64_t bdim) {
     return h;
 }
 
-static int batch_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
-                         const cj_val *in, cj_val *out) {
-    batch_trace *bt = t->state;
-    cj_val vals[PRIM_MAX_OPERANDS];
-    int64_t bdims[PRIM_MAX_OPERANDS];
+/* Each operand one level down, with its batch axis (BDIM_NONE when it is
+ * not this trace's tracer). Whether any is batched. */
+static int unwrap_operands(const core_trace *t, int n_in, const cj_val *in, cj_val *vals, int64_t *bdims) {
     int any = 0;
     for (int i = 0; i < n_in; i++) {
         core_value *v = core_peek(in[i]);
@@ -73,6 +71,15 @@ static int batch_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_pa
             bdims[i] = BDIM_NONE;
         }
     }
+    return any;
+}
+
+static int batch_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
+                         const cj_val *in, cj_val *out) {
+    batch_trace *bt = t->state;
+    cj_val vals[PRIM_MAX_OPERANDS];
+    int64_t bdims[PRIM_MAX_OPERANDS];
+    int any = unwrap_operands(t, n_in, in, vals, bdims);
     if (!any) { /* nothing batched: the primitive runs as it is */
         *out = core_bind(ctx, prim, p, n_in, vals);
         return out->slot ? 0 : -1;
@@ -92,18 +99,7 @@ static int batch_process_multi(cj_ctx *ctx, core_trace *t, prim_id prim, const p
     batch_trace *bt = t->state;
     cj_val vals[PRIM_MAX_OPERANDS], r[PRIM_MAX_RESULTS];
     int64_t bdims[PRIM_MAX_OPERANDS], rb[PRIM_MAX_RESULTS];
-    int any = 0;
-    for (int i = 0; i < n_in; i++) {
-        core_value *v = core_peek(in[i]);
-        if (v->kind == VALUE_TRACER && v->level == t->level) {
-            vals[i] = v->sub[0];
-            bdims[i] = v->tag;
-            any = 1;
-        } else {
-            vals[i] = in[i];
-            bdims[i] = BDIM_NONE;
-        }
-    }
+    int any = unwrap_operands(t, n_in, in, vals, bdims);
     if (!any) return core_bind_multi(ctx, prim, p, n_in, vals, n_out, out);
     if (!prim_rules[prim].batch_multi)
         return core_error(ctx, CJ_ERR_UNSUPPORTED, "vmap: no batching rule for '%s'", prim_names[prim]);
