@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "backend/control_run.h"
 #include "control/control.h"
 #include "harness.h"
 #include "test_util.h"

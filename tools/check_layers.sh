@@ -114,8 +114,9 @@ END {
         print "check_layers: " (n_bad + 0) " problem(s); the layer order and the exceptions are in tools/layers.txt"
         exit 1
     }
-    printf "check_layers: %d files in %d layers depend only downward, but for %d listed exception(s)\n",
-           length(files), n_layer, n_excepted + 0
+    if (n_excepted) printf "check_layers: %d files in %d layers depend only downward, but for %d listed exception(s)\n",
+                           length(files), n_layer, n_excepted
+    else printf "check_layers: %d files in %d layers depend only downward, with no exceptions\n", length(files), n_layer
 }' "$layers" "$tmp/nm" || status=1
 
 # The shared library's exports against the header's declarations: each

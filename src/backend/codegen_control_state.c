@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "control_run.h"
 #include "program_impl.h"
 
 /* ---- callbacks ---- */

@@ -12,7 +12,7 @@
  * affine map, element by element through the windows of concatenate and
  * pad — slowly, but the generated code is the fast path). A SINGLE kernel calls its primitive's
  * eager kernel on whole buffers; a control-flow construct's kernel runs
- * through cf_run (src/control/run.c), looping in the runtime over its
+ * through cf_run (control_run.c), looping in the runtime over its
  * compiled bodies, unless the program's generated C runs the construct
  * itself (codegen_control.c). The arena and the scratch are allocated
  * on the first run and kept, so steady-state calls allocate only their
@@ -24,7 +24,7 @@
 #include "../prim/elementwise_kernels.h"
 #include "../runtime/threads.h"
 #include "backend.h"
-#include "../control/control.h"
+#include "control_run.h"
 #include "program_impl.h"
 
 #define TILE 1024

@@ -10,8 +10,8 @@
  * a reference; so do the records derived from it (its jvp halves, its
  * batched forms) and the function objects that remember it for reuse
  * (cf_record_dedupe). Evaluating the equation runs the construct once,
- * whatever outputs are read (record.c, run.c, prims.c; api.c has the
- * public functions). */
+ * whatever outputs are read (record.c, prims.c, and the runtime loop in
+ * src/backend/control_run.c; api.c has the public functions). */
 #ifndef CJ_CONTROL_H
 #define CJ_CONTROL_H
 
@@ -96,26 +96,9 @@ static inline void cf_record_release(cf_record *rec) { prim_ref_release(rec ? &r
  * branches traced so far must not become that construct.) */
 cf_record *cf_record_dedupe(cj_ctx *ctx, cf_record *rec, cj_func *owner);
 
-/* Runs a construct on concrete arrays into `out`, its n_out results
- * allocated by the caller; 0, or -1 with the error recorded. The
- * sub-programs are prepared on first use with `mode` (the enclosing
- * program's backend; CJ_BACKEND_DEFAULT when run eagerly) and kept. Each
- * call counts one run (cf_runs_for_testing). */
-int cf_run(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *operands, rt_array *const *out);
-/* Runs of constructs in this process: cf_run calls (eager, the
- * interpreter, nested ones included) and runs of a construct's generated
- * code (native_construct_runs_for_testing). */
-long cf_runs_for_testing(void);
 /* Records alive in this process, for tests of reuse and lifetimes. */
 long cf_records_made_for_testing(void);
 long cf_records_live_for_testing(void);
-
-/* Prepares every sub-program of rec not prepared yet, as cf_run would
- * (with `mode`, loop bodies taking their carries as donated), for an
- * enclosing program whose generated code runs the construct itself
- * (src/backend/codegen_control.c): their own generated code is then built
- * only if cf_run ever runs them. 0, or -1 with the error recorded. */
-int cf_prepare(cj_ctx *ctx, cf_record *rec, cj_backend mode);
 
 /* Binds the construct (one equation of its rec->n_out results) through the
  * current traces. */

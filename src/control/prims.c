@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../backend/control_run.h"
 #include "control.h"
 
 /* The type operand i must have, from the sub-programs' inputs. */

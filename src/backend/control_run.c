@@ -1,11 +1,18 @@
-/* run.c — running a control-flow construct on concrete arrays (control
- * layer).
+/* control_run.c — the runtime loop of control flow: a construct run on
+ * concrete arrays (backend layer, beside its generated twin,
+ * codegen_control.c).
  *
- * Used by the primitives' eager kernel and by compiled programs (a
- * construct's kernel calls cf_run once, for all its outputs), always into
- * output arrays the caller allocated: a scan writes each y slice straight
- * into its stacked output, and the final carries (a cond's results) are
- * copied once into theirs.
+ * A construct's record (src/control/control.h) holds its traced bodies;
+ * this file runs them, prepared with the backend of this layer, so the
+ * backend never calls up into control flow: the interpreter runs a
+ * construct's kernel here (interp.c), generated code takes the
+ * sub-programs cf_prepare makes, and the constructs' eager kernel
+ * (src/control/prims.c, above) calls down into it.
+ *
+ * Every run writes into output arrays the caller allocated (a construct's
+ * kernel calls cf_run once, for all its outputs): a scan writes each y
+ * slice straight into its stacked output, and the final carries (a cond's
+ * results) are copied once into theirs.
  * Sub-programs are prepared on first use with the enclosing program's
  * backend (run eagerly: the default, tiered — the interpreter at once,
  * generated C when it is built) and kept in the record. Loop carries are
@@ -13,20 +20,20 @@
  * buffer is updated in place; scan reads each x slice through a header
  * pointing into xs (no copy) and writes each y slice straight into the
  * stacked output. A compiled program whose generated C is installed runs
- * its constructs there instead (src/backend/codegen_control.c), with the
- * sub-programs cf_prepare made; this is the interpreter's path, and the
- * path of constructs generated code does not cover. */
+ * its constructs there instead (codegen_control.c), with the sub-programs
+ * cf_prepare made; this is the interpreter's path, and the path of
+ * constructs generated code does not cover. */
 #include <stdatomic.h>
 #include <string.h>
 
-#include "../backend/backend.h"
-#include "../backend/program_impl.h" /* native_construct_runs_for_testing */
-#include "control.h"
+#include "backend.h"
+#include "control_run.h"
+#include "program_impl.h" /* native_construct_runs_for_testing */
 
 static atomic_long construct_runs;
 
 /* cf_run's own runs, and those of constructs in generated code (counted by
- * the backend, below this layer) */
+ * native.c) */
 long cf_runs_for_testing(void) { return atomic_load(&construct_runs) + native_construct_runs_for_testing(); }
 
 /* Copies a result into the caller's output array (they may be one). */
