@@ -83,7 +83,7 @@ static int branch_of(const rt_array *index, int n) {
 
 static int run_cond(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array *const *out) {
     int b = branch_of(ops[0], rec->n_progs);
-    rt_array *in[128], *res[CF_MAX_OUT];
+    rt_array *in[PRIM_MAX_OPERANDS], *res[CF_MAX_OUT];
     int n = 0;
     for (int i = 0; i < rec->n_args; i++) in[n++] = ops[1 + i];
     for (int i = 0; i < rec->clo_n[b]; i++) in[n++] = ops[rec->clo_start[b] + i];

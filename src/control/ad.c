@@ -39,8 +39,8 @@ typedef struct cf_lin_info {
      * slice — the xs operand itself is the stack) or a loop-invariant
      * closure operand (2: passed once, not stacked); res_src is the index
      * among the known scan's stacked residuals / the xs / the closure */
-    uint8_t res_kind[256];
-    int res_src[256];
+    uint8_t res_kind[2 * PRIM_MAX_OPERANDS];
+    int res_src[2 * PRIM_MAX_OPERANDS];
     int n_kres, n_sres, n_ires; /* made by the step; stacked (kinds 0, 1); invariant (2) */
     /* cond: the float arguments and outputs, each branch's float closure
      * operands; the slot of each branch's residual r (slots are shared by
@@ -73,7 +73,7 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
     if (rec->ad_linear) return 0;
     const ir_func *body = rec->progs[0];
     int nc = rec->n_args, nx = rec->n_xs, ncl = rec->clo_n[0], ny = rec->n_out - nc;
-    uint8_t diff[128] = {0};
+    uint8_t diff[PRIM_MAX_OPERANDS] = {0};
     for (int i = 0; i < body->n_in; i++) diff[i] = rt_is_float(in_aval(body, i)->dtype);
     ad_linear L;
     if (ad_linearize(ctx, body, diff, &L, "scan (jvp)") != 0) return -1;
@@ -125,14 +125,14 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
         if (li->res_kind[r] == 2) li->n_ires++;
         else li->n_sres++;
     }
-    if (nc + ny + li->n_kres > CF_MAX_OUT || li->n_fc + li->n_res + li->n_fx + li->n_fclo > 128) {
+    if (nc + ny + li->n_kres > CF_MAX_OUT || li->n_fc + li->n_res + li->n_fx + li->n_fclo > PRIM_MAX_OPERANDS) {
         ir_free(perm);
         ad_linear_free(&L);
         rt_free(ctx->mem, li, sizeof *li);
         cf_record_release(K);
         cf_record_release(Lr);
-        return core_error(ctx, CJ_ERR_UNSUPPORTED, "scan: a step whose linearization needs more than %d outputs or 128 "
-                          "operands", CF_MAX_OUT);
+        return core_error(ctx, CJ_ERR_UNSUPPORTED, "scan: a step whose linearization needs more than %d outputs or %d "
+                          "operands", CF_MAX_OUT, PRIM_MAX_OPERANDS);
     }
     /* known: the scan's operands; the step also returns the residuals it
      * makes (the others are operands already) */
@@ -197,7 +197,7 @@ static int scan_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
     cf_record *K = rec->ad_known, *Lr = rec->ad_linear;
     const cf_lin_info *li = Lr->lin;
     int nc = rec->n_args, nx = rec->n_xs;
-    cj_val kout[CF_MAX_OUT], ops[512], lout[CF_MAX_OUT];
+    cj_val kout[CF_MAX_OUT], ops[2 * PRIM_MAX_OPERANDS], lout[CF_MAX_OUT];
     if (cf_bind(ctx, K, in, kout) != 0) return -1;
     for (int j = 0; j < n_out; j++) primal[j] = kout[j]; /* the known scan makes the primal outputs too */
     int n = 0;
@@ -234,7 +234,7 @@ static int scan_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     /* inputs: carry cotangents, accumulators, stacked residuals (one
      * step), ys' cotangents, invariant residuals */
     const cj_val *sres = in + nfc + nfl, *cty = sres + li->n_sres, *ires = cty + li->n_fy;
-    cj_val ct[128], ct_in[128], res[256];
+    cj_val ct[PRIM_MAX_OPERANDS], ct_in[PRIM_MAX_OPERANDS], res[2 * PRIM_MAX_OPERANDS];
     for (int r = 0, si = 0, ii = 0; r < li->n_res; r++) res[r] = li->res_kind[r] == 2 ? ires[ii++] : sres[si++];
     for (int j = 0; j < lin->n_out; j++) ct[j] = ad_zero(ctx);
     for (int j = 0; j < nfc; j++) ct[li->fc[j]] = in[j];
@@ -300,7 +300,7 @@ static int scan_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     /* the linear scan's operands: t carries, stacked residuals, t xs,
      * invariant residuals, t closure */
     int at_sres = nfc, at_tx = nfc + li->n_sres, at_ires = Lr->clo_start[0], at_tclo = at_ires + li->n_ires;
-    cj_val ops[512], res[CF_MAX_OUT];
+    cj_val ops[2 * PRIM_MAX_OPERANDS], res[CF_MAX_OUT];
     int n = 0;
     for (int j = 0; j < nfc; j++) ops[n++] = ct_or_zeros(ctx, ct[j], &Lr->out[j]);
     for (int j = 0; j < nfl; j++) ops[n++] = ad_zeros(ctx, &in_avals[at_tclo + j]);
@@ -331,7 +331,7 @@ static int cond_known_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *use
     const cond_job *job = user;
     const cf_lin_info *li = job->li;
     int n_out = job->rec->n_out, b = job->branch;
-    cj_val res[256];
+    cj_val res[2 * PRIM_MAX_OPERANDS];
     if (ir_eval_values(ctx, job->prog, in, res) != 0) return -1;
     for (int j = 0; j < n_out; j++) out[j] = res[j];
     uint8_t mine[CF_MAX_OUT] = {0};
@@ -350,7 +350,7 @@ static int cond_lin_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user)
     const cond_job *job = user;
     const cf_lin_info *li = job->li;
     int b = job->branch;
-    cj_val args[256], res[128];
+    cj_val args[2 * PRIM_MAX_OPERANDS], res[PRIM_MAX_OPERANDS];
     int n = 0;
     for (int r = 0; r < li->n_res_b[b]; r++) args[n++] = in[li->slot_of[b][r]];
     for (int j = 0; j < li->n_fa + li->n_fcl[b]; j++) args[n++] = in[li->n_slots + j];
@@ -368,7 +368,7 @@ static int cond_halves(cj_ctx *ctx, cf_record *rec) {
     if (!li) return core_oom(ctx, "cond (jvp)");
     int status = 0;
     for (int b = 0; b < nb && status == 0; b++) {
-        uint8_t diff[128] = {0};
+        uint8_t diff[PRIM_MAX_OPERANDS] = {0};
         for (int i = 0; i < rec->progs[b]->n_in; i++) diff[i] = rt_is_float(in_aval(rec->progs[b], i)->dtype);
         status = ad_linearize(ctx, rec->progs[b], diff, &L[b], "cond (jvp)");
         if (status == 0) {
@@ -406,7 +406,7 @@ static int cond_halves(cj_ctx *ctx, cf_record *rec) {
     if (!Lr) status = -1;
     for (int b = 0; b < nb && status == 0; b++) {
         /* known branch: trace it with the zero slots of the others */
-        rt_aval avals[128];
+        rt_aval avals[PRIM_MAX_OPERANDS];
         for (int i = 0; i < rec->progs[b]->n_in; i++) avals[i] = *in_aval(rec->progs[b], i);
         cond_job job = {rec, L[b].known, b, li, slot_aval};
         K->progs[b] = func_trace_body(ctx, rec->progs[b]->n_in, avals, NULL, rec->n_out + li->n_slots, cond_known_body,
@@ -466,7 +466,7 @@ static int cond_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
     if (cond_halves(ctx, rec) != 0) return -1;
     cf_record *K = rec->ad_known, *Lr = rec->ad_linear;
     const cf_lin_info *li = Lr->lin;
-    cj_val kout[CF_MAX_OUT], ops[128], lout[CF_MAX_OUT];
+    cj_val kout[CF_MAX_OUT], ops[PRIM_MAX_OPERANDS], lout[CF_MAX_OUT];
     if (cf_bind(ctx, K, in, kout) != 0) return -1;
     for (int j = 0; j < n_out; j++) primal[j] = kout[j];
     int n = 0;
@@ -495,7 +495,7 @@ static int cond_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     const cf_lin_info *li = Lr->lin;
     int b = job->branch;
     const ir_func *lin = Lr->aux[b];
-    cj_val ct[128], ct_in[128];
+    cj_val ct[PRIM_MAX_OPERANDS], ct_in[PRIM_MAX_OPERANDS];
     for (int j = 0; j < lin->n_out; j++) ct[j] = ad_zero(ctx);
     for (int j = 0; j < li->n_fo; j++) ct[li->fo[j]] = in[li->n_slots + j];
     cj_val resid[CF_MAX_OUT];
@@ -516,7 +516,7 @@ static cf_record *cond_transposed(cj_ctx *ctx, cf_record *Lr) {
     const cf_lin_info *li = Lr->lin;
     int nb = Lr->n_progs;
     /* inputs: slots, float outputs' cotangents; outputs: the linear operands' cotangents */
-    rt_aval avals[128], outs[128];
+    rt_aval avals[PRIM_MAX_OPERANDS], outs[PRIM_MAX_OPERANDS];
     int n = 0, m = 0;
     for (int s = 0; s < li->n_slots; s++) avals[n++] = *in_aval(Lr->progs[0], s);
     for (int j = 0; j < li->n_fo; j++) avals[n++] = Lr->out[j];
@@ -552,7 +552,7 @@ static int cond_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     const cf_lin_info *li = Lr->lin;
     cf_record *T = cond_transposed(ctx, Lr);
     if (!T) return -1;
-    cj_val ops[128], res[CF_MAX_OUT];
+    cj_val ops[PRIM_MAX_OPERANDS], res[CF_MAX_OUT];
     int n = 0;
     ops[n++] = in[0];
     for (int s = 0; s < li->n_slots; s++) ops[n++] = in[1 + s];
@@ -578,7 +578,7 @@ static int while_jvp_cond(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user
     const while_job *job = user;
     const cf_record *rec = job->rec;
     int nc = rec->n_args;
-    cj_val args[128];
+    cj_val args[PRIM_MAX_OPERANDS];
     for (int i = 0; i < nc; i++) args[i] = in[i];
     for (int i = 0; i < rec->clo_n[0]; i++) args[nc + i] = in[nc + job->n_fc + i];
     return ir_eval_values(ctx, rec->progs[0], args, out);
@@ -591,7 +591,7 @@ static int while_jvp_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user
     const cf_record *rec = job->rec;
     const ir_func *body = rec->progs[1];
     int nc = rec->n_args, nbc = rec->clo_n[1];
-    cj_val args[128], t[128], res[128], tres[128];
+    cj_val args[PRIM_MAX_OPERANDS], t[PRIM_MAX_OPERANDS], res[PRIM_MAX_OPERANDS], tres[PRIM_MAX_OPERANDS];
     for (int i = 0; i < nc + nbc; i++) t[i] = ad_zero(ctx);
     for (int i = 0; i < nc; i++) args[i] = in[i];
     for (int j = 0; j < job->n_fc; j++) t[job->fc[j]] = in[nc + j];
@@ -618,7 +618,7 @@ static int while_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, 
         if (rt_is_float(ad_aval(in[rec->clo_start[1] + i])->dtype)) job.fbc[job.n_fbc++] = i;
     cf_record *J = rec->ad_linear;
     if (!J) {
-        rt_aval avals[128];
+        rt_aval avals[PRIM_MAX_OPERANDS];
         int n = 0;
         for (int i = 0; i < nc; i++) avals[n++] = rec->out[i];
         for (int j = 0; j < job.n_fc; j++) avals[n++] = rec->out[job.fc[j]];
@@ -651,7 +651,7 @@ static int while_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, 
         for (int i = 0; i < n_cond; i++) J->out[i] = avals[i];
         rec->ad_linear = J;
     }
-    cj_val ops[128], res[CF_MAX_OUT];
+    cj_val ops[PRIM_MAX_OPERANDS], res[CF_MAX_OUT];
     int n = 0;
     for (int i = 0; i < nc; i++) ops[n++] = in[i];
     for (int j = 0; j < job.n_fc; j++) ops[n++] = zeros_or(ctx, tin[job.fc[j]], &rec->out[job.fc[j]]);

@@ -105,7 +105,7 @@ static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func 
                        b, n_ops, n_out);
             return ctx->err;
         }
-    rt_aval avals[64], ia;
+    rt_aval avals[CF_MAX_OUT], ia;
     if (collect(ctx, op, n_ops, operands, avals) != 0 || collect(ctx, op, 1, &index, &ia) != 0) return ctx->err;
     if (ia.rank != 0 || rt_is_float(ia.dtype) || (n_branches != 2 && ia.dtype == CJ_BOOL)) {
         char t[96];
@@ -116,7 +116,7 @@ static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func 
     }
     cf_record *rec = *recp = cf_record_new(ctx, CF_COND);
     if (!rec) return ctx->err;
-    cj_val ops[128];
+    cj_val ops[PRIM_MAX_OPERANDS];
     ops[0] = index;
     for (int i = 0; i < n_ops; i++) ops[1 + i] = operands[i];
     rec->n_operands = 1 + n_ops;
@@ -271,11 +271,11 @@ static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n
                    n_carry, n_carry);
         return ctx->err;
     }
-    rt_aval avals[64];
+    rt_aval avals[CF_MAX_OUT];
     if (collect(ctx, "while_loop", n_carry, init, avals) != 0) return ctx->err;
     cf_record *rec = *recp = cf_record_new(ctx, CF_WHILE);
     if (!rec) return ctx->err;
-    cj_val ops[128];
+    cj_val ops[PRIM_MAX_OPERANDS];
     for (int i = 0; i < n_carry; i++) ops[i] = init[i];
     rec->n_operands = rec->n_args = rec->n_out = n_carry;
     body_job cj = {cond_f, 0}, bj = {body_f, 0};
@@ -329,7 +329,7 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
                            int64_t length, int reverse, cj_val *carry_out, cj_val *ys, cf_record **recp) {
     cj_func *f = job->f;
     cj_ctx *ctx = f->ctx;
-    rt_aval avals[128];
+    rt_aval avals[PRIM_MAX_OPERANDS];
     if (collect(ctx, op, n_carry, init, avals) != 0 || collect(ctx, op, n_xs, xs, avals + n_carry) != 0) return ctx->err;
     for (int i = 0; i < n_xs; i++) {
         rt_aval *x = &avals[n_carry + i];
@@ -344,7 +344,7 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
     }
     cf_record *rec = *recp = cf_record_new(ctx, CF_SCAN);
     if (!rec) return ctx->err;
-    cj_val ops[128];
+    cj_val ops[PRIM_MAX_OPERANDS];
     for (int i = 0; i < n_carry; i++) ops[i] = init[i];
     for (int i = 0; i < n_xs; i++) ops[n_carry + i] = xs[i];
     rec->n_operands = n_carry + n_xs;
@@ -446,7 +446,7 @@ static cj_status fori_impl(cj_ctx *ctx, int64_t lower, int64_t upper, cj_func *b
         return ctx->err;
     }
     /* a scan with the index as an extra carry: not unrolled, differentiable */
-    cj_val carries[64], res[64];
+    cj_val carries[CF_MAX_OUT], res[CF_MAX_OUT];
     carries[0] = cj_scalar_typed(ctx, (double)lower, CJ_I32);
     for (int i = 0; i < n_carry; i++) carries[1 + i] = init[i];
     body_job job = {body, 1};

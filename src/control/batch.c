@@ -119,7 +119,7 @@ static cj_func *mapped_prog(cj_ctx *ctx, const ir_func *prog, const char *name, 
         return NULL;
     }
     runner->state = st;
-    int64_t in_axes[64], out_axes[64];
+    int64_t in_axes[PRIM_MAX_OPERANDS], out_axes[CF_MAX_OUT];
     for (int i = 0; i < prog->n_in; i++) in_axes[i] = in_b[i] ? 0 : CJ_NOT_MAPPED;
     for (int j = 0; j < prog->n_out; j++) out_axes[j] = out_b[j] ? 0 : CJ_NOT_MAPPED;
     /* the size is given: a body may read no batched input and still have
@@ -174,7 +174,7 @@ static int run_job(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
         return out[0].slot ? 0 : -1;
     }
     int nc = job->n_carry;
-    cj_val cond_in[128], pred, next[128];
+    cj_val cond_in[PRIM_MAX_OPERANDS], pred, next[PRIM_MAX_OPERANDS];
     memcpy(cond_in, in, sizeof(cj_val) * (size_t)nc);
     memcpy(cond_in + nc, in + nc + job->n_clo_body, sizeof(cj_val) * (size_t)job->n_clo_cond);
     if (cj_call(job->a, cond_in, &pred) != CJ_OK || cj_call(job->b, in, next) != CJ_OK) return -1;

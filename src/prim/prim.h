@@ -14,10 +14,10 @@
  * operands, residuals and closure values take the most). Every path that
  * binds, stages, evaluates or transforms one equation sizes its per-operand
  * tables by it; core_bind refuses more. */
-#define PRIM_MAX_OPERANDS 128
+#define PRIM_MAX_OPERANDS 256
 /* The most results one equation defines (a construct's outputs, with the
  * residuals its linearization adds). */
-#define PRIM_MAX_RESULTS 64
+#define PRIM_MAX_RESULTS 128
 
 #include "../runtime/runtime.h"
 
