@@ -3,6 +3,7 @@
  * switch (piecewise functions), fori_loop; forward mode of while_loop
  * (Newton's sqrt against the closed form) and its reverse-mode error;
  * scan(checkpoint(step)) keeping only the carries; jit of all of it. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "ad_check.h"
@@ -485,6 +486,99 @@ TEST(cf_ad_cond_branches_share_residual_slots) {
             CHECK_NEAR(at(d, i), want, 1e-13, 1e-15);
             CHECK_NEAR(at(dj, i), want, 1e-13, 1e-15);
         }
+    }
+    cj_ctx_free(ctx);
+}
+
+/* ---- an RK4 integrator by scan, written as a control user writes it: the
+ * state's components as slices, the derivative stacked back with
+ * concatenate. Its step's linearization keeps more than 64 residuals,
+ * which reverse mode once refused (bench row ode_grad). ---- */
+#define RK4_STEPS 25
+
+static cj_val rk4_part(cj_val s, int64_t i) {
+    int64_t ax = 0;
+    return cj_squeeze(cj_slice(s, (int64_t[]){i}, (int64_t[]){i + 1}, NULL), 1, &ax);
+}
+
+/* A damped pendulum on a cart: s = (x, v, th, w), p = (k, c, g, b). */
+static cj_val rk4_deriv(cj_val s, cj_val p) {
+    cj_val v = rk4_part(s, 1), th = rk4_part(s, 2), w = rk4_part(s, 3);
+    cj_val acc = cj_sub(cj_mul(rk4_part(p, 0), cj_sin(th)), cj_mul(rk4_part(p, 1), v));
+    cj_val alpha = cj_sub(cj_neg(cj_mul(rk4_part(p, 2), cj_sin(th))),
+                          cj_add(cj_mul(rk4_part(p, 3), w), cj_mul(acc, cj_cos(th))));
+    cj_val d[4] = {cj_expand_dims(v, 0), cj_expand_dims(acc, 0), cj_expand_dims(w, 0), cj_expand_dims(alpha, 0)};
+    return cj_concatenate(4, d, 0);
+}
+
+static void rk4_step(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    cj_val s = in[0], p = in[1], h = cj_scalar_typed(ctx, 0.05, CJ_F64), half = cj_scalar_typed(ctx, 0.025, CJ_F64);
+    cj_val k1 = rk4_deriv(s, p);
+    cj_val k2 = rk4_deriv(cj_add(s, cj_mul(half, k1)), p);
+    cj_val k3 = rk4_deriv(cj_add(s, cj_mul(half, k2)), p);
+    cj_val k4 = rk4_deriv(cj_add(s, cj_mul(h, k3)), p);
+    cj_val sum = cj_add(cj_add(k1, k4), cj_mul(cj_scalar_typed(ctx, 2, CJ_F64), cj_add(k2, k3)));
+    out[0] = cj_add(s, cj_mul(cj_scalar_typed(ctx, 0.05 / 6, CJ_F64), sum));
+    out[1] = p;
+}
+
+static void rk4_loss(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    cj_func *step = u;
+    cj_val carry[2];
+    cj_scan_opts so = {.length = RK4_STEPS, .has_length = 1};
+    cj_scan(step, 2, in, 0, NULL, &so, carry, NULL);
+    out[0] = cj_sum(cj_mul(carry[0], carry[0]), 0, NULL, 0);
+}
+
+/* The same loss on plain doubles, for central differences. */
+static void rk4_deriv_c(const double *s, const double *p, double *d) {
+    double acc = p[0] * sin(s[2]) - p[1] * s[1];
+    d[0] = s[1], d[1] = acc, d[2] = s[3];
+    d[3] = -(p[2] * sin(s[2])) - (p[3] * s[3] + acc * cos(s[2]));
+}
+
+static double rk4_loss_c(const double *s0, const double *p) {
+    double s[4], k[4][4], t[4];
+    for (int i = 0; i < 4; i++) s[i] = s0[i];
+    for (int n = 0; n < RK4_STEPS; n++) {
+        rk4_deriv_c(s, p, k[0]);
+        for (int i = 0; i < 4; i++) t[i] = s[i] + 0.025 * k[0][i];
+        rk4_deriv_c(t, p, k[1]);
+        for (int i = 0; i < 4; i++) t[i] = s[i] + 0.025 * k[1][i];
+        rk4_deriv_c(t, p, k[2]);
+        for (int i = 0; i < 4; i++) t[i] = s[i] + 0.05 * k[2][i];
+        rk4_deriv_c(t, p, k[3]);
+        for (int i = 0; i < 4; i++) s[i] += 0.05 / 6 * (k[0][i] + k[3][i] + 2 * (k[1][i] + k[2][i]));
+    }
+    return s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + s[3] * s[3];
+}
+
+TEST(cf_ad_scan_rk4_many_residuals_matches_finite_differences) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *step = cj_func_new(ctx, "rk4_step", rk4_step, 2, 2, NULL);
+    cj_func *loss = cj_func_new(ctx, "rk4_loss", rk4_loss, 2, 1, step);
+    double s0[4] = {0.1, -0.2, 0.8, 0.3}, p[4] = {0.7, 0.2, 9.8, 0.1};
+    cj_val in[2] = {cj_array(ctx, CJ_F64, 1, (int64_t[]){4}, s0), cj_array(ctx, CJ_F64, 1, (int64_t[]){4}, p)};
+    int argnums[2] = {0, 1};
+    cj_grad_opts go = {2, argnums, 0};
+    cj_jit_opts interp = {.backend = CJ_BACKEND_INTERP}, cc = {.backend = CJ_BACKEND_CC};
+    cj_func *modes[3] = {cj_grad(loss, &go), cj_jit(cj_grad(loss, &go), &interp), cj_jit(cj_grad(loss, &go), &cc)};
+    const char *names[3] = {"eager", "jit interp", "jit cc"};
+    for (int m = 0; m < 3; m++) {
+        cj_val g[2];
+        CHECK_MSG(cj_call(modes[m], in, g) == CJ_OK, "%s: %s", names[m], cj_error_message(ctx));
+        for (int a = 0; a < 2; a++)
+            for (int i = 0; i < 4; i++) {
+                double sp[4], pp[4], sm[4], pm[4], h = 1e-6;
+                for (int q = 0; q < 4; q++) sp[q] = sm[q] = s0[q], pp[q] = pm[q] = p[q];
+                (a == 0 ? sp : pp)[i] += h;
+                (a == 0 ? sm : pm)[i] -= h;
+                double fd = (rk4_loss_c(sp, pp) - rk4_loss_c(sm, pm)) / (2 * h);
+                CHECK_MSG(fabs(at(g[a], i) - fd) <= 1e-6 * (1 + fabs(fd)), "%s: d/d%s[%d] %.12g vs %.12g", names[m],
+                          a ? "p" : "s0", i, at(g[a], i), fd);
+            }
     }
     cj_ctx_free(ctx);
 }
