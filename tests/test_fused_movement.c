@@ -529,3 +529,39 @@ TEST(fused_movement_rk4_scan_is_straight_line) {
     CHECK(memcmp(got[0], got[1], sizeof got[0]) == 0);
     cj_ctx_free(ctx);
 }
+
+/* A row sum reversed between two reshapes, then used across the row
+ * (fuzz seed 1202576, in a gradient): composition rewires the outer
+ * reshape to read the row sums through the rev's map, so a ROWS kernel
+ * must not take it as a per-row reshape by its parameters (it did, and
+ * the rev was lost). */
+static void f_rev_of_row_sums(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    int64_t one = 1, zero = 0;
+    cj_val s = cj_reshape(cj_sum(in[0], 1, &one, 0), 2, (int64_t[]){4, 1});
+    cj_val r = cj_reshape(cj_rev(s, 1, &zero), 1, (int64_t[]){4});
+    out[0] = cj_mul(r, in[1]);
+}
+
+TEST(fused_movement_rev_between_reshapes_of_row_sums) {
+    use_private_cache();
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    double x[12], v[4] = {1, 2, 3, 4};
+    for (int i = 0; i < 12; i++) x[i] = i * i;
+    cj_val in[2] = {cj_array(ctx, CJ_F64, 2, (int64_t[]){4, 3}, x), cj_array(ctx, CJ_F64, 1, (int64_t[]){4}, v)};
+    cj_func *f = cj_func_new(ctx, "rev_of_row_sums", f_rev_of_row_sums, 2, 1, NULL);
+    cj_backend backends[2] = {CJ_BACKEND_INTERP, CJ_BACKEND_CC};
+    for (int b = 0; b < 2; b++) {
+        cj_jit_opts o = {0, NULL, 0, NULL, backends[b]};
+        cj_val y;
+        CHECK_MSG(cj_call(cj_jit(f, &o), in, &y) == CJ_OK, "%s", cj_error_message(ctx));
+        double got[4];
+        CHECK(cj_read(y, got, sizeof got) == CJ_OK);
+        for (int i = 0; i < 4; i++) {
+            int r = 3 - i; /* the reversed row */
+            double want = (x[3 * r] + x[3 * r + 1] + x[3 * r + 2]) * v[i];
+            CHECK_MSG(got[i] == want, "%s: element %d: %g, want %g", b ? "cc" : "interp", i, got[i], want);
+        }
+    }
+    cj_ctx_free(ctx);
+}

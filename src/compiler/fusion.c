@@ -214,6 +214,20 @@ typedef struct placer {
     int *readers; /* per variable: operand slots reading it */
 } placer;
 
+/* Does leaf l read, directly or through deferred one-operand leaves, a
+ * value placed in a ROWS kernel? Then nothing composes onto l: a leaf of a
+ * per-row value there is taken by its parameters (rows_accept), not its
+ * map, so a rev between two reshapes of row sums would be lost. */
+static bool reads_rows_value(const placer *pl, int l) {
+    const compiled *c = pl->c;
+    const ir_func *ir = c->ir;
+    int u = ir_eqn_inputs(ir, &ir->eqns[l])[0];
+    while (pl->pending[u] >= 0 && ir->eqns[pl->pending[u]].n_in == 1)
+        u = ir_eqn_inputs(ir, &ir->eqns[pl->pending[u]])[0];
+    int under = c->kernel_of[u];
+    return under >= 0 && c->kernels[under].kind == KERNEL_ROWS;
+}
+
 /* Each operand of leaf e that is a deferred leaf l of one operand is read
  * as l's operand instead, through the composed map (prim_index_map_compose), when the
  * composition is exact: a transpose of a reshape or a slice of a
@@ -232,8 +246,7 @@ static int compose_through(placer *pl, int ei) {
             if (ir->eqns[l].n_in != 1) break;
             /* not onto a per-row value of a ROWS kernel: a leaf reading one
              * there is placed by its parameters (rows_accept), not its map */
-            int under = c->kernel_of[ir_eqn_inputs(ir, &ir->eqns[l])[0]];
-            if (under >= 0 && c->kernels[under].kind == KERNEL_ROWS) break;
+            if (reads_rows_value(pl, l)) break;
             prim_index_map outer, inner, m;
             fuse_leaf_index_map(c, ei, i, &outer);
             fuse_leaf_index_map(c, l, 0, &inner);
