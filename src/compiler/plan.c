@@ -101,7 +101,7 @@ static bool eqn_reads(const ir_func *ir, const ir_eqn *e, int u) {
 
 /* May kernel k write its result v over its operand u? The rule of the
  * file's opening paragraph; u's last reader must be this kernel. */
-static bool can_overwrite(const compiled *c, int k, int u, int v) {
+bool plan_may_overwrite(const compiled *c, int k, int u, int v) {
     const ir_func *ir = c->ir;
     const kernel *K = &c->kernels[k];
     if (K->kind == KERNEL_SINGLE)
@@ -136,7 +136,7 @@ static int in_place_block(const compiled *c, int k, int v, const block *live, in
     for (int i = 0; i < K->n_in; i++) {
         int u = K->in[i];
         for (int b = 0; b < n_live; b++)
-            if (live[b].var == u && can_overwrite(c, k, u, v)) return b;
+            if (live[b].var == u && plan_may_overwrite(c, k, u, v)) return b;
     }
     return -1;
 }

@@ -158,6 +158,10 @@ void fuse_set_dot_block_bytes_for_testing(size_t bytes);
 int plan_buffers(cj_ctx *ctx, compiled *c);
 /* For dumps: the schedule that was kept, and the operand whose buffer
  * variable v took in place (-1 when none). */
+/* The plan's in-place rule: may kernel k write its result v over its
+ * operand u, whose last reader it is (both in the arena)? The verifier
+ * applies the same rule to the finished plan. */
+bool plan_may_overwrite(const compiled *c, int k, int u, int v);
 const char *schedule_heuristic(const compiled *c);
 int plan_in_place_of(const compiled *c, int v);
 void analyse_program(compiled *c);

@@ -311,31 +311,11 @@ static int check_kind(const checker *ck, int k) {
     return bad(ck, k, "unknown kernel kind %d", (int)K->kind);
 }
 
-/* May kernel k's result v share operand u's block? Checked here on its own
- * terms, not by asking the planner: a LOOP kernel whose readers of u all
- * read it at the iteration index no later than v is written, u and v of
- * one dtype and the kernel's shape (so each element is read before the
- * same bytes are written); or a SINGLE kernel whose result is u with a part
- * replaced (dynamic_update_slice, optimization_barrier). */
+/* May v share operand u's block? Only where the plan's own rule allows it
+ * (plan_may_overwrite), and only for an operand the kernel reads. */
 static bool in_place_is_safe(const compiled *c, int u, int v) {
-    const ir_func *ir = c->ir;
     int k = c->kernel_of[v];
-    if (k < 0 || c->last_use[u] != k || !has(c->kernels[k].in, c->kernels[k].n_in, u)) return false;
-    const kernel *K = &c->kernels[k];
-    if (K->kind == KERNEL_SINGLE) return single_updates_in_place(ir, K, u);
-    if (K->kind != KERNEL_LOOP) return false;
-    const rt_aval *au = &ir->vars[u], *av = &ir->vars[v];
-    if (au->dtype != av->dtype || !rt_aval_same_shape(au, &K->space) || !rt_aval_same_shape(av, &K->space))
-        return false;
-    int def = -1;
-    for (int j = 0; j < K->n_eqns && def < 0; j++)
-        if (ir_eqn_defines(&ir->eqns[K->eqns[j]], v)) def = j;
-    for (int j = 0; j < K->n_eqns; j++) {
-        const ir_eqn *e = &ir->eqns[K->eqns[j]];
-        if (!has(ir_eqn_inputs(ir, e), e->n_in, u)) continue;
-        if (!fuse_is_elementwise(e->prim) || j > def) return false;
-    }
-    return true;
+    return k >= 0 && has(c->kernels[k].in, c->kernels[k].n_in, u) && plan_may_overwrite(c, k, u, v);
 }
 
 /* Homes, live ranges, and no overlap in the arena except a safe in place. */
