@@ -77,7 +77,7 @@ typedef struct ctrl_run {
 
 static ctrl_row ctrl_rows[CTRL_N_ROWS] = {
     {ODE_FWD, "ode_fwd", "RK4 cart-pendulum, 1000 st", .limit = 1e-3, .ref_name = "C f32"},
-    {ODE_GRAD, "ode_grad", "  its grad (s0, params)", .limit = 1e-3, .ref_name = "f64 diff"},
+    {ODE_GRAD, "ode_grad", "  its grad, no checkpoint", .limit = 1e-3, .ref_name = "f64 diff"},
     {ODE_GRAD_REMAT, "ode_grad_remat", "  same, checkpointed step", .limit = 1e-3, .ref_name = "f64 diff"},
     {ODE_VMAP, "ode_vmap", "  vmap over 256 states", .limit = 1e-3, .ref_name = "C f32"},
     {HESS_VMAP, "hess_vmap", "vmap(hessian) 8-d, 1000 pt", .limit = 1e-3, .ref_name = "closed"},

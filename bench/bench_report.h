@@ -2,9 +2,10 @@
  * per workload, printed as it is measured), the footnotes under it, and the
  * JSON record in bench/results (its fields: bench/results/README.md).
  *
- * A row holds cjax's medians per mode; NumPy's and JAX's figures are looked
- * up in peers.py's output when printed; the fraction of the relevant limit
- * comes from bench_limits.h's figures. bench_main.c measures; this file
+ * A row holds what bench_rounds.h measured: per series (cjax's three
+ * modes, NumPy, JAX) the per-round medians and their medians, the ratios,
+ * the check's differences, cjax's and XLA's memory analyses; the fraction
+ * of the relevant limit comes from bench_limits.h's figures. This file
  * only formats. Header-only: CMake makes one program per .c file in bench/. */
 #ifndef CJ_BENCH_REPORT_H
 #define CJ_BENCH_REPORT_H
@@ -15,17 +16,26 @@
 
 #include <cjax.h>
 
+#include "bench_check.h"
 #include "bench_ctrl.h"
 #include "bench_json.h"
 #include "bench_limits.h"
 #include "bench_peers.h"
 #include "bench_work.h"
 
-/* cjax's three ways to run a workload: the columns eager, jit-int, jit-cc */
-enum { EAGER, INTERP, CC, N_MODES };
+/* The series of a row: cjax's three ways to run it (the columns eager,
+ * jit-int, jit-cc), then the peers. */
+enum { EAGER, INTERP, CC, NUMPY, JAX, N_SERIES };
+#define N_MODES 3 /* cjax's */
+static const char *mode_names[N_SERIES] = {"eager", "jit interp", "jit cc", "numpy", "jax"};
+
+#define MAX_REPS 31   /* calls per series and round, at most */
+#define MAX_ROUNDS 15
+#define ROW_MAX_IN 40 /* the 16-layer MLP: x, y and 32 parameters */
+#define ROW_MAX_OUT 40
 
 /* One workload: what it is (set in bench_main.c's table) and what was
- * measured. */
+ * measured (bench_rounds.h). */
 typedef struct row {
     const char *key, *name;
     cj_func *(*make)(cj_ctx *ctx, cj_val *in); /* inputs and the plain function */
@@ -33,17 +43,26 @@ typedef struct row {
     double read_bytes, write_bytes;            /* least memory traffic */
     double flops;                              /* for dot-heavy rows */
     int first_call;                            /* time a cold first call */
+    double limit;                              /* the check's limit (0: 1e-3) */
     /* results */
-    cj_func *fn;
-    cj_val in[8];
+    cj_func *fn, *f[N_MODES];
+    cj_val in[ROW_MAX_IN];
     cj_func *jit_cc; /* the jit-cc function, kept for the extras */
-    double ms[N_MODES];
-    double compile_ms; /* first-call rows: the C compiler's wall time */
-    int native;        /* the jit-cc column ran generated C */
+    double wall[N_SERIES][MAX_ROUNDS], cpu[N_SERIES][MAX_ROUNDS]; /* per round, median per call */
+    double ms[N_SERIES], cpu_ms[N_SERIES];  /* medians over rounds */
+    double over[2], over_cpu[2];            /* jit-cc / NumPy, / JAX: medians of the rounds' ratios */
+    double compile[MAX_REPS], compile_ms;   /* first-call rows: the C compiler's wall time */
+    int n_compile;
+    int native;         /* the jit-cc column ran generated C */
     char cc_error[160]; /* why generated C is not in use, "" if it is or none was needed */
     int n_kernels;
     int have_mem;
     cj_memory_analysis mem;
+    double jax_mem[5];  /* jax_mem_parts, NaN when absent */
+    double rec[N_MODES][CHECK_MAX]; /* cjax's check records per mode (bench_check.h) */
+    int n_rec[N_MODES];             /* numbers in each; 0 not run, -1 failed */
+    double diff[2];     /* the worst check difference over cjax's modes from NumPy, JAX; NaN: none */
+    int check_failed;
     int skipped;
 } row;
 
@@ -60,41 +79,18 @@ typedef struct run_info {
     bench_machine machine;
     bench_limits limits;
     int blas_threads; /* -1: no OpenBLAS in cjax */
-    int reps, first_call_reps;
+    int reps, rounds;
+    int pinned_cpu;   /* the CPU the one-thread mode pinned the bench and its peers to, -1 none */
+    const char *peers_info; /* peers.py's ready line, NULL without */
 } run_info;
 
-/* ---- peers and limits per row ---- */
+#define ROUND_MS 200.0 /* per series and round: calls until this much is spent (bench_rounds.h) */
+
+/* ---- limits per row ---- */
 static const char *jax_mem_parts[5] = {"argument", "output", "temp", "alias", "code"};
 
-typedef struct peer_figs {
-    double numpy, jax;   /* ms, NaN when absent */
-    double jax_mem[5];   /* jax_mem_parts, NaN when absent */
-    double jax_mem_total; /* argument + output + temp */
-} peer_figs;
-
-static void peer_figures(const char *peers, const row *r, peer_figs *p) {
-    p->numpy = p->jax = p->jax_mem_total = NAN;
-    peers_num(peers, "numpy", r->key, "ms", &p->numpy);
-    peers_num(peers, "jax", r->key, "ms", &p->jax);
-    for (int i = 0; i < 5; i++) {
-        char part[32];
-        snprintf(part, sizeof part, "mem.%s", jax_mem_parts[i]);
-        p->jax_mem[i] = NAN;
-        peers_num(peers, "jax", r->key, part, &p->jax_mem[i]);
-    }
-    if (isfinite(p->jax_mem[0]) && isfinite(p->jax_mem[1]) && isfinite(p->jax_mem[2]))
-        p->jax_mem_total = p->jax_mem[0] + p->jax_mem[1] + p->jax_mem[2];
-}
-
-/* "installed", "missing" or "failed: ..." for "numpy" / "jax". */
-static const char *peer_state(const char *peers, const char *name, char *buf, size_t size) {
-    char key[32];
-    snprintf(key, sizeof key, "info.%s", name);
-    peers_str(peers, key, buf, size);
-    if (!buf[0] || !strcmp(buf, "missing")) return "missing";
-    if (!strncmp(buf, "failed", 6)) return "failed";
-    return "installed";
-}
+/* argument + output + temp, NaN when XLA did not say */
+static double jax_mem_total(const row *r) { return r->jax_mem[0] + r->jax_mem[1] + r->jax_mem[2]; }
 
 /* The fraction of its limit cjax's jit-cc reaches, and which limit: FMA
  * peak for rows with flops, else memory bandwidth, with each written byte
@@ -123,9 +119,9 @@ static const char *fmt_ms(char *b, size_t n, double v, const char *absent) {
         snprintf(b, n, v < 1 ? "%.3f" : "%.2f", v);
     return b;
 }
-static const char *fmt_ratio(char *b, size_t n, double num, double den) {
-    if (isfinite(num) && isfinite(den) && den > 0)
-        snprintf(b, n, "%.2fx", num / den);
+static const char *fmt_x(char *b, size_t n, double v) {
+    if (isfinite(v))
+        snprintf(b, n, "%.2fx", v);
     else
         snprintf(b, n, "-");
     return b;
@@ -137,17 +133,28 @@ static const char *fmt_mib(char *b, size_t n, double bytes) {
         snprintf(b, n, "-");
     return b;
 }
-
-static void print_header(void) {
-    printf("%-27s %8s %8s %8s %8s %8s %7s %7s %9s %7s %7s\n", "workload (ms, medians)", "eager", "jit-int", "jit-cc",
-           "numpy", "jax", "cc/np", "cc/jax", "of limit", "cj MiB", "jax MiB");
+/* the check column: the worst difference from a peer, FAIL, or - (no reference) */
+static const char *fmt_check(char *b, size_t n, const row *r) {
+    double d = fmax(isfinite(r->diff[0]) ? r->diff[0] : -1, isfinite(r->diff[1]) ? r->diff[1] : -1);
+    if (r->check_failed)
+        snprintf(b, n, "FAIL");
+    else if (d >= 0)
+        snprintf(b, n, "%.0e", d);
+    else
+        snprintf(b, n, "-");
+    return b;
 }
 
-static void print_row(const row *r, const bench_limits *l, const char *peers, const char *np_absent,
-                      const char *jax_absent) {
-    peer_figs p;
-    peer_figures(peers, r, &p);
-    char e[16], i[16], c[16], n[16], j[16], rn[16], rj[16], lim[16], cm[16], jm[16];
+static void print_header(void) {
+    printf("%-27s %8s %8s %8s %8s %8s | %6s %6s | %6s %6s | %8s | %6s %6s %6s %6s | %s\n", "workload (ms, medians)",
+           "eager", "jit-int", "jit-cc", "numpy", "jax", "cc/np", "cc/jax", "cc/np", "cc/jax", "of limit", "cj pk",
+           "jax pk", "cj tmp", "jax tm", "check");
+    printf("%-27s %44s | %13s | %13s | %8s | %27s |\n", "", "wall clock", "wall", "CPU time", "", "MiB");
+}
+
+static void print_row(const row *r, const bench_limits *l, const char *np_absent, const char *jax_absent) {
+    char e[16], i[16], c[16], n[100], j[100], rn[16], rj[16], cn[16], cj[16], lim[16], cm[16], jm[16], ct[16], jt[16],
+        chk[16];
     const char *what;
     double frac = limit_fraction(r, l, &what);
     if (r->first_call && r->compile_ms > 0)
@@ -158,36 +165,41 @@ static void print_row(const row *r, const bench_limits *l, const char *peers, co
         snprintf(lim, sizeof lim, "-");
     fmt_ms(c, sizeof c, r->ms[CC], "error");
     if (isfinite(r->ms[CC]) && r->cc_error[0]) strncat(c, "*", sizeof c - strlen(c) - 1);
-    printf("%-27s %8s %8s %8s %8s %8s %7s %7s %9s %7s %7s\n", r->name,
-           fmt_ms(e, sizeof e, r->ms[EAGER], r->first_call ? "-" : "error"), fmt_ms(i, sizeof i, r->ms[INTERP], "error"),
-           c, fmt_ms(n, sizeof n, p.numpy, np_absent), fmt_ms(j, sizeof j, p.jax, jax_absent),
-           fmt_ratio(rn, sizeof rn, r->ms[CC], p.numpy), fmt_ratio(rj, sizeof rj, r->ms[CC], p.jax), lim,
-           fmt_mib(cm, sizeof cm, r->have_mem ? (double)r->mem.peak_bytes : NAN), fmt_mib(jm, sizeof jm, p.jax_mem_total));
+    printf("%-27s %8s %8s %8s %8s %8s | %6s %6s | %6s %6s | %8s | %6s %6s %6s %6s | %s\n", r->name,
+           fmt_ms(e, sizeof e, r->ms[EAGER], r->first_call ? "-" : "error"),
+           fmt_ms(i, sizeof i, r->ms[INTERP], "error"), c, fmt_ms(n, sizeof n, r->ms[NUMPY], np_absent),
+           fmt_ms(j, sizeof j, r->ms[JAX], jax_absent), fmt_x(rn, sizeof rn, r->over[0]),
+           fmt_x(rj, sizeof rj, r->over[1]), fmt_x(cn, sizeof cn, r->over_cpu[0]), fmt_x(cj, sizeof cj, r->over_cpu[1]),
+           lim, fmt_mib(cm, sizeof cm, r->have_mem ? (double)r->mem.peak_bytes : NAN),
+           fmt_mib(jm, sizeof jm, jax_mem_total(r)), fmt_mib(ct, sizeof ct, r->have_mem ? (double)r->mem.temp_bytes : NAN),
+           fmt_mib(jt, sizeof jt, r->jax_mem[2]), fmt_check(chk, sizeof chk, r));
     fflush(stdout);
 }
 
-static void print_footnotes(const row *rows, int n_rows, const bench_limits *l, const char *peers, const extras *x) {
+static void print_footnotes(const row *rows, int n_rows, const bench_limits *l, const run_info *ri, const extras *x) {
     printf("\njit-int: CJ_BACKEND_INTERP; jit-cc: CJ_BACKEND_CC (* = generated C not in use: see stderr); "
            "jax: jax.jit on CPU.\n"
-           "cc/np, cc/jax < 1: cjax's jit-cc is faster. of limit: jit-cc against %.1f GB/s copy (bw; writes count "
-           "twice)\nor %.0f GFLOP/s FMA peak (fma). cj MiB: cj_jit_memory_analysis peak; jax MiB: XLA's "
-           "argument + output + temp.\n",
-           l->copy_gbs, l->fma_gflops);
+           "%d rounds, cjax and the peers alternating; in each, every series calls until %.0f ms are spent (at most %d "
+           "calls)\nand keeps the median per call; figures are medians over rounds, ratios the medians of the rounds' "
+           "ratios (< 1: cjax's\njit-cc is faster). CPU time: the process's, all threads (with CJAX_NUM_THREADS=1 one "
+           "core's: the stable ratios\non a loaded machine). of limit: jit-cc against %.1f GB/s copy (bw; writes count "
+           "twice) or %.0f GFLOP/s\nFMA peak (fma). MiB: pk = cj_jit_memory_analysis peak / XLA's argument + output + "
+           "temp; tmp = temporaries.\ncheck: the largest relative difference of any cjax mode's results from NumPy's "
+           "or JAX's (FAIL: beyond the\nrow's limit, exit status 1; -: no peer to compare with).\n",
+           ri->rounds, ROUND_MS, ri->reps, l->copy_gbs, l->fma_gflops);
     for (int k = 0; k < n_rows; k++) {
         const row *r = &rows[k];
         if (r->skipped) continue;
-        peer_figs p;
-        peer_figures(peers, r, &p);
         char jx[32] = "missing";
-        if (isfinite(p.jax)) snprintf(jx, sizeof jx, "%.1f ms", p.jax);
+        if (isfinite(r->ms[JAX])) snprintf(jx, sizeof jx, "%.1f ms", r->ms[JAX]);
         if (r->first_call)
             printf("%s: trace + prepare + run on the interpreter %.3g ms; with generated C %.4g ms, of which the C "
                    "compiler %.4g ms; JAX trace + compile + run %s\n",
                    r->name, r->ms[INTERP], r->ms[CC], r->compile_ms, jx);
         else if (!strcmp(r->key, "cached_call")) {
             char np[32] = "missing";
-            if (isfinite(p.numpy)) snprintf(np, sizeof np, "%.2f us", p.numpy);
-            if (isfinite(p.jax)) snprintf(jx, sizeof jx, "%.2f us", p.jax);
+            if (isfinite(r->ms[NUMPY])) snprintf(np, sizeof np, "%.2f us", r->ms[NUMPY]);
+            if (isfinite(r->ms[JAX])) snprintf(jx, sizeof jx, "%.2f us", r->ms[JAX]);
             printf("cached call: %.2f us eager, %.2f us jit-int, %.2f us jit-cc, NumPy %s, JAX %s per call\n",
                    r->ms[EAGER], r->ms[INTERP], r->ms[CC], np, jx);
         }
@@ -208,9 +220,7 @@ static void print_footnotes(const row *rows, int n_rows, const bench_limits *l, 
 
 
 /* ---- the JSON record ---- */
-static void json_row(FILE *f, const row *r, const bench_limits *l, const char *peers) {
-    peer_figs p;
-    peer_figures(peers, r, &p);
+static void json_row(FILE *f, const row *r, const bench_limits *l, int rounds) {
     const char *what;
     double frac = limit_fraction(r, l, &what);
     fputs("    {", f);
@@ -219,11 +229,18 @@ static void json_row(FILE *f, const row *r, const bench_limits *l, const char *p
     json_num(f, "eager_ms", r->ms[EAGER], 0);
     json_num(f, "interp_ms", r->ms[INTERP], 0);
     json_num(f, "cc_ms", r->ms[CC], 0);
-    json_num(f, "numpy_ms", p.numpy, 0);
-    json_num(f, "jax_ms", p.jax, 0);
-    json_num(f, "cc_over_numpy", p.numpy > 0 ? r->ms[CC] / p.numpy : NAN, 0);
-    json_num(f, "cc_over_jax", p.jax > 0 ? r->ms[CC] / p.jax : NAN, 0);
-    json_num(f, "eager_over_numpy", p.numpy > 0 ? r->ms[EAGER] / p.numpy : NAN, 0);
+    json_num(f, "numpy_ms", r->ms[NUMPY], 0);
+    json_num(f, "jax_ms", r->ms[JAX], 0);
+    json_num(f, "eager_cpu_ms", r->cpu_ms[EAGER], 0);
+    json_num(f, "interp_cpu_ms", r->cpu_ms[INTERP], 0);
+    json_num(f, "cc_cpu_ms", r->cpu_ms[CC], 0);
+    json_num(f, "numpy_cpu_ms", r->cpu_ms[NUMPY], 0);
+    json_num(f, "jax_cpu_ms", r->cpu_ms[JAX], 0);
+    json_num(f, "cc_over_numpy", r->over[0], 0);
+    json_num(f, "cc_over_jax", r->over[1], 0);
+    json_num(f, "cc_over_numpy_cpu", r->over_cpu[0], 0);
+    json_num(f, "cc_over_jax_cpu", r->over_cpu[1], 0);
+    json_num(f, "eager_over_numpy", r->ms[NUMPY] > 0 ? r->ms[EAGER] / r->ms[NUMPY] : NAN, 0);
     json_key(f, "limit", 0);
     if (what)
         json_str(f, !strcmp(what, "fma") ? "flops" : "bandwidth");
@@ -239,6 +256,27 @@ static void json_row(FILE *f, const row *r, const bench_limits *l, const char *p
     json_text(f, "cc_error", r->cc_error, 0);
     json_num(f, "kernels", r->n_kernels, 0);
     json_num(f, "compile_ms", r->first_call ? r->compile_ms : NAN, 0);
+    json_num(f, "max_rel_diff_numpy", r->diff[0], 0);
+    json_num(f, "max_rel_diff_jax", r->diff[1], 0);
+    json_num(f, "check_limit", r->limit, 0);
+    json_key(f, "check_failed", 0);
+    fputs(r->check_failed ? "true" : "false", f);
+    json_key(f, "rounds", 0); /* per series: [wall, cpu] per round, null when not run */
+    for (int s = 0; s < N_SERIES; s++) {
+        static const char *names[N_SERIES] = {"eager", "interp", "cc", "numpy", "jax"};
+        fputs(s ? ", " : "{", f);
+        json_str(f, names[s]);
+        fputs(": [", f);
+        for (int i = 0; i < rounds; i++) {
+            fputs(i ? ", " : "", f);
+            if (isfinite(r->wall[s][i]) && isfinite(r->cpu[s][i]))
+                fprintf(f, "[%.6g, %.6g]", r->wall[s][i], r->cpu[s][i]);
+            else
+                fputs("null", f);
+        }
+        fputs("]", f);
+    }
+    fputs("}", f);
     json_key(f, "cjax_memory", 0);
     if (r->have_mem) {
         fputc('{', f);
@@ -254,10 +292,10 @@ static void json_row(FILE *f, const row *r, const bench_limits *l, const char *p
         fputs("null", f);
     }
     json_key(f, "jax_memory", 0);
-    if (isfinite(p.jax_mem_total)) {
+    if (isfinite(jax_mem_total(r))) {
         fputc('{', f);
-        for (int i = 0; i < 5; i++) json_num(f, jax_mem_parts[i], p.jax_mem[i], i == 0);
-        json_num(f, "total", p.jax_mem_total, 0);
+        for (int i = 0; i < 5; i++) json_num(f, jax_mem_parts[i], r->jax_mem[i], i == 0);
+        json_num(f, "total", jax_mem_total(r), 0);
         fputc('}', f);
     } else {
         fputs("null", f);
@@ -265,12 +303,13 @@ static void json_row(FILE *f, const row *r, const bench_limits *l, const char *p
     fputc('}', f);
 }
 
-static int write_json(const char *path, const run_info *ri, const row *rows, int n_rows, const char *peers,
-                      const extras *x, const ctrl_run *ctrl) {
+static int write_json(const char *path, const run_info *ri, const row *rows, int n_rows, const extras *x,
+                      const ctrl_run *ctrl) {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     const bench_machine *m = &ri->machine;
     const bench_limits *l = &ri->limits;
+    const char *peers = ri->peers_info;
     char buf[256];
     fputc('{', f);
     json_text(f, "run", ri->name, 1);
@@ -287,6 +326,7 @@ static int write_json(const char *path, const run_info *ri, const row *rows, int
     fputc('{', f);
     json_num(f, "cjax_pool", l->threads, 1);
     json_num(f, "openblas_in_cjax", ri->blas_threads >= 0 ? ri->blas_threads : NAN, 0);
+    json_num(f, "pinned_cpu", ri->pinned_cpu >= 0 ? ri->pinned_cpu : NAN, 0);
     static const char *vars[4] = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS"};
     for (int i = 0; i < 4; i++) {
         const char *v = getenv(vars[i]);
@@ -313,9 +353,14 @@ static int write_json(const char *path, const run_info *ri, const row *rows, int
         else
             fputs("null", f);
     }
+    double cpus = NAN;
+    const char *pc = peers_find(peers, "info.cpus");
+    if (pc) cpus = strtod(pc, NULL);
+    json_num(f, "cpus", cpus, 0);
     fputs("},\n ", f);
     json_num(f, "reps", ri->reps, 1);
-    json_num(f, "first_call_reps", ri->first_call_reps, 0);
+    json_num(f, "rounds", ri->rounds, 0);
+    json_num(f, "round_ms", ROUND_MS, 0);
     fputs(",\n ", f);
     json_key(f, "workloads", 1);
     fputs("[\n", f);
@@ -323,7 +368,7 @@ static int write_json(const char *path, const run_info *ri, const row *rows, int
     for (int k = 0; k < n_rows; k++) {
         if (rows[k].skipped) continue;
         if (!first) fputs(",\n", f);
-        json_row(f, &rows[k], l, peers);
+        json_row(f, &rows[k], l, ri->rounds);
         first = 0;
     }
     fputs("\n ],\n ", f);

@@ -1,8 +1,10 @@
 /* bench_work.h — the workloads of `make bench`, written with cjax as a user
  * would: each `make_*` builds its inputs in a context and returns the plain
  * (untransformed) function; bench_main.c calls it eagerly, jits it on the
- * interpreter and with generated C, and times each. The same workloads, with
- * the same shapes, are in bench/peers.py for NumPy and JAX.
+ * interpreter and with generated C, and times each (bench_rounds.h). The
+ * same workloads, with the same shapes and input formulas, are in
+ * bench/peers.py for NumPy and JAX; the deep-model rows are in
+ * bench_work_deep.h.
  *
  * A make_* function may be called again in a fresh context (the first-call
  * rows build everything anew each time, so nothing is cached). Those that
@@ -68,6 +70,14 @@ static void tanh_sum_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     out[0] = cj_sum(cj_sub(cj_mul(t, cj_scalar(ctx, 2.0)), cj_scalar(ctx, 0.5)), -1, NULL, 0);
 }
 
+/* mean((x - mean(x))^2), written out (not cj_var): the two passes a user
+ * writes, for the compiler to fuse */
+static void variance_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    cj_val d = cj_sub(in[0], cj_mean(in[0], -1, NULL, 0));
+    out[0] = cj_mean(cj_mul(d, d), -1, NULL, 0);
+}
+
 static cj_func *make_add(cj_ctx *ctx, cj_val *in) {
     in[0] = cj_linspace(ctx, -3, 3, WORK_N, CJ_F32);
     in[1] = cj_linspace(ctx, 0, 1, WORK_N, CJ_F32);
@@ -82,6 +92,7 @@ MAKE_UNARY(sin)
 MAKE_UNARY(axb)
 MAKE_UNARY(sincos)
 MAKE_UNARY(tanh_sum)
+MAKE_UNARY(variance)
 
 /* ---- rows ---- */
 static void softmax_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {

@@ -1,27 +1,41 @@
 #!/usr/bin/env python3
-"""peers.py — the NumPy and JAX-on-CPU side of `make bench`.
+"""peers.py — the NumPy and JAX-on-CPU side of `make bench`'s main table.
 
-bench_main.c runs `python3 bench/peers.py` once, before timing cjax, and
-reads one flat JSON object from stdout:
+bench_main.c starts `python3 bench/peers.py serve [--reps N] [--round-ms M]
+KEY...` once and keeps it running beside itself (bench/bench_coproc.h), so
+that cjax and the peers are timed in alternating rounds under the same load.
+It speaks lines of flat JSON on stdout, one per request line on stdin:
 
-    "numpy.<workload>.ms"        median milliseconds, NumPy
-    "jax.<workload>.ms"          median milliseconds, jax.jit (block_until_ready)
-    "jax.<workload>.mem.<part>"  bytes from jax.jit(f).lower(*args).compile()
-                                 .memory_analysis(): argument, output, temp,
-                                 alias, code
-    "info.<what>"                versions and the thread settings in use
+  first, once imported:  {"info.python": ..., "info.numpy": "2.4.6" | "missing"
+                          | "failed: ...", "info.jax": ..., "info.env.<VAR>": ...}
+  "prepare KEY":         both peers' warm-up call of workload KEY (JAX compiles),
+                          then {"<peer>.KEY.check": [...],
+                          "jax.KEY.mem.<part>": bytes, ...}: the results for the
+                          bench's agreement checks (see summary()) and XLA's
+                          memory_analysis() (argument, output, temp, alias, code)
+  "round KEY N":         one round of KEY: {"<peer>.KEY.wall_ms": ...,
+                          "<peer>.KEY.cpu_ms": ..., "<peer>.KEY.calls": ...},
+                          the median per call of this round's calls, wall clock
+                          and process CPU time (all threads); NumPy first in even
+                          rounds N, JAX first in odd ones
+  "quit" (or EOF):       exit.
 
-The workload keys and shapes are the same as bench_main.c's (the C side
-lists them; a key missing here is shown as "-" or "missing"). A peer that
-is not installed is simply absent; one that fails is reported on stderr
-and left out, never fatal. Flat keys keep the C side's reader trivial.
+A round of a peer calls its workload until --round-ms milliseconds are spent or
+--reps calls are made (at least one call), the same rule as the C side's. A
+peer that is not installed or fails is reported ("missing", "failed: ...") and
+its keys are absent, never fatal. The workload keys, shapes and input formulas
+are bench_work.h's (the C side lists them; a key missing here shows as "-").
+NumPy has no autodiff: its gradient rows are hand-written backward passes,
+and rows it has no version of (value_and_grad of the transformer block) are
+JAX only.
 
-`python3 bench/peers.py autodiff` prints bench_ad.c's JAX figures instead
-(the 16-layer MLP's forward and training step), as {"mlp_fwd": ms, ...}.
-`python3 bench/peers.py table` prints the same figures as a readable table.
-The control rows' JAX side (timed in rounds beside cjax) is bench/peers_ctrl.py.
+`python3 bench/peers.py autodiff` prints bench_ad.c's JAX figures instead (the
+16-layer MLP's forward and training step), as {"mlp_fwd": ms, ...}.
+`python3 bench/peers.py table` prints every workload's figures (one round) as
+a readable table. The control rows' JAX side is bench/peers_ctrl.py.
 """
 import json
+import math
 import os
 import platform
 import sys
@@ -35,34 +49,43 @@ MLP = (256, 784, 512, 10)   # batch, in, hidden, out
 PEX = (256, 64, 128, 10)    # per-example gradients: batch, in, hidden, out
 DOTS = (1_000_000, 16)      # per-example dot products
 RNN = (1000, 256, 64)       # steps, hidden, input
+DEEP = (16, 512, 256)       # deep tanh MLP: layers, width, batch
+TB = (8, 128, 256, 4, 1024)  # transformer block: batch, seq, d_model, heads, d_ff
 LR = 0.01                   # the SGD step's learning rate
-REPS = 9
-BUDGET_S = 2.0              # stop repeating a workload after this (>= 3 runs)
+SAMPLES = 32                # values per output sent for the checks
+REPS = 9                    # defaults of --reps, --round-ms
+ROUND_MS = 200.0
 
 
-def median_ms(fn, reps=REPS):
-    """Median of `reps` runs after one warm-up run (page faults, compiles)."""
-    fn()
-    ts, spent = [], 0.0
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        dt = time.perf_counter() - t
-        ts.append(dt * 1e3)
-        spent += dt
-        if len(ts) >= 3 and spent > BUDGET_S:
-            break
-    ts.sort()
-    return ts[len(ts) // 2]
+def summary(outputs):
+    """The check record of a workload's outputs: per output its element
+    count n, the sum of |x| (f64) and SAMPLES values at indices i*n//S
+    (S = min(n, SAMPLES)), all in one flat list (bench_check.h reads it)."""
+    import numpy as np
+    flat = []
+    for o in outputs:
+        a = np.asarray(o, dtype=np.float64).ravel()
+        n = a.size
+        s = min(n, SAMPLES)
+        flat += [n, float(np.abs(a).sum())]
+        flat += [float(v) for v in a[(np.arange(s, dtype=np.int64) * n) // s]]
+    return flat
+
+
+def as_list(r):
+    return list(r) if isinstance(r, (tuple, list)) else [r]
 
 
 def inputs(np):
-    """The workloads' inputs, float32, deterministic (the same kinds of
-    values as bench_main.c's; only the timings are compared)."""
+    """The workloads' inputs, float32, deterministic: bench_work.h's
+    formulas (linspace, then sin/cos and scaling in float32)."""
     f32 = np.float32
 
     def ramp(lo, hi, n):
         return np.linspace(lo, hi, n, dtype=f32)
+
+    def wave(fn, lo, hi, shape, k):   # bench_work.h's wave(): fn(ramp) * k
+        return (fn(ramp(lo, hi, math.prod(shape))) * f32(k)).reshape(shape)
 
     b, i, h, o = MLP
     pb, pi, ph, po = PEX
@@ -74,36 +97,54 @@ def inputs(np):
         "ln_x": ramp(-3, 3, LN[0] * LN[1]).reshape(LN),
         "ln_g": ramp(0.5, 1.5, LN[1]),
         "ln_b": ramp(-0.1, 0.1, LN[1]),
-        "a": (np.sin(ramp(0, 50, MM * MM)) * 0.1).reshape(MM, MM),
-        "bm": (np.cos(ramp(0, 70, MM * MM)) * 0.1).reshape(MM, MM),
+        "a": wave(np.sin, 0, 50, (MM, MM), 0.1),
+        "bm": wave(np.cos, 0, 70, (MM, MM), 0.1),
         "bias": ramp(-0.5, 0.5, MM),
         "mlp_x": ramp(-1, 1, b * i).reshape(b, i),
-        "w1": (ramp(-1, 1, i * h) * 0.05).reshape(i, h),
+        "w1": (ramp(-1, 1, i * h) * f32(0.05)).reshape(i, h),
         "b1": np.zeros(h, f32),
-        "w2": (ramp(-1, 1, h * o) * 0.05).reshape(h, o),
+        "w2": (ramp(-1, 1, h * o) * f32(0.05)).reshape(h, o),
         "b2": np.zeros(o, f32),
         "labels": np.eye(o, dtype=f32)[np.arange(b) % o],
         "p_x": ramp(-1, 1, pb * pi).reshape(pb, pi),
-        "p_w1": (np.sin(ramp(0, 40, pi * ph)) * 0.1).reshape(pi, ph),
+        "p_w1": wave(np.sin, 0, 40, (pi, ph), 0.1),
         "p_b1": np.zeros(ph, f32),
-        "p_w2": (np.cos(ramp(0, 30, ph * po)) * 0.1).reshape(ph, po),
+        "p_w2": wave(np.cos, 0, 30, (ph, po), 0.1),
         "p_b2": np.zeros(po, f32),
         "p_labels": np.eye(po, dtype=f32)[np.arange(pb) % po],
         "dots_a": ramp(-1, 1, DOTS[0] * DOTS[1]).reshape(DOTS),
         "dots_b": ramp(1, -1, DOTS[0] * DOTS[1]).reshape(DOTS),
-        "rnn_w": (np.sin(ramp(0, 300, hid * hid)) * 0.06).reshape(hid, hid),
-        "rnn_u": (np.cos(ramp(0, 100, hid * inp)) * 0.1).reshape(hid, inp),
-        "rnn_b": np.sin(ramp(0, 7, hid)) * f32(0.1),
+        "rnn_w": wave(np.sin, 0, 300, (hid, hid), 0.06),
+        "rnn_u": wave(np.cos, 0, 100, (hid, inp), 0.1),
+        "rnn_b": wave(np.sin, 0, 7, (hid,), 0.1),
         "rnn_h0": np.zeros(hid, f32),
-        "rnn_xs": np.sin(ramp(0, 50, steps * inp)).reshape(steps, inp),
+        "rnn_xs": wave(np.sin, 0, 50, (steps, inp), 1.0),
         "tiny": ramp(0, 1, 4),
     }
+    layers, width, batch = DEEP
+    d["deep_x"] = ramp(-1, 1, batch * width).reshape(batch, width)
+    d["deep_y"] = ramp(0.5, -0.5, batch * width).reshape(batch, width)
+    d["deep_params"] = [(wave(np.sin, l, l + 50, (width, width), 1 / math.sqrt(width)),
+                         wave(np.cos, l, l + 10, (width,), 0.1)) for l in range(layers)]
+    tb, ts, td, _, tf = TB
+    d["tb_x"] = wave(np.sin, 0, 40, (tb, ts, td), 1.0)
+    sd, sf = 1 / math.sqrt(td), 1 / math.sqrt(tf)
+    d["tb_params"] = [
+        wave(np.cos, 0, 3, (td,), 0.1) + f32(1), wave(np.sin, 1, 4, (td,), 0.1),      # ln1 g, b
+        wave(np.sin, 2, 52, (td, td), sd), wave(np.sin, 3, 53, (td, td), sd),          # wq, wk
+        wave(np.sin, 4, 54, (td, td), sd), wave(np.sin, 5, 55, (td, td), sd),          # wv, wo
+        wave(np.cos, 6, 9, (td,), 0.1) + f32(1), wave(np.sin, 7, 10, (td,), 0.1),     # ln2 g, b
+        wave(np.sin, 8, 58, (td, tf), sd), wave(np.cos, 9, 12, (tf,), 0.1),           # w1, b1
+        wave(np.sin, 10, 60, (tf, td), sf), wave(np.cos, 11, 14, (td,), 0.1),         # w2, b2
+    ]
     return d
 
 
-def numpy_side(out):
+# ---- NumPy: (timed function, check function or None = the timed one's result) ----
+def numpy_side():
     import numpy as np
     d = inputs(np)
+    f32 = np.float32
     x, y, m = d["x"], d["y"], d["m"]
 
     def softmax(v):
@@ -113,7 +154,7 @@ def numpy_side(out):
     def layernorm(v, g, b):
         mu = v.mean(axis=-1, keepdims=True)
         var = v.var(axis=-1, keepdims=True)
-        return (v - mu) / np.sqrt(var + np.float32(1e-5)) * g + b
+        return (v - mu) / np.sqrt(var + f32(1e-5)) * g + b
 
     def mlp(v, w1, b1, w2, b2):
         return np.maximum(v @ w1 + b1, 0) @ w2 + b2
@@ -126,7 +167,7 @@ def numpy_side(out):
         z = logits - logits.max(axis=-1, keepdims=True)
         logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
         loss = -(lab * logp).sum(axis=-1).mean()
-        dl = (np.exp(logp) - lab) / np.float32(v.shape[0])
+        dl = (np.exp(logp) - lab) / f32(v.shape[0])
         gw2, gb2 = hh.T @ dl, dl.sum(0)
         dh = (dl @ w2.T) * (hp > 0)
         gw1, gb1 = v.T @ dh, dh.sum(0)
@@ -150,47 +191,89 @@ def numpy_side(out):
             h = np.tanh(w @ h + u @ xt + b)
         return h
 
+    def deep_grad(params, v, target):
+        # 16 tanh layers, loss mean((h - y)^2), backward by hand
+        hs = [v]
+        for w, b in params:
+            hs.append(np.tanh(hs[-1] @ w + b))
+        g = (hs[-1] - target) * f32(2.0 / target.size)
+        grads = []
+        for layer in range(len(params) - 1, -1, -1):
+            w = params[layer][0]
+            g = g * (f32(1) - hs[layer + 1] * hs[layer + 1])     # through tanh
+            grads.append((hs[layer].T @ g, g.sum(0)))
+            g = g @ w.T
+        return [a for pair in reversed(grads) for a in pair]
+
+    c_gelu = f32(math.sqrt(2 / math.pi))
+
+    def gelu(v):
+        return f32(0.5) * v * (f32(1) + np.tanh(c_gelu * (v + f32(0.044715) * v * v * v)))
+
+    def block(v, p):
+        g1, be1, wq, wk, wv, wo, g2, be2, w1, b1, w2, b2 = p
+        bsz, s, dm, heads, _ = TB
+        h = layernorm(v, g1, be1)
+        q, k, val = [(h @ w).reshape(bsz, s, heads, dm // heads) for w in (wq, wk, wv)]
+        sc = np.einsum("bshd,bthd->bhst", q, k) * f32(1 / math.sqrt(dm // heads))
+        a = np.einsum("bhst,bthd->bshd", softmax(sc), val).reshape(bsz, s, dm)
+        x1 = v + a @ wo
+        return x1 + gelu(layernorm(x1, g2, be2) @ w1 + b1) @ w2 + b2
+
     tiny = d["tiny"]
 
     def cached_calls():
         for _ in range(1000):
-            tiny * np.float32(1.5) + np.float32(0.25)
+            tiny * f32(1.5) + f32(0.25)
+
+    def ten_ops(v):
+        for i in range(5):
+            v = v * f32(0.9) + f32(0.1 * i)
+        return v
 
     mp = (d["w1"], d["b1"], d["w2"], d["b2"])
     rows = list(d["mlp_x"])
     pp = (d["p_w1"], d["p_b1"], d["p_w2"], d["p_b2"])
-    work = {
-        "add": lambda: x + y,
-        "sin": lambda: np.sin(x),
-        "axb": lambda: x * np.float32(1.5) + np.float32(0.25),
-        "sincos": lambda: np.sin(x) * np.cos(x) + x * x,
-        "tanh_sum": lambda: (np.tanh(x * np.float32(1.5) + np.float32(0.25)) * np.float32(2)
-                             - np.float32(0.5)).sum(),
-        "softmax": lambda: softmax(m),
-        "layernorm": lambda: layernorm(d["ln_x"], d["ln_g"], d["ln_b"]),
-        "matmul": lambda: d["a"] @ d["bm"],
-        "matmul_bias_relu": lambda: np.maximum(d["a"] @ d["bm"] + d["bias"], 0),
-        "mlp_fwd": lambda: mlp(d["mlp_x"], *mp),
-        "mlp_fwd_loop": lambda: [mlp(r, *mp) for r in rows],
-        "train_step": lambda: train_step(*mp, d["mlp_x"], d["labels"]),
-        "per_example_grads": lambda: per_example_grads(*pp, d["p_x"], d["p_labels"]),
-        "dots_vmap": lambda: np.einsum("ij,ij->i", d["dots_a"], d["dots_b"]),
-        "dots_hand": lambda: (d["dots_a"] * d["dots_b"]).sum(1),
-        "rnn_scan": rnn,
-        "cached_call": cached_calls,
+    deep = lambda: deep_grad(d["deep_params"], d["deep_x"], d["deep_y"])
+    step = lambda: train_step(*mp, d["mlp_x"], d["labels"])
+    return {
+        "add": (lambda: x + y, None),
+        "sin": (lambda: np.sin(x), None),
+        "axb": (lambda: x * f32(1.5) + f32(0.25), None),
+        "sincos": (lambda: np.sin(x) * np.cos(x) + x * x, None),
+        "tanh_sum": (lambda: (np.tanh(x * f32(1.5) + f32(0.25)) * f32(2) - f32(0.5)).sum(), None),
+        "variance": (lambda: np.mean((x - np.mean(x)) ** 2), None),
+        "softmax": (lambda: softmax(m), None),
+        "layernorm": (lambda: layernorm(d["ln_x"], d["ln_g"], d["ln_b"]), None),
+        "matmul": (lambda: d["a"] @ d["bm"], None),
+        "matmul_bias_relu": (lambda: np.maximum(d["a"] @ d["bm"] + d["bias"], 0), None),
+        "mlp_fwd": (lambda: mlp(d["mlp_x"], *mp), None),
+        "mlp_fwd_vmap": (None, lambda: mlp(d["mlp_x"], *mp)),
+        "mlp_fwd_loop": (lambda: [mlp(r, *mp) for r in rows], lambda: mlp(rows[0], *mp)),
+        "train_step": (step, None),
+        "per_example_grads": (lambda: per_example_grads(*pp, d["p_x"], d["p_labels"]), None),
+        "mlp16_grad": (deep, None),
+        "mlp16_grad_ck": (None, deep),   # no recomputation in NumPy: the check only
+        "transformer_fwd": (lambda: block(d["tb_x"], d["tb_params"]), None),
+        "dots_vmap": (lambda: np.einsum("ij,ij->i", d["dots_a"], d["dots_b"]), None),
+        "dots_hand": (lambda: (d["dots_a"] * d["dots_b"]).sum(1), None),
+        "rnn_scan": (rnn, None),
+        "cached_call": (cached_calls, lambda: tiny * f32(1.5) + f32(0.25)),
+        "first_call_small": (None, lambda: ten_ops(tiny)),
+        "first_call_step": (None, step),
     }
-    for key, fn in work.items():
-        out[f"numpy.{key}.ms"] = median_ms(fn)
-    out["info.numpy"] = np.__version__
 
 
-def jax_side(out):
+# ---- JAX: (timed function, check function, jitted function and its arguments for
+#      memory_analysis) ----
+def jax_side():
     import jax
     import jax.numpy as jnp
     import numpy as np
     jax.config.update("jax_platform_name", "cpu")
-    d = {k: jnp.asarray(v) for k, v in inputs(np).items()}
-    f32 = jnp.float32
+    d = {k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in inputs(np).items()}
+    d["deep_params"] = [(jnp.asarray(w), jnp.asarray(b)) for w, b in d["deep_params"]]
+    d["tb_params"] = [jnp.asarray(p) for p in d["tb_params"]]
 
     def mlp(v, w1, b1, w2, b2):
         return jnp.maximum(v @ w1 + b1, 0) @ w2 + b2
@@ -224,16 +307,44 @@ def jax_side(out):
         var = jnp.var(v, axis=-1, keepdims=True)
         return (v - mu) * jax.lax.rsqrt(var + 1e-5) * g + b
 
+    def deep_layer(h, w, b):
+        return jnp.tanh(h @ w + b)
+
+    def deep_loss(params, v, target, ck=False):
+        layer = jax.checkpoint(deep_layer) if ck else deep_layer
+        h = v
+        for w, b in params:
+            h = layer(h, w, b)
+        return jnp.mean((h - target) ** 2)
+
+    def block(v, p):
+        g1, be1, wq, wk, wv, wo, g2, be2, w1, b1, w2, b2 = p
+        bsz, s, dm, heads, _ = TB
+        h = layernorm(v, g1, be1)
+        q, k, val = [(h @ w).reshape(bsz, s, heads, dm // heads) for w in (wq, wk, wv)]
+        sc = jnp.einsum("bshd,bthd->bhst", q, k) * (1 / math.sqrt(dm // heads))
+        a = jnp.einsum("bhst,bthd->bshd", jax.nn.softmax(sc, axis=-1), val).reshape(bsz, s, dm)
+        x1 = v + a @ wo
+        return x1 + jax.nn.gelu(layernorm(x1, g2, be2) @ w1 + b1) @ w2 + b2
+
+    def block_loss(p, v):
+        return jnp.mean(block(v, p) ** 2)
+
+    def flat_grads(g):
+        return [a for pair in g for a in pair]
+
     mp = (d["w1"], d["b1"], d["w2"], d["b2"])
     pp = (d["p_w1"], d["p_b1"], d["p_w2"], d["p_b2"])
     none4 = (None, None, None, None)
-    # (jitted function, its arguments), timed as one call each
+    deep_args = (d["deep_params"], d["deep_x"], d["deep_y"])
+    # (function to jit, its arguments, results -> list of arrays for the check)
     calls = {
         "add": (lambda a, b: a + b, (d["x"], d["y"])),
         "sin": (jnp.sin, (d["x"],)),
         "axb": (lambda v: v * 1.5 + 0.25, (d["x"],)),
         "sincos": (lambda v: jnp.sin(v) * jnp.cos(v) + v * v, (d["x"],)),
         "tanh_sum": (lambda v: jnp.sum(jnp.tanh(v * 1.5 + 0.25) * 2.0 - 0.5), (d["x"],)),
+        "variance": (lambda v: jnp.mean((v - jnp.mean(v)) ** 2), (d["x"],)),
         "softmax": (lambda v: jax.nn.softmax(v, axis=-1), (d["m"],)),
         "layernorm": (layernorm, (d["ln_x"], d["ln_g"], d["ln_b"])),
         "matmul": (lambda a, b: a @ b, (d["a"], d["bm"])),
@@ -243,19 +354,25 @@ def jax_side(out):
         "train_step": (make_step(), mp + (d["mlp_x"], d["labels"])),
         "per_example_grads": (jax.vmap(jax.grad(loss_one, argnums=(0, 1, 2, 3)), in_axes=none4 + (0, 0)),
                               pp + (d["p_x"], d["p_labels"])),
+        "mlp16_grad": (lambda *a: flat_grads(jax.grad(deep_loss)(*a)), deep_args),
+        "mlp16_grad_ck": (lambda *a: flat_grads(jax.grad(lambda *b: deep_loss(*b, ck=True))(*a)), deep_args),
+        "transformer_fwd": (block, (d["tb_x"], d["tb_params"])),
+        "transformer_vg": (lambda p, v: (lambda r: [r[0]] + list(r[1]))(jax.value_and_grad(block_loss)(p, v)),
+                           (d["tb_params"], d["tb_x"])),
         "dots_vmap": (jax.vmap(jnp.dot), (d["dots_a"], d["dots_b"])),
         "dots_hand": (lambda a, b: jnp.sum(a * b, axis=1), (d["dots_a"], d["dots_b"])),
         "rnn_scan": (rnn, (d["rnn_w"], d["rnn_u"], d["rnn_b"], d["rnn_h0"], d["rnn_xs"])),
     }
+    work = {}
     for key, (fn, args) in calls.items():
         jf = jax.jit(fn)
-        out[f"jax.{key}.ms"] = median_ms(lambda: jax.block_until_ready(jf(*args)))
-        memory(out, key, jf, args)
+        run = (lambda jf, args: lambda: jax.block_until_ready(jf(*args)))(jf, args)
+        work[key] = (run, None, (jf, args))
 
     jmlp = jax.jit(mlp)
     rows = [d["mlp_x"][b] for b in range(MLP[0])]
-    out["jax.mlp_fwd_loop.ms"] = median_ms(lambda: jax.block_until_ready([jmlp(r, *mp) for r in rows]))
-    memory(out, "mlp_fwd_loop", jmlp, (rows[0],) + mp)
+    work["mlp_fwd_loop"] = (lambda: jax.block_until_ready([jmlp(r, *mp) for r in rows]),
+                            lambda: jmlp(rows[0], *mp), (jmlp, (rows[0],) + mp))
 
     axb = jax.jit(lambda v: v * 1.5 + 0.25)
     tiny = d["tiny"]
@@ -263,25 +380,20 @@ def jax_side(out):
     def cached_calls():
         for _ in range(1000):
             axb(tiny).block_until_ready()
-    out["jax.cached_call.ms"] = median_ms(cached_calls)
-    memory(out, "cached_call", axb, (tiny,))
+    work["cached_call"] = (cached_calls, lambda: axb(tiny), (axb, (tiny,)))
 
     # first calls: a fresh function each time, so nothing is cached
     def first_small():
         def f(v):
             return ten_ops(v)
-        jax.block_until_ready(jax.jit(f)(tiny))
-    out["jax.first_call_small.ms"] = median_ms(first_small, reps=5)
-    memory(out, "first_call_small", jax.jit(ten_ops), (tiny,))
-
+        return jax.block_until_ready(jax.jit(f)(tiny))
+    work["first_call_small"] = (first_small, None, (jax.jit(ten_ops), (tiny,)))
     step_args = mp + (d["mlp_x"], d["labels"])
 
     def first_step():
-        jax.block_until_ready(jax.jit(make_step())(*step_args))
-    out["jax.first_call_step.ms"] = median_ms(first_step, reps=5)
-    memory(out, "first_call_step", jax.jit(make_step()), step_args)
-    out["info.jax"] = jax.__version__
-    out["info.jax_devices"] = ", ".join(str(dv) for dv in jax.devices())
+        return jax.block_until_ready(jax.jit(make_step())(*step_args))
+    work["first_call_step"] = (first_step, None, (jax.jit(make_step()), step_args))
+    return work, jax
 
 
 def memory(out, key, jf, args):
@@ -303,9 +415,14 @@ def memory(out, key, jf, args):
 
 def thread_info(out):
     """What the peers were told to use (bench_main sets these from cjax's
-    thread count) and, when threadpoolctl is installed, what BLAS uses."""
+    thread count), the CPUs this process may run on, and, when
+    threadpoolctl is installed, what BLAS uses."""
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS"):
         out[f"info.env.{var}"] = os.environ.get(var, "")
+    try:
+        out["info.cpus"] = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        pass
     try:
         from threadpoolctl import threadpool_info
         out["info.numpy_blas_threads"] = ", ".join(
@@ -314,12 +431,128 @@ def thread_info(out):
         pass
 
 
+class Peers:
+    """Both peers' workloads, set up once; a peer that failed is absent."""
+
+    def __init__(self, reps, round_ms):
+        self.reps, self.round_s = reps, round_ms / 1e3
+        self.info = {"info.python": platform.python_version()}
+        thread_info(self.info)
+        self.sides = {}
+        for name, setup in (("numpy", self._numpy), ("jax", self._jax)):
+            try:
+                self.sides[name] = setup()
+            except ImportError:
+                self.info[f"info.{name}"] = "missing"
+            except Exception as e:  # a broken peer is reported, not fatal
+                print(f"peers.py: {name} failed: {e!r}", file=sys.stderr)
+                self.info[f"info.{name}"] = f"failed: {e}"
+
+    def _numpy(self):
+        import numpy as np
+        work = {k: (t, c, None) for k, (t, c) in numpy_side().items()}
+        self.info["info.numpy"] = np.__version__
+        return work
+
+    def _jax(self):
+        work, jax = jax_side()
+        self.info["info.jax"] = jax.__version__
+        self.info["info.jax_devices"] = ", ".join(str(dv) for dv in jax.devices())
+        return work
+
+    def prepare(self, key):
+        out = {}
+        for name, work in self.sides.items():
+            if key not in work:
+                continue
+            timed, check, mem = work[key]
+            try:
+                value = (check or timed)()
+                if timed is not None and check is not None:
+                    timed()   # the timed function's warm-up (compiles)
+                out[f"{name}.{key}.check"] = summary(as_list(value))
+                if mem:
+                    memory(out, key, *mem)
+            except Exception as e:
+                print(f"peers.py: {name} {key} failed: {e!r}", file=sys.stderr)
+                work.pop(key)
+        return out
+
+    def one_round(self, key, n):
+        out = {}
+        names = list(self.sides)
+        for name in (names if n % 2 == 0 else names[::-1]):
+            timed = self.sides[name].get(key, (None,))[0]
+            if timed is None:
+                continue
+            walls, cpus, spent = [], [], 0.0
+            while len(walls) < self.reps and (not walls or spent < self.round_s):
+                t, c = time.perf_counter(), time.process_time()
+                timed()
+                dt, dc = time.perf_counter() - t, time.process_time() - c
+                walls.append(dt * 1e3)
+                cpus.append(dc * 1e3)
+                spent += dt
+            walls.sort()
+            cpus.sort()
+            out[f"{name}.{key}.wall_ms"] = walls[len(walls) // 2]
+            out[f"{name}.{key}.cpu_ms"] = cpus[len(cpus) // 2]
+            out[f"{name}.{key}.calls"] = len(walls)
+        return out
+
+
+def serve(args):
+    reps, round_ms = REPS, ROUND_MS
+    while args and args[0].startswith("--"):
+        if args[0] == "--reps":
+            reps = max(1, int(args[1]))
+        elif args[0] == "--round-ms":
+            round_ms = float(args[1])
+        args = args[2:]
+    peers = Peers(reps, round_ms)
+    print(json.dumps(peers.info), flush=True)
+    for line in sys.stdin:
+        words = line.split()
+        if len(words) == 2 and words[0] == "prepare":
+            print(json.dumps(peers.prepare(words[1])), flush=True)
+        elif len(words) == 3 and words[0] == "round":
+            print(json.dumps(peers.one_round(words[1], int(words[2]))), flush=True)
+        else:
+            break
+
+
+def table():
+    peers = Peers(REPS, ROUND_MS)
+    out = dict(peers.info)
+    keys = []
+    for work in peers.sides.values():
+        keys += [k for k in work if k not in keys]
+    for key in keys:
+        prep = peers.prepare(key)
+        out.update({k: v for k, v in prep.items() if not k.endswith(".check")})
+        out.update(peers.one_round(key, 0))
+    for k in sorted(out):
+        print(f"{k:45s} {out[k]}")
+
+
+def median_ms(fn, reps=7):
+    """Median of `reps` runs after one warm-up run (page faults, compiles)."""
+    fn()
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        ts.append((time.perf_counter() - t) * 1e3)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
 def jax_autodiff():
     """The 16-layer MLP of bench_ad.c: forward and value_and_grad step."""
     import jax
     import jax.numpy as jnp
     jax.config.update("jax_platform_name", "cpu")
-    layers, width, batch = 16, 512, 256
+    layers, width, batch = DEEP
     x = jnp.linspace(-1, 1, batch * width, dtype=jnp.float32).reshape(batch, width)
     y = jnp.linspace(0.5, -0.5, batch * width, dtype=jnp.float32).reshape(batch, width)
     params = []
@@ -345,28 +578,20 @@ def jax_autodiff():
 
 def main():
     args = sys.argv[1:]
-    if args == ["autodiff"]:
+    if args[:1] == ["serve"]:
+        serve(args[1:])
+    elif args == ["autodiff"]:
         try:
             print(json.dumps(jax_autodiff()))
         except Exception as e:  # missing or broken JAX: the C side says so
             print(f"peers.py: jax failed: {e}", file=sys.stderr)
-        return
-    out = {"info.python": platform.python_version()}
-    thread_info(out)
-    for name, side in (("numpy", numpy_side), ("jax", jax_side)):
-        try:
-            side(out)
-        except ImportError:
-            out[f"info.{name}"] = "missing"
-        except Exception as e:  # a broken peer is reported, not fatal
-            print(f"peers.py: {name} failed: {e!r}", file=sys.stderr)
-            out[f"info.{name}"] = f"failed: {e}"
-    if args == ["table"]:
-        for k in sorted(out):
-            print(f"{k:45s} {out[k]}")
-        return
-    print(json.dumps(out))
+    elif args == ["table"]:
+        table()
+    else:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
