@@ -91,6 +91,7 @@ static row rows[] = {
        F32 * (PEX_PARAMS + PEX_B * (PEX_I + PEX_O)), F32 * PEX_B * PEX_PARAMS),
     /* issue 15's memory rows: gradients differ by f32 rounding through 16
      * layers (NumPy and JAX by up to 9.1e-4 on one bias gradient) */
+    DOTS_ROW("mlp16_fwd", "16-layer tanh MLP loss", make_mlp16_fwd, DEEP_FWD_FLOPS),
     {.key = "mlp16_grad", .name = "16-layer tanh MLP grad", .make = make_mlp16_grad, .flops = DEEP_GRAD_FLOPS,
      .limit = 1e-2},
     {.key = "mlp16_grad_ck", .name = "  same, checkpoint/layer", .make = make_mlp16_grad_ck,

@@ -1,8 +1,9 @@
 /* bench_work_deep.h — the deep-model rows of `make bench` (issue 15's
  * memory targets), written with cjax as a user would, like bench_work.h's:
  *
- *   mlp16_grad     jit(grad) of mean((mlp(x) - y)^2) for a 16-layer tanh MLP,
- *                  width 512, batch 256, by every weight and bias;
+ *   mlp16_fwd      loss = mean((mlp(x) - y)^2) for a 16-layer tanh MLP,
+ *                  width 512, batch 256;
+ *   mlp16_grad     grad(loss) by every weight and bias;
  *   mlp16_grad_ck  the same with each layer under cj_checkpoint (saving
  *                  nothing: the backward pass recomputes each layer);
  *   transformer_fwd  one pre-norm transformer block, batch 8, sequence 128,
@@ -58,7 +59,8 @@ static void deep_loss_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     cj_val r = cj_sub(h, in[1]);
     out[0] = cj_mean(cj_mul(r, r), -1, NULL, 0);
 }
-static cj_func *make_deep_grad(cj_ctx *ctx, cj_val *in, deep_model *m, int checkpointed) {
+/* The inputs, the layer, and loss itself (what the grads differentiate) */
+static cj_func *make_deep_loss(cj_ctx *ctx, cj_val *in, deep_model *m, int checkpointed) {
     int64_t dx[2] = {DEEP_BATCH, DEEP_WIDTH}, dw[2] = {DEEP_WIDTH, DEEP_WIDTH}, db = DEEP_WIDTH;
     in[0] = cj_reshape(cj_linspace(ctx, -1, 1, DEEP_BATCH * DEEP_WIDTH, CJ_F32), 2, dx);
     in[1] = cj_reshape(cj_linspace(ctx, 0.5, -0.5, DEEP_BATCH * DEEP_WIDTH, CJ_F32), 2, dx);
@@ -68,15 +70,20 @@ static cj_func *make_deep_grad(cj_ctx *ctx, cj_val *in, deep_model *m, int check
     }
     cj_func *layer = cj_func_new(ctx, "tanh_layer", deep_layer_fn, 3, 1, NULL);
     m->layer = checkpointed ? cj_checkpoint(layer, NULL) : layer;
+    return cj_func_new(ctx, "deep_loss", deep_loss_fn, 2 + 2 * DEEP_LAYERS, 1, m);
+}
+static cj_func *make_deep_grad(cj_ctx *ctx, cj_val *in, deep_model *m, int checkpointed) {
     static int argnums[2 * DEEP_LAYERS];
     for (int i = 0; i < 2 * DEEP_LAYERS; i++) argnums[i] = 2 + i;
     cj_grad_opts go = {2 * DEEP_LAYERS, argnums, 0};
-    return cj_grad(cj_func_new(ctx, "deep_loss", deep_loss_fn, 2 + 2 * DEEP_LAYERS, 1, m), &go);
+    return cj_grad(make_deep_loss(ctx, in, m, checkpointed), &go);
 }
+static cj_func *make_mlp16_fwd(cj_ctx *ctx, cj_val *in) { return make_deep_loss(ctx, in, &deep_plain, 0); }
 static cj_func *make_mlp16_grad(cj_ctx *ctx, cj_val *in) { return make_deep_grad(ctx, in, &deep_plain, 0); }
 static cj_func *make_mlp16_grad_ck(cj_ctx *ctx, cj_val *in) { return make_deep_grad(ctx, in, &deep_ck, 1); }
 /* forward 2 B W^2 per layer; the backward twice that (input and weight gradients) */
-#define DEEP_GRAD_FLOPS (3 * 2.0 * DEEP_BATCH * DEEP_WIDTH * DEEP_WIDTH * DEEP_LAYERS)
+#define DEEP_FWD_FLOPS (2.0 * DEEP_BATCH * DEEP_WIDTH * DEEP_WIDTH * DEEP_LAYERS)
+#define DEEP_GRAD_FLOPS (3 * DEEP_FWD_FLOPS)
 
 /* ---- the transformer block ---- */
 /* (v - mean) / sqrt(var + 1e-5) * g + b over the last axis */

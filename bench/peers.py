@@ -29,8 +29,6 @@ NumPy has no autodiff: its gradient rows are hand-written backward passes,
 and rows it has no version of (value_and_grad of the transformer block) are
 JAX only.
 
-`python3 bench/peers.py autodiff` prints bench_ad.c's JAX figures instead (the
-16-layer MLP's forward and training step), as {"mlp_fwd": ms, ...}.
 `python3 bench/peers.py table` prints every workload's figures (one round) as
 a readable table. The control rows' JAX side is bench/peers_ctrl.py.
 """
@@ -234,6 +232,12 @@ def numpy_side():
     mp = (d["w1"], d["b1"], d["w2"], d["b2"])
     rows = list(d["mlp_x"])
     pp = (d["p_w1"], d["p_b1"], d["p_w2"], d["p_b2"])
+    def deep_loss(params, v, target):
+        h = v
+        for w, b in params:
+            h = np.tanh(h @ w + b)
+        return np.mean((h - target) ** 2)
+
     deep = lambda: deep_grad(d["deep_params"], d["deep_x"], d["deep_y"])
     step = lambda: train_step(*mp, d["mlp_x"], d["labels"])
     return {
@@ -252,6 +256,7 @@ def numpy_side():
         "mlp_fwd_loop": (lambda: [mlp(r, *mp) for r in rows], lambda: mlp(rows[0], *mp)),
         "train_step": (step, None),
         "per_example_grads": (lambda: per_example_grads(*pp, d["p_x"], d["p_labels"]), None),
+        "mlp16_fwd": (lambda: deep_loss(d["deep_params"], d["deep_x"], d["deep_y"]), None),
         "mlp16_grad": (deep, None),
         "mlp16_grad_ck": (None, deep),   # no recomputation in NumPy: the check only
         "transformer_fwd": (lambda: block(d["tb_x"], d["tb_params"]), None),
@@ -354,6 +359,7 @@ def jax_side():
         "train_step": (make_step(), mp + (d["mlp_x"], d["labels"])),
         "per_example_grads": (jax.vmap(jax.grad(loss_one, argnums=(0, 1, 2, 3)), in_axes=none4 + (0, 0)),
                               pp + (d["p_x"], d["p_labels"])),
+        "mlp16_fwd": (deep_loss, deep_args),
         "mlp16_grad": (lambda *a: flat_grads(jax.grad(deep_loss)(*a)), deep_args),
         "mlp16_grad_ck": (lambda *a: flat_grads(jax.grad(lambda *b: deep_loss(*b, ck=True))(*a)), deep_args),
         "transformer_fwd": (block, (d["tb_x"], d["tb_params"])),
@@ -535,56 +541,10 @@ def table():
         print(f"{k:45s} {out[k]}")
 
 
-def median_ms(fn, reps=7):
-    """Median of `reps` runs after one warm-up run (page faults, compiles)."""
-    fn()
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        ts.append((time.perf_counter() - t) * 1e3)
-    ts.sort()
-    return ts[len(ts) // 2]
-
-
-def jax_autodiff():
-    """The 16-layer MLP of bench_ad.c: forward and value_and_grad step."""
-    import jax
-    import jax.numpy as jnp
-    jax.config.update("jax_platform_name", "cpu")
-    layers, width, batch = DEEP
-    x = jnp.linspace(-1, 1, batch * width, dtype=jnp.float32).reshape(batch, width)
-    y = jnp.linspace(0.5, -0.5, batch * width, dtype=jnp.float32).reshape(batch, width)
-    params = []
-    for layer in range(layers):
-        ramp = jnp.linspace(layer, layer + 997.0, width * width, dtype=jnp.float32)
-        w = (jnp.sin(ramp) / jnp.sqrt(float(width))).reshape(width, width)
-        b = jnp.cos(jnp.linspace(layer, layer + 10, width, dtype=jnp.float32)) * 0.1
-        params.append((w, b))
-
-    def loss(params, x, y):
-        h = x
-        for w, b in params:
-            h = jnp.tanh(h @ w + b)
-        return jnp.mean((h - y) ** 2)
-
-    fwd = jax.jit(loss)
-    step = jax.jit(jax.value_and_grad(loss))
-    return {
-        "mlp_fwd": median_ms(lambda: fwd(params, x, y).block_until_ready()),
-        "mlp_step": median_ms(lambda: jax.block_until_ready(step(params, x, y))),
-    }
-
-
 def main():
     args = sys.argv[1:]
     if args[:1] == ["serve"]:
         serve(args[1:])
-    elif args == ["autodiff"]:
-        try:
-            print(json.dumps(jax_autodiff()))
-        except Exception as e:  # missing or broken JAX: the C side says so
-            print(f"peers.py: jax failed: {e}", file=sys.stderr)
     elif args == ["table"]:
         table()
     else:
