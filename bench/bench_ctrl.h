@@ -8,8 +8,8 @@
  * swapped every round, so both see the same load. Each round takes the
  * median per call over about 40 ms of calls (at least one), in wall-clock and
  * in process CPU time (all threads: with CJAX_NUM_THREADS=1, which the
- * bench also passes on to XLA, it is one thread's time, which load on a
- * shared machine barely moves). A figure is the median over rounds; a
+ * bench also imposes on XLA by pinning itself and its peers to one CPU, it
+ * is one thread's time, which load on a shared machine barely moves). A figure is the median over rounds; a
  * ratio is the median of the rounds' ratios. The ODE's forward rows also
  * time the same arithmetic as a plain C loop (the issue's target:
  * cjax <= 1.5x plain C).

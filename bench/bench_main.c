@@ -111,7 +111,7 @@ static row rows[] = {
 #define N_ROWS ((int)(sizeof rows / sizeof rows[0]))
 
 static int reps = 9;
-static int rounds = 3; /* alternating rounds, cjax and the peers */
+static int rounds = 5; /* alternating rounds, cjax and the peers */
 
 /* ---- the temporary disk cache ---- */
 static char cache_dir[512];
@@ -196,7 +196,7 @@ static int usage(const char *prog, int rc) {
             "  --only KEYS   only workloads whose key contains one of KEYS (`ctrl`: the control rows)\n"
             "  --no-peers    skip NumPy and JAX\n"
             "  --reps N      calls per series and round, at most (default 9; each stops after %.0f ms)\n"
-            "  --rounds N    rounds, cjax and the peers alternating (default 3, at most %d; medians)\n"
+            "  --rounds N    rounds, cjax and the peers alternating (default 5, at most %d; medians)\n"
             "  --one-thread  CJAX_NUM_THREADS=1, OpenBLAS/OMP/MKL on 1 thread, and the bench and its peers\n"
             "                pinned to one CPU (XLA sizes its pool by the CPUs it may use); also\n"
             "                implied by CJAX_NUM_THREADS=1 in the environment\n",
