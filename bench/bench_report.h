@@ -31,6 +31,7 @@ static const char *mode_names[N_SERIES] = {"eager", "jit interp", "jit cc", "num
 
 #define MAX_REPS 31   /* calls per series and round, at most */
 #define MAX_ROUNDS 15
+#define JAX_MEM_PARTS 6
 #define ROW_MAX_IN 40 /* the 16-layer MLP: x, y and 32 parameters */
 #define ROW_MAX_OUT 40
 
@@ -58,7 +59,7 @@ typedef struct row {
     int n_kernels;
     int have_mem;
     cj_memory_analysis mem;
-    double jax_mem[5];  /* jax_mem_parts, NaN when absent */
+    double jax_mem[JAX_MEM_PARTS]; /* jax_mem_parts, NaN when absent */
     double rec[N_MODES][CHECK_MAX]; /* cjax's check records per mode (bench_check.h) */
     int n_rec[N_MODES];             /* numbers in each; 0 not run, -1 failed */
     double diff[2];     /* the worst check difference over cjax's modes from NumPy, JAX; NaN: none */
@@ -87,10 +88,14 @@ typedef struct run_info {
 #define ROUND_MS 200.0 /* per series and round: calls until this much is spent (bench_rounds.h) */
 
 /* ---- limits per row ---- */
-static const char *jax_mem_parts[5] = {"argument", "output", "temp", "alias", "code"};
+/* "peak" is XLA's peak_memory_in_bytes, kept in the JSON only: on CPU it can
+ * be below the temporaries alone (7.0 vs 33.0 MiB for the transformer block's
+ * value_and_grad), so the table compares argument + output + temp */
+static const char *jax_mem_parts[JAX_MEM_PARTS] = {"argument", "output", "temp", "alias", "code", "peak"};
 
 /* argument + output + temp, NaN when XLA did not say */
 static double jax_mem_total(const row *r) { return r->jax_mem[0] + r->jax_mem[1] + r->jax_mem[2]; }
+
 
 /* The fraction of its limit cjax's jit-cc reaches, and which limit: FMA
  * peak for rows with flops, else memory bandwidth, with each written byte
@@ -294,7 +299,7 @@ static void json_row(FILE *f, const row *r, const bench_limits *l, int rounds) {
     json_key(f, "jax_memory", 0);
     if (isfinite(jax_mem_total(r))) {
         fputc('{', f);
-        for (int i = 0; i < 5; i++) json_num(f, jax_mem_parts[i], r->jax_mem[i], i == 0);
+        for (int i = 0; i < JAX_MEM_PARTS; i++) json_num(f, jax_mem_parts[i], r->jax_mem[i], i == 0);
         json_num(f, "total", jax_mem_total(r), 0);
         fputc('}', f);
     } else {

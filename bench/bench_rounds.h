@@ -236,7 +236,7 @@ static void measure(cj_ctx *ctx, row *r, main_peers *p, int rounds, int reps) {
     }
     r->diff[0] = r->diff[1] = NAN;
     r->n_rec[EAGER] = r->n_rec[INTERP] = r->n_rec[CC] = 0, r->n_compile = 0, r->check_failed = 0;
-    for (int i = 0; i < 5; i++) r->jax_mem[i] = NAN;
+    for (int i = 0; i < JAX_MEM_PARTS; i++) r->jax_mem[i] = NAN;
     if (r->limit <= 0) r->limit = 1e-3;
     char cmd[96];
     if (p->up) { /* the peers first: their compiles do not overlap cjax's */
@@ -244,7 +244,7 @@ static void measure(cj_ctx *ctx, row *r, main_peers *p, int rounds, int reps) {
         const char *reply = coproc_ask(&p->cp, cmd);
         if (!reply) p->up = 0, fprintf(stderr, "bench: peers.py stopped answering (at %s)\n", r->key);
         peer_records(reply, r->key, ref, n_ref);
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < JAX_MEM_PARTS; i++) {
             char part[32];
             snprintf(part, sizeof part, "mem.%s", jax_mem_parts[i]);
             peers_num(reply, "jax", r->key, part, &r->jax_mem[i]);

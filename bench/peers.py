@@ -12,7 +12,8 @@ It speaks lines of flat JSON on stdout, one per request line on stdin:
                           then {"<peer>.KEY.check": [...],
                           "jax.KEY.mem.<part>": bytes, ...}: the results for the
                           bench's agreement checks (see summary()) and XLA's
-                          memory_analysis() (argument, output, temp, alias, code)
+                          memory_analysis() (argument, output, temp, alias, code,
+                          peak where the jaxlib reports it)
   "round KEY N":         one round of KEY: {"<peer>.KEY.wall_ms": ...,
                           "<peer>.KEY.cpu_ms": ..., "<peer>.KEY.calls": ...},
                           the median per call of this round's calls, wall clock
@@ -25,9 +26,9 @@ A round of a peer calls its workload until --round-ms milliseconds are spent or
 peer that is not installed or fails is reported ("missing", "failed: ...") and
 its keys are absent, never fatal. The workload keys, shapes and input formulas
 are bench_work.h's (the C side lists them; a key missing here shows as "-").
-NumPy has no autodiff: its gradient rows are hand-written backward passes,
-and rows it has no version of (value_and_grad of the transformer block) are
-JAX only.
+NumPy has no autodiff: its gradient rows are hand-written backward passes
+(the transformer block's included); the checkpointed row has no NumPy
+version, whose plain gradient still serves its check.
 
 `python3 bench/peers.py table` prints every workload's figures (one round) as
 a readable table. The control rows' JAX side is bench/peers_ctrl.py.
@@ -218,6 +219,57 @@ def numpy_side():
         x1 = v + a @ wo
         return x1 + gelu(layernorm(x1, g2, be2) @ w1 + b1) @ w2 + b2
 
+    def gelu_grad(z):   # d gelu / dz of the tanh form
+        t = np.tanh(c_gelu * (z + f32(0.044715) * z * z * z))
+        return f32(0.5) * (f32(1) + t) + f32(0.5) * z * (f32(1) - t * t) * c_gelu * (
+            f32(1) + f32(3 * 0.044715) * z * z)
+
+    def ln_parts(v):
+        xc = v - v.mean(axis=-1, keepdims=True)
+        r = f32(1) / np.sqrt((xc * xc).mean(axis=-1, keepdims=True) + f32(1e-5))
+        return xc * r, r
+
+    def ln_back(dn, n, r):   # through (v - mean) * rsqrt(var + eps), given d(normalised)
+        return r * (dn - dn.mean(axis=-1, keepdims=True) - n * (dn * n).mean(axis=-1, keepdims=True))
+
+    def block_vg(v, p):
+        # value_and_grad of mean(block(v)^2) by the 12 parameters, backward by hand
+        g1, be1, wq, wk, wv, wo, g2, be2, w1, b1, w2, b2 = p
+        bsz, s, dm, heads, dff = TB
+        dh, c = dm // heads, f32(1 / math.sqrt(dm // heads))
+        rows = lambda t: t.reshape(-1, t.shape[-1])
+        n1, r1 = ln_parts(v)
+        h = n1 * g1 + be1
+        q, k, val = [(h @ w).reshape(bsz, s, heads, dh) for w in (wq, wk, wv)]
+        att = softmax(np.einsum("bshd,bthd->bhst", q, k) * c)
+        a = np.einsum("bhst,bthd->bshd", att, val).reshape(bsz, s, dm)
+        x1 = v + a @ wo
+        n2, r2 = ln_parts(x1)
+        h2 = n2 * g2 + be2
+        z = h2 @ w1 + b1
+        f = gelu(z)
+        y = x1 + f @ w2 + b2
+        loss = np.mean(y * y)
+        dy = y * f32(2 / y.size)
+        dw2, db2 = rows(f).T @ rows(dy), dy.sum((0, 1))
+        dz = (dy @ w2.T) * gelu_grad(z)
+        dw1, db1 = rows(h2).T @ rows(dz), dz.sum((0, 1))
+        dh2 = dz @ w1.T
+        dg2, dbe2 = (dh2 * n2).sum((0, 1)), dh2.sum((0, 1))
+        dx1 = dy + ln_back(dh2 * g2, n2, r2)
+        dwo = rows(a).T @ rows(dx1)
+        da = (dx1 @ wo.T).reshape(bsz, s, heads, dh)
+        datt = np.einsum("bshd,bthd->bhst", da, val)
+        dval = np.einsum("bhst,bshd->bthd", att, da)
+        dsc = att * (datt - (datt * att).sum(-1, keepdims=True)) * c
+        dq = np.einsum("bhst,bthd->bshd", dsc, k).reshape(bsz, s, dm)
+        dk = np.einsum("bhst,bshd->bthd", dsc, q).reshape(bsz, s, dm)
+        dval = dval.reshape(bsz, s, dm)
+        dwq, dwk, dwv = (rows(h).T @ rows(g) for g in (dq, dk, dval))
+        dhh = dq @ wq.T + dk @ wk.T + dval @ wv.T
+        dg1, dbe1 = (dhh * n1).sum((0, 1)), dhh.sum((0, 1))
+        return [loss, dg1, dbe1, dwq, dwk, dwv, dwo, dg2, dbe2, dw1, db1, dw2, db2]
+
     tiny = d["tiny"]
 
     def cached_calls():
@@ -260,6 +312,7 @@ def numpy_side():
         "mlp16_grad": (deep, None),
         "mlp16_grad_ck": (None, deep),   # no recomputation in NumPy: the check only
         "transformer_fwd": (lambda: block(d["tb_x"], d["tb_params"]), None),
+        "transformer_vg": (lambda: block_vg(d["tb_x"], d["tb_params"]), None),
         "dots_vmap": (lambda: np.einsum("ij,ij->i", d["dots_a"], d["dots_b"]), None),
         "dots_hand": (lambda: (d["dots_a"] * d["dots_b"]).sum(1), None),
         "rnn_scan": (rnn, None),
@@ -413,7 +466,7 @@ def memory(out, key, jf, args):
         return
     for part, attr in (("argument", "argument_size_in_bytes"), ("output", "output_size_in_bytes"),
                        ("temp", "temp_size_in_bytes"), ("alias", "alias_size_in_bytes"),
-                       ("code", "generated_code_size_in_bytes")):
+                       ("code", "generated_code_size_in_bytes"), ("peak", "peak_memory_in_bytes")):
         v = getattr(m, attr, None)
         if v is not None:
             out[f"jax.{key}.mem.{part}"] = int(v)
