@@ -17,6 +17,7 @@
  * compilers, the date. Header-only: CMake makes one program per .c file in bench/. */
 #ifndef CJ_BENCH_LIMITS_H
 #define CJ_BENCH_LIMITS_H
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,23 @@ static double limits_median_ms(void (*fn)(void *), void *arg, int reps) {
     return t[reps / 2];
 }
 
+/* The fastest of max(reps, 9) calls after a warm-up call: a limit is what
+ * the machine reaches, and on a shared machine a median of a few runs
+ * measures the neighbours' load as well (a loaded run's median copy came to
+ * 7.8 GB/s, and then a plain x + y ran at 2.9 times that "limit"). */
+static double limits_best_ms(void (*fn)(void *), void *arg, int reps) {
+    double best = INFINITY;
+    if (reps < 9) reps = 9;
+    fn(arg);
+    for (int i = 0; i < reps; i++) {
+        double t0 = now_ms();
+        fn(arg);
+        double dt = now_ms() - t0;
+        if (dt < best) best = dt;
+    }
+    return best;
+}
+
 #if defined(__FMA__) && defined(__AVX__)
 typedef struct fma_arg {
     float *sink;
@@ -128,12 +146,12 @@ static int limits_measure(bench_limits *l, int reps) {
         for (int64_t i = 0; i < LIMIT_N; i++) src[i] = (float)(i & 1023), dst[i] = 0; /* first touch */
         for (int i = 0; i < 1 << 20; i++) ga[i] = gb[i] = (float)(i % 17) * 0.1f, gc[i] = 0;
         scale_arg sa = {src, dst};
-        l->copy_gbs = 2.0 * sizeof(float) * LIMIT_N / (limits_median_ms(limits_copy, &sa, reps) * 1e6);
+        l->copy_gbs = 2.0 * sizeof(float) * LIMIT_N / (limits_best_ms(limits_copy, &sa, reps) * 1e6);
         gemm_arg g = {ga, gb, gc};
-        l->sgemm_gflops = 2.0 * 1024 * 1024 * 1024 / (limits_median_ms(limits_gemm, &g, reps) * 1e6);
+        l->sgemm_gflops = 2.0 * 1024 * 1024 * 1024 / (limits_best_ms(limits_gemm, &g, reps) * 1e6);
 #if defined(__FMA__) && defined(__AVX__)
         fma_arg f = {ga, 16 * (int64_t)l->threads}; /* several units per thread balance the pool */
-        l->fma_gflops = FMA_FLOPS_PER_UNIT * (double)f.units / (limits_median_ms(limits_fma, &f, reps) * 1e6);
+        l->fma_gflops = FMA_FLOPS_PER_UNIT * (double)f.units / (limits_best_ms(limits_fma, &f, reps) * 1e6);
         l->fma_how = "AVX2 FMA loop on every pool thread";
 #else
         l->fma_gflops = l->sgemm_gflops;
