@@ -303,7 +303,6 @@ static void emit_nested(nest *n, const char *prefix, bool exported, strbuf *sb) 
     }
     for (int a = 1; a <= L; a++) sb_printf(sb, "%*s}\n", 4 + 2 * (L - a), "");
     sb_printf(sb, "  }\n}\n");
-    (void)pad;
 }
 
 void codegen_nested_kernel(const compiled *c, int k, const char *prefix, bool exported, strbuf *sb) {
