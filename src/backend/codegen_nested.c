@@ -31,6 +31,7 @@
 #include "codegen.h"
 
 enum { FULL_ROW = 64 }; /* innermost axes up to this long get a constant-trip loop for full rows */
+enum { UNSWITCH_FLAGS = 2 }; /* full rows get a loop per combination of up to this many outer windows */
 
 static const char *ctype(cj_dtype dt) { return prim_c_type(dt); }
 
@@ -169,9 +170,23 @@ static bool outer_windowed(const nest *n, const nest_operand *o) {
     return false;
 }
 
+/* How many operands have an outer window (a per-row flag w<op>); the
+ * first `cap` of them, in operand order, into flag[]. */
+static int outer_flags(const nest *n, int *flag, int cap) {
+    int k = 0;
+    for (int oi = 0; oi < n->n_ops; oi++)
+        if (n->ops[oi].used && outer_windowed(n, &n->ops[oi])) {
+            if (k < cap) flag[k] = oi;
+            k++;
+        }
+    return k;
+}
+
 /* The body of the inner loop: every equation as a scalar, materialised
- * values stored. `x` is the inner index's C expression. */
-static void emit_body(const nest *n, const char *x, const char *pad, strbuf *sb) {
+ * values stored. `x` is the inner index's C expression. With `fixed`, the
+ * row's outer windows are known: flag f (outer_flags' order) is bit f of
+ * `open`, so an operand is read without its test or not at all. */
+static void emit_body(const nest *n, const char *x, const char *pad, bool fixed, unsigned open, strbuf *sb) {
     const compiled *c = n->c;
     const ir_func *ir = c->ir;
     const kernel *K = &c->kernels[n->k];
@@ -189,6 +204,12 @@ static void emit_body(const nest *n, const char *x, const char *pad, strbuf *sb)
                 char cond[160], val[160];
                 inner_cond(n, o, x, cond, sizeof cond);
                 bool outer = outer_windowed(n, o);
+                if (outer && fixed) { /* decided for the row */
+                    int f = 0;
+                    for (int b = 0; b < oi; b++) f += n->ops[b].used && outer_windowed(n, &n->ops[b]);
+                    if (!(open >> f & 1)) continue;
+                    outer = false;
+                }
                 long long S = (long long)o->stride[L];
                 char at[96];
                 if (S == 0) snprintf(at, sizeof at, "o%d", oi);
@@ -269,20 +290,33 @@ static void emit_nested(nest *n, const char *prefix, bool exported, strbuf *sb) 
     }
     const char *pad = "      ";
     if (n->dim[L] <= FULL_ROW) { /* a full row: a constant trip count */
-        sb_printf(sb, "    if (run == %lld) {\n      for (i64 q = 0; q < %lld; q++) {\n", (long long)n->dim[L],
-                  (long long)n->dim[L]);
-        emit_body(n, "q", "        ", sb);
-        sb_printf(sb, "      }\n    } else {\n");
+        int flag[UNSWITCH_FLAGS], k = outer_flags(n, flag, UNSWITCH_FLAGS);
+        sb_printf(sb, "    if (run == %lld) {\n", (long long)n->dim[L]);
+        if (k >= 1 && k <= UNSWITCH_FLAGS) { /* a loop per combination: no test per element */
+            for (unsigned m = 0; m < 1u << k; m++) {
+                sb_printf(sb, "      %sif (", m ? "} else " : "");
+                for (int f = 0; f < k; f++) sb_printf(sb, "%s%sw%d", f ? " && " : "", m >> f & 1 ? "" : "!", flag[f]);
+                sb_printf(sb, ") {\n        for (i64 q = 0; q < %lld; q++) {\n", (long long)n->dim[L]);
+                emit_body(n, "q", "          ", true, m, sb);
+                sb_printf(sb, "        }\n");
+            }
+            sb_printf(sb, "      }\n");
+        } else {
+            sb_printf(sb, "      for (i64 q = 0; q < %lld; q++) {\n", (long long)n->dim[L]);
+            emit_body(n, "q", "        ", false, 0, sb);
+            sb_printf(sb, "      }\n");
+        }
+        sb_printf(sb, "    } else {\n");
         char x[32];
         snprintf(x, sizeof x, "(x%d + q)", L);
         sb_printf(sb, "      for (i64 q = 0; q < run; q++) {\n");
-        emit_body(n, x, "        ", sb);
+        emit_body(n, x, "        ", false, 0, sb);
         sb_printf(sb, "      }\n    }\n");
     } else {
         char x[32];
         snprintf(x, sizeof x, "(x%d + q)", L);
         sb_printf(sb, "    for (i64 q = 0; q < run; q++) {\n");
-        emit_body(n, x, pad, sb);
+        emit_body(n, x, pad, false, 0, sb);
         sb_printf(sb, "    }\n");
     }
     /* advance: the inner index and offsets by the run, then carry outwards */
