@@ -1,8 +1,10 @@
 /* test_codegen_nested.c — LOOP kernels written as nested loops over the
  * multi-index (src/backend/codegen_nested.c): a kernel whose leaves are a
  * basis broadcast along a batch, a pad on the inner axis, a transpose, a
- * concatenate along an outer axis, an iota and a dynamic slice with a
- * clamped start, around a rank-0 value, with one intermediate written out.
+ * concatenate along an outer axis, an iota, a dynamic slice with a
+ * clamped start and a transposed basis broadcast along the batch (copied
+ * into a block once per call), around a rank-0 value, with one
+ * intermediate written out.
  * Its values are checked against plain C loops over the same formulas
  * (small integers and quarters: every operation is exact, so equality is
  * bit for bit):
@@ -30,11 +32,11 @@ typedef struct nest_shape {
 enum { START = 5 }; /* the dynamic slice's start on axis 0, given past the end: clamped to 3 */
 
 /* inputs: E [M,N] basis, X [B,M,N-1], Y [B,N,M], Z1 [B,M1,N], Z2 [B,M-M1,N],
- * W [B+3,M,N], s [] rank-0, k [] i32 start
+ * W [B+3,M,N], s [] rank-0, k [] i32 start, F [N,M] a basis read transposed
  *   a = broadcast E along the batch, b = pad X by one s in front of the
  *   inner axis, c = Y transposed, d = concatenate(Z1, Z2) on axis 1,
- *   i = iota along axis 2, w = W[k : k+B]
- *   out0 = a*b + c - d*i + w*s,  out1 = a*b */
+ *   i = iota along axis 2, w = W[k : k+B], f = F transposed, broadcast
+ *   out0 = a*b + c - d*i + w*s + f,  out1 = a*b */
 static void f_nest(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     const nest_shape *sh = u;
     int64_t B = sh->B, M = sh->M, N = sh->N;
@@ -48,8 +50,9 @@ static void f_nest(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     cj_val i = cj_iota(ctx, CJ_F32, 3, shape, 2);
     cj_val zero = cj_scalar_typed(ctx, 0, CJ_I32);
     cj_val w = cj_dynamic_slice(in[6], (cj_val[]){in[7], zero, zero}, shape);
+    cj_val f = cj_broadcast_in_dim(cj_transpose(in[8], NULL), 3, shape, dims12); /* copied into a block */
     cj_val ab = cj_mul(a, b);
-    out[0] = cj_add(cj_sub(cj_add(ab, c), cj_mul(d, i)), cj_mul(w, in[5]));
+    out[0] = cj_add(cj_add(cj_sub(cj_add(ab, c), cj_mul(d, i)), cj_mul(w, in[5])), f);
     out[1] = ab;
 }
 
@@ -61,7 +64,7 @@ static float *quarters(int64_t n, uint64_t *rng) {
 }
 
 typedef struct nest_data {
-    float *E, *X, *Y, *Z1, *Z2, *W, s;
+    float *E, *X, *Y, *Z1, *Z2, *W, *F, s;
     int k;
     float *want0, *want1;
 } nest_data;
@@ -71,7 +74,7 @@ static void make_data(const nest_shape *sh, nest_data *d) {
     uint64_t rng = 17;
     d->E = quarters(M * N, &rng), d->X = quarters(B * M * (N - 1), &rng), d->Y = quarters(B * N * M, &rng);
     d->Z1 = quarters(B * M1 * N, &rng), d->Z2 = quarters(B * (M - M1) * N, &rng);
-    d->W = quarters((B + 3) * M * N, &rng), d->s = -1.25f, d->k = START;
+    d->W = quarters((B + 3) * M * N, &rng), d->F = quarters(N * M, &rng), d->s = -1.25f, d->k = START;
     d->want0 = malloc(sizeof(float) * (size_t)(B * M * N));
     d->want1 = malloc(sizeof(float) * (size_t)(B * M * N));
     int64_t k = d->k > 3 ? 3 : d->k; /* lax clamps the start so the slice fits */
@@ -85,12 +88,13 @@ static void make_data(const nest_shape *sh, nest_data *d) {
                 float w = d->W[((p + k) * M + m) * N + n];
                 float ab = a * b;
                 d->want1[(p * M + m) * N + n] = ab;
-                d->want0[(p * M + m) * N + n] = ((ab + c) - z * (float)n) + w * d->s;
+                d->want0[(p * M + m) * N + n] = (((ab + c) - z * (float)n) + w * d->s) + d->F[n * M + m];
             }
 }
 
 static void free_data(nest_data *d) {
-    free(d->E), free(d->X), free(d->Y), free(d->Z1), free(d->Z2), free(d->W), free(d->want0), free(d->want1);
+    free(d->E), free(d->X), free(d->Y), free(d->Z1), free(d->Z2), free(d->W), free(d->F), free(d->want0),
+        free(d->want1);
 }
 
 static cj_val arr3(cj_ctx *ctx, const float *v, int64_t a, int64_t b, int64_t c) {
@@ -107,6 +111,7 @@ static void inputs(cj_ctx *ctx, const nest_shape *sh, const nest_data *d, cj_val
     in[5] = cj_scalar_typed(ctx, d->s, CJ_F32);
     in[6] = arr3(ctx, d->W, B + 3, M, N);
     in[7] = cj_scalar_typed(ctx, d->k, CJ_I32);
+    in[8] = cj_array(ctx, CJ_F32, 2, (int64_t[]){N, M}, d->F);
 }
 
 static bool equal_to(const float *got, const float *want, int64_t n, const char *what) {
@@ -123,9 +128,9 @@ static void check_jit(const nest_shape *sh, const nest_data *d, const char *cach
     cc_build_options o = {NULL, NULL, cache, 0};
     native_set_build_options_for_testing(&o);
     cj_ctx *ctx = cj_ctx_new(NULL);
-    cj_val in[8], y[2];
+    cj_val in[9], y[2];
     inputs(ctx, sh, d, in);
-    cj_func *f = cj_func_new(ctx, "nest", f_nest, 8, 2, (void *)sh);
+    cj_func *f = cj_func_new(ctx, "nest", f_nest, 9, 2, (void *)sh);
     cj_backend backends[2] = {CJ_BACKEND_INTERP, CJ_BACKEND_CC};
     int64_t n = sh->B * sh->M * sh->N;
     float *got = malloc(sizeof(float) * (size_t)n);
@@ -146,16 +151,17 @@ static void check_jit(const nest_shape *sh, const nest_data *d, const char *cach
 /* The generated kernel itself, called on ranges that cut rows anywhere. */
 static void check_ranges(const nest_shape *sh, const nest_data *d, const char *cache) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    cj_func *f = cj_func_new(ctx, "nest", f_nest, 8, 2, (void *)sh);
+    cj_func *f = cj_func_new(ctx, "nest", f_nest, 9, 2, (void *)sh);
     int64_t B = sh->B, M = sh->M, N = sh->N, M1 = sh->M1, n = B * M * N;
-    rt_aval av[8] = {rt_aval_make(CJ_F32, 2, (int64_t[]){M, N}),
+    rt_aval av[9] = {rt_aval_make(CJ_F32, 2, (int64_t[]){M, N}),
                      rt_aval_make(CJ_F32, 3, (int64_t[]){B, M, N - 1}),
                      rt_aval_make(CJ_F32, 3, (int64_t[]){B, N, M}),
                      rt_aval_make(CJ_F32, 3, (int64_t[]){B, M1, N}),
                      rt_aval_make(CJ_F32, 3, (int64_t[]){B, M - M1, N}),
                      rt_aval_make(CJ_F32, 0, NULL),
                      rt_aval_make(CJ_F32, 3, (int64_t[]){B + 3, M, N}),
-                     rt_aval_make(CJ_I32, 0, NULL)};
+                     rt_aval_make(CJ_I32, 0, NULL),
+                     rt_aval_make(CJ_F32, 2, (int64_t[]){N, M})};
     ir_func *ir = func_trace_to_ir(f, av, NULL, "nested test");
     CHECK(ir != NULL);
     compiled *c = ir ? compile_ir(ctx, ir) : NULL;
@@ -173,7 +179,9 @@ static void check_ranges(const nest_shape *sh, const nest_data *d, const char *c
     strbuf sb;
     sb_init(&sb, ctx->mem);
     codegen_program(c, NULL, &sb);
+    /* the nested form, with the transposed basis copied into a block */
     CHECK(!sb.failed && strstr(sb.data, "nested loops over"));
+    CHECK_MSG(!sb.failed && strstr(sb.data, "[k++] = src["), "no block copy in the kernel");
     cc_build_options o = {NULL, NULL, cache, 0};
     cc_module *m = sb.failed ? NULL : cc_build_with(ctx, sb.data, &o, NULL);
     sb_free(&sb);
@@ -186,8 +194,8 @@ static void check_ranges(const nest_shape *sh, const nest_data *d, const char *c
     cjk_kernel_fn fn = (cjk_kernel_fn)cc_symbol(m, name);
     CHECK(fn != NULL);
     char **buf = calloc((size_t)c->ir->n_vars + 1, sizeof *buf);
-    const void *data[8] = {d->E, d->X, d->Y, d->Z1, d->Z2, &d->s, d->W, &d->k};
-    for (int i = 0; i < 8; i++) buf[c->ir->in[i]] = (char *)data[i];
+    const void *data[9] = {d->E, d->X, d->Y, d->Z1, d->Z2, &d->s, d->W, &d->k, d->F};
+    for (int i = 0; i < 9; i++) buf[c->ir->in[i]] = (char *)data[i];
     const kernel *K = &c->kernels[k];
     float *outs[8] = {0};
     for (int i = 0; i < K->n_out && i < 8; i++) buf[K->out[i]] = (char *)(outs[i] = calloc((size_t)n, sizeof(float)));

@@ -32,6 +32,7 @@
 
 enum { FULL_ROW = 64 }; /* innermost axes up to this long get a constant-trip loop for full rows */
 enum { UNSWITCH_FLAGS = 2 }; /* full rows get a loop per combination of up to this many outer windows */
+enum { BLOCK_MAX = 2048 };  /* elements of a leaf block copied once per call (see emit_blocks) */
 
 static const char *ctype(cj_dtype dt) { return prim_c_type(dt); }
 
@@ -45,6 +46,7 @@ typedef struct nest_operand {
     bool iota;
     int src;     /* variable read (iota: -1) */
     bool dyn;    /* + d<eqn>_<i> (codegen_leaf_prologue) */
+    bool block;  /* read from b<op>, its block copied in iteration order (emit_blocks) */
     int64_t offset;
     int64_t stride[CJ_MAX_RANK];
     int64_t lo[CJ_MAX_RANK], hi[CJ_MAX_RANK]; /* clamped to [0, dim] */
@@ -238,6 +240,46 @@ static void emit_body(const nest *n, const char *x, const char *pad, bool fixed,
     }
 }
 
+/* The operand (eqn, operand i) that ops[oi] is. */
+static void operand_origin(const nest *n, int oi, int *eqn, int *i) {
+    const kernel *K = &n->c->kernels[n->k];
+    *eqn = -1, *i = 0;
+    for (int j = 0; j < K->n_eqns; j++)
+        if (n->first_op[j] >= 0 && oi >= n->first_op[j]) *eqn = K->eqns[j], *i = oi - n->first_op[j];
+}
+
+/* A leaf operand the same for every index of the outermost axis (a basis
+ * broadcast along a batch) but read with a stride along the inner one (a
+ * transposed basis) is copied once per call into a block in iteration
+ * order, b<op>[...]: the inner loop then reads it contiguously, and gcc
+ * vectorises loads it could not gather. Its offsets and strides become
+ * the block's. */
+static void emit_blocks(nest *n, const int64_t *pitch, strbuf *sb) {
+    const ir_func *ir = n->c->ir;
+    int L = n->rank - 1;
+    if (n->rank < 2 || pitch[0] > BLOCK_MAX) return;
+    for (int oi = 0; oi < n->n_ops; oi++) {
+        nest_operand *o = &n->ops[oi];
+        bool open = true;
+        for (int a = 0; a <= L; a++) open &= !windowed(o, a, n->dim);
+        if (!o->used || o->iota || !open || o->stride[0] != 0 || o->stride[L] == 0 || o->stride[L] == 1) continue;
+        const char *T = ctype(ir->vars[o->src].dtype);
+        int eqn, i;
+        operand_origin(n, oi, &eqn, &i);
+        sb_printf(sb, "  %s b%d[%lld];\n  {\n    const %s *const src = (const %s *)buf[%d];\n    i64 k = 0;\n", T, oi,
+                  (long long)pitch[0], T, T, o->src);
+        for (int a = 1; a <= L; a++)
+            sb_printf(sb, "%*sfor (i64 y%d = 0; y%d < %lld; y%d++)\n", 2 + 2 * a, "", a, a, (long long)n->dim[a], a);
+        sb_printf(sb, "%*sb%d[k++] = src[%lld", 4 + 2 * L, "", oi, (long long)o->offset);
+        if (o->dyn) sb_printf(sb, " + d%d_%d", eqn, i);
+        for (int a = 1; a <= L; a++)
+            if (o->stride[a]) sb_printf(sb, " + y%d * %lld", a, (long long)o->stride[a]);
+        sb_printf(sb, "];\n  }\n");
+        o->block = true, o->offset = 0, o->dyn = false;
+        for (int a = 1; a <= L; a++) o->stride[a] = pitch[a];
+    }
+}
+
 static void emit_nested(nest *n, const char *prefix, bool exported, strbuf *sb) {
     const compiled *c = n->c;
     const ir_func *ir = c->ir;
@@ -259,13 +301,16 @@ static void emit_nested(nest *n, const char *prefix, bool exported, strbuf *sb) 
     for (int a = L; a >= 0; a--) pitch[a] = p, p *= n->dim[a];
     for (int a = 0; a <= L; a++)
         sb_printf(sb, "  i64 x%d = begin / %lld %% %lld;\n", a, (long long)pitch[a], (long long)n->dim[a]);
+    emit_blocks(n, pitch, sb);
     for (int oi = 0; oi < n->n_ops; oi++) { /* each operand's offset at the start of the row */
         const nest_operand *o = &n->ops[oi];
         if (!o->used) continue;
         int eqn = -1, i = 0;
         for (int j = 0; j < K->n_eqns; j++)
             if (n->first_op[j] >= 0 && oi >= n->first_op[j]) eqn = K->eqns[j], i = oi - n->first_op[j];
-        if (!o->iota) {
+        if (o->block) {
+            sb_printf(sb, "  const %s *const a%d = b%d;\n", ctype(ir->vars[o->src].dtype), oi, oi);
+        } else if (!o->iota) {
             const char *T = ctype(ir->vars[o->src].dtype);
             sb_printf(sb, "  const %s *const a%d = (const %s *)buf[%d];\n", T, oi, T, o->src);
         }
