@@ -11,7 +11,9 @@
  * runtime table on the whole tile. Values that never leave the kernel are
  * tile arrays on the stack; materialised values are read and written in
  * place in their buffers. A LOOP kernel of at most SMALL_ELEMS elements is
- * straight-line scalar code instead (see "small LOOP kernels" below).
+ * straight-line scalar code instead (see "small LOOP kernels" below), and
+ * one with a gathered leaf and no table call is nested loops over its
+ * multi-index with scalar statements (codegen_nested.c).
  *
  * Each ROWS kernel (softmax, layer norm, logsumexp) becomes one function
  * over a range of rows: per row, fused loops over the row, per-row scalars

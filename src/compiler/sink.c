@@ -14,10 +14,13 @@
  * bit for bit, for M a transpose, a reshape, or a broadcast_in_dim, squeeze
  * or expand_dims that only adds or drops size-1 axes (a reshape in all but
  * name). Taken when the moved value has no other reader (its only readers
- * are one equation's operands, and it is no output), and repeated down the
- * chain, so the movement lands on buffers and leaves, where fusion reads it
- * through the composed maps, and the chain joins its consumer's kernel.
- * The equations it replaces are left for DCE. */
+ * are one equation's operands, and it is no output), the movement has more
+ * than SINK_MIN_ELEMS elements and the chain does not come from a reduction
+ * a few steps up (near_reduction), and repeated down the chain, so the
+ * movement lands on buffers and leaves, where fusion reads it through the
+ * composed maps, and the chain joins its consumer's kernel. A value read
+ * twice by one equation (r + r) is moved once (the memo). The equations it
+ * replaces are left for DCE. */
 #include <string.h>
 
 #include "passes.h"
@@ -94,7 +97,7 @@ static bool near_reduction(const sinker *s, int x, int depth) {
 static const ir_eqn *elementwise_def(const sinker *s, int x) {
     if (s->def[x] < 0) return NULL;
     const ir_eqn *e = &s->src->eqns[s->def[x]];
-    if (!is_elementwise(e->prim) || e->n_out != 1 || e->n_in > SINK_MAX_OPERANDS) return NULL;
+    if (!is_elementwise(e->prim) || e->n_out != 1 || e->n_in < 1 || e->n_in > SINK_MAX_OPERANDS) return NULL;
     const int *in = ir_eqn_inputs(s->src, e);
     for (int i = 0; i < e->n_in; i++) {
         const rt_aval *a = &s->src->vars[in[i]];
