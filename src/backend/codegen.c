@@ -11,7 +11,9 @@
  * runtime table on the whole tile. Values that never leave the kernel are
  * tile arrays on the stack; materialised values are read and written in
  * place in their buffers. A LOOP kernel of at most SMALL_ELEMS elements is
- * straight-line scalar code instead (see "small LOOP kernels" below).
+ * straight-line scalar code instead (see "small LOOP kernels" below), and
+ * one with a gathered leaf and no table call is nested loops over its
+ * multi-index with scalar statements (codegen_nested.c).
  *
  * Each ROWS kernel (softmax, layer norm, logsumexp) becomes one function
  * over a range of rows: per row, fused loops over the row, per-row scalars
@@ -39,6 +41,8 @@ static cj_dtype kernel_dtype(const ir_func *ir, const ir_eqn *e) {
 static bool is_inline(const ir_func *ir, const ir_eqn *e) {
     return prim_c_inline(e->prim, kernel_dtype(ir, e), ir->vars[e->out].dtype);
 }
+
+bool codegen_is_inline(const ir_func *ir, const ir_eqn *e) { return is_inline(ir, e); }
 
 bool codegen_needs_kernel(const compiled *c, int eqn) {
     const ir_eqn *e = &c->ir->eqns[eqn];
@@ -126,6 +130,11 @@ static void inline_rhs(const ir_func *ir, const ir_eqn *e, const char *a, const 
      * text did not fit), an undeclared name makes the unit fail to build,
      * so the program stays on the interpreter rather than compute garbage */
     if (!prim_lower(e->prim)->c_expr(e->prim, &args, out, n)) snprintf(out, n, "cjax_no_c_expression");
+}
+
+void codegen_inline_rhs(const ir_func *ir, const ir_eqn *e, const char *a, const char *b, const char *p, char *out,
+                        size_t n) {
+    inline_rhs(ir, e, a, b, p, out, n);
 }
 
 static void emit_inline(const compiled *c, int k, const ir_eqn *e, strbuf *sb) {
@@ -928,6 +937,7 @@ static void generate_rows(const compiled *c, int k, const char *prefix, bool exp
 void codegen_kernels(const compiled *c, const char *prefix, bool exported, strbuf *sb) {
     for (int k = 0; k < c->n_kernels; k++) {
         if (small_kernel(c, k)) emit_small_kernel(c, k, prefix, exported, sb);
+        else if (codegen_nested_applies(c, k)) codegen_nested_kernel(c, k, prefix, exported, sb);
         else if (c->kernels[k].kind == KERNEL_LOOP || c->kernels[k].kind == KERNEL_DOT_EPILOGUE)
             emit_loop_kernel(c, k, prefix, exported, sb);
         else if (codegen_generates(c, k)) generate_rows(c, k, prefix, exported, sb);

@@ -60,6 +60,17 @@ void codegen_leaf_gather(const compiled *c, int eqn, const rt_aval *space, const
 /* The C expression of the leaf's element at constant flat index `flat`. */
 void codegen_leaf_element(const compiled *c, int eqn, const rt_aval *space, int64_t flat, char *out, size_t n);
 
+/* ---- codegen_nested.c: LOOP kernels with gathered leaves as nested loops ---- */
+/* Is LOOP kernel k written as nested loops over its multi-index (only
+ * inline equations and affine leaves, at least one gathered)? */
+bool codegen_nested_applies(const compiled *c, int k);
+void codegen_nested_kernel(const compiled *c, int k, const char *prefix, bool exported, strbuf *sb);
+/* What codegen.c's loop kernels and the nested form share: is elementwise
+ * e written inline, and its C expression over operand expressions a, b, p. */
+bool codegen_is_inline(const ir_func *ir, const ir_eqn *e);
+void codegen_inline_rhs(const ir_func *ir, const ir_eqn *e, const char *a, const char *b, const char *p, char *out,
+                        size_t n);
+
 struct cf_native;
 
 /* Appends the translation unit for every LOOP kernel of c, and every ROWS

@@ -20,6 +20,13 @@ typedef int (*ir_pass_fn)(cj_ctx *ctx, ir_func **ir);
  * subexpression elimination, dead code elimination. */
 int pass_simplify(cj_ctx *ctx, ir_func **ir);
 
+/* One step of simplify (sink.c): a transpose or an order-keeping reshape
+ * of an elementwise result (or of a pad) read nowhere else moved onto the
+ * operands, so fusion reads it through index maps. Builds *out (src is not
+ * modified); *changed says whether anything moved. 0, or -1 on out of
+ * memory (recorded). */
+int pass_sink_movement(cj_ctx *ctx, const ir_func *src, ir_func **out, int *changed);
+
 /* Replaces custom-derivative calls by the functions they call (inline.c). */
 int pass_inline_custom(cj_ctx *ctx, ir_func **ir);
 

@@ -551,13 +551,15 @@ int pass_cse(cj_ctx *ctx, ir_func **ir) {
 int pass_simplify(cj_ctx *ctx, ir_func **ir) {
     ir_func *cur = *ir, *next;
     for (int round = 0; round < SIMPLIFY_MAX_ROUNDS; round++) {
-        int rewritten, dropped;
+        int rewritten, dropped, sunk;
+        if (pass_sink_movement(ctx, cur, &next, &sunk) != 0) goto fail;
+        adopt(&cur, next, *ir, sunk);
         if (rewrite(ctx, cur, REWRITE_FOLD | REWRITE_IDENTITIES | REWRITE_CSE, "simplify", &next, &rewritten) != 0)
             goto fail;
         adopt(&cur, next, *ir, rewritten);
         if (dce(ctx, cur, "simplify", &next, &dropped) != 0) goto fail;
         adopt(&cur, next, *ir, dropped);
-        if (!rewritten && !dropped) break;
+        if (!sunk && !rewritten && !dropped) break;
     }
     if (cur != *ir) {
         ir_free(*ir);
