@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_small.h"
 #include "threads.h"
 
 #ifdef CJAX_HAVE_CBLAS
@@ -82,21 +83,21 @@
  * packed B panel (owned by the thread that called rt_gemm, shared with the
  * workers during the call). They grow on demand and are kept for the next
  * call; a pthread key frees them when a user thread exits. */
-enum { GEMM_BUF_A = 0, GEMM_BUF_B = 1 };
+enum { GEMM_BUF_A = 0, GEMM_BUF_B = 1, GEMM_BUF_SMALL = GEMM_SCRATCH_SMALL, GEMM_NBUF = 3 };
 typedef struct {
-    void *p[2];
-    size_t cap[2];
+    void *p[GEMM_NBUF];
+    size_t cap[GEMM_NBUF];
     int registered;
-} gemm_scratch;
+} gemm_scratch_set;
 
-static _Thread_local gemm_scratch scratch;
+static _Thread_local gemm_scratch_set scratch;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 static pthread_key_t scratch_key;
 static int scratch_key_ok;
 
 static void scratch_release(void *v) {
-    gemm_scratch *s = v;
-    for (int i = 0; i < 2; i++) {
+    gemm_scratch_set *s = v;
+    for (int i = 0; i < GEMM_NBUF; i++) {
         free(s->p[i]);
         s->p[i] = NULL;
         s->cap[i] = 0;
@@ -116,7 +117,7 @@ static void scratch_key_init(void) {
 /* A 64-byte aligned buffer of at least `bytes`, or NULL when out of memory
  * (callers then compute without packing). */
 static void *scratch_get(int which, size_t bytes) {
-    gemm_scratch *s = &scratch;
+    gemm_scratch_set *s = &scratch;
     if (s->cap[which] >= bytes) return s->p[which];
     if (!s->registered) {
         pthread_once(&scratch_once, scratch_key_init);
@@ -137,6 +138,8 @@ static void *scratch_get(int which, size_t bytes) {
     }
     return p;
 }
+
+void *gemm_scratch(int which, size_t bytes) { return scratch_get(which, bytes); }
 
 /* ---- AVX2 + FMA micro-kernels -------------------------------------------
  * Tile 6×16 floats / 6×8 doubles: 12 ymm accumulators, two ymm of B and one
@@ -388,102 +391,14 @@ static int cblas_layout_ok(int64_t m, int64_t n, int64_t k, int ta, int tb,
 }
 #endif
 
-/* ---- matrix times vector ---- */
-/* A product with one row or one column (m == 1 or n == 1: a loop step's
- * W·h) is a matrix-vector product. Through GEMM it pays for packing the
- * whole matrix on every call (OpenBLAS's sgemm_oncopy took 40% of an RNN
- * step); a dot or an axpy per row reads it once, in place. A contiguous
- * dot keeps 8 partial sums (independent lanes the compiler vectorises,
- * combined in a fixed order), so results are deterministic. */
-#define GEMV_DEFINE(T, SFX)                                                                                   \
-    static T dot_##SFX(const T *a, const T *b, int64_t k) {                                                   \
-        T acc[8] = {0};                                                                                        \
-        int64_t p = 0;                                                                                         \
-        for (; p + 8 <= k; p += 8)                                                                             \
-            for (int l = 0; l < 8; l++) acc[l] += a[p + l] * b[p + l];                                         \
-        T sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));             \
-        for (; p < k; p++) sum += a[p] * b[p];                                                                 \
-        return sum;                                                                                            \
-    }                                                                                                          \
-    static void gemv_##SFX(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda, int ta, const T *B,      \
-                           int64_t ldb, int tb, T *C, int64_t ldc, int acc) {                                 \
-        if (n == 1) { /* C[i] = sum_p opA[i,p] opB[p]; opB[p] = B[p*ldb] or B[p] */                            \
-            int64_t sb = tb ? 1 : ldb;                                                                         \
-            for (int64_t i = 0; i < m; i++) {                                                                  \
-                T sum = 0;                                                                                     \
-                if (!ta && sb == 1)                                                                            \
-                    sum = dot_##SFX(A + i * lda, B, k);                                                        \
-                else                                                                                           \
-                    for (int64_t p = 0; p < k; p++) sum += (ta ? A[p * lda + i] : A[i * lda + p]) * B[p * sb]; \
-                C[i * ldc] = acc ? C[i * ldc] + sum : sum;                                                     \
-            }                                                                                                  \
-            return;                                                                                            \
-        }                                                                                                      \
-        /* m == 1: C[j] = sum_p opA[p] opB[p,j]; opA[p] = A[p] or A[p*lda] */                                  \
-        int64_t sa = ta ? lda : 1;                                                                             \
-        if (!tb) { /* rows of B are contiguous: accumulate a[p] * B[p,:] */                                    \
-            for (int64_t j = 0; j < n; j++) C[j] = acc ? C[j] : 0;                                             \
-            for (int64_t p = 0; p < k; p++) {                                                                  \
-                T a = A[p * sa];                                                                               \
-                const T *row = B + p * ldb;                                                                    \
-                for (int64_t j = 0; j < n; j++) C[j] += a * row[j];                                            \
-            }                                                                                                  \
-            return;                                                                                            \
-        }                                                                                                      \
-        for (int64_t j = 0; j < n; j++) {                                                                      \
-            T sum = 0;                                                                                         \
-            if (sa == 1)                                                                                       \
-                sum = dot_##SFX(B + j * ldb, A, k);                                                            \
-            else                                                                                               \
-                for (int64_t p = 0; p < k; p++) sum += A[p * sa] * B[j * ldb + p];                             \
-            C[j] = acc ? C[j] + sum : sum;                                                                     \
-        }                                                                                                      \
-    }
-GEMV_DEFINE(float, f32)
-GEMV_DEFINE(double, f64)
-
-/* k == 1 is an outer product (a step's weight gradient h ⊗ g): one pass
- * over C, where GEMM would scale C by beta and then run its kernel. */
-#define OUTER_DEFINE(T, SFX)                                                                                   \
-    static void outer_##SFX(int64_t m, int64_t n, const T *A, int64_t lda, int ta, const T *B, int64_t ldb,   \
-                            int tb, T *C, int64_t ldc, int acc) {                                             \
-        for (int64_t i = 0; i < m; i++) {                                                                      \
-            T a = ta ? A[i] : A[i * lda];                                                                      \
-            T *c = C + i * ldc;                                                                                \
-            if (tb)                                                                                            \
-                for (int64_t j = 0; j < n; j++) c[j] = (acc ? c[j] : 0) + a * B[j * ldb];                      \
-            else if (acc)                                                                                      \
-                for (int64_t j = 0; j < n; j++) c[j] += a * B[j];                                              \
-            else                                                                                               \
-                for (int64_t j = 0; j < n; j++) c[j] = a * B[j];                                               \
-        }                                                                                                      \
-    }
-OUTER_DEFINE(float, f32)
-OUTER_DEFINE(double, f64)
-
-/* Matrix-vector products small enough to run on one thread: above this
- * the built-in GEMM (or BLAS) spreads the work over the pool. */
-#define GEMV_MAX_ELEMS (1 << 20)
-
-static int is_gemv(int64_t m, int64_t n, int64_t k) {
-    return (m == 1 || n == 1) && m > 0 && n > 0 && k > 0 && m * n * k <= GEMV_MAX_ELEMS;
-}
-
-static int is_outer(int64_t m, int64_t n, int64_t k) { return k == 1 && m > 0 && n > 0 && m * n <= GEMV_MAX_ELEMS; }
-
 /* OpenBLAS brings its own thread pool, so the call is not wrapped in
  * rt_parallel_for (two pools on two cores oversubscribe, MEASURED.md). */
 void rt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                  int trans_a, const float *B, int64_t ldb, int trans_b, float *C,
                  int64_t ldc, int accumulate) {
-    if (is_gemv(m, n, k)) {
-        gemv_f32(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+    if (gemm_small_takes(m, n, k) &&
+        gemm_small_f32(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate))
         return;
-    }
-    if (is_outer(m, n, k)) {
-        outer_f32(m, n, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
-        return;
-    }
 #ifdef CJAX_HAVE_CBLAS
     if (m > 0 && n > 0 && k > 0 &&
         cblas_layout_ok(m, n, k, trans_a, trans_b, &lda, &ldb, &ldc)) {
@@ -499,14 +414,9 @@ void rt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
 void rt_gemm_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
                  int trans_a, const double *B, int64_t ldb, int trans_b, double *C,
                  int64_t ldc, int accumulate) {
-    if (is_gemv(m, n, k)) {
-        gemv_f64(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+    if (gemm_small_takes(m, n, k) &&
+        gemm_small_f64(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate))
         return;
-    }
-    if (is_outer(m, n, k)) {
-        outer_f64(m, n, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
-        return;
-    }
 #ifdef CJAX_HAVE_CBLAS
     if (m > 0 && n > 0 && k > 0 &&
         cblas_layout_ok(m, n, k, trans_a, trans_b, &lda, &ldb, &ldc)) {
@@ -518,6 +428,44 @@ void rt_gemm_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
 #endif
     gemm_builtin_f64(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
 }
+
+/* ---- batches of products ---- */
+/* Below this many multiply-adds a product runs whole on one pool thread,
+ * the batch spread over the pool; bigger ones run one after another, each
+ * with the GEMM's own threads. */
+#define GEMM_BATCH_SMALL_WORK ((int64_t)1 << 18)
+
+#define GEMM_BATCH_DEFINE(T, SFX)                                                                   \
+    typedef struct {                                                                                \
+        int64_t m, n, k, sa, lda, sb, ldb, sc, ldc;                                                 \
+        const T *A, *B;                                                                             \
+        T *C;                                                                                       \
+        int ta, tb, acc;                                                                            \
+    } batch_##SFX;                                                                                  \
+    static void batch_task_##SFX(void *arg, int64_t b0, int64_t b1) {                               \
+        const batch_##SFX *x = arg;                                                                 \
+        for (int64_t b = b0; b < b1; b++)                                                           \
+            rt_gemm_##SFX(x->m, x->n, x->k, x->A + b * x->sa, x->lda, x->ta, x->B + b * x->sb,      \
+                          x->ldb, x->tb, x->C + b * x->sc, x->ldc, x->acc);                         \
+    }                                                                                               \
+    void rt_gemm_batch_##SFX(int64_t batch, int64_t m, int64_t n, int64_t k, const T *A,            \
+                             int64_t sa, int64_t lda, int trans_a, const T *B, int64_t sb,          \
+                             int64_t ldb, int trans_b, T *C, int64_t sc, int64_t ldc,               \
+                             int accumulate) {                                                      \
+        batch_##SFX x = {m, n, k, sa, lda, sb, ldb, sc, ldc, A, B, C, trans_a, trans_b, accumulate}; \
+        if (batch <= 0) return;                                                                     \
+        double work = (double)m * (double)n * (double)(k > 0 ? k : 1);                             \
+        if (batch > 1 && work < (double)GEMM_BATCH_SMALL_WORK &&                                    \
+            work * (double)batch >= (double)RT_PARALLEL_MIN_ELEMS && rt_num_threads() > 1) {        \
+            int64_t grain = 1 + batch / ((int64_t)rt_num_threads() * 8);                            \
+            rt_parallel_for(batch, grain, batch_task_##SFX, &x);                                    \
+        } else {                                                                                    \
+            batch_task_##SFX(&x, 0, batch);                                                         \
+        }                                                                                           \
+    }
+GEMM_BATCH_DEFINE(float, f32)
+GEMM_BATCH_DEFINE(double, f64)
+#undef GEMM_BATCH_DEFINE
 
 const char *rt_gemm_backend(void) {
 #ifdef CJAX_HAVE_CBLAS

@@ -1,0 +1,48 @@
+/* gemm_small.h — the small-product kernels behind rt_gemm (runtime layer,
+ * internal to src/runtime/gemm.c and gemm_small.c).
+ *
+ * Matrix · vector, vector · matrix, outer products, rank-k updates and
+ * small matrix products run here instead of through the packed GEMM, whose
+ * packing would cost as much as the arithmetic. The kernels use AVX-512 or
+ * AVX2+FMA when the CPU has them (chosen at run time, so a build for any
+ * x86-64 level runs them) and plain C otherwise.
+ *
+ * Which path a product takes depends on (m, n, k) and the transposes only
+ * as gemm_small_takes says; within a path every element is computed by a
+ * fixed sequence of operations that depends only on its depth k, so the
+ * rows of a product come out bit for bit the same whether they are
+ * computed in one call, in blocks of rows, in a batch, or on any number
+ * of threads. */
+#ifndef CJ_RUNTIME_GEMM_SMALL_H
+#define CJ_RUNTIME_GEMM_SMALL_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Products of depth at most this go to the direct kernel whatever m and n
+ * (an outer product is k = 1), and so do products of at most
+ * GEMM_DIRECT_MAX_WORK multiply-adds. Matrix-vector shapes (m == 1 or
+ * n == 1) always come here. */
+#define GEMM_DIRECT_MAX_K 16
+#define GEMM_DIRECT_MAX_WORK ((int64_t)1 << 15)
+
+/* Whether gemm_small_f32/f64 take an m×n×k product (all > 0). */
+int gemm_small_takes(int64_t m, int64_t n, int64_t k);
+
+/* The product as rt_gemm_f32/f64 define it (gemm.h), for shapes that
+ * gemm_small_takes accepts. Returns 0, having written nothing, when a
+ * scratch buffer it needs cannot be allocated. */
+int gemm_small_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda, int ta,
+                   const float *B, int64_t ldb, int tb, float *C, int64_t ldc, int acc);
+int gemm_small_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda, int ta,
+                   const double *B, int64_t ldb, int tb, double *C, int64_t ldc, int acc);
+
+/* gemm.c's per-thread scratch, kind GEMM_SCRATCH_SMALL (a packed vector
+ * or a packed op(B)): 64-byte aligned, kept between calls, NULL when out
+ * of memory. */
+#define GEMM_SCRATCH_SMALL 2
+void *gemm_scratch(int which, size_t bytes);
+
+/* Testing only (gemm.h: rt_gemm_testing_isa). */
+int gemm_small_isa(void);
+
+#endif
