@@ -444,6 +444,10 @@ void rt_gemm_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
     } batch_##SFX;                                                                                  \
     static void batch_task_##SFX(void *arg, int64_t b0, int64_t b1) {                               \
         const batch_##SFX *x = arg;                                                                 \
+        if (gemm_small_takes(x->m, x->n, x->k))                                                     \
+            b0 += gemm_small_batch_##SFX(b1 - b0, x->m, x->n, x->k, x->A + b0 * x->sa, x->sa, x->lda, \
+                                         x->ta, x->B + b0 * x->sb, x->sb, x->ldb, x->tb,            \
+                                         x->C + b0 * x->sc, x->sc, x->ldc, x->acc);                 \
         for (int64_t b = b0; b < b1; b++)                                                           \
             rt_gemm_##SFX(x->m, x->n, x->k, x->A + b * x->sa, x->lda, x->ta, x->B + b * x->sb,      \
                           x->ldb, x->tb, x->C + b * x->sc, x->ldc, x->acc);                         \

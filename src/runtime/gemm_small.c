@@ -41,6 +41,11 @@
 
 enum { ISA_GENERIC = 1, ISA_AVX2 = 2, ISA_AVX512 = 3 };
 
+/* What a product runs on: dot products of A's rows with a vector (n == 1),
+ * the direct kernel on vᵀ·A (n == 1, A stored transposed), dot products of
+ * B's rows (m == 1, B stored n×k), or the direct kernel. */
+enum run_kind { RUN_ROWDOT_A, RUN_DIRECT_T, RUN_ROWDOT_B, RUN_DIRECT };
+
 static atomic_int isa_cap; /* rt_gemm_testing_isa: 0 = no cap */
 
 void rt_gemm_testing_isa(int level) { atomic_store(&isa_cap, level); }
@@ -84,6 +89,10 @@ int gemm_small_takes(int64_t m, int64_t n, int64_t k) {
  * ~50 µs from memory, against a fork-join of 7–40 µs on these machines),
  * the direct kernel by arithmetic (as gemm.c's GEMM_PAR_WORK). */
 #define SMALL_PAR_MATVEC ((int64_t)1 << 18)
+/* Depths up to this take the direct kernel's streaming loop (measured with
+ * bench_gemm: at k = 1 the register-blocked loop spent 3/4 of its time on
+ * loop overhead). */
+#define GEMM_STREAM_MAX_K 4
 #define SMALL_PAR_DIRECT ((int64_t)1 << 22)
 
 /* ---- vector vocabularies, one per instruction set -------------------------- */
@@ -311,21 +320,23 @@ typedef void (*S(rowdot_fn))(int64_t, int64_t, int64_t, const T *, int64_t, cons
 typedef void (*S(direct_fn))(int64_t, int64_t, int64_t, int64_t, int64_t, const T *, int64_t, int64_t,
                              const T *, int64_t, T *, int64_t, int);
 
-static void S(kernels)(S(rowdot_fn) *rd, S(direct_fn) *dr) {
+/* The kernels of this process's instruction set; `stream` picks the
+ * direct kernel's loop for short depths. */
+static void S(kernels)(S(rowdot_fn) *rd, S(direct_fn) *dr, int stream) {
     switch (gemm_small_isa()) {
 #ifdef GEMM_SMALL_X86
     case ISA_AVX512:
         *rd = SCAT(rowdot_range, SCAT(avx512, SFX));
-        *dr = SCAT(direct_range, SCAT(avx512, SFX));
+        *dr = stream ? SCAT(stream_range, SCAT(avx512, SFX)) : SCAT(direct_range, SCAT(avx512, SFX));
         return;
     case ISA_AVX2:
         *rd = SCAT(rowdot_range, SCAT(avx2, SFX));
-        *dr = SCAT(direct_range, SCAT(avx2, SFX));
+        *dr = stream ? SCAT(stream_range, SCAT(avx2, SFX)) : SCAT(direct_range, SCAT(avx2, SFX));
         return;
 #endif
     default:
         *rd = SCAT(rowdot_range, SCAT(generic, SFX));
-        *dr = SCAT(direct_range, SCAT(generic, SFX));
+        *dr = stream ? SCAT(stream_range, SCAT(generic, SFX)) : SCAT(direct_range, SCAT(generic, SFX));
     }
 }
 
@@ -386,27 +397,68 @@ static void S(run_direct)(S(job) *j) {
     }
 }
 
-int S(gemm_small)(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda, int ta, const T *B,
-                  int64_t ldb, int tb, T *C, int64_t ldc, int acc) {
-    S(job) j;
-    memset(&j, 0, sizeof j);
-    S(kernels)(&j.rowdot, &j.direct);
-    j.m = m, j.n = n, j.k = k, j.acc = acc;
+/* How every product of one shape and layout runs, decided once per call
+ * (or once per batch): run_kind. */
+typedef struct {
+    S(job) j; /* kernels, sizes and strides; the pointers are set per product */
+    int how;
+    int64_t lda, ldb, ldc, inc; /* the caller's strides; inc: the vector's stride */
+    int ta, tb;
+} S(plan);
+
+static void S(plan_make)(S(plan) *pl, int64_t m, int64_t n, int64_t k, int64_t lda, int ta, int64_t ldb,
+                         int tb, int64_t ldc, int acc) {
+    memset(pl, 0, sizeof *pl);
+    S(job) *j = &pl->j;
+    S(kernels)(&j->rowdot, &j->direct, k <= GEMM_STREAM_MAX_K);
+    j->m = m, j->n = n, j->k = k, j->acc = acc;
+    pl->lda = lda, pl->ldb = ldb, pl->ldc = ldc, pl->ta = ta, pl->tb = tb;
     if (n == 1) {
         /* C[i] = Σ_p op(A)[i,p] · v[p], v[p] = op(B)[p,0] */
-        int64_t sv = tb ? 1 : ldb;
+        pl->inc = tb ? 1 : ldb;
         if (!ta) { /* rows of A are contiguous: dot products */
-            j.x = S(contiguous)(B, sv, k);
-            if (!j.x) return 0;
-            j.A = A, j.ars = lda, j.C = C, j.incc = ldc;
-            S(run_rowdot)(&j, m);
-            return 1;
+            pl->how = RUN_ROWDOT_A;
+            j->ars = lda, j->incc = ldc;
+            return;
         }
-        /* A stored k×m: Cᵀ = vᵀ · A, a one-row direct product; C must be
-         * a contiguous row for that, else it goes through scratch. */
-        j.m = 1, j.n = m;
-        j.A = B, j.ars = 0, j.acs = sv, j.B = A, j.ldb = lda, j.C = C, j.ldc = 0;
-        if (ldc == 1 || m == 1) {
+        /* A stored k×m: Cᵀ = vᵀ · A, a one-row direct product */
+        pl->how = RUN_DIRECT_T;
+        j->m = 1, j->n = m, j->ars = 0, j->acs = pl->inc, j->ldb = lda;
+        return;
+    }
+    if (m == 1 && tb && !direct_shape(1, n, k)) {
+        /* C[j] = Σ_p u[p] · B[j, p] for B stored n×k: dot products of its
+         * rows with u = op(A)[0, :] rather than packing all of B. Smaller
+         * shapes take the direct kernel below, as they do with more rows,
+         * so a row computes the same alone as in a small product. */
+        pl->how = RUN_ROWDOT_B;
+        pl->inc = ta ? lda : 1;
+        j->ars = ldb, j->incc = 1;
+        return;
+    }
+    /* Outer products, rank-k updates, small products, vector · matrix:
+     * op(B)'s rows must be contiguous; a transposed B (stored n×k) is
+     * packed k×n first. */
+    pl->how = RUN_DIRECT;
+    j->ars = ta ? 1 : lda, j->acs = ta ? lda : 1, j->ldc = ldc;
+    j->ldb = tb ? n : ldb;
+}
+
+/* One product of the plan; 0 when scratch memory cannot be had. */
+static int S(plan_run)(const S(plan) *pl, const T *A, const T *B, T *C) {
+    S(job) j = pl->j;
+    int64_t k = j.k;
+    switch (pl->how) {
+    case RUN_ROWDOT_A:
+        j.x = S(contiguous)(B, pl->inc, k);
+        if (!j.x) return 0;
+        j.A = A, j.C = C;
+        S(run_rowdot)(&j, j.m);
+        return 1;
+    case RUN_DIRECT_T: {
+        int64_t m = j.n; /* C[i·ldc], i < m: a contiguous row, else via scratch */
+        j.A = B, j.B = A, j.C = C;
+        if (pl->ldc == 1 || m == 1) {
             S(run_direct)(&j);
             return 1;
         }
@@ -414,36 +466,46 @@ int S(gemm_small)(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda, int 
         if (!t) return 0;
         j.C = t, j.acc = 0;
         S(run_direct)(&j);
-        for (int64_t i = 0; i < m; i++) C[i * ldc] = acc ? C[i * ldc] + t[i] : t[i];
+        for (int64_t i = 0; i < m; i++) C[i * pl->ldc] = pl->j.acc ? C[i * pl->ldc] + t[i] : t[i];
         return 1;
     }
-    if (m == 1 && tb && !direct_shape(1, n, k)) {
-        /* C[j] = Σ_p u[p] · B[j, p] for B stored n×k: dot products of its
-         * rows with u = op(A)[0, :] rather than packing all of B. Smaller
-         * shapes take the direct kernel below, as they do with more rows,
-         * so a row computes the same alone as in a small product. */
-        j.x = S(contiguous)(A, ta ? lda : 1, k);
+    case RUN_ROWDOT_B:
+        j.x = S(contiguous)(A, pl->inc, k);
         if (!j.x) return 0;
-        j.A = B, j.ars = ldb, j.C = C, j.incc = 1;
-        S(run_rowdot)(&j, n);
+        j.A = B, j.C = C;
+        S(run_rowdot)(&j, j.n);
+        return 1;
+    default:
+        j.A = A, j.B = B, j.C = C;
+        if (pl->tb) {
+            T *d = gemm_scratch(GEMM_SCRATCH_SMALL, (size_t)(k * j.n) * sizeof(T));
+            if (!d) return 0;
+            for (int64_t c = 0; c < j.n; c++) {
+                const T *s = B + c * pl->ldb;
+                for (int64_t p = 0; p < k; p++) d[p * j.n + c] = s[p];
+            }
+            j.B = d;
+        }
+        S(run_direct)(&j);
         return 1;
     }
-    /* Outer products, rank-k updates, small products, vector · matrix:
-     * op(B)'s rows must be contiguous; a transposed B (stored n×k) is
-     * packed k×n first. */
-    j.A = A, j.ars = ta ? 1 : lda, j.acs = ta ? lda : 1, j.C = C, j.ldc = ldc;
-    j.B = B, j.ldb = ldb;
-    if (tb) {
-        T *d = gemm_scratch(GEMM_SCRATCH_SMALL, (size_t)(k * n) * sizeof(T));
-        if (!d) return 0;
-        for (int64_t c = 0; c < n; c++) {
-            const T *s = B + c * ldb;
-            for (int64_t p = 0; p < k; p++) d[p * n + c] = s[p];
-        }
-        j.B = d, j.ldb = n;
-    }
-    S(run_direct)(&j);
-    return 1;
+}
+
+int S(gemm_small)(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda, int ta, const T *B,
+                  int64_t ldb, int tb, T *C, int64_t ldc, int acc) {
+    S(plan) pl;
+    S(plan_make)(&pl, m, n, k, lda, ta, ldb, tb, ldc, acc);
+    return S(plan_run)(&pl, A, B, C);
+}
+
+int64_t S(gemm_small_batch)(int64_t batch, int64_t m, int64_t n, int64_t k, const T *A, int64_t sa,
+                            int64_t lda, int ta, const T *B, int64_t sb, int64_t ldb, int tb, T *C,
+                            int64_t sc, int64_t ldc, int acc) {
+    S(plan) pl;
+    S(plan_make)(&pl, m, n, k, lda, ta, ldb, tb, ldc, acc);
+    for (int64_t b = 0; b < batch; b++)
+        if (!S(plan_run)(&pl, A + b * sa, B + b * sb, C + b * sc)) return b;
+    return batch;
 }
 
 #undef S

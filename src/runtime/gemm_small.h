@@ -36,6 +36,17 @@ int gemm_small_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
 int gemm_small_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda, int ta,
                    const double *B, int64_t ldb, int tb, double *C, int64_t ldc, int acc);
 
+/* `batch` products of one shape, product b at A + b·sa, B + b·sb,
+ * C + b·sc (gemm.h's rt_gemm_batch), with the kernel chosen once. Returns
+ * how many were done: all, or fewer when scratch memory ran out (the
+ * caller does the rest). */
+int64_t gemm_small_batch_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *A, int64_t sa,
+                             int64_t lda, int ta, const float *B, int64_t sb, int64_t ldb, int tb,
+                             float *C, int64_t sc, int64_t ldc, int acc);
+int64_t gemm_small_batch_f64(int64_t batch, int64_t m, int64_t n, int64_t k, const double *A,
+                             int64_t sa, int64_t lda, int ta, const double *B, int64_t sb, int64_t ldb,
+                             int tb, double *C, int64_t sc, int64_t ldc, int acc);
+
 /* gemm.c's per-thread scratch, kind GEMM_SCRATCH_SMALL (a packed vector
  * or a packed op(B)): 64-byte aligned, kept between calls, NULL when out
  * of memory. */

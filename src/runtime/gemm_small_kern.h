@@ -156,6 +156,63 @@ static KTARGET void KF(direct_range)(int64_t i0, int64_t i1, int64_t j0, int64_t
         }
 }
 
+/* The same sums for a short depth K <= 4 (outer products, rank-2..4
+ * updates), where the register blocking above costs more than it saves:
+ * one row at a time, a(i, ·) broadcast once into K registers, then two
+ * vectors of columns per step. Identical operations per element, so
+ * either loop may serve any row. */
+KINLINE void KF(stream_row)(int K, int acc, const T *a, int64_t acs, const T *B, int64_t ldb, T *c,
+                            int64_t j0, int64_t j1) {
+    VT av[4];
+    for (int p = 0; p < K; p++) av[p] = VSET1(a[p * acs]);
+    int64_t j = j0;
+    for (; j + 2 * VL <= j1; j += 2 * VL) {
+        VT s0 = VMUL(av[0], VLOAD(B + j)), s1 = VMUL(av[0], VLOAD(B + j + VL));
+        for (int p = 1; p < K; p++) {
+            s0 = VFMA(av[p], VLOAD(B + p * ldb + j), s0);
+            s1 = VFMA(av[p], VLOAD(B + p * ldb + j + VL), s1);
+        }
+        if (acc) {
+            s0 = VADD(VLOAD(c + j), s0);
+            s1 = VADD(VLOAD(c + j + VL), s1);
+        }
+        VSTORE(c + j, s0);
+        VSTORE(c + j + VL, s1);
+    }
+    for (; j + VL <= j1; j += VL) {
+        VT s = VMUL(av[0], VLOAD(B + j));
+        for (int p = 1; p < K; p++) s = VFMA(av[p], VLOAD(B + p * ldb + j), s);
+        if (acc) s = VADD(VLOAD(c + j), s);
+        VSTORE(c + j, s);
+    }
+    if (j < j1) {
+        MT m = VMASK((int)(j1 - j));
+        VT s = VMUL(av[0], VLOADM(B + j, m));
+        for (int p = 1; p < K; p++) s = VFMA(av[p], VLOADM(B + p * ldb + j, m), s);
+        if (acc) s = VADD(VLOADM(c + j, m), s);
+        VSTOREM(c + j, m, s);
+    }
+}
+
+static KTARGET void KF(stream_range)(int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t k,
+                                     const T *A, int64_t ars, int64_t acs, const T *B, int64_t ldb,
+                                     T *C, int64_t ldc, int acc) {
+    for (int64_t i = i0; i < i1; i++) {
+        const T *a = A + i * ars;
+        T *c = C + i * ldc;
+        switch ((int)k * 2 + (acc != 0)) {
+        case 2: KF(stream_row)(1, 0, a, acs, B, ldb, c, j0, j1); break;
+        case 3: KF(stream_row)(1, 1, a, acs, B, ldb, c, j0, j1); break;
+        case 4: KF(stream_row)(2, 0, a, acs, B, ldb, c, j0, j1); break;
+        case 5: KF(stream_row)(2, 1, a, acs, B, ldb, c, j0, j1); break;
+        case 6: KF(stream_row)(3, 0, a, acs, B, ldb, c, j0, j1); break;
+        case 7: KF(stream_row)(3, 1, a, acs, B, ldb, c, j0, j1); break;
+        case 8: KF(stream_row)(4, 0, a, acs, B, ldb, c, j0, j1); break;
+        default: KF(stream_row)(4, 1, a, acs, B, ldb, c, j0, j1); break;
+        }
+    }
+}
+
 #undef KDIRECT_CASES
 #undef KINLINE
 #undef KF
