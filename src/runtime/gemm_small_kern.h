@@ -7,7 +7,8 @@
  * vector vocabulary over VT (a vector of VL elements of T):
  *   VZERO() VLOAD(p) VSTORE(p, v) VSET1(x) VFMA(a, b, c) = a·b + c
  *   VMUL(a, b) VADD(a, b), VHSUM(v) the sum of the lanes in a fixed order
- *   (halves added pairwise, in registers); MT is a lane mask, VMASK(n) the mask of the
+ *   (halves added pairwise, in registers), optionally VHSUM4(a, b, c, d, out)
+ *   the same sums of four vectors at once; MT is a lane mask, VMASK(n) the mask of the
  *   first n lanes (1 <= n <= VL), VLOADM(p, m) loads those lanes (zeros
  *   elsewhere, never touching memory past them) and VSTOREM(p, m, v)
  *   stores only them.
@@ -52,6 +53,12 @@ KINLINE void KF(rowdot)(int R, int64_t k, const T *A, int64_t lda, const T *x, T
         VT x1 = VLOADM(x + p, m);
         for (int r = 0; r < R; r++) a1[r] = VFMA(VLOADM(A + r * lda + p, m), x1, a1[r]);
     }
+#ifdef VHSUM4
+    if (R == 4) {
+        VHSUM4(VADD(a0[0], a1[0]), VADD(a0[1], a1[1]), VADD(a0[2], a1[2]), VADD(a0[3], a1[3]), y);
+        return;
+    }
+#endif
     for (int r = 0; r < R; r++) y[r] = VHSUM(VADD(a0[r], a1[r]));
 }
 

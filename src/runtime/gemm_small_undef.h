@@ -17,3 +17,4 @@
 #undef VADD
 #undef VMASK
 #undef VHSUM
+#undef VHSUM4
