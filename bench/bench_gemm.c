@@ -14,7 +14,10 @@
  * RNN step's matrix-vector products (W·h, hᵀ·W), outer products and
  * rank-k updates (a per-example weight gradient), small products, and a
  * batch of thousands of 4×4 products through rt_gemm_batch — each as the
- * median time of one call and its GFLOP/s. `--small` runs only these.
+ * median time of one call and its GFLOP/s; and, on a CPU with AVX-512,
+ * mid-sized products (depth up to 512) on the direct kernel against the
+ * packed GEMM (the kernels capped at AVX2 with rt_gemm_testing_isa, which
+ * sends them back to the packed path). `--small` runs only these.
  * To compare with an older gemm.c, build this file against it with
  * -DBENCH_NO_BATCH (the batch is then a loop of rt_gemm calls).
  *
@@ -250,6 +253,32 @@ static void bench_small(void) {
                flops / med * 1e-9);
         fflush(stdout);
     }
+#ifndef BENCH_NO_BATCH
+    static const int64_t mid[][3] = {{128, 256, 256}, {256, 256, 256}, {256, 10, 512},
+                                     {512, 512, 512}, {256, 512, 784}, {1024, 1024, 1024}};
+    if (strcmp(rt_gemm_small_isa_name(), "AVX-512") == 0) {
+        printf("mid-sized products, 1 thread: AVX-512 direct kernel vs packed GEMM (GFLOP/s, median)\n");
+        for (size_t i = 0; i < sizeof mid / sizeof mid[0]; i++) {
+            double g[2];
+            for (int packed = 0; packed < 2; packed++) {
+                small_case c = {"", 1, mid[i][0], mid[i][1], mid[i][2], 0, 0};
+                rt_gemm_testing_isa(packed ? 2 : 0);
+                double times[100];
+                int reps = 0;
+                small_once(&c, A, B, C);
+                double start = now_s();
+                while (reps < 100 && (reps < 5 || now_s() - start < 0.25)) times[reps++] = small_once(&c, A, B, C);
+                qsort(times, (size_t)reps, sizeof times[0], cmp_double);
+                g[packed] = 2.0 * (double)(c.m * c.n * c.k) / times[reps / 2] * 1e-9;
+            }
+            rt_gemm_testing_isa(0);
+            printf("  %4lldx%-4lldx%-4lld  %s %6.1f   packed %6.1f\n", (long long)mid[i][0],
+                   (long long)mid[i][1], (long long)mid[i][2], mid[i][2] <= 512 ? "direct" : "(packed)",
+                   g[0], g[1]);
+            fflush(stdout);
+        }
+    }
+#endif
     free(A);
     free(B);
     free(C);

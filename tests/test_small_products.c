@@ -165,11 +165,13 @@ DEFINE_SPLIT(float, f32)
 DEFINE_SPLIT(double, f64)
 
 TEST(small_products_rows_independent_of_split) {
-    /* m, n, k, piece: matrix-vector, outer, rank-k, small, and shapes big
-     * enough (>= 2^18 multiply-adds, or 2^22 for rank-k) for the pool */
+    /* m, n, k, piece: matrix-vector, outer, rank-k, small, shapes big
+     * enough (>= 2^18 multiply-adds, or 2^22 for rank-k) for the pool,
+     * and a depth-200 product (the direct kernel with AVX-512, the packed
+     * GEMM otherwise) in blocks of 16 rows as a fused dot computes it */
     static const int64_t sh[][4] = {{203, 1, 77, 5},  {37, 45, 5, 3},     {29, 31, 17, 4},
                                     {64, 130, 1, 7},  {4096, 1, 300, 16}, {3000, 700, 3, 16},
-                                    {2, 5000, 9, 1}, {17, 9, 200, 3}};
+                                    {2, 5000, 9, 1}, {17, 9, 200, 3},     {300, 64, 200, 16}};
     for (size_t s = 0; s < sizeof sh / sizeof sh[0]; s++)
         for (int t = 0; t < 4; t++) {
             int ta = t & 1, tb = t >> 1;

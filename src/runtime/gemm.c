@@ -1,10 +1,13 @@
 /* gemm.c — float32/float64 matrix multiply (runtime layer).
  *
  * The dot_general primitive and generated code call rt_gemm_f32/f64 (see
- * gemm.h). This file owns both backends: a thin forwarder to CBLAS when the
- * build defines CJAX_HAVE_CBLAS, and a built-in GEMM in the style of
- * GotoBLAS/BLIS that is always compiled (it also serves the layouts a BLAS
- * rejects, such as zero row strides from broadcasting, or sizes past INT_MAX).
+ * gemm.h). Matrix-vector shapes, short depths and small products go first
+ * to gemm_small.c's register kernels; the rest to one of this file's two
+ * backends: a thin forwarder to CBLAS when the build defines
+ * CJAX_HAVE_CBLAS, and a built-in GEMM in the style of GotoBLAS/BLIS that
+ * is always compiled (it also serves the layouts a BLAS rejects, such as
+ * zero row strides from broadcasting, or sizes past INT_MAX). Batches of
+ * products (rt_gemm_batch) are spread over the pool here.
  *
  * Built-in algorithm (Goto & van de Geijn, "Anatomy of high-performance
  * matrix multiplication"; Van Zee & van de Geijn, BLIS):
@@ -66,7 +69,9 @@
 #define GEMM_CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
 
 /* Below this many multiply-adds (m·n·k) packing costs more than it saves
- * and the direct loops are used. Measured: the packed path already wins at
+ * and the direct loops are used (products this small normally never get
+ * here: gemm_small.c takes them; these loops serve when its scratch
+ * memory cannot be had). Measured: the packed path already wins at
  * 8×8×8 (6 vs 4.5 GFLOP/s) and by 3–4× at 16×16×16. */
 #define GEMM_SMALL_WORK ((double)(6 * 6 * 6))
 /* Threads pay only when the work saved beats the pool's fork-join, which
@@ -396,7 +401,7 @@ static int cblas_layout_ok(int64_t m, int64_t n, int64_t k, int ta, int tb,
 void rt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                  int trans_a, const float *B, int64_t ldb, int trans_b, float *C,
                  int64_t ldc, int accumulate) {
-    if (gemm_small_takes(m, n, k) &&
+    if (gemm_small_takes(m, n, k, trans_b, 1) &&
         gemm_small_f32(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate))
         return;
 #ifdef CJAX_HAVE_CBLAS
@@ -414,7 +419,7 @@ void rt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
 void rt_gemm_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
                  int trans_a, const double *B, int64_t ldb, int trans_b, double *C,
                  int64_t ldc, int accumulate) {
-    if (gemm_small_takes(m, n, k) &&
+    if (gemm_small_takes(m, n, k, trans_b, 0) &&
         gemm_small_f64(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate))
         return;
 #ifdef CJAX_HAVE_CBLAS
@@ -444,7 +449,7 @@ void rt_gemm_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
     } batch_##SFX;                                                                                  \
     static void batch_task_##SFX(void *arg, int64_t b0, int64_t b1) {                               \
         const batch_##SFX *x = arg;                                                                 \
-        if (gemm_small_takes(x->m, x->n, x->k))                                                     \
+        if (gemm_small_takes(x->m, x->n, x->k, x->tb, sizeof(T) == 4))                                               \
             b0 += gemm_small_batch_##SFX(b1 - b0, x->m, x->n, x->k, x->A + b0 * x->sa, x->sa, x->lda, \
                                          x->ta, x->B + b0 * x->sb, x->sb, x->ldb, x->tb,            \
                                          x->C + b0 * x->sc, x->sc, x->ldc, x->acc);                 \

@@ -74,14 +74,30 @@ const char *rt_gemm_small_isa_name(void) {
     return names[gemm_small_isa()];
 }
 
-/* The shapes the direct kernel takes with any number of rows. */
-static int direct_shape(int64_t m, int64_t n, int64_t k) {
-    return k <= GEMM_DIRECT_MAX_K || m * n <= GEMM_DIRECT_MAX_WORK / k;
+/* The shapes the direct kernel takes with any number of rows. With
+ * AVX-512 and op(B)'s rows contiguous it also beats the built-in packed
+ * GEMM (AVX2, 6×16 tiles) up to depth 512, where a k × 32 panel of B
+ * still streams from L2 (bench_gemm --small, one thread: 256×256×256 166
+ * vs 118 GFLOP/s, 512³ 148 vs 114, 256×10×512 70 vs 43; at k = 784 it
+ * loses, 100 vs 109, and at 1024³ by 2.5×). Float32 only: a panel of
+ * doubles is 16 columns wide, so A is read from L2 or L3 four times as
+ * often per flop (dgemm 512³ fell from 52 to 20 GFLOP/s). Not with
+ * OpenBLAS, whose own AVX-512 kernels are the better choice there. */
+#define GEMM_DIRECT_WIDE_MAX_K 512
+
+static int direct_shape(int64_t m, int64_t n, int64_t k, int tb, int wide) {
+    if (k <= GEMM_DIRECT_MAX_K || m * n <= GEMM_DIRECT_MAX_WORK / k) return 1;
+#ifndef CJAX_HAVE_CBLAS
+    if (wide && !tb && k <= GEMM_DIRECT_WIDE_MAX_K && gemm_small_isa() == ISA_AVX512) return 1;
+#else
+    (void)tb, (void)wide;
+#endif
+    return 0;
 }
 
-int gemm_small_takes(int64_t m, int64_t n, int64_t k) {
+int gemm_small_takes(int64_t m, int64_t n, int64_t k, int tb, int f32) {
     if (m <= 0 || n <= 0 || k <= 0) return 0;
-    return m == 1 || n == 1 || direct_shape(m, n, k);
+    return m == 1 || n == 1 || direct_shape(m, n, k, tb, f32);
 }
 
 /* Above this many multiply-adds a product is spread over the pool:
@@ -447,7 +463,7 @@ static void S(plan_make)(S(plan) *pl, int64_t m, int64_t n, int64_t k, int64_t l
         j->m = 1, j->n = m, j->ars = 0, j->acs = pl->inc, j->ldb = lda;
         return;
     }
-    if (m == 1 && tb && !direct_shape(1, n, k)) {
+    if (m == 1 && tb && !direct_shape(1, n, k, tb, 0)) {
         /* C[j] = Σ_p u[p] · B[j, p] for B stored n×k: dot products of its
          * rows with u = op(A)[0, :] rather than packing all of B. Smaller
          * shapes take the direct kernel below, as they do with more rows,
@@ -465,49 +481,53 @@ static void S(plan_make)(S(plan) *pl, int64_t m, int64_t n, int64_t k, int64_t l
     j->ldb = tb ? n : ldb;
 }
 
-/* One product of the plan; 0 when scratch memory cannot be had. */
-static int S(plan_run)(const S(plan) *pl, const T *A, const T *B, T *C) {
-    S(job) j = pl->j;
-    int64_t k = j.k;
+/* One product of the plan; 0 when scratch memory cannot be had. Only the
+ * plan's pointers change (a product's job is the plan's own: copying it
+ * per product cost a store-forwarding stall per call). */
+static int S(plan_run)(S(plan) *pl, const T *A, const T *B, T *C) {
+    S(job) *j = &pl->j;
+    int64_t k = j->k;
     switch (pl->how) {
     case RUN_ROWDOT_A:
-        j.x = S(contiguous)(B, pl->inc, k);
-        if (!j.x) return 0;
-        j.A = A, j.C = C;
-        S(run_rowdot)(&j, j.m);
+        j->x = S(contiguous)(B, pl->inc, k);
+        if (!j->x) return 0;
+        j->A = A, j->C = C;
+        S(run_rowdot)(j, j->m);
         return 1;
     case RUN_DIRECT_T: {
-        int64_t m = j.n; /* C[i·ldc], i < m: a contiguous row, else via scratch */
-        j.A = B, j.B = A, j.C = C;
+        int64_t m = j->n; /* C[i·ldc], i < m: a contiguous row, else via scratch */
+        int acc = j->acc;
+        j->A = B, j->B = A, j->C = C;
         if (pl->ldc == 1 || m == 1) {
-            S(run_direct)(&j);
+            S(run_direct)(j);
             return 1;
         }
         T *t = gemm_scratch(GEMM_SCRATCH_SMALL, (size_t)m * sizeof(T));
         if (!t) return 0;
-        j.C = t, j.acc = 0;
-        S(run_direct)(&j);
-        for (int64_t i = 0; i < m; i++) C[i * pl->ldc] = pl->j.acc ? C[i * pl->ldc] + t[i] : t[i];
+        j->C = t, j->acc = 0;
+        S(run_direct)(j);
+        j->acc = acc;
+        for (int64_t i = 0; i < m; i++) C[i * pl->ldc] = acc ? C[i * pl->ldc] + t[i] : t[i];
         return 1;
     }
     case RUN_ROWDOT_B:
-        j.x = S(contiguous)(A, pl->inc, k);
-        if (!j.x) return 0;
-        j.A = B, j.C = C;
-        S(run_rowdot)(&j, j.n);
+        j->x = S(contiguous)(A, pl->inc, k);
+        if (!j->x) return 0;
+        j->A = B, j->C = C;
+        S(run_rowdot)(j, j->n);
         return 1;
     default:
-        j.A = A, j.B = B, j.C = C;
+        j->A = A, j->B = B, j->C = C;
         if (pl->tb) {
-            T *d = gemm_scratch(GEMM_SCRATCH_SMALL, (size_t)(k * j.n) * sizeof(T));
+            T *d = gemm_scratch(GEMM_SCRATCH_SMALL, (size_t)(k * j->n) * sizeof(T));
             if (!d) return 0;
-            for (int64_t c = 0; c < j.n; c++) {
+            for (int64_t c = 0; c < j->n; c++) {
                 const T *s = B + c * pl->ldb;
-                for (int64_t p = 0; p < k; p++) d[p * j.n + c] = s[p];
+                for (int64_t p = 0; p < k; p++) d[p * j->n + c] = s[p];
             }
-            j.B = d;
+            j->B = d;
         }
-        S(run_direct)(&j);
+        S(run_direct)(j);
         return 1;
     }
 }

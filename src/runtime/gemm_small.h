@@ -20,13 +20,19 @@
 
 /* Products of depth at most this go to the direct kernel whatever m and n
  * (an outer product is k = 1), and so do products of at most
- * GEMM_DIRECT_MAX_WORK multiply-adds. Matrix-vector shapes (m == 1 or
- * n == 1) always come here. */
+ * GEMM_DIRECT_MAX_WORK multiply-adds; with AVX-512 and the built-in GEMM,
+ * so do all float32 products of depth up to 512 whose op(B) has contiguous rows
+ * (gemm_small.c says why). Matrix-vector shapes (m == 1 or n == 1) always
+ * come here. No rule looks at m except the one-row case and the work
+ * bound, which a block of a fused dot's rows (at least 2^18 multiply-adds,
+ * src/compiler/epilogue.c) never falls under: so a block takes the path
+ * its whole product takes. */
 #define GEMM_DIRECT_MAX_K 16
 #define GEMM_DIRECT_MAX_WORK ((int64_t)1 << 15)
 
-/* Whether gemm_small_f32/f64 take an m×n×k product (all > 0). */
-int gemm_small_takes(int64_t m, int64_t n, int64_t k);
+/* Whether gemm_small_f32 (f32 != 0) or gemm_small_f64 takes an m×n×k
+ * product (all > 0; tb as in rt_gemm). */
+int gemm_small_takes(int64_t m, int64_t n, int64_t k, int tb, int f32);
 
 /* The product as rt_gemm_f32/f64 define it (gemm.h), for shapes that
  * gemm_small_takes accepts. Returns 0, having written nothing, when a
