@@ -140,6 +140,33 @@ TEST(small_products_zero_strides) {
     }
 }
 
+/* A transposed op(B) wider than the packing buffer (1 MiB) is packed a
+ * block of columns at a time: outer products and rank-16 updates of 20,000
+ * columns, one row and three, against a plain double loop. */
+TEST(small_products_wide_transposed_operand) {
+    enum { N = 20000 };
+    static const int64_t sh[][2] = {{1, 16}, {3, 16}, {3, 1}};
+    float *A = malloc(sizeof(float) * 3 * 16), *B = malloc(sizeof(float) * N * 16), *C = malloc(sizeof(float) * 3 * N);
+    CHECK(A && B && C);
+    uint64_t st = 41;
+    for (int i = 0; i < 3 * 16; i++) A[i] = (float)th_rand_uniform(&st, -1, 1);
+    for (int i = 0; i < N * 16; i++) B[i] = (float)th_rand_uniform(&st, -1, 1);
+    int ok = 1;
+    for (size_t s = 0; s < sizeof sh / sizeof sh[0] && ok; s++) {
+        int64_t m = sh[s][0], k = sh[s][1];
+        rt_gemm_f32(m, N, k, A, k, 0, B, k, 1, C, N, 0); /* B stored N×k */
+        for (int64_t i = 0; i < m && ok; i++)
+            for (int64_t j = 0; j < N && ok; j++) {
+                double want = 0;
+                for (int64_t p = 0; p < k; p++) want += (double)A[i * k + p] * B[j * k + p];
+                ok = th_close(C[i * N + j], want, 1e-5, 1e-5);
+                if (!ok) th_fail(__FILE__, __LINE__, "%lldx%dx%lld: C[%lld,%lld] = %g, want %g", (long long)m, N,
+                                 (long long)k, (long long)i, (long long)j, C[i * N + j], want);
+            }
+    }
+    free(A), free(B), free(C);
+}
+
 /* Rows of a product computed in pieces equal the whole call bit for bit:
  * rows [r0, r1) as their own call (as a fused dot's row blocks are), and,
  * for the big shapes, the whole call on the pool against serial pieces. */

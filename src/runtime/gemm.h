@@ -59,7 +59,8 @@ const char *rt_gemm_backend(void);
 /* The built-in GEMM keeps its packing buffers per thread between calls,
  * outside any context's allocator: on a thread that calls rt_gemm, as much
  * as its largest product needed (at most about 8 MiB); on each pool worker
- * at most about 0.25 MiB. A user thread's are freed when it exits; this
+ * at most about 0.25 MiB; and the small products one more buffer (at most
+ * 1 MiB, or one strided vector's length). A user thread's are freed when it exits; this
  * frees the calling thread's now. */
 void rt_gemm_release_scratch(void);
 

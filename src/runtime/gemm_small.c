@@ -110,6 +110,8 @@ int gemm_small_takes(int64_t m, int64_t n, int64_t k, int tb, int f32) {
  * loop overhead). */
 #define GEMM_STREAM_MAX_K 4
 #define SMALL_PAR_DIRECT ((int64_t)1 << 22)
+/* The most a transposed op(B) is packed at once. */
+#define SMALL_PACK_BYTES ((size_t)1 << 20)
 
 /* ---- vector vocabularies, one per instruction set -------------------------- */
 
@@ -519,13 +521,25 @@ static int S(plan_run)(S(plan) *pl, const T *A, const T *B, T *C) {
     default:
         j->A = A, j->B = B, j->C = C;
         if (pl->tb) {
-            T *d = gemm_scratch(GEMM_SCRATCH_SMALL, (size_t)(k * j->n) * sizeof(T));
+            /* op(B) packed k×w, w columns at a time, so the scratch stays
+             * under SMALL_PACK_BYTES however wide the product (columns are
+             * independent: the same numbers either way) */
+            int64_t n = j->n, w = (int64_t)(SMALL_PACK_BYTES / ((size_t)k * sizeof(T))) / 128 * 128;
+            if (w < 128) w = 128;
+            if (w > n) w = n;
+            T *d = gemm_scratch(GEMM_SCRATCH_SMALL, (size_t)(k * w) * sizeof(T));
             if (!d) return 0;
-            for (int64_t c = 0; c < j->n; c++) {
-                const T *s = B + c * pl->ldb;
-                for (int64_t p = 0; p < k; p++) d[p * j->n + c] = s[p];
+            for (int64_t j0 = 0; j0 < n; j0 += w) {
+                int64_t wc = n - j0 < w ? n - j0 : w;
+                for (int64_t c = 0; c < wc; c++) {
+                    const T *s = B + (j0 + c) * pl->ldb;
+                    for (int64_t p = 0; p < k; p++) d[p * wc + c] = s[p];
+                }
+                S(job) part = *j;
+                part.B = d, part.ldb = wc, part.n = wc, part.C = C + j0;
+                S(run_direct)(&part);
             }
-            j->B = d;
+            return 1;
         }
         S(run_direct)(j);
         return 1;
