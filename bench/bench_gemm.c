@@ -15,9 +15,10 @@
  * rank-k updates (a per-example weight gradient), small products, and a
  * batch of thousands of 4×4 products through rt_gemm_batch — each as the
  * median time of one call and its GFLOP/s; and, on a CPU with AVX-512,
- * mid-sized products (depth up to 512) on the direct kernel against the
- * packed GEMM (the kernels capped at AVX2 with rt_gemm_testing_isa, which
- * sends them back to the packed path). `--small` runs only these.
+ * mid-sized and large products on this process's kernels (the direct
+ * kernel or the AVX-512 packed tile, as rt_gemm picks) against the AVX2
+ * packed tile (the kernels capped with rt_gemm_testing_isa). `--small`
+ * runs only these.
  * To compare with an older gemm.c, build this file against it with
  * -DBENCH_NO_BATCH (the batch is then a loop of rt_gemm calls).
  *
@@ -257,7 +258,7 @@ static void bench_small(void) {
     static const int64_t mid[][3] = {{128, 256, 256}, {256, 256, 256}, {256, 10, 512},
                                      {512, 512, 512}, {256, 512, 784}, {1024, 1024, 1024}};
     if (strcmp(rt_gemm_small_isa_name(), "AVX-512") == 0) {
-        printf("mid-sized products, 1 thread: AVX-512 direct kernel vs packed GEMM (GFLOP/s, median)\n");
+        printf("products, 1 thread: AVX-512 kernels vs the AVX2 packed tile (GFLOP/s, median)\n");
         for (size_t i = 0; i < sizeof mid / sizeof mid[0]; i++) {
             double g[2];
             for (int packed = 0; packed < 2; packed++) {
@@ -272,9 +273,8 @@ static void bench_small(void) {
                 g[packed] = 2.0 * (double)(c.m * c.n * c.k) / times[reps / 2] * 1e-9;
             }
             rt_gemm_testing_isa(0);
-            printf("  %4lldx%-4lldx%-4lld  %s %6.1f   packed %6.1f\n", (long long)mid[i][0],
-                   (long long)mid[i][1], (long long)mid[i][2], mid[i][2] <= 512 ? "direct" : "(packed)",
-                   g[0], g[1]);
+            printf("  %4lldx%-4lldx%-4lld  AVX-512 %6.1f   AVX2 %6.1f\n", (long long)mid[i][0],
+                   (long long)mid[i][1], (long long)mid[i][2], g[0], g[1]);
             fflush(stdout);
         }
     }

@@ -39,7 +39,7 @@
 #include <immintrin.h>
 #endif
 
-enum { ISA_GENERIC = 1, ISA_AVX2 = 2, ISA_AVX512 = 3 };
+enum { ISA_GENERIC = GEMM_ISA_GENERIC, ISA_AVX2 = GEMM_ISA_AVX2, ISA_AVX512 = GEMM_ISA_AVX512 };
 
 /* What a product runs on: dot products of A's rows with a vector (n == 1),
  * the direct kernel on vᵀ·A (n == 1, A stored transposed), dot products of
@@ -75,20 +75,26 @@ const char *rt_gemm_small_isa_name(void) {
 }
 
 /* The shapes the direct kernel takes with any number of rows. With
- * AVX-512 and op(B)'s rows contiguous it also beats the built-in packed
- * GEMM (AVX2, 6×16 tiles) up to depth 512, where a k × 32 panel of B
- * still streams from L2 (bench_gemm --small, one thread: 256×256×256 166
- * vs 118 GFLOP/s, 512³ 148 vs 114, 256×10×512 70 vs 43; at k = 784 it
- * loses, 100 vs 109, and at 1024³ by 2.5×). Float32 only: a panel of
- * doubles is 16 columns wide, so A is read from L2 or L3 four times as
- * often per flop (dgemm 512³ fell from 52 to 20 GFLOP/s). Not with
- * OpenBLAS, whose own AVX-512 kernels are the better choice there. */
+ * AVX-512 and op(B)'s rows contiguous it also beats the packed GEMM
+ * (gemm.c's AVX-512 6×32 tile) for float32 products narrower than 128
+ * columns up to depth 512, where packing and edge tiles cost the GEMM
+ * more than the direct kernel's reloads of A (one thread, GFLOP/s,
+ * direct vs packed: 256×10×512 63 vs 38, 256×32×512 172–192 vs 122–136,
+ * 256×64×256 171–190 vs 150–168, 64×128×64 178–199 vs 138–155; even at
+ * 256×128×256; the packed GEMM ahead from 256 columns: 256³ 174 vs 184,
+ * 1024×1024×256 145 vs 189). Float32 only: a panel of doubles is 16
+ * columns wide, so A is read four times as often per flop. Not with
+ * OpenBLAS, whose own kernels are the better choice there. */
+#ifndef GEMM_DIRECT_WIDE_MAX_K
 #define GEMM_DIRECT_WIDE_MAX_K 512
+#endif
+#define GEMM_DIRECT_WIDE_MAX_N 127
 
 static int direct_shape(int64_t m, int64_t n, int64_t k, int tb, int wide) {
     if (k <= GEMM_DIRECT_MAX_K || m * n <= GEMM_DIRECT_MAX_WORK / k) return 1;
 #ifndef CJAX_HAVE_CBLAS
-    if (wide && !tb && k <= GEMM_DIRECT_WIDE_MAX_K && gemm_small_isa() == ISA_AVX512) return 1;
+    if (wide && !tb && k <= GEMM_DIRECT_WIDE_MAX_K && n <= GEMM_DIRECT_WIDE_MAX_N && gemm_small_isa() == ISA_AVX512)
+        return 1;
 #else
     (void)tb, (void)wide;
 #endif

@@ -21,8 +21,8 @@
 /* Products of depth at most this go to the direct kernel whatever m and n
  * (an outer product is k = 1), and so do products of at most
  * GEMM_DIRECT_MAX_WORK multiply-adds; with AVX-512 and the built-in GEMM,
- * so do all float32 products of depth up to 512 whose op(B) has contiguous rows
- * (gemm_small.c says why). Matrix-vector shapes (m == 1 or n == 1) always
+ * so do float32 products of depth up to 512 and fewer than 128 columns
+ * whose op(B) has contiguous rows (gemm_small.c says why). Matrix-vector shapes (m == 1 or n == 1) always
  * come here. No rule looks at m except the one-row case and the work
  * bound, which a block of a fused dot's rows (at least 2^18 multiply-adds,
  * src/compiler/epilogue.c) never falls under: so a block takes the path
@@ -59,7 +59,9 @@ int64_t gemm_small_batch_f64(int64_t batch, int64_t m, int64_t n, int64_t k, con
 #define GEMM_SCRATCH_SMALL 2
 void *gemm_scratch(int which, size_t bytes);
 
-/* Testing only (gemm.h: rt_gemm_testing_isa). */
+/* The instruction set this process's kernels use (capped by
+ * rt_gemm_testing_isa): the packed GEMM's float tile follows it too. */
+enum { GEMM_ISA_GENERIC = 1, GEMM_ISA_AVX2 = 2, GEMM_ISA_AVX512 = 3 };
 int gemm_small_isa(void);
 
 #endif
