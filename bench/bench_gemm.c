@@ -10,9 +10,22 @@
  * shared machines swing by 20 % between runs (shared/MEASURED.md): compare
  * ratios, not absolute figures.
  *
+ * Then, on one thread, the small products that gemm_small.c serves: an
+ * RNN step's matrix-vector products (W·h, hᵀ·W), outer products and
+ * rank-k updates (a per-example weight gradient), small products, and a
+ * batch of thousands of 4×4 products through rt_gemm_batch — each as the
+ * median time of one call and its GFLOP/s; and, on a CPU with AVX-512,
+ * mid-sized and large products on this process's kernels (the direct
+ * kernel or the AVX-512 packed tile, as rt_gemm picks) against the AVX2
+ * packed tile (the kernels capped with rt_gemm_testing_isa). `--small`
+ * runs only these.
+ * To compare with an older gemm.c, build this file against it with
+ * -DBENCH_NO_BATCH (the batch is then a loop of rt_gemm calls).
+ *
  * Build (built-in only):
  *   gcc -O3 -march=native -std=c11 -Iinclude -Isrc bench/bench_gemm.c \
- *       src/runtime/gemm.c src/runtime/threads.c src/runtime/config.c -lpthread -lm
+ *       src/runtime/gemm.c src/runtime/gemm_small.c src/runtime/threads.c \
+ *       src/runtime/config.c -lpthread -lm
  * With OpenBLAS as the peer: add -DBENCH_OPENBLAS -I<openblas include> -lopenblas.
  * Do not define CJAX_HAVE_CBLAS here: rt_gemm would then be OpenBLAS too. */
 #define _POSIX_C_SOURCE 200809L
@@ -171,7 +184,113 @@ static void bench_threads(int threads) {
     free(C);
 }
 
-int main(void) {
+/* ---- small products, one thread ---- */
+typedef struct {
+    const char *what;
+    int64_t batch, m, n, k;
+    int ta, tb;
+} small_case;
+
+static const small_case small_cases[] = {
+    {"W h, RNN step", 1, 256, 1, 256, 0, 0},
+    {"h^T W (vector-matrix)", 1, 1, 256, 256, 0, 0},
+    {"W h, W stored transposed", 1, 256, 1, 256, 1, 0},
+    {"matrix-vector 1024", 1, 1024, 1, 1024, 0, 0},
+    {"outer product 64x128", 1, 64, 128, 1, 0, 0},
+    {"outer, strided operand", 1, 64, 128, 1, 0, 1},
+    {"rank-4 update 256x256", 1, 256, 256, 4, 0, 0},
+    {"rank-16 update 256x256", 1, 256, 256, 16, 1, 0},
+    {"small 8x8x8", 1, 8, 8, 8, 0, 0},
+    {"small 32x32x32", 1, 32, 32, 32, 0, 0},
+    {"batch 10000 of 4x4x4", 10000, 4, 4, 4, 0, 0},
+    {"batch 2000 of 8x16x8", 2000, 8, 16, 8, 0, 1},
+};
+
+static double small_once(const small_case *c, const float *A, const float *B, float *C) {
+    int64_t lda = c->ta ? c->m : c->k, ldb = c->tb ? c->k : c->n;
+    double t0 = now_s();
+#ifdef BENCH_NO_BATCH
+    for (int64_t b = 0; b < c->batch; b++)
+        rt_gemm_f32(c->m, c->n, c->k, A + b * c->m * c->k, lda, c->ta, B + b * c->k * c->n, ldb, c->tb,
+                    C + b * c->m * c->n, c->n, 0);
+#else
+    rt_gemm_batch_f32(c->batch, c->m, c->n, c->k, A, c->m * c->k, lda, c->ta, B, c->k * c->n, ldb, c->tb, C,
+                      c->m * c->n, c->n, 0);
+#endif
+    return now_s() - t0;
+}
+
+static void bench_small(void) {
+    size_t max = 1 << 21;
+    float *A = aligned_alloc(64, max * sizeof(float)), *B = aligned_alloc(64, max * sizeof(float)),
+          *C = aligned_alloc(64, max * sizeof(float));
+    if (!A || !B || !C) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    uint64_t s = 777;
+    for (size_t i = 0; i < max; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        A[i] = (float)((double)(s >> 40) / (double)(1 << 24) - 0.5);
+        B[i] = (float)((double)(s >> 20 & 0xffffff) / (double)(1 << 24) - 0.5);
+    }
+    memset(C, 0, max * sizeof(float));
+#ifndef BENCH_NO_BATCH
+    printf("small products (1 thread, %s kernels):\n", rt_gemm_small_isa_name());
+#else
+    printf("small products (1 thread, this gemm.c's own loops):\n");
+#endif
+    for (size_t i = 0; i < sizeof small_cases / sizeof small_cases[0]; i++) {
+        const small_case *c = &small_cases[i];
+        double times[400];
+        int reps = 0;
+        small_once(c, A, B, C);
+        double start = now_s();
+        while (reps < 400 && (reps < 5 || now_s() - start < 0.25)) times[reps++] = small_once(c, A, B, C);
+        qsort(times, (size_t)reps, sizeof times[0], cmp_double);
+        double med = times[reps / 2], flops = 2.0 * (double)(c->batch * c->m * c->n * c->k);
+        printf("  %-28s %4lldx%-4lldx%-4lld ta=%d tb=%d  %9.2f us  %6.1f GFLOP/s\n", c->what,
+               (long long)c->m, (long long)c->n, (long long)c->k, c->ta, c->tb, med * 1e6,
+               flops / med * 1e-9);
+        fflush(stdout);
+    }
+#ifndef BENCH_NO_BATCH
+    static const int64_t mid[][3] = {{128, 256, 256}, {256, 256, 256}, {256, 10, 512},
+                                     {512, 512, 512}, {256, 512, 784}, {1024, 1024, 1024}};
+    if (strcmp(rt_gemm_small_isa_name(), "AVX-512") == 0) {
+        printf("products, 1 thread: AVX-512 kernels vs the AVX2 packed tile (GFLOP/s, median)\n");
+        for (size_t i = 0; i < sizeof mid / sizeof mid[0]; i++) {
+            double g[2];
+            for (int packed = 0; packed < 2; packed++) {
+                small_case c = {"", 1, mid[i][0], mid[i][1], mid[i][2], 0, 0};
+                rt_gemm_testing_isa(packed ? 2 : 0);
+                double times[100];
+                int reps = 0;
+                small_once(&c, A, B, C);
+                double start = now_s();
+                while (reps < 100 && (reps < 5 || now_s() - start < 0.25)) times[reps++] = small_once(&c, A, B, C);
+                qsort(times, (size_t)reps, sizeof times[0], cmp_double);
+                g[packed] = 2.0 * (double)(c.m * c.n * c.k) / times[reps / 2] * 1e-9;
+            }
+            rt_gemm_testing_isa(0);
+            printf("  %4lldx%-4lldx%-4lld  AVX-512 %6.1f   AVX2 %6.1f\n", (long long)mid[i][0],
+                   (long long)mid[i][1], (long long)mid[i][2], g[0], g[1]);
+            fflush(stdout);
+        }
+    }
+#endif
+    free(A);
+    free(B);
+    free(C);
+}
+
+int main(int argc, char **argv) {
+    int only_small = argc > 1 && strcmp(argv[1], "--small") == 0;
+    if (only_small) {
+        setenv("CJAX_NUM_THREADS", "1", 1);
+        bench_small();
+        return 0;
+    }
     printf("gemm backend compiled into rt_gemm: %s\n", rt_gemm_backend());
     double peak = fma_peak_gflops();
     if (peak > 0) printf("float32 FMA peak, 1 thread: %.1f GFLOP/s (float64: half)\n", peak);
@@ -197,5 +316,18 @@ int main(void) {
         waitpid(pid, &status, 0);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
     }
-    return 0;
+    pid_t pid = fork(); /* a fresh pool with one thread */
+    if (pid < 0) {
+        perror("fork");
+        return 1;
+    }
+    if (pid == 0) {
+        setenv("CJAX_NUM_THREADS", "1", 1);
+        bench_small();
+        fflush(stdout);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }

@@ -164,6 +164,65 @@ TEST(ad_dot_general_batched) {
     cj_ctx_free(ctx);
 }
 
+/* A vector contracted against a matrix (no free axes of its own: h's
+ * cotangent in h·W, W·h): the transpose then binds dot_general(ct, y),
+ * also when the other order would need no transpose either, so that under
+ * vmap the batched cotangent keeps its batch axis outermost. The rules are
+ * checked as above, including contracting pairs crossed (the transpose
+ * still needed) and a batch axis; then vmap(grad) of a per-example loss
+ * sum(tanh(h·W)) through cj_make_jaxpr (no transpose left: the layout is
+ * the point) and against central differences of the loss per example. */
+static void tanh_hw_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    cj_val hw = cj_dot_general(in[0], in[1], 1, (int64_t[]){0}, (int64_t[]){0}, 0, NULL, NULL);
+    out[0] = cj_sum(cj_tanh(hw), 0, NULL, 0);
+}
+
+TEST(ad_dot_general_vector_against_matrix) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    prim_params p = dot_params(IV(0), IV(0), IV0, IV0); /* h · W */
+    CHECK_RULES(ctx, PRIM_DOT_GENERAL, p, 2, f64_uniform(ctx, DIMS(4)), f64_uniform(ctx, DIMS(4, 5)));
+    p = dot_params(IV(1), IV(0), IV0, IV0); /* W · h */
+    CHECK_RULES(ctx, PRIM_DOT_GENERAL, p, 2, f64_uniform(ctx, DIMS(3, 4)), f64_uniform(ctx, DIMS(4)));
+    p = dot_params(IV(0, 1), IV(2, 0), IV0, IV0); /* crossed pairs: a transpose remains */
+    CHECK_RULES(ctx, PRIM_DOT_GENERAL, p, 2, f64_uniform(ctx, DIMS(4, 3)), f64_uniform(ctx, DIMS(3, 5, 4)));
+    p = dot_params(IV(1), IV(1), IV(0), IV(0)); /* batched vector · matrix */
+    CHECK_RULES(ctx, PRIM_DOT_GENERAL, p, 2, f64_uniform(ctx, DIMS(2, 4)), f64_uniform(ctx, DIMS(2, 4, 5)));
+
+    enum { NB = 6, H = 5, O = 3 };
+    cj_val hs = f64_uniform(ctx, DIMS(NB, H)), W = f64_uniform(ctx, DIMS(H, O));
+    static const int64_t axes[2] = {0, CJ_NOT_MAPPED};
+    cj_vmap_opts vo = {axes, NULL, 0, 0, 0};
+    cj_func *per_example = cj_vmap(cj_grad(cj_func_new(ctx, "tanh_hw", tanh_hw_fn, 2, 1, NULL), NULL), &vo);
+    cj_spec specs[2] = {cj_spec_of(hs), cj_spec_of(W)};
+    char *text = cj_make_jaxpr(per_example, 2, specs);
+    CHECK(text != NULL);
+    int has_transpose = strstr(text, "transpose") != NULL;
+    free(text);
+    CHECK_MSG(!has_transpose, "vmap(grad) of a vector-matrix loss still transposes its cotangent");
+    cj_val g;
+    CHECK(cj_call(per_example, (cj_val[]){hs, W}, &g) == CJ_OK);
+    double h[NB * H], w[H * O], got[NB * H];
+    CHECK(read_doubles(hs, h, NB * H) == 0 && read_doubles(W, w, H * O) == 0 && read_doubles(g, got, NB * H) == 0);
+    for (int b = 0; b < NB; b++)
+        for (int i = 0; i < H; i++) {
+            double f[2];
+            for (int side = 0; side < 2; side++) {
+                double x[H], step = 1e-6;
+                memcpy(x, h + b * H, sizeof x);
+                x[i] += side ? step : -step;
+                f[side] = 0;
+                for (int o = 0; o < O; o++) {
+                    double d = 0;
+                    for (int q = 0; q < H; q++) d += x[q] * w[q * O + o];
+                    f[side] += tanh(d);
+                }
+            }
+            CHECK_NEAR(got[b * H + i], (f[1] - f[0]) / 2e-6, 1e-6, 1e-8);
+        }
+    cj_ctx_free(ctx);
+}
+
 /* Both operands' tangents add up; the transposes give the textbook
  * matrix products. */
 TEST(ad_dot_general_values) {

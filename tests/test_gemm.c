@@ -173,6 +173,19 @@ static void sweep(int f64) {
 TEST(gemm_f32_shapes_transposes) { sweep(0); }
 TEST(gemm_f64_shapes_transposes) { sweep(1); }
 
+/* The same with the kernels capped at AVX2+FMA and at plain C
+ * (rt_gemm_testing_isa), so a CPU with AVX-512 also checks the float
+ * paths it would not take by itself: the 6×16 packed tile, and the
+ * small-product rules without the depth-512 direct kernel. */
+TEST(gemm_f32_shapes_transposes_lower_isa) {
+    for (int isa = 2; isa >= 1; isa--) {
+        rt_gemm_testing_isa(isa);
+        sweep(0);
+        rt_gemm_testing_isa(0);
+        if (th_failed_now()) return;
+    }
+}
+
 TEST(gemm_backend_name) {
     const char *b = rt_gemm_backend();
     CHECK(b != NULL);

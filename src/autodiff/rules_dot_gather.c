@@ -88,45 +88,53 @@ static cj_val dot_cotangent(cj_ctx *ctx, const prim_params *p, int x_is_rhs, con
         q.lhs_contract.v[i] = ct_y_first + i;
         q.rhs_contract.v[i] = y_free[i];
     }
-    /* The operands the other way round, dot_general(y, ct), leave batch,
-     * x's contracting axes (in the order of their y partners), then x's
-     * free axes: when that is already x's order (a weight's gradient,
-     * h^T g) it needs no transpose, which the compiler cannot fold into
-     * the dot. */
-    {
-        int64_t x_axis_of[CJ_MAX_RANK];
-        int k = 0, identity = 1;
-        for (int i = 0; i < nb; i++) x_axis_of[k++] = xb->v[i];
-        for (int d = 0; d < y_aval->rank; d++)
-            for (int i = 0; i < yc->n; i++)
-                if (yc->v[i] == d) x_axis_of[k++] = xc->v[i];
-        for (int i = 0; i < nx; i++) x_axis_of[k++] = x_free[i];
-        for (int j = 0; j < k; j++) identity &= x_axis_of[j] == j;
-        if (identity) {
-            prim_params q2 = q;
-            for (int i = 0; i < nb; i++) {
-                q2.lhs_batch.v[i] = yb->v[i];
-                q2.rhs_batch.v[i] = i;
-            }
-            for (int i = 0; i < ny; i++) {
-                q2.lhs_contract.v[i] = y_free[i];
-                q2.rhs_contract.v[i] = ct_y_first + i;
-            }
-            return core_bind(ctx, PRIM_DOT_GENERAL, &q2, 2, (cj_val[]){y, ct});
-        }
-    }
-    cj_val r = core_bind(ctx, PRIM_DOT_GENERAL, &q, 2, (cj_val[]){ct, y});
-
-    /* x's axis at each position of r: batch, free, then contracting
-     * ordered by the y axis each pairs with. */
-    int64_t x_axis_of[CJ_MAX_RANK], perm[CJ_MAX_RANK];
+    /* x's axis at each position of dot_general(ct, y): batch, free, then
+     * contracting ordered by the y axis each pairs with. */
+    int64_t ct_first[CJ_MAX_RANK], y_first[CJ_MAX_RANK];
     int k = 0;
-    for (int i = 0; i < nb; i++) x_axis_of[k++] = xb->v[i];
-    for (int i = 0; i < nx; i++) x_axis_of[k++] = x_free[i];
+    for (int i = 0; i < nb; i++) ct_first[k++] = xb->v[i];
+    for (int i = 0; i < nx; i++) ct_first[k++] = x_free[i];
     for (int d = 0; d < y_aval->rank; d++)
         for (int i = 0; i < yc->n; i++)
-            if (yc->v[i] == d) x_axis_of[k++] = xc->v[i];
-    for (int j = 0; j < k; j++) perm[x_axis_of[j]] = j;
+            if (yc->v[i] == d) ct_first[k++] = xc->v[i];
+    /* The operands the other way round, dot_general(y, ct), leave batch,
+     * x's contracting axes (in the order of their y partners), then x's
+     * free axes. */
+    k = 0;
+    for (int i = 0; i < nb; i++) y_first[k++] = xb->v[i];
+    for (int d = 0; d < y_aval->rank; d++)
+        for (int i = 0; i < yc->n; i++)
+            if (yc->v[i] == d) y_first[k++] = xc->v[i];
+    for (int i = 0; i < nx; i++) y_first[k++] = x_free[i];
+    int ct_first_id = 1, y_first_id = 1;
+    for (int j = 0; j < k; j++) {
+        ct_first_id &= ct_first[j] == j;
+        y_first_id &= y_first[j] == j;
+    }
+    /* Whichever order is already x's needs no transpose, which the
+     * compiler cannot fold into the dot. When both are (x has no free
+     * axes: a vector against a matrix, h's cotangent in h·W), ct goes
+     * first: under vmap the cotangent is the batched operand, and as the
+     * lhs its batch axis stays the outermost axis of the result — the
+     * other order leaves it innermost ([128, batch] for a layer of 128),
+     * so every consumer reads it strided or a transpose copies it. When
+     * only the other order is x's (a weight's gradient, hᵀ·g) it is used. */
+    if (y_first_id && !ct_first_id) {
+        prim_params q2 = q;
+        for (int i = 0; i < nb; i++) {
+            q2.lhs_batch.v[i] = yb->v[i];
+            q2.rhs_batch.v[i] = i;
+        }
+        for (int i = 0; i < ny; i++) {
+            q2.lhs_contract.v[i] = y_free[i];
+            q2.rhs_contract.v[i] = ct_y_first + i;
+        }
+        return core_bind(ctx, PRIM_DOT_GENERAL, &q2, 2, (cj_val[]){y, ct});
+    }
+    cj_val r = core_bind(ctx, PRIM_DOT_GENERAL, &q, 2, (cj_val[]){ct, y});
+    if (ct_first_id) return r;
+    int64_t perm[CJ_MAX_RANK];
+    for (int j = 0; j < k; j++) perm[ct_first[j]] = j;
     return bind_transpose(r, perm);
 }
 

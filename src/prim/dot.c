@@ -304,46 +304,22 @@ typedef struct dot_job {
     char *c;          /* [B, M, N], dense */
 } dot_job;
 
-/* Tiny products (a vmapped dot of short vectors: many batches of a few
- * multiply-adds) cost more in GEMM's setup than in arithmetic: plain loops. */
-#define TINY_GEMM_FLOPS 256
-#define TINY_PRODUCT(T)                                                                      \
-    do {                                                                                     \
-        const T *A = (const T *)a, *Bm = (const T *)b;                                       \
-        T *Cm = (T *)c;                                                                      \
-        for (int64_t i = 0; i < j->M; i++)                                                   \
-            for (int64_t n = 0; n < j->N; n++) {                                             \
-                T acc = 0;                                                                   \
-                for (int64_t k = 0; k < j->K; k++)                                           \
-                    acc += A[ta ? k * lda + i : i * lda + k] * Bm[tb ? n * ldb + k : k * ldb + n]; \
-                Cm[i * j->N + n] = acc;                                                      \
-            }                                                                                \
-    } while (0)
-
-static void gemm_one(const dot_job *j, int64_t bi) {
+/* Every float product of the batch in one call: the runtime spreads a
+ * batch of small products over the pool (a few rows each, thousands of
+ * them) and picks each product's kernel once. */
+static void float_products(const dot_job *j, int64_t B) {
     int ta = 0, tb = 0;
     int64_t lda = 1, ldb = 1;
-    gemm_layout(&j->a, &ta, &lda); /* checked by the caller */
+    gemm_layout(&j->a, &ta, &lda); /* checked by operand_view */
     gemm_layout(&j->b, &tb, &ldb);
-    size_t es = rt_dtypes[j->dtype].size;
-    const char *a = j->a.data + (size_t)(bi * j->a.batch_stride) * es;
-    const char *b = j->b.data + (size_t)(bi * j->b.batch_stride) * es;
-    char *c = j->c + (size_t)(bi * j->M * j->N) * es;
-    if (j->M * j->N * j->K <= TINY_GEMM_FLOPS) {
-        if (j->dtype == CJ_F32) TINY_PRODUCT(float);
-        else TINY_PRODUCT(double);
-        return;
-    }
     if (j->dtype == CJ_F32)
-        rt_gemm_f32(j->M, j->N, j->K, (const float *)a, lda, ta, (const float *)b, ldb, tb, (float *)c,
-                    j->N, 0);
+        rt_gemm_batch_f32(B, j->M, j->N, j->K, (const float *)j->a.data, j->a.batch_stride, lda, ta,
+                          (const float *)j->b.data, j->b.batch_stride, ldb, tb, (float *)j->c, j->M * j->N,
+                          j->N, 0);
     else
-        rt_gemm_f64(j->M, j->N, j->K, (const double *)a, lda, ta, (const double *)b, ldb, tb,
-                    (double *)c, j->N, 0);
-}
-
-static void gemm_batches(void *arg, int64_t begin, int64_t end) {
-    for (int64_t bi = begin; bi < end; bi++) gemm_one(arg, bi);
+        rt_gemm_batch_f64(B, j->M, j->N, j->K, (const double *)j->a.data, j->a.batch_stride, lda, ta,
+                          (const double *)j->b.data, j->b.batch_stride, ldb, tb, (double *)j->c,
+                          j->M * j->N, j->N, 0);
 }
 
 /* Integer and bool products: rows of the result are [begin, end) of the
@@ -441,16 +417,10 @@ static int operand_view(struct cj_ctx *ctx, prim_id prim, const rt_array *x, con
     return 0;
 }
 
-/* Batches whose product is below this many multiply-adds run one per
- * thread; bigger ones run one at a time with the GEMM's own threads. */
-#define SMALL_GEMM_FLOPS ((int64_t)1 << 18)
-
 static void run_products(dot_job *j, int64_t B) {
     int64_t flops = j->M * j->N * j->K;
     if (j->dtype == CJ_F32 || j->dtype == CJ_F64) {
-        if (B > 1 && flops < SMALL_GEMM_FLOPS && B * flops >= RT_PARALLEL_MIN_ELEMS)
-            rt_parallel_for(B, 1 + B / ((int64_t)rt_num_threads() * 8), gemm_batches, j);
-        else gemm_batches(j, 0, B);
+        float_products(j, B);
         return;
     }
     rt_range_fn rows = j->dtype == CJ_I32 ? int_rows_i32 : j->dtype == CJ_I64 ? int_rows_i64 : bool_rows;

@@ -1,10 +1,13 @@
 /* gemm.c — float32/float64 matrix multiply (runtime layer).
  *
  * The dot_general primitive and generated code call rt_gemm_f32/f64 (see
- * gemm.h). This file owns both backends: a thin forwarder to CBLAS when the
- * build defines CJAX_HAVE_CBLAS, and a built-in GEMM in the style of
- * GotoBLAS/BLIS that is always compiled (it also serves the layouts a BLAS
- * rejects, such as zero row strides from broadcasting, or sizes past INT_MAX).
+ * gemm.h). Matrix-vector shapes, short depths and small products go first
+ * to gemm_small.c's register kernels; the rest to one of this file's two
+ * backends: a thin forwarder to CBLAS when the build defines
+ * CJAX_HAVE_CBLAS, and a built-in GEMM in the style of GotoBLAS/BLIS that
+ * is always compiled (it also serves the layouts a BLAS rejects, such as
+ * zero row strides from broadcasting, or sizes past INT_MAX). Batches of
+ * products (rt_gemm_batch) are spread over the pool here.
  *
  * Built-in algorithm (Goto & van de Geijn, "Anatomy of high-performance
  * matrix multiplication"; Van Zee & van de Geijn, BLIS):
@@ -21,7 +24,11 @@
  * Micro-kernels: on x86-64 an AVX2+FMA kernel written with intrinsics under
  * __attribute__((target)), chosen at run time with __builtin_cpu_supports,
  * so the fast path is there even when the library is built without
- * -march=native; everywhere else a plain C kernel that compilers vectorise.
+ * -march=native; for floats on a CPU with AVX-512 a 6×32 tile of its own
+ * (a separate instantiation, B packed 32 wide: 1024³ on one thread 180–185
+ * vs 115 GFLOP/s for the AVX2 tile, measured side by side); everywhere
+ * else a plain C kernel that compilers vectorise. The choice follows
+ * gemm_small_isa(), so rt_gemm_testing_isa reaches every kernel.
  * (-std=c11 turns off FMA contraction in gcc, so plain C alone would lose
  * half the peak; explicit FMA intrinsics avoid depending on flags.)
  *
@@ -45,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm_small.h"
 #include "threads.h"
 
 #ifdef CJAX_HAVE_CBLAS
@@ -65,7 +73,9 @@
 #define GEMM_CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
 
 /* Below this many multiply-adds (m·n·k) packing costs more than it saves
- * and the direct loops are used. Measured: the packed path already wins at
+ * and the direct loops are used (products this small normally never get
+ * here: gemm_small.c takes them; these loops serve when its scratch
+ * memory cannot be had). Measured: the packed path already wins at
  * 8×8×8 (6 vs 4.5 GFLOP/s) and by 3–4× at 16×16×16. */
 #define GEMM_SMALL_WORK ((double)(6 * 6 * 6))
 /* Threads pay only when the work saved beats the pool's fork-join, which
@@ -82,21 +92,21 @@
  * packed B panel (owned by the thread that called rt_gemm, shared with the
  * workers during the call). They grow on demand and are kept for the next
  * call; a pthread key frees them when a user thread exits. */
-enum { GEMM_BUF_A = 0, GEMM_BUF_B = 1 };
+enum { GEMM_BUF_A = 0, GEMM_BUF_B = 1, GEMM_BUF_SMALL = GEMM_SCRATCH_SMALL, GEMM_NBUF = 3 };
 typedef struct {
-    void *p[2];
-    size_t cap[2];
+    void *p[GEMM_NBUF];
+    size_t cap[GEMM_NBUF];
     int registered;
-} gemm_scratch;
+} gemm_scratch_set;
 
-static _Thread_local gemm_scratch scratch;
+static _Thread_local gemm_scratch_set scratch;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 static pthread_key_t scratch_key;
 static int scratch_key_ok;
 
 static void scratch_release(void *v) {
-    gemm_scratch *s = v;
-    for (int i = 0; i < 2; i++) {
+    gemm_scratch_set *s = v;
+    for (int i = 0; i < GEMM_NBUF; i++) {
         free(s->p[i]);
         s->p[i] = NULL;
         s->cap[i] = 0;
@@ -116,7 +126,7 @@ static void scratch_key_init(void) {
 /* A 64-byte aligned buffer of at least `bytes`, or NULL when out of memory
  * (callers then compute without packing). */
 static void *scratch_get(int which, size_t bytes) {
-    gemm_scratch *s = &scratch;
+    gemm_scratch_set *s = &scratch;
     if (s->cap[which] >= bytes) return s->p[which];
     if (!s->registered) {
         pthread_once(&scratch_once, scratch_key_init);
@@ -137,6 +147,8 @@ static void *scratch_get(int which, size_t bytes) {
     }
     return p;
 }
+
+void *gemm_scratch(int which, size_t bytes) { return scratch_get(which, bytes); }
 
 /* ---- AVX2 + FMA micro-kernels -------------------------------------------
  * Tile 6×16 floats / 6×8 doubles: 12 ymm accumulators, two ymm of B and one
@@ -307,6 +319,82 @@ static int gemm_cpu_has_avx2(void) {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
 }
+
+/* AVX-512 float tile 6×32: 12 zmm accumulators, the AVX2 kernel's shape
+ * at twice the width (a step: 2 loads of B, 6 broadcasts, 12 FMAs). Used
+ * when gemm_small_isa() says AVX-512, through its own instantiation of the
+ * template below (f32z: NR = 32, so B is packed 32 columns wide). */
+__attribute__((target("avx512f")))
+static void ukr_avx512_f32z(int64_t kc, const float *restrict a, const float *restrict b,
+                            float *restrict c, int64_t ldc, int mr, int nr, int beta) {
+    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
+           c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    for (int r = 0; r < mr; r++) {
+        _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + r * ldc + 31), _MM_HINT_T0);
+    }
+#define GEMM_Z_ROW(i, b0, b1)                                       \
+    do {                                                            \
+        __m512 av = _mm512_set1_ps(a[i]);                           \
+        c##i##0 = _mm512_fmadd_ps(av, b0, c##i##0);                 \
+        c##i##1 = _mm512_fmadd_ps(av, b1, c##i##1);                 \
+    } while (0)
+    for (int64_t p = 0; p < kc; p++) {
+        __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+        GEMM_Z_ROW(0, b0, b1);
+        GEMM_Z_ROW(1, b0, b1);
+        GEMM_Z_ROW(2, b0, b1);
+        GEMM_Z_ROW(3, b0, b1);
+        GEMM_Z_ROW(4, b0, b1);
+        GEMM_Z_ROW(5, b0, b1);
+        a += 6;
+        b += 32;
+    }
+#undef GEMM_Z_ROW
+    if (mr == 6 && nr == 32) {
+#define GEMM_Z_STORE(i)                                                 \
+    do {                                                                \
+        float *cr = c + (i) * ldc;                                      \
+        if (beta) {                                                     \
+            c##i##0 = _mm512_add_ps(c##i##0, _mm512_loadu_ps(cr));      \
+            c##i##1 = _mm512_add_ps(c##i##1, _mm512_loadu_ps(cr + 16)); \
+        }                                                               \
+        _mm512_storeu_ps(cr, c##i##0);                                  \
+        _mm512_storeu_ps(cr + 16, c##i##1);                             \
+    } while (0)
+        GEMM_Z_STORE(0);
+        GEMM_Z_STORE(1);
+        GEMM_Z_STORE(2);
+        GEMM_Z_STORE(3);
+        GEMM_Z_STORE(4);
+        GEMM_Z_STORE(5);
+#undef GEMM_Z_STORE
+        return;
+    }
+    _Alignas(64) float t[6 * 32];
+    _mm512_store_ps(t + 0, c00);
+    _mm512_store_ps(t + 16, c01);
+    _mm512_store_ps(t + 32, c10);
+    _mm512_store_ps(t + 48, c11);
+    _mm512_store_ps(t + 64, c20);
+    _mm512_store_ps(t + 80, c21);
+    _mm512_store_ps(t + 96, c30);
+    _mm512_store_ps(t + 112, c31);
+    _mm512_store_ps(t + 128, c40);
+    _mm512_store_ps(t + 144, c41);
+    _mm512_store_ps(t + 160, c50);
+    _mm512_store_ps(t + 176, c51);
+    for (int r = 0; r < mr; r++)
+        for (int j = 0; j < nr; j++)
+            c[r * ldc + j] = beta ? c[r * ldc + j] + t[r * 32 + j] : t[r * 32 + j];
+}
+static int gemm_cpu_has_avx512(void) { return gemm_small_isa() == GEMM_ISA_AVX512; }
+#define UKR_FAST_f32 ukr_avx2_f32
+#define UKR_FAST_OK_f32 gemm_cpu_has_avx2
+#define UKR_FAST_f64 ukr_avx2_f64
+#define UKR_FAST_OK_f64 gemm_cpu_has_avx2
+#define UKR_FAST_f32z ukr_avx512_f32z
+#define UKR_FAST_OK_f32z gemm_cpu_has_avx512
 #endif /* GEMM_X86_AVX2 */
 
 /* ---- instantiate the type-dependent part ---------------------------------
@@ -364,6 +452,34 @@ static int gemm_cpu_has_avx2(void) {
 #undef KC
 #undef NC
 
+#ifdef GEMM_X86_AVX2
+/* Floats with AVX-512: B packed 32 columns wide. KC 256 keeps a KC×32
+ * sliver (32 KiB) in a 48 KiB L1d; at 384 (48 KiB) it no longer fits
+ * (1024³, one thread: KC 128–384 gave 123–185 GFLOP/s, 192 and 256 the
+ * best, in runs side by side). */
+#ifndef GEMM_F32Z_KC
+#define GEMM_F32Z_KC 256
+#endif
+#ifndef GEMM_F32Z_MC
+#define GEMM_F32Z_MC 144
+#endif
+#define T float
+#define SFX f32z
+#define MR 6
+#define NR 32
+#define MC GEMM_F32Z_MC
+#define KC GEMM_F32Z_KC
+#define NC 4064
+#include "gemm.c"
+#undef T
+#undef SFX
+#undef MR
+#undef NR
+#undef MC
+#undef KC
+#undef NC
+#endif
+
 /* ---- public entry points ------------------------------------------------- */
 
 #ifdef CJAX_HAVE_CBLAS
@@ -388,102 +504,14 @@ static int cblas_layout_ok(int64_t m, int64_t n, int64_t k, int ta, int tb,
 }
 #endif
 
-/* ---- matrix times vector ---- */
-/* A product with one row or one column (m == 1 or n == 1: a loop step's
- * W·h) is a matrix-vector product. Through GEMM it pays for packing the
- * whole matrix on every call (OpenBLAS's sgemm_oncopy took 40% of an RNN
- * step); a dot or an axpy per row reads it once, in place. A contiguous
- * dot keeps 8 partial sums (independent lanes the compiler vectorises,
- * combined in a fixed order), so results are deterministic. */
-#define GEMV_DEFINE(T, SFX)                                                                                   \
-    static T dot_##SFX(const T *a, const T *b, int64_t k) {                                                   \
-        T acc[8] = {0};                                                                                        \
-        int64_t p = 0;                                                                                         \
-        for (; p + 8 <= k; p += 8)                                                                             \
-            for (int l = 0; l < 8; l++) acc[l] += a[p + l] * b[p + l];                                         \
-        T sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));             \
-        for (; p < k; p++) sum += a[p] * b[p];                                                                 \
-        return sum;                                                                                            \
-    }                                                                                                          \
-    static void gemv_##SFX(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda, int ta, const T *B,      \
-                           int64_t ldb, int tb, T *C, int64_t ldc, int acc) {                                 \
-        if (n == 1) { /* C[i] = sum_p opA[i,p] opB[p]; opB[p] = B[p*ldb] or B[p] */                            \
-            int64_t sb = tb ? 1 : ldb;                                                                         \
-            for (int64_t i = 0; i < m; i++) {                                                                  \
-                T sum = 0;                                                                                     \
-                if (!ta && sb == 1)                                                                            \
-                    sum = dot_##SFX(A + i * lda, B, k);                                                        \
-                else                                                                                           \
-                    for (int64_t p = 0; p < k; p++) sum += (ta ? A[p * lda + i] : A[i * lda + p]) * B[p * sb]; \
-                C[i * ldc] = acc ? C[i * ldc] + sum : sum;                                                     \
-            }                                                                                                  \
-            return;                                                                                            \
-        }                                                                                                      \
-        /* m == 1: C[j] = sum_p opA[p] opB[p,j]; opA[p] = A[p] or A[p*lda] */                                  \
-        int64_t sa = ta ? lda : 1;                                                                             \
-        if (!tb) { /* rows of B are contiguous: accumulate a[p] * B[p,:] */                                    \
-            for (int64_t j = 0; j < n; j++) C[j] = acc ? C[j] : 0;                                             \
-            for (int64_t p = 0; p < k; p++) {                                                                  \
-                T a = A[p * sa];                                                                               \
-                const T *row = B + p * ldb;                                                                    \
-                for (int64_t j = 0; j < n; j++) C[j] += a * row[j];                                            \
-            }                                                                                                  \
-            return;                                                                                            \
-        }                                                                                                      \
-        for (int64_t j = 0; j < n; j++) {                                                                      \
-            T sum = 0;                                                                                         \
-            if (sa == 1)                                                                                       \
-                sum = dot_##SFX(B + j * ldb, A, k);                                                            \
-            else                                                                                               \
-                for (int64_t p = 0; p < k; p++) sum += A[p * sa] * B[j * ldb + p];                             \
-            C[j] = acc ? C[j] + sum : sum;                                                                     \
-        }                                                                                                      \
-    }
-GEMV_DEFINE(float, f32)
-GEMV_DEFINE(double, f64)
-
-/* k == 1 is an outer product (a step's weight gradient h ⊗ g): one pass
- * over C, where GEMM would scale C by beta and then run its kernel. */
-#define OUTER_DEFINE(T, SFX)                                                                                   \
-    static void outer_##SFX(int64_t m, int64_t n, const T *A, int64_t lda, int ta, const T *B, int64_t ldb,   \
-                            int tb, T *C, int64_t ldc, int acc) {                                             \
-        for (int64_t i = 0; i < m; i++) {                                                                      \
-            T a = ta ? A[i] : A[i * lda];                                                                      \
-            T *c = C + i * ldc;                                                                                \
-            if (tb)                                                                                            \
-                for (int64_t j = 0; j < n; j++) c[j] = (acc ? c[j] : 0) + a * B[j * ldb];                      \
-            else if (acc)                                                                                      \
-                for (int64_t j = 0; j < n; j++) c[j] += a * B[j];                                              \
-            else                                                                                               \
-                for (int64_t j = 0; j < n; j++) c[j] = a * B[j];                                               \
-        }                                                                                                      \
-    }
-OUTER_DEFINE(float, f32)
-OUTER_DEFINE(double, f64)
-
-/* Matrix-vector products small enough to run on one thread: above this
- * the built-in GEMM (or BLAS) spreads the work over the pool. */
-#define GEMV_MAX_ELEMS (1 << 20)
-
-static int is_gemv(int64_t m, int64_t n, int64_t k) {
-    return (m == 1 || n == 1) && m > 0 && n > 0 && k > 0 && m * n * k <= GEMV_MAX_ELEMS;
-}
-
-static int is_outer(int64_t m, int64_t n, int64_t k) { return k == 1 && m > 0 && n > 0 && m * n <= GEMV_MAX_ELEMS; }
-
 /* OpenBLAS brings its own thread pool, so the call is not wrapped in
  * rt_parallel_for (two pools on two cores oversubscribe, MEASURED.md). */
 void rt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                  int trans_a, const float *B, int64_t ldb, int trans_b, float *C,
                  int64_t ldc, int accumulate) {
-    if (is_gemv(m, n, k)) {
-        gemv_f32(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+    if (gemm_small_takes(m, n, k, trans_b, 1) &&
+        gemm_small_f32(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate))
         return;
-    }
-    if (is_outer(m, n, k)) {
-        outer_f32(m, n, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
-        return;
-    }
 #ifdef CJAX_HAVE_CBLAS
     if (m > 0 && n > 0 && k > 0 &&
         cblas_layout_ok(m, n, k, trans_a, trans_b, &lda, &ldb, &ldc)) {
@@ -493,20 +521,21 @@ void rt_gemm_f32(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
         return;
     }
 #endif
+#ifdef GEMM_X86_AVX2
+    if (gemm_cpu_has_avx512()) {
+        gemm_builtin_f32z(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+        return;
+    }
+#endif
     gemm_builtin_f32(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
 }
 
 void rt_gemm_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
                  int trans_a, const double *B, int64_t ldb, int trans_b, double *C,
                  int64_t ldc, int accumulate) {
-    if (is_gemv(m, n, k)) {
-        gemv_f64(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+    if (gemm_small_takes(m, n, k, trans_b, 0) &&
+        gemm_small_f64(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate))
         return;
-    }
-    if (is_outer(m, n, k)) {
-        outer_f64(m, n, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
-        return;
-    }
 #ifdef CJAX_HAVE_CBLAS
     if (m > 0 && n > 0 && k > 0 &&
         cblas_layout_ok(m, n, k, trans_a, trans_b, &lda, &ldb, &ldc)) {
@@ -518,6 +547,48 @@ void rt_gemm_f64(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
 #endif
     gemm_builtin_f64(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
 }
+
+/* ---- batches of products ---- */
+/* Below this many multiply-adds a product runs whole on one pool thread,
+ * the batch spread over the pool; bigger ones run one after another, each
+ * with the GEMM's own threads. */
+#define GEMM_BATCH_SMALL_WORK ((int64_t)1 << 18)
+
+#define GEMM_BATCH_DEFINE(T, SFX)                                                                   \
+    typedef struct {                                                                                \
+        int64_t m, n, k, sa, lda, sb, ldb, sc, ldc;                                                 \
+        const T *A, *B;                                                                             \
+        T *C;                                                                                       \
+        int ta, tb, acc;                                                                            \
+    } batch_##SFX;                                                                                  \
+    static void batch_task_##SFX(void *arg, int64_t b0, int64_t b1) {                               \
+        const batch_##SFX *x = arg;                                                                 \
+        if (gemm_small_takes(x->m, x->n, x->k, x->tb, sizeof(T) == 4))                                               \
+            b0 += gemm_small_batch_##SFX(b1 - b0, x->m, x->n, x->k, x->A + b0 * x->sa, x->sa, x->lda, \
+                                         x->ta, x->B + b0 * x->sb, x->sb, x->ldb, x->tb,            \
+                                         x->C + b0 * x->sc, x->sc, x->ldc, x->acc);                 \
+        for (int64_t b = b0; b < b1; b++)                                                           \
+            rt_gemm_##SFX(x->m, x->n, x->k, x->A + b * x->sa, x->lda, x->ta, x->B + b * x->sb,      \
+                          x->ldb, x->tb, x->C + b * x->sc, x->ldc, x->acc);                         \
+    }                                                                                               \
+    void rt_gemm_batch_##SFX(int64_t batch, int64_t m, int64_t n, int64_t k, const T *A,            \
+                             int64_t sa, int64_t lda, int trans_a, const T *B, int64_t sb,          \
+                             int64_t ldb, int trans_b, T *C, int64_t sc, int64_t ldc,               \
+                             int accumulate) {                                                      \
+        batch_##SFX x = {m, n, k, sa, lda, sb, ldb, sc, ldc, A, B, C, trans_a, trans_b, accumulate}; \
+        if (batch <= 0) return;                                                                     \
+        double work = (double)m * (double)n * (double)(k > 0 ? k : 1);                             \
+        if (batch > 1 && work < (double)GEMM_BATCH_SMALL_WORK &&                                    \
+            work * (double)batch >= (double)RT_PARALLEL_MIN_ELEMS && rt_num_threads() > 1) {        \
+            int64_t grain = 1 + batch / ((int64_t)rt_num_threads() * 8);                            \
+            rt_parallel_for(batch, grain, batch_task_##SFX, &x);                                    \
+        } else {                                                                                    \
+            batch_task_##SFX(&x, 0, batch);                                                         \
+        }                                                                                           \
+    }
+GEMM_BATCH_DEFINE(float, f32)
+GEMM_BATCH_DEFINE(double, f64)
+#undef GEMM_BATCH_DEFINE
 
 const char *rt_gemm_backend(void) {
 #ifdef CJAX_HAVE_CBLAS
@@ -848,7 +919,7 @@ static void F(blocked)(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda,
     F(step_ctx) x = {.A = A, .lda = lda, .ta = ta, .B = B, .ldb = ldb, .tb = tb,
                      .C = C, .ldc = ldc, .ukr = F(ukr_generic), .m = m, .bp = bp};
 #ifdef GEMM_X86_AVX2
-    if (gemm_cpu_has_avx2()) x.ukr = F(ukr_avx2);
+    if (GEMM_CAT(UKR_FAST_OK, SFX)()) x.ukr = GEMM_CAT(UKR_FAST, SFX);
 #endif
     x.mpanels = GEMM_CEIL_DIV(m, (int64_t)MR);
     /* Row blocks of about MC; with threads, a multiple of their number so

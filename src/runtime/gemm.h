@@ -7,6 +7,11 @@
  * to cblas_sgemm / cblas_dgemm (OpenBLAS, which brings its own threads);
  * otherwise, and for layouts a BLAS cannot express, it runs a built-in
  * cache-blocked GEMM parallelised over cjax's own pool (threads.h).
+ * Matrix-vector products, outer products, rank-k updates and small
+ * products never reach BLAS or the packed GEMM: they run on register
+ * kernels of their own (gemm_small.c, AVX-512 / AVX2+FMA chosen at run
+ * time), whose results for a row do not depend on how many rows share the
+ * call, on the batch, or on the number of threads.
  *
  * Layout: all matrices are row-major; lda/ldb/ldc are the row strides, in
  * elements, of the matrices as stored (before any transpose). lda and ldb
@@ -34,19 +39,45 @@ void rt_gemm_f64(int64_t m, int64_t n, int64_t k,
                  const double *B, int64_t ldb, int trans_b,
                  double *C, int64_t ldc, int accumulate);
 
+/* `batch` products at once: product b reads A + b·sa and B + b·sb and
+ * writes C + b·sc (strides in elements), each as rt_gemm_f32/f64 would.
+ * Small products (a few rows each, thousands of them) are spread over the
+ * pool a range of batches per thread; each product's numbers are the ones
+ * a single rt_gemm call gives. */
+void rt_gemm_batch_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
+                       const float *A, int64_t sa, int64_t lda, int trans_a,
+                       const float *B, int64_t sb, int64_t ldb, int trans_b,
+                       float *C, int64_t sc, int64_t ldc, int accumulate);
+void rt_gemm_batch_f64(int64_t batch, int64_t m, int64_t n, int64_t k,
+                       const double *A, int64_t sa, int64_t lda, int trans_a,
+                       const double *B, int64_t sb, int64_t ldb, int trans_b,
+                       double *C, int64_t sc, int64_t ldc, int accumulate);
+
 /* "openblas (cblas)" when built with CJAX_HAVE_CBLAS, else "built-in". */
 const char *rt_gemm_backend(void);
 
 /* The built-in GEMM keeps its packing buffers per thread between calls,
  * outside any context's allocator: on a thread that calls rt_gemm, as much
  * as its largest product needed (at most about 8 MiB); on each pool worker
- * at most about 0.25 MiB. A user thread's are freed when it exits; this
+ * at most about 0.25 MiB; and the small products one more buffer (at most
+ * 1 MiB, or one strided vector's length). A user thread's are freed when it exits; this
  * frees the calling thread's now. */
 void rt_gemm_release_scratch(void);
 
-/* Testing only: while bit 0 (packed-A buffers) or bit 1 (packed-B buffer)
- * of `mask` is set, growing that kind of scratch buffer fails as if out of
- * memory, so tests can reach the unpacked fallback. 0 restores normal use. */
+/* The instruction set the small-product kernels use in this process:
+ * "AVX-512", "AVX2+FMA" or "plain C". */
+const char *rt_gemm_small_isa_name(void);
+
+/* Testing only: while bit 0 (packed-A buffers), bit 1 (packed-B buffer) or
+ * bit 2 (the small products' packed vector or op(B)) of `mask` is set,
+ * growing that kind of scratch buffer fails as if out of memory, so tests
+ * can reach the unpacked fallback. 0 restores normal use. */
 void rt_gemm_testing_fail_alloc(int mask);
+
+/* Testing only: caps the small-product kernels' instruction set at
+ * `level` (1 plain C, 2 AVX2+FMA, 3 AVX-512) so every variant can be
+ * checked on one machine; 0 removes the cap. Not for use while other
+ * threads multiply. */
+void rt_gemm_testing_isa(int level);
 
 #endif
