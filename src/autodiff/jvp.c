@@ -63,15 +63,6 @@ int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *
                 core_error(ctx, CJ_ERR_INTERNAL, "%s: the jvp rule of '%s' failed", what, prim_names[e->prim]);
             continue;
         }
-        if (any && prim_rules[e->prim].jvp_full && rt_is_float(ir->vars[e->out].dtype)) {
-            cj_val r = ad_zero(ctx), t = ad_zero(ctx);
-            status = prim_rules[e->prim].jvp_full(ctx, e->prim, &e->params, e->n_in, args, targs, &r, &t);
-            if (status == 0 && !r.slot) status = -1;
-            if (status == 0) status = ad_check_rule_result(ctx, what, e->prim, "jvp", "the result", t, ad_aval(r));
-            env[e->out] = r;
-            tenv[e->out] = t;
-            continue;
-        }
         cj_val r = core_bind(ctx, e->prim, &e->params, e->n_in, args);
         if (!r.slot) {
             status = -1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../api/api.h"
+#include "../prim/bind.h"
 #include "control.h"
 
 
@@ -48,7 +49,7 @@ static int call_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     if (job->kind == 0) return cj_call(job->f, in, out) == CJ_OK ? 0 : -1;
     /* fori: the counter is the first carry */
     if (cj_call(job->f, in, out + 1) != CJ_OK) return -1;
-    out[0] = cj_add(in[0], cj_scalar_typed(ctx, 1, CJ_I32));
+    out[0] = bind_binary(PRIM_ADD, in[0], bind_scalar(ctx, 1, CJ_I32, 0)); /* the i32 counter, + 1 */
     return out[0].slot ? 0 : -1;
 }
 
@@ -247,7 +248,7 @@ static int promote_weak_carries(const cf_record *rec, int k, int first, int n, r
         cj_dtype dt;
         int weak;
         api_join_types(avals[i].dtype, 1, o->dtype, o->weak, &dt, &weak);
-        ops[i] = cj_astype(ops[i], dt);
+        ops[i] = bind_convert(ops[i], dt);
         avals[i].dtype = dt;
         avals[i].weak = 0;
         changed++;
@@ -447,7 +448,7 @@ static cj_status fori_impl(cj_ctx *ctx, int64_t lower, int64_t upper, cj_func *b
     }
     /* a scan with the index as an extra carry: not unrolled, differentiable */
     cj_val carries[CF_MAX_OUT], res[CF_MAX_OUT];
-    carries[0] = cj_scalar_typed(ctx, (double)lower, CJ_I32);
+    carries[0] = bind_scalar(ctx, (double)lower, CJ_I32, 0);
     for (int i = 0; i < n_carry; i++) carries[1 + i] = init[i];
     body_job job = {body, 1};
     int64_t length = upper > lower ? upper - lower : 0;

@@ -150,18 +150,27 @@ typedef struct trace_job {
     int n_carry, n_clo_body, n_clo_cond;
 } trace_job;
 
+/* The type of a value (the rules read shapes and dtypes from the core,
+ * not through the public accessors); NULL for an error value. */
+static const rt_aval *aval_of(cj_val x) {
+    core_value *v = x.ctx && !x.ctx->err ? core_peek(x) : NULL;
+    return v ? &v->aval : NULL;
+}
+
+/* Whether any example's predicate holds: max over the batch of pred as
+ * int32, compared with 0 (every type exact: the helpers do not promote). */
 static cj_val any_example(cj_ctx *ctx, cj_val pred) {
     int64_t axis0 = 0;
-    cj_val most = cj_reduce_max(cj_astype(pred, CJ_I32), 1, &axis0, 0);
-    return cj_gt(most, cj_scalar_typed(ctx, 0, CJ_I32));
+    cj_val most = bind_reduce(PRIM_REDUCE_MAX, bind_convert(pred, CJ_I32), 1, &axis0);
+    return bind_binary(PRIM_GT, most, bind_scalar(ctx, 0, CJ_I32, 0));
 }
 
 /* pred[B] broadcast to the shape of x (batched at 0). */
 static cj_val per_example(cj_val pred, cj_val x) {
-    int rank = cj_val_rank(x);
-    int64_t shape[CJ_MAX_RANK], dims[1] = {0};
-    for (int d = 0; d < rank; d++) shape[d] = cj_val_dim(x, d);
-    return cj_broadcast_in_dim(pred, rank, shape, dims);
+    const rt_aval *a = aval_of(x);
+    if (!a) return core_err_val(x.ctx);
+    int64_t dims[1] = {0};
+    return bind_broadcast_in_dim(pred, a->rank, a->dims, dims);
 }
 
 static int run_job(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
@@ -179,7 +188,7 @@ static int run_job(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     memcpy(cond_in + nc, in + nc + job->n_clo_body, sizeof(cj_val) * (size_t)job->n_clo_cond);
     if (cj_call(job->a, cond_in, &pred) != CJ_OK || cj_call(job->b, in, next) != CJ_OK) return -1;
     for (int i = 0; i < nc; i++) {
-        out[i] = cj_where(per_example(pred, in[i]), next[i], in[i]);
+        out[i] = bind_where(per_example(pred, in[i]), next[i], in[i]);
         if (!out[i].slot) return -1;
     }
     return 0;
@@ -274,8 +283,9 @@ static void flags_of(const int64_t *bdim, int start, int n, uint8_t *flags) {
  * An operand the vmap does not batch stays unbatched and unmasked: masking
  * it per example would batch it (JAX broadcasts it to every example). */
 static cj_val branch_operand(cj_ctx *ctx, cj_val x, int batched, cj_val pick) {
-    if (!batched || ctx->dynamic_level == 0 || !rt_is_float(cj_val_dtype(x))) return x;
-    return cj_where(per_example(pick, x), x, cj_stop_gradient(x));
+    const rt_aval *a = aval_of(x);
+    if (!batched || ctx->dynamic_level == 0 || (a && !rt_is_float(a->dtype))) return x;
+    return bind_where(per_example(pick, x), x, bind_unary(PRIM_STOP_GRADIENT, x));
 }
 
 /* A batched index: every branch runs batched, and each example takes its
@@ -284,9 +294,13 @@ static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *i
                               int64_t size, cj_val *out, int64_t *out_bdim) {
     int na = rec->n_args, nb = rec->n_progs, n_out = rec->n_out;
     cj_val index = batch_moveaxis(in[0], bdim[0], 0);
-    if (cj_val_dtype(index) == CJ_BOOL) index = cj_astype(index, CJ_I32);
-    index = cj_clamp(cj_scalar_typed(ctx, 0, cj_val_dtype(index)), index,
-                     cj_scalar_typed(ctx, nb - 1, cj_val_dtype(index)));
+    const rt_aval *ia = aval_of(index);
+    if (!ia) return -1;
+    /* an int32 index (a bool one converted), clamped as the construct
+     * clamps it; the bounds are strongly typed int32 like it */
+    cj_dtype idt = ia->dtype == CJ_BOOL ? CJ_I32 : ia->dtype;
+    index = bind_convert(index, idt);
+    index = bind_clamp(bind_scalar(ctx, 0, idt, 0), index, bind_scalar(ctx, nb - 1, idt, 0));
     for (int b = 0; b < nb && !ctx->err; b++) {
         const ir_func *pb = rec->progs[b];
         uint8_t in_b[MAX_OPS], out_b[CF_MAX_OUT];
@@ -294,7 +308,7 @@ static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *i
         flags_of(bdim, 1, na, in_b);
         flags_of(bdim, rec->clo_start[b], rec->clo_n[b], in_b + na);
         memset(out_b, 1, sizeof out_b);
-        cj_val pick = cj_eq(index, cj_scalar_typed(ctx, b, cj_val_dtype(index)));
+        cj_val pick = bind_binary(PRIM_EQ, index, bind_scalar(ctx, b, idt, 0));
         for (int i = 0; i < na; i++) {
             ops[i] = place_operand(in[1 + i], bdim[1 + i], size, in_b[i] ? 0 : BDIM_NONE);
             ops[i] = branch_operand(ctx, ops[i], in_b[i], pick);
@@ -315,7 +329,7 @@ static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *i
             memcpy(out, res, sizeof(cj_val) * (size_t)n_out);
             continue;
         }
-        for (int j = 0; j < n_out; j++) out[j] = cj_where(per_example(pick, res[j]), res[j], out[j]);
+        for (int j = 0; j < n_out; j++) out[j] = bind_where(per_example(pick, res[j]), res[j], out[j]);
     }
     for (int j = 0; j < n_out; j++) out_bdim[j] = 0;
     return ctx->err ? -1 : 0;

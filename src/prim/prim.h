@@ -274,12 +274,6 @@ typedef struct prim_rule {
     prim_lowering lower;
     prim_batch_fn batch;
     prim_jvp_fn jvp;             /* every primitive */
-    /* Optional: a jvp rule that also makes the primal output (the driver
-     * then does not bind the primitive itself), for a rule whose tangent
-     * computation yields the primal too. `out` is passed as a slot-0
-     * handle; the rule writes *primal too. (jvp_multi always works so.) */
-    int (*jvp_full)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
-                    const cj_val *tin, cj_val *primal, cj_val *tout);
     prim_transpose_fn transpose; /* primitives that can be linear */
     prim_index_map_fn index_map; /* data movement that fuses into loops (see prim_index_map) */
     /* several results: the forms above replace abstract_eval, impl,
