@@ -269,7 +269,11 @@ int ad_linearize(cj_ctx *ctx, const ir_func *ir, const uint8_t *diff, ad_linear 
         if (out->diff[i]) avals[n++] = ir->vars[ir->in[i]];
     }
     jvp_job job = {ir, out->diff, what};
+    /* the jvp program's trace will be the next one pushed */
+    int saved_level = ctx->linearize_level;
+    ctx->linearize_level = ctx->n_traces;
     ir_func *J = func_trace_body(ctx, n, avals, NULL, 2 * ir->n_out, jvp_body, &job, what, what, NULL);
+    ctx->linearize_level = saved_level;
     if (!J) return -1;
     int status = split(ctx, J, ir->n_in, ir->n_out, out, what);
     ir_free(J);

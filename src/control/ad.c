@@ -603,13 +603,31 @@ static int while_jvp_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user
     return ctx->err ? -1 : 0;
 }
 
+/* The level of the trace an equation of these operands (and tangents,
+ * slot 0: zero) is bound at: the innermost among them and the dynamic one,
+ * as core_bind chooses. */
+static int bind_level(cj_ctx *ctx, int n, const cj_val *in, const cj_val *tin) {
+    int level = ctx->dynamic_level;
+    for (int i = 0; i < 2 * n; i++) {
+        cj_val v = i < n ? in[i] : tin[i - n];
+        core_value *cv = v.slot ? core_peek(v) : NULL;
+        if (cv && cv->kind == VALUE_TRACER && cv->level > level) level = cv->level;
+    }
+    return level;
+}
+
 static int while_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
                      int n_out, cj_val *primal, cj_val *tout) {
     (void)prim;
     cf_record *rec = cf_of(p);
-    /* the primal loop is bound as it is: the jvp loop reads tangents, so
-     * its primal outputs would not be known to partial evaluation */
-    if (core_bind_multi(ctx, PRIM_WHILE, p, n_in, in, n_out, primal) != 0) return -1;
+    /* One loop over (primal, tangent) carries gives both, as JAX's jvp of
+     * while does. Only when the equation lands in a program that
+     * ad_linearize will split is the primal loop bound beside it: the jvp
+     * loop reads tangents, so its primal outputs would be unknown to
+     * partial evaluation, and the known side needs them (JAX's partial
+     * evaluation of while runs a known loop beside the whole one too). */
+    int split_later = ctx->linearize_level > 0 && bind_level(ctx, n_in, in, tin) >= ctx->linearize_level;
+    if (split_later && core_bind_multi(ctx, PRIM_WHILE, p, n_in, in, n_out, primal) != 0) return -1;
     int nc = rec->n_args, ncc = rec->clo_n[0], nbc = rec->clo_n[1];
     while_job job = {rec, 0, {0}, 0, {0}};
     for (int i = 0; i < nc; i++)
@@ -664,6 +682,8 @@ static int while_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, 
     for (int i = 0; i < n; i++)
         if (!ops[i].slot) return -1;
     if (cf_bind(ctx, J, ops, res) != 0) return -1;
+    if (!split_later)
+        for (int j = 0; j < n_out; j++) primal[j] = res[j];
     for (int j = 0; j < n_out; j++) tout[j] = ad_zero(ctx);
     for (int j = 0; j < job.n_fc; j++) tout[job.fc[j]] = res[nc + j];
     return 0;

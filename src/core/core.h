@@ -94,6 +94,10 @@ struct cj_ctx {
     core_trace *traces[MAX_TRACES];
     int n_traces;      /* traces[0] is the eval trace */
     int dynamic_level; /* innermost staging trace (0: none) */
+    /* the level of the trace whose program ad_linearize will split by
+     * partial evaluation (0: none): a jvp rule whose equation lands there
+     * may need to bind its primal apart, known to the split (while_loop) */
+    int linearize_level;
     uint64_t next_trace_id;
 
     cj_func *funcs; /* every function object, freed with the context */
