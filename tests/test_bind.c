@@ -102,3 +102,26 @@ TEST(bind_no_ops_return_the_operand_and_types_are_exact) {
     CHECK(strcmp(first, cj_error_message(ctx)) == 0);
     cj_ctx_free(ctx);
 }
+
+TEST(bind_reduce_matches_plain_loops_and_keeps_the_dtype) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int32_t m[6] = {3, -1, 7, 2, 9, -4};
+    cj_val x = cj_array(ctx, CJ_I32, 2, (int64_t[]){2, 3}, m);
+    cj_val mx = bind_reduce(PRIM_REDUCE_MAX, x, 1, (int64_t[]){0});
+    cj_val sm = bind_reduce(PRIM_REDUCE_SUM, x, 2, (int64_t[]){0, 1});
+    CHECK(aval(mx)->dtype == CJ_I32 && aval(mx)->rank == 1 && aval(mx)->dims[0] == 3);
+    CHECK(aval(sm)->dtype == CJ_I32 && aval(sm)->rank == 0);
+    int32_t got[3], total;
+    CHECK(cj_read(mx, got, sizeof got) == CJ_OK && cj_read(sm, &total, sizeof total) == CJ_OK);
+    int32_t want_total = 0;
+    for (int j = 0; j < 3; j++) {
+        int32_t w = m[j] > m[3 + j] ? m[j] : m[3 + j];
+        CHECK_EQ_INT(got[j], w);
+    }
+    for (int i = 0; i < 6; i++) want_total += m[i];
+    CHECK_EQ_INT(total, want_total);
+    /* an axis out of range is the primitive's own error */
+    CHECK(bind_reduce(PRIM_REDUCE_MAX, x, 1, (int64_t[]){2}).slot == 0);
+    CHECK_MSG(strstr(cj_error_message(ctx), "reduce_max") != NULL, "%s", cj_error_message(ctx));
+    cj_ctx_free(ctx);
+}

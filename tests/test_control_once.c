@@ -136,6 +136,68 @@ TEST(cf_once_eager_cond_and_while_run_once) {
     cj_ctx_free(ctx);
 }
 
+/* (i, x) through the while loop above: the loop as a function object. */
+typedef struct wloop {
+    cj_func *cond, *body, *loop;
+} wloop;
+static void w_loop(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    const wloop *w = u;
+    cj_while_loop(w->cond, w->body, 2, in, out);
+}
+/* jvp of the loop inside a function, so it can be jitted: (i, x, dx) →
+ * (x_out, dx_out) */
+static void w_jvp(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    const wloop *w = u;
+    cj_val po[2], to[2];
+    cj_val t[2] = {cj_scalar_typed(ctx, 0, CJ_I32), in[2]};
+    cj_jvp(w->loop, in, t, po, to);
+    out[0] = po[1], out[1] = to[1];
+}
+
+/* Forward mode of a while loop runs ONE loop, over (primal, tangent)
+ * carries, as JAX's does: eagerly and under jit on both backends (it ran
+ * the primal loop beside the jvp loop, two runs). Under cj_linearize the
+ * known side still has its own primal loop (JAX's partial evaluation of
+ * while also runs a known loop beside the whole one): one run to make the
+ * linear map, one each time it is applied. x_out = 1.5^7 x, dx_out =
+ * 1.5^7 dx. */
+TEST(cf_once_jvp_of_while_runs_one_loop) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    wloop w = {cj_func_new(ctx, "wc", w_cond, 2, 1, NULL), cj_func_new(ctx, "wb", w_body, 2, 2, NULL), NULL};
+    w.loop = cj_func_new(ctx, "wloop", w_loop, 2, 2, &w);
+    cj_func *jv = cj_func_new(ctx, "wjvp", w_jvp, 3, 2, &w);
+    cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP}, cc = {0, NULL, 0, NULL, CJ_BACKEND_CC};
+    cj_func *jj[2] = {cj_jit(jv, &interp), cj_jit(jv, &cc)};
+    const double k = pow(1.5, 7);
+    cj_val in[3] = {cj_scalar_typed(ctx, 0, CJ_I32), cj_scalar_typed(ctx, 2.0, CJ_F64), cj_scalar_typed(ctx, 0.25, CJ_F64)};
+    cj_val po[2], to[2], got[2];
+    long before = cf_runs_for_testing();
+    CHECK(cj_jvp(w.loop, in, (cj_val[]){cj_scalar_typed(ctx, 0, CJ_I32), in[2]}, po, to) == CJ_OK);
+    CHECK_EQ_INT(cf_runs_for_testing() - before, 1);
+    CHECK_NEAR(item(po[0]), 7.0, 0, 0);
+    CHECK_NEAR(item(po[1]), 2.0 * k, 1e-13, 0);
+    CHECK_NEAR(item(to[1]), 0.25 * k, 1e-13, 0);
+    for (int b = 0; b < 2; b++)
+        for (int call = 0; call < 2; call++) {
+            before = cf_runs_for_testing();
+            CHECK_MSG(cj_call(jj[b], in, got) == CJ_OK, "%s", cj_error_message(ctx));
+            CHECK_EQ_INT(cf_runs_for_testing() - before, 1);
+            CHECK_NEAR(item(got[0]), 2.0 * k, 1e-13, 0);
+            CHECK_NEAR(item(got[1]), 0.25 * k, 1e-13, 0);
+        }
+    before = cf_runs_for_testing();
+    cj_func *lin = cj_linearize(w.loop, in, po);
+    CHECK_MSG(lin != NULL, "%s", cj_error_message(ctx));
+    CHECK_EQ_INT(cf_runs_for_testing() - before, 1);
+    CHECK_NEAR(item(po[1]), 2.0 * k, 1e-13, 0);
+    before = cf_runs_for_testing();
+    CHECK(lin && cj_call(lin, (cj_val[]){cj_scalar_typed(ctx, 0, CJ_I32), in[2]}, to) == CJ_OK);
+    CHECK_EQ_INT(cf_runs_for_testing() - before, 1);
+    CHECK_NEAR(item(to[1]), 0.25 * k, 1e-13, 0);
+    cj_ctx_free(ctx);
+}
+
 /* Reverse mode of the 3-carry scan: the known scan (primal outputs and
  * residuals) runs once forward, the transposed scan once backward: two
  * runs, eagerly (was 24: each of the 4 output equations ran the whole

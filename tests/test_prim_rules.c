@@ -112,14 +112,14 @@ static int rule_problems(const prim_rule *rules, char *msg, size_t size) {
             if (!r->impl_multi) PROBLEM("%s: no impl_multi", prim_names[p]);
             if (!r->batch_multi) PROBLEM("%s: no batch_multi (vmap) rule", prim_names[p]);
             if (!r->jvp_multi) PROBLEM("%s: no jvp_multi rule", prim_names[p]);
-            if (r->abstract_eval || r->impl || r->batch || r->jvp || r->jvp_full || r->transpose)
+            if (r->abstract_eval || r->impl || r->batch || r->jvp || r->transpose)
                 PROBLEM("%s: single-result rules beside multiple_results", prim_names[p]);
         } else {
             if (!r->abstract_eval) PROBLEM("%s: no abstract_eval", prim_names[p]);
             if (!r->impl) PROBLEM("%s: no impl", prim_names[p]);
             if (!r->batch && prim_arity[p] != 0) PROBLEM("%s: no batch (vmap) rule", prim_names[p]);
             /* custom_lin is only ever in a linear program, which is transposed, never differentiated */
-            if (!r->jvp && !r->jvp_full && p != PRIM_CUSTOM_VJP_LIN) PROBLEM("%s: no jvp rule", prim_names[p]);
+            if (!r->jvp && p != PRIM_CUSTOM_VJP_LIN) PROBLEM("%s: no jvp rule", prim_names[p]);
             if (is_linear(p) && !r->transpose) PROBLEM("%s: linear but no transpose rule", prim_names[p]);
         }
         if (!r->print_params && !prints_no_parameters(p)) PROBLEM("%s: no print_params", prim_names[p]);

@@ -141,16 +141,22 @@ static int grad_call(cj_func *g, const cj_val *in, cj_val *out) {
                    g->name, t);
         return finish(ctx, 0, out);
     }
-    cj_val kout[256], ct[64], ct_in[64];
+    /* the outputs and the residuals, however many (a scan whose step saves
+     * hundreds has as many) */
+    cj_val kout_s[64], ct[64], ct_in[64];
     int n_known_out = L->known->n_out;
-    if (n_known_out > 256) {
-        core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: more than 256 residuals", g->name);
+    cj_val *kout = core_table(ctx, kout_s, 64, n_known_out, sizeof *kout, g->name);
+    if (!kout) return finish(ctx, 0, out);
+    int ok = ir_eval_values(ctx, L->known, in, kout) == 0;
+    if (ok) {
+        ct[0] = cj_ones(ctx, y->dtype, 0, NULL);
+        for (int j = 1; j < f->n_out; j++) ct[j] = ad_zero(ctx);
+        ok = ad_transpose_eval(ctx, L->lin, L->n_res, kout + f->n_out, ct, ct_in, g->name) == 0;
+    }
+    if (!ok) {
+        core_table_free(ctx, kout, kout_s, n_known_out, sizeof *kout);
         return finish(ctx, 0, out);
     }
-    if (ir_eval_values(ctx, L->known, in, kout) != 0) return finish(ctx, 0, out);
-    ct[0] = cj_ones(ctx, y->dtype, 0, NULL);
-    for (int j = 1; j < f->n_out; j++) ct[j] = ad_zero(ctx);
-    if (ad_transpose_eval(ctx, L->lin, L->n_res, kout + f->n_out, ct, ct_in, g->name) != 0) return finish(ctx, 0, out);
     /* ct_in is in input order over the differentiated inputs */
     int pos[64], n = 0;
     for (int i = 0; i < f->n_in; i++) pos[i] = L->diff[i] ? n++ : -1;
@@ -161,6 +167,7 @@ static int grad_call(cj_func *g, const cj_val *in, cj_val *out) {
     for (int k = 0; k < st->n_argnums; k++) out[o++] = ct_in[pos[st->argnums[k]]];
     if (!st->with_value && st->has_aux)
         for (int j = 1; j < f->n_out; j++) out[o++] = kout[j];
+    core_table_free(ctx, kout, kout_s, n_known_out, sizeof *kout);
     return finish(ctx, g->n_out, out);
 }
 

@@ -13,9 +13,16 @@
 int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *tin, cj_val *out, cj_val *tout,
                 const char *what) {
     size_t nv = (size_t)ir->n_vars + 1;
-    cj_val *env = rt_calloc(ctx->mem, sizeof(cj_val) * nv * 2);
+    /* the operands of one equation and their tangents, sized by the widest
+     * (a construct may have hundreds of operands), after the environments */
+    int max_in = 1;
+    for (int k = 0; k < ir->n_eqns; k++)
+        if (ir->eqns[k].n_in > max_in) max_in = ir->eqns[k].n_in;
+    size_t n_vals = nv * 2 + 2 * (size_t)max_in;
+    cj_val *env = rt_calloc(ctx->mem, sizeof(cj_val) * n_vals);
     if (!env) return core_oom(ctx, what);
     cj_val *tenv = env + nv; /* zero-filled: every tangent starts as a symbolic zero */
+    cj_val *args = env + 2 * nv, *targs = args + max_in;
     int status = 0;
     for (int i = 0; i < ir->n_in; i++) {
         env[ir->in[i]] = in[i];
@@ -31,7 +38,6 @@ int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *
         const ir_eqn *e = &ir->eqns[k];
         region_rebind_eqn(&rb, e);
         const int *ins = ir_eqn_inputs(ir, e);
-        cj_val args[PRIM_MAX_OPERANDS], targs[PRIM_MAX_OPERANDS];
         int any = 0;
         for (int i = 0; i < e->n_in; i++) {
             args[i] = env[ins[i]];
@@ -63,15 +69,6 @@ int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *
                 core_error(ctx, CJ_ERR_INTERNAL, "%s: the jvp rule of '%s' failed", what, prim_names[e->prim]);
             continue;
         }
-        if (any && prim_rules[e->prim].jvp_full && rt_is_float(ir->vars[e->out].dtype)) {
-            cj_val r = ad_zero(ctx), t = ad_zero(ctx);
-            status = prim_rules[e->prim].jvp_full(ctx, e->prim, &e->params, e->n_in, args, targs, &r, &t);
-            if (status == 0 && !r.slot) status = -1;
-            if (status == 0) status = ad_check_rule_result(ctx, what, e->prim, "jvp", "the result", t, ad_aval(r));
-            env[e->out] = r;
-            tenv[e->out] = t;
-            continue;
-        }
         cj_val r = core_bind(ctx, e->prim, &e->params, e->n_in, args);
         if (!r.slot) {
             status = -1;
@@ -99,6 +96,6 @@ int ad_jvp_eval(cj_ctx *ctx, const ir_func *ir, const cj_val *in, const cj_val *
             out[i] = env[ir->out[i]];
             tout[i] = tenv[ir->out[i]];
         }
-    rt_free(ctx->mem, env, sizeof(cj_val) * nv * 2);
+    rt_free(ctx->mem, env, sizeof(cj_val) * n_vals);
     return status;
 }

@@ -87,10 +87,13 @@ static ir_func *extract(cj_ctx *ctx, const ir_func *src, int n_inputs, const int
         const ir_eqn *e = &src->eqns[k];
         if (!any_flagged(need, e) || !take[k] || map[e->out] >= 0) continue;
         const int *ins = ir_eqn_inputs(src, e);
-        int args[PRIM_MAX_OPERANDS];
+        int args_s[PRIM_SMALL_OPERANDS];
+        int *args = core_table(ctx, args_s, PRIM_SMALL_OPERANDS, e->n_in, sizeof *args, what);
+        if (!args) goto fail;
         for (int i = 0; i < e->n_in; i++) {
             args[i] = map[ins[i]];
             if (args[i] < 0) {
+                core_table_free(ctx, args, args_s, e->n_in, sizeof *args);
                 core_error(ctx, CJ_ERR_INTERNAL, "%s: partial evaluation lost operand %d of '%s'", what, i,
                            prim_names[e->prim]);
                 goto fail;
@@ -98,6 +101,7 @@ static ir_func *extract(cj_ctx *ctx, const ir_func *src, int n_inputs, const int
         }
         dst->cur_region = e->region;
         int v = ir_add_eqn_multi(dst, e->prim, &e->params, e->n_in, args, e->n_out, &src->vars[e->out]);
+        core_table_free(ctx, args, args_s, e->n_in, sizeof *args);
         if (v < 0) goto oom;
         for (int j = 0; j < e->n_out; j++) map[e->out + j] = v + j;
     }
@@ -269,7 +273,11 @@ int ad_linearize(cj_ctx *ctx, const ir_func *ir, const uint8_t *diff, ad_linear 
         if (out->diff[i]) avals[n++] = ir->vars[ir->in[i]];
     }
     jvp_job job = {ir, out->diff, what};
+    /* the jvp program's trace will be the next one pushed */
+    int saved_level = ctx->linearize_level;
+    ctx->linearize_level = ctx->n_traces;
     ir_func *J = func_trace_body(ctx, n, avals, NULL, 2 * ir->n_out, jvp_body, &job, what, what, NULL);
+    ctx->linearize_level = saved_level;
     if (!J) return -1;
     int status = split(ctx, J, ir->n_in, ir->n_out, out, what);
     ir_free(J);

@@ -26,6 +26,14 @@ typedef struct tstate {
     uint8_t *fenced;  /* per variable: its value already passed a barrier */
     uint8_t *is_const; /* per variable: a constant of lin */
     int fence;        /* staging: recomputations get optimization barriers */
+    /* per-operand tables of one equation, sized by the program's widest
+     * (a construct may have hundreds of operands): its operands and their
+     * cotangents, which are linear, their types (transpose_eqn); the
+     * operands of a forward recomputation (value_of) */
+    int max_in;
+    cj_val *args, *cts, *fwd;
+    int *lin_flags;
+    rt_aval *avals;
 } tstate;
 
 /* When the program is being staged for the compiler, a recomputation
@@ -83,7 +91,7 @@ static cj_val value_of(tstate *s, int var, cj_val after) {
         if (ctx->err) continue;
         const int *ins = ir_eqn_inputs(s->lin, e);
         if (s->fence) fence_root(s, e, ins, after);
-        cj_val args[PRIM_MAX_OPERANDS];
+        cj_val *args = s->fwd;
         for (int i = 0; i < e->n_in; i++) args[i] = s->env[ins[i]];
         core_bind_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, s->env + e->out);
     }
@@ -103,9 +111,9 @@ static int transpose_eqn(tstate *s, const ir_eqn *e) {
         return core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: '%s' is not linear in its tangent operands (no transpose rule)",
                           s->what, prim_names[e->prim]);
     const int *ins = ir_eqn_inputs(s->lin, e);
-    cj_val args[PRIM_MAX_OPERANDS], cts[PRIM_MAX_OPERANDS];
-    int lin_flags[PRIM_MAX_OPERANDS];
-    rt_aval avals[PRIM_MAX_OPERANDS];
+    cj_val *args = s->args, *cts = s->cts;
+    int *lin_flags = s->lin_flags;
+    rt_aval *avals = s->avals;
     for (int i = 0; i < e->n_in; i++) {
         lin_flags[i] = s->linear[ins[i]];
         avals[i] = s->lin->vars[ins[i]];
@@ -138,8 +146,20 @@ int ad_transpose_eval(cj_ctx *ctx, const ir_func *lin, int n_res, const cj_val *
     s.linear = rt_calloc(ctx->mem, nv * 4);
     s.def = rt_alloc(ctx->mem, sizeof(int) * nv);
     s.env = rt_calloc(ctx->mem, sizeof(cj_val) * nv * 2);
+    s.max_in = 1;
+    for (int k = 0; k < lin->n_eqns; k++)
+        if (lin->eqns[k].n_in > s.max_in) s.max_in = lin->eqns[k].n_in;
+    size_t per_in = 3 * sizeof(cj_val) + sizeof(int) + sizeof(rt_aval), tables = per_in * (size_t)s.max_in;
+    char *table = rt_alloc(ctx->mem, tables);
+    if (table) {
+        s.avals = (rt_aval *)table;
+        s.args = (cj_val *)(s.avals + s.max_in);
+        s.cts = s.args + s.max_in;
+        s.fwd = s.cts + s.max_in;
+        s.lin_flags = (int *)(s.fwd + s.max_in);
+    }
     int status = -1;
-    if (!s.linear || !s.def || !s.env) {
+    if (!s.linear || !s.def || !s.env || !table) {
         core_oom(ctx, what);
         goto done;
     }
@@ -181,5 +201,6 @@ done:
     if (s.linear) rt_free(ctx->mem, s.linear, nv * 4);
     if (s.def) rt_free(ctx->mem, s.def, sizeof(int) * nv);
     if (s.env) rt_free(ctx->mem, s.env, sizeof(cj_val) * nv * 2);
+    if (table) rt_free(ctx->mem, table, tables);
     return status;
 }

@@ -95,13 +95,13 @@ static int add_slot(cj_ctx *ctx, cf_native *n, size_t bytes, cf_native *nested) 
     return i;
 }
 
-/* Can generated code run this construct? Its operands and outputs fit the
- * fixed tables; a cond's index is read as an integer; a while loop's
- * predicate is a bool. */
+/* Can generated code run this construct? A cond's index is read as an
+ * integer; a while loop's predicate is a bool. (Any number of operands
+ * and outputs: the tables are sized by the construct.) */
 static bool supported(const cj_ctx *ctx, const compiled *c, const ir_eqn *e, int depth) {
     const cf_record *rec = cf_of(&e->params);
-    if (depth > CF_NATIVE_MAX_DEPTH || !rec || rec->ctx != ctx || e->n_in > 128) return false;
-    if (rec->n_progs < 1 || rec->n_out > CF_MAX_OUT || rec->n_operands != e->n_in) return false;
+    if (depth > CF_NATIVE_MAX_DEPTH || !rec || rec->ctx != ctx) return false;
+    if (rec->n_progs < 1 || rec->n_out != e->n_out || rec->n_operands != e->n_in) return false;
     switch (rec->kind) {
     case CF_COND: {
         cj_dtype dt = c->ir->vars[ir_eqn_inputs(c->ir, e)[0]].dtype;
@@ -110,10 +110,10 @@ static bool supported(const cj_ctx *ctx, const compiled *c, const ir_eqn *e, int
     case CF_WHILE: {
         const ir_func *cond = rec->progs[0];
         return rec->n_progs == 2 && cond->n_out == 1 && cond->vars[cond->out[0]].dtype == CJ_BOOL &&
-               cond->vars[cond->out[0]].rank == 0 && rec->n_args <= CF_MAX_OUT;
+               cond->vars[cond->out[0]].rank == 0;
     }
     case CF_SCAN:
-        return rec->n_progs == 1 && rec->length >= 0 && rec->n_args <= CF_MAX_OUT;
+        return rec->n_progs == 1 && rec->length >= 0;
     }
     return false;
 }
@@ -196,6 +196,11 @@ static int plan_outputs(cj_ctx *ctx, cf_native *n) {
     return 0;
 }
 
+/* The bytes of n's per-operand and per-output tables. */
+static size_t table_bytes(const cf_native *n) {
+    return sizeof(int) * (size_t)(n->n_ops + 3 * n->n_out) + sizeof(cf_carry_how) * (size_t)n->n_out;
+}
+
 cf_native *cf_native_make(cj_ctx *ctx, const compiled *c, int k, cj_backend mode, int depth) {
     const kernel *K = &c->kernels[k];
     const ir_eqn *e = &c->ir->eqns[K->eqns[0]];
@@ -210,9 +215,24 @@ cf_native *cf_native_make(cj_ctx *ctx, const compiled *c, int k, cj_backend mode
     n->rec = rec;
     n->k = k;
     n->n_ops = e->n_in;
+    n->n_out = e->n_out;
+    /* the per-operand and per-output tables, one block */
+    n->op_var = rt_alloc(ctx->mem, table_bytes(n));
+    if (!n->op_var) {
+        core_oom(ctx, "jit: a generated control-flow construct");
+        rt_free(ctx->mem, n, sizeof *n);
+        return NULL;
+    }
+    n->out_var = n->op_var + n->n_ops;
+    n->own_slot = n->out_var + n->n_out;
+    n->spare_slot = n->own_slot + n->n_out;
+    n->carry = (cf_carry_how *)(n->spare_slot + n->n_out);
     memcpy(n->op_var, ir_eqn_inputs(c->ir, e), sizeof(int) * (size_t)e->n_in);
     n->index_dtype = c->ir->vars[n->op_var[0]].dtype;
-    for (int o = 0; o < CF_MAX_OUT; o++) n->out_var[o] = n->own_slot[o] = n->spare_slot[o] = -1;
+    for (int o = 0; o < n->n_out; o++) {
+        n->out_var[o] = n->own_slot[o] = n->spare_slot[o] = -1;
+        n->carry[o] = CARRY_KEEP;
+    }
     /* every output has a buffer: a SINGLE kernel writes all its results */
     for (int o = 0; o < e->n_out; o++) n->out_var[o] = e->out + o;
     n->gen.kernel = cb_kernel;
@@ -270,5 +290,6 @@ void cf_native_free(cj_ctx *ctx, cf_native *n) {
     if (n->slot_bytes) rt_free(ctx->mem, n->slot_bytes, sizeof(size_t) * cap);
     if (n->slot_cap) rt_free(ctx->mem, n->slot_cap, sizeof(size_t) * cap);
     if (n->slot_nested) rt_free(ctx->mem, n->slot_nested, cap);
+    if (n->op_var) rt_free(ctx->mem, n->op_var, table_bytes(n));
     rt_free(ctx->mem, n, sizeof *n);
 }

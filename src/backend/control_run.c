@@ -52,11 +52,13 @@ static int donated_carries(const cf_record *rec, int k) {
 
 static int prepare_prog(cj_ctx *ctx, cf_record *rec, cj_backend mode, int k, int lazy) {
     if (rec->prepared[k]) return 0;
-    uint8_t donated[128] = {0};
-    int n_donate = donated_carries(rec, k);
-    for (int i = 0; i < n_donate && i < 128; i++) donated[i] = 1;
-    rec->prepared[k] = lazy ? backend_prepare_lazy(ctx, rec->progs[k], mode, n_donate ? donated : NULL)
-                            : backend_prepare(ctx, rec->progs[k], mode, n_donate ? donated : NULL);
+    int n_donate = donated_carries(rec, k), n_in = rec->progs[k]->n_in;
+    uint8_t *donated = n_donate ? rt_calloc(ctx->mem, (size_t)n_in + 1) : NULL; /* per input of the program */
+    if (n_donate && !donated) return core_oom(ctx, "control flow");
+    for (int i = 0; i < n_donate && i < n_in; i++) donated[i] = 1;
+    rec->prepared[k] = lazy ? backend_prepare_lazy(ctx, rec->progs[k], mode, donated)
+                            : backend_prepare(ctx, rec->progs[k], mode, donated);
+    if (donated) rt_free(ctx->mem, donated, (size_t)n_in + 1);
     return rec->prepared[k] ? 0 : -1;
 }
 
@@ -81,18 +83,26 @@ static int branch_of(const rt_array *index, int n) {
     return i < 0 ? 0 : i >= n ? n - 1 : (int)i;
 }
 
+/* The tables of one run are the construct's size (no fixed limit on
+ * carries, xs or closure values): taken once per run, not per step. */
 static int run_cond(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array *const *out) {
     int b = branch_of(ops[0], rec->n_progs);
-    rt_array *in[PRIM_MAX_OPERANDS], *res[CF_MAX_OUT];
-    int n = 0;
-    for (int i = 0; i < rec->n_args; i++) in[n++] = ops[1 + i];
-    for (int i = 0; i < rec->clo_n[b]; i++) in[n++] = ops[rec->clo_start[b] + i];
-    if (run_prog(ctx, rec, mode, b, in, res, NULL) != 0) return -1;
-    for (int j = 0; j < rec->n_out; j++) {
-        put(out[j], res[j]);
-        rt_array_unref(res[j]);
+    core_tables T = {.ctx = ctx};
+    rt_array **in = core_tables_get(&T, rec->progs[b]->n_in, sizeof *in, "cond");
+    rt_array **res = core_tables_get(&T, rec->n_out, sizeof *res, "cond");
+    int status = -1;
+    if (!T.failed) {
+        int n = 0;
+        for (int i = 0; i < rec->n_args; i++) in[n++] = ops[1 + i];
+        for (int i = 0; i < rec->clo_n[b]; i++) in[n++] = ops[rec->clo_start[b] + i];
+        status = run_prog(ctx, rec, mode, b, in, res, NULL);
+        for (int j = 0; j < rec->n_out && status == 0; j++) {
+            put(out[j], res[j]);
+            rt_array_unref(res[j]);
+        }
     }
-    return 0;
+    core_tables_free(&T);
+    return status;
 }
 
 /* Replaces carries with a body's outputs (the old ones are released). */
@@ -105,7 +115,17 @@ static void take_carries(rt_array **carry, rt_array **next, int n) {
 
 static int run_while(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array *const *out) {
     int nc = rec->n_args;
-    rt_array *carry[128], *in[128], *next[128], *pred = NULL;
+    int n_in = nc + (rec->clo_n[0] > rec->clo_n[1] ? rec->clo_n[0] : rec->clo_n[1]);
+    core_tables T = {.ctx = ctx};
+    rt_array **carry = core_tables_get(&T, nc, sizeof *carry, "while_loop");
+    rt_array **in = core_tables_get(&T, n_in, sizeof *in, "while_loop");
+    rt_array **next = core_tables_get(&T, nc, sizeof *next, "while_loop");
+    uint8_t *used = core_tables_get(&T, n_in, 1, "while_loop");
+    rt_array *pred = NULL;
+    if (T.failed) {
+        core_tables_free(&T);
+        return -1;
+    }
     for (int i = 0; i < nc; i++) carry[i] = rt_array_ref(ops[i]);
     int status = 0;
     for (;;) {
@@ -118,7 +138,7 @@ static int run_while(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *con
         if (!go) break;
         n = nc;
         for (int i = 0; i < rec->clo_n[1]; i++) in[n++] = ops[rec->clo_start[1] + i];
-        uint8_t used[128] = {0};
+        memset(used, 0, (size_t)n_in);
         if ((status = run_prog(ctx, rec, mode, 1, in, next, used)) != 0) break;
         take_carries(carry, next, nc); /* a donated carry's array lives on as the output */
     }
@@ -126,6 +146,7 @@ static int run_while(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *con
         if (status == 0) put(out[i], carry[i]);
         rt_array_unref(carry[i]);
     }
+    core_tables_free(&T);
     return status;
 }
 
@@ -158,8 +179,17 @@ static rt_array *own(cj_ctx *ctx, rt_array *a, rt_array *views, int n_views) {
 }
 
 static int run_scan(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *const *ops, rt_array *const *out) {
-    int nc = rec->n_args, nx = rec->n_xs, ny = rec->n_out - nc;
-    rt_array *carry[128], *in[128], *res[128], views[64];
+    int nc = rec->n_args, nx = rec->n_xs, ny = rec->n_out - nc, n_in = nc + nx + rec->clo_n[0];
+    core_tables T = {.ctx = ctx};
+    rt_array **carry = core_tables_get(&T, nc, sizeof *carry, "scan");
+    rt_array **in = core_tables_get(&T, n_in, sizeof *in, "scan");
+    rt_array **res = core_tables_get(&T, rec->n_out, sizeof *res, "scan");
+    rt_array *views = core_tables_get(&T, nx, sizeof *views, "scan");
+    uint8_t *used = core_tables_get(&T, n_in, 1, "scan");
+    if (T.failed) {
+        core_tables_free(&T);
+        return -1;
+    }
     for (int i = 0; i < nc; i++) carry[i] = rt_array_ref(ops[i]);
     int status = 0;
     for (int64_t step = 0; step < rec->length && status == 0; step++) {
@@ -171,7 +201,7 @@ static int run_scan(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *cons
             in[n++] = &views[i];
         }
         for (int i = 0; i < rec->clo_n[0]; i++) in[n++] = ops[rec->clo_start[0] + i];
-        uint8_t used[128] = {0};
+        memset(used, 0, (size_t)n_in);
         if ((status = run_prog(ctx, rec, mode, 0, in, res, used)) != 0) break;
         for (int j = 0; j < ny; j++) {
             size_t bytes = rt_aval_nbytes(&res[nc + j]->aval);
@@ -188,6 +218,7 @@ static int run_scan(cj_ctx *ctx, cf_record *rec, cj_backend mode, rt_array *cons
         if (status == 0) put(out[i], carry[i]);
         rt_array_unref(carry[i]);
     }
+    core_tables_free(&T);
     return status;
 }
 

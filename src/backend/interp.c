@@ -490,20 +490,34 @@ static void view(rt_array *hdr, cj_ctx *ctx, const rt_aval *aval, char *data) {
 static int run_single(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const kernel *K, char *const *buf) {
     const ir_eqn *e = &ir->eqns[K->eqns[0]];
     const int *in = ir_eqn_inputs(ir, e);
-    rt_array hdr[PRIM_MAX_OPERANDS], outs[PRIM_MAX_RESULTS];
-    rt_array *args[PRIM_MAX_OPERANDS], *res[PRIM_MAX_RESULTS];
-    for (int i = 0; i < e->n_in; i++) {
-        view(&hdr[i], ctx, &ir->vars[in[i]], buf[in[i]]);
-        args[i] = &hdr[i];
+    /* array headers over the buffers, one per operand and result: small
+     * tables here, the allocator's for a wider equation (a construct may
+     * have hundreds of each) */
+    enum { SMALL = PRIM_SMALL_OPERANDS + PRIM_SMALL_RESULTS };
+    rt_array hdr_s[SMALL], *ptr_s[SMALL];
+    int n = e->n_in + e->n_out;
+    const char *what = prim_names[e->prim];
+    rt_array *hdr = core_table(ctx, hdr_s, SMALL, n, sizeof *hdr, what);
+    rt_array **args = core_table(ctx, ptr_s, SMALL, n, sizeof *args, what), **res = args ? args + e->n_in : NULL;
+    int status = -1;
+    if (hdr && args) {
+        for (int i = 0; i < e->n_in; i++) {
+            view(&hdr[i], ctx, &ir->vars[in[i]], buf[in[i]]);
+            args[i] = &hdr[i];
+        }
+        for (int j = 0; j < e->n_out; j++) {
+            view(&hdr[e->n_in + j], ctx, &ir->vars[e->out + j], buf[e->out + j]);
+            res[j] = &hdr[e->n_in + j];
+        }
+        if (prim_lower(e->prim)->kind == LOWER_CONSTRUCT) status = cf_run(ctx, cf_of(&e->params), mode, args, res);
+        else if (prim_rules[e->prim].multiple_results)
+            status = prim_rules[e->prim].impl_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, res);
+        else
+            status = prim_rules[e->prim].impl(ctx, e->prim, &e->params, e->n_in, args, res[0]);
     }
-    for (int j = 0; j < e->n_out; j++) {
-        view(&outs[j], ctx, &ir->vars[e->out + j], buf[e->out + j]);
-        res[j] = &outs[j];
-    }
-    if (prim_lower(e->prim)->kind == LOWER_CONSTRUCT) return cf_run(ctx, cf_of(&e->params), mode, args, res);
-    if (prim_rules[e->prim].multiple_results)
-        return prim_rules[e->prim].impl_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, res);
-    return prim_rules[e->prim].impl(ctx, e->prim, &e->params, e->n_in, args, res[0]);
+    core_table_free(ctx, hdr, hdr_s, n, sizeof *hdr);
+    core_table_free(ctx, args, ptr_s, n, sizeof *args);
+    return status;
 }
 
 /* May output v be written into its donor input's array on this call? */

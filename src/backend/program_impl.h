@@ -78,13 +78,13 @@ typedef struct cf_native {
     cjk_cf gen;                     /* what the generated function reads */
     cf_record *rec;
     int k;                          /* its kernel in the enclosing program */
-    int n_ops;
-    int op_var[128];                /* per operand: its variable in the enclosing program */
+    int n_ops, n_out;               /* the sizes of the tables below (no fixed limit) */
+    int *op_var;                    /* per operand: its variable in the enclosing program */
     cj_dtype index_dtype;           /* cond: the index operand's */
-    int out_var[CF_MAX_OUT];        /* per output: its variable in the enclosing program, -1 when unused */
-    cf_carry_how carry[CF_MAX_OUT]; /* per carry (while, scan) */
-    int own_slot[CF_MAX_OUT];       /* per output unused outside: a kept stand-in buffer (a slice for ys), -1 */
-    int spare_slot[CF_MAX_OUT];     /* per carry: its second buffer, -1 */
+    int *out_var;                   /* per output: its variable in the enclosing program, -1 when unused */
+    cf_carry_how *carry;            /* per output; a carry's (while, scan) */
+    int *own_slot;                  /* per output unused outside: a kept stand-in buffer (a slice for ys), -1 */
+    int *spare_slot;                /* per output; a carry's second buffer, -1 */
     int n_slots, cap_slots;
     void **slots;                   /* gen.slot */
     size_t *slot_bytes, *slot_cap;  /* per slot: a buffer's size (allocated by cf_native_ready) */

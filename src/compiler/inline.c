@@ -19,16 +19,22 @@ static int splice(cj_ctx *ctx, ir_func *dst, const ir_func *g, const int *args, 
  * custom calls. */
 static int copy_eqn(cj_ctx *ctx, ir_func *dst, const ir_func *src, const ir_eqn *e, const int *map, int depth) {
     const int *ins = ir_eqn_inputs(src, e);
-    int args[256];
-    if (e->n_in > 256) return core_error(ctx, CJ_ERR_UNSUPPORTED, "jit: inline: too many operands");
+    /* a construct may have hundreds of operands: a table of its size */
+    int args_s[PRIM_SMALL_OPERANDS];
+    int *args = core_table(ctx, args_s, PRIM_SMALL_OPERANDS, e->n_in, sizeof *args, "jit: inline");
+    if (!args) return -1;
     for (int i = 0; i < e->n_in; i++) args[i] = map[ins[i]];
+    int v;
     if (is_custom_call(e->prim)) {
         const core_custom *rec = core_custom_of(&e->params);
-        if (depth > 64) return core_error(ctx, CJ_ERR_UNSUPPORTED, "jit: custom calls nested more than 64 deep");
-        return splice(ctx, dst, rec->primal, args, depth + 1);
+        v = depth > 64 ? core_error(ctx, CJ_ERR_UNSUPPORTED, "jit: custom calls nested more than 64 deep")
+                       : splice(ctx, dst, rec->primal, args, depth + 1);
+    } else {
+        v = ir_add_eqn_multi(dst, e->prim, &e->params, e->n_in, args, e->n_out, &src->vars[e->out]);
+        if (v < 0) v = core_oom(ctx, "jit: inline");
     }
-    int v = ir_add_eqn_multi(dst, e->prim, &e->params, e->n_in, args, e->n_out, &src->vars[e->out]);
-    return v < 0 ? core_oom(ctx, "jit: inline") : v;
+    core_table_free(ctx, args, args_s, e->n_in, sizeof *args);
+    return v;
 }
 
 /* copy_eqn, mapping every result of e (consecutive in dst as in src). */

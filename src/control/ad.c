@@ -31,7 +31,7 @@ typedef struct cf_lin_info {
     /* scan: which carries / xs / closure operands / ys are float (carry
      * tangents), as indices among their kind */
     int n_fc, n_fx, n_fclo, n_fy;
-    int fc[64], fx[64], fclo[64], fy[64];
+    int *fc, *fx, *fclo, *fy;
     int n_carry, n_y; /* of the original scan */
     int n_res;
     /* where each residual of the step's linearization comes from: made by
@@ -39,20 +39,49 @@ typedef struct cf_lin_info {
      * slice — the xs operand itself is the stack) or a loop-invariant
      * closure operand (2: passed once, not stacked); res_src is the index
      * among the known scan's stacked residuals / the xs / the closure */
-    uint8_t res_kind[2 * PRIM_MAX_OPERANDS];
-    int res_src[2 * PRIM_MAX_OPERANDS];
+    int *res_kind, *res_src;
     int n_kres, n_sres, n_ires; /* made by the step; stacked (kinds 0, 1); invariant (2) */
     /* cond: the float arguments and outputs, each branch's float closure
      * operands; the slot of each branch's residual r (slots are shared by
      * type between branches, as JAX's _merge_branch_residuals: only one
      * branch runs) */
-    int n_fa, fa[64], n_fo, fo[64];
-    int n_fcl[CF_MAX_BRANCHES], fcl[CF_MAX_BRANCHES][64];
+    int n_fa, *fa, n_fo, *fo;
+    int n_fcl[CF_MAX_BRANCHES], *fcl[CF_MAX_BRANCHES];
     int n_slots, n_res_b[CF_MAX_BRANCHES];
-    int16_t slot_of[CF_MAX_BRANCHES][CF_MAX_OUT];
+    int *slot_of[CF_MAX_BRANCHES];
+    /* every table above is carved from this one block, sized by the
+     * construct: no fixed limit on carries, residuals or closure values */
+    int *block;
+    size_t block_n;
 } cf_lin_info;
 
-size_t cf_lin_info_size(void) { return sizeof(cf_lin_info); }
+/* A zeroed lin_info whose tables have room for n ints in all (carved by
+ * the caller with lin_take); NULL with the error recorded. */
+static cf_lin_info *lin_info_new(cj_ctx *ctx, size_t n, const char *what) {
+    cf_lin_info *li = rt_calloc(ctx->mem, sizeof *li);
+    int *block = li ? rt_calloc(ctx->mem, sizeof(int) * (n ? n : 1)) : NULL;
+    if (!block) {
+        if (li) rt_free(ctx->mem, li, sizeof *li);
+        core_oom(ctx, what);
+        return NULL;
+    }
+    li->block = block;
+    li->block_n = n ? n : 1;
+    return li;
+}
+
+/* The next n ints of li's block. */
+static int *lin_take(cf_lin_info *li, size_t *at, size_t n) {
+    int *t = li->block + *at;
+    *at += n;
+    return t;
+}
+
+void cf_lin_info_free(cj_ctx *ctx, cf_lin_info *li) {
+    if (!li) return;
+    rt_free(ctx->mem, li->block, sizeof(int) * li->block_n);
+    rt_free(ctx->mem, li, sizeof *li);
+}
 
 static cj_val zeros_or(cj_ctx *ctx, cj_val t, const rt_aval *aval) { return ad_is_zero(t) ? ad_zeros(ctx, aval) : t; }
 
@@ -73,25 +102,38 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
     if (rec->ad_linear) return 0;
     const ir_func *body = rec->progs[0];
     int nc = rec->n_args, nx = rec->n_xs, ncl = rec->clo_n[0], ny = rec->n_out - nc;
-    uint8_t diff[PRIM_MAX_OPERANDS] = {0};
+    uint8_t *diff = rt_calloc(ctx->mem, (size_t)body->n_in + 1);
+    if (!diff) return core_oom(ctx, "scan (jvp)");
     for (int i = 0; i < body->n_in; i++) diff[i] = rt_is_float(in_aval(body, i)->dtype);
     ad_linear L;
-    if (ad_linearize(ctx, body, diff, &L, "scan (jvp)") != 0) return -1;
-    cf_lin_info *li = rt_calloc(ctx->mem, sizeof *li);
-    cf_record *K = cf_record_new(ctx, CF_SCAN);
+    int st = ad_linearize(ctx, body, diff, &L, "scan (jvp)");
+    if (st != 0) {
+        rt_free(ctx->mem, diff, (size_t)body->n_in + 1);
+        return -1;
+    }
+    int n_res = L.n_res;
+    cf_lin_info *li = lin_info_new(ctx, (size_t)nc + nx + ncl + ny + 2 * (size_t)n_res, "scan (jvp)");
+    cf_record *K = li ? cf_record_new(ctx, CF_SCAN) : NULL;
     cf_record *Lr = K ? cf_record_new(ctx, CF_SCAN) : NULL;
-    ir_func *perm = ir_copy(L.lin);
-    if (!li || !K || !Lr || !perm) {
-        if (li) rt_free(ctx->mem, li, sizeof *li);
-        if (perm) ir_free(perm);
+    ir_func *perm = Lr ? ir_copy(L.lin) : NULL;
+    if (!perm) {
+        rt_free(ctx->mem, diff, (size_t)body->n_in + 1);
+        cf_lin_info_free(ctx, li);
         cf_record_release(K);
         cf_record_release(Lr);
         ad_linear_free(&L);
-        return core_oom(ctx, "scan (jvp)");
+        return ctx->err ? -1 : core_oom(ctx, "scan (jvp)");
     }
+    size_t at = 0;
+    li->fc = lin_take(li, &at, (size_t)nc);
+    li->fx = lin_take(li, &at, (size_t)nx);
+    li->fclo = lin_take(li, &at, (size_t)ncl);
+    li->fy = lin_take(li, &at, (size_t)ny);
+    li->res_kind = lin_take(li, &at, (size_t)n_res);
+    li->res_src = lin_take(li, &at, (size_t)n_res);
     li->n_carry = nc;
     li->n_y = ny;
-    li->n_res = L.n_res;
+    li->n_res = n_res;
     for (int i = 0; i < nc; i++)
         if (diff[i]) li->fc[li->n_fc++] = i;
     for (int i = 0; i < nx; i++)
@@ -100,17 +142,9 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
         if (diff[nc + nx + i]) li->fclo[li->n_fclo++] = i;
     for (int j = 0; j < ny; j++)
         if (rt_is_float(out_aval(body, nc + j)->dtype)) li->fy[li->n_fy++] = j;
+    rt_free(ctx->mem, diff, (size_t)body->n_in + 1);
 
     /* classify the residuals (see cf_lin_info) */
-    if (L.n_res > 256) {
-        ir_free(perm);
-        ad_linear_free(&L);
-        rt_free(ctx->mem, li, sizeof *li);
-        cf_record_release(K);
-        cf_record_release(Lr);
-        return core_error(ctx, CJ_ERR_UNSUPPORTED, "scan: a step with more than 256 residuals");
-    }
-    int n_res = L.n_res;
     for (int r = 0; r < n_res; r++) {
         int var = L.known->out[nc + ny + r], input = -1;
         for (int i = 0; i < L.known->n_in && input < 0; i++)
@@ -124,15 +158,6 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
         }
         if (li->res_kind[r] == 2) li->n_ires++;
         else li->n_sres++;
-    }
-    if (nc + ny + li->n_kres > CF_MAX_OUT || li->n_fc + li->n_res + li->n_fx + li->n_fclo > PRIM_MAX_OPERANDS) {
-        ir_free(perm);
-        ad_linear_free(&L);
-        rt_free(ctx->mem, li, sizeof *li);
-        cf_record_release(K);
-        cf_record_release(Lr);
-        return core_error(ctx, CJ_ERR_UNSUPPORTED, "scan: a step whose linearization needs more than %d outputs or %d "
-                          "operands", CF_MAX_OUT, PRIM_MAX_OPERANDS);
     }
     /* known: the scan's operands; the step also returns the residuals it
      * makes (the others are operands already) */
@@ -149,10 +174,6 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
     K->clo_n[0] = ncl;
     K->length = rec->length;
     K->reverse = rec->reverse;
-    K->n_out = kept;
-    for (int j = 0; j < nc + ny; j++) K->out[j] = rec->out[j];
-    for (int j = nc + ny; j < kept; j++) K->out[j] = stacked(out_aval(L.known, j), rec->length);
-
     /* linear: carries = float carries' tangents; xs = stacked residuals,
      * float xs' tangents; closure = invariant residuals, float closure
      * operands' tangents. L.lin reads (residuals, tangents in input
@@ -181,7 +202,14 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
     Lr->n_operands = Lr->clo_start[0] + Lr->clo_n[0];
     Lr->length = rec->length;
     Lr->reverse = rec->reverse;
-    Lr->n_out = li->n_fc + li->n_fy;
+    /* the records own their programs now: on failure they go with them */
+    if (cf_record_outs(K, kept) != 0 || cf_record_outs(Lr, li->n_fc + li->n_fy) != 0) {
+        cf_record_release(K);
+        cf_record_release(Lr);
+        return -1;
+    }
+    for (int j = 0; j < nc + ny; j++) K->out[j] = rec->out[j];
+    for (int j = nc + ny; j < kept; j++) K->out[j] = stacked(out_aval(L.known, j), rec->length);
     for (int j = 0; j < li->n_fc; j++) Lr->out[j] = rec->out[li->fc[j]];
     for (int j = 0; j < li->n_fy; j++) Lr->out[li->n_fc + j] = rec->out[nc + li->fy[j]];
     rec->ad_known = K;
@@ -196,9 +224,13 @@ static int scan_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
     if (scan_halves(ctx, rec) != 0) return -1;
     cf_record *K = rec->ad_known, *Lr = rec->ad_linear;
     const cf_lin_info *li = Lr->lin;
-    int nc = rec->n_args, nx = rec->n_xs;
-    cj_val kout[CF_MAX_OUT], ops[2 * PRIM_MAX_OPERANDS], lout[CF_MAX_OUT];
-    if (cf_bind(ctx, K, in, kout) != 0) return -1;
+    int nc = rec->n_args;
+    core_tables T = {.ctx = ctx};
+    cj_val *kout = core_tables_get(&T, K->n_out, sizeof *kout, "scan (jvp)");
+    cj_val *ops = core_tables_get(&T, Lr->n_operands, sizeof *ops, "scan (jvp)");
+    cj_val *lout = core_tables_get(&T, Lr->n_out, sizeof *lout, "scan (jvp)");
+    int status = -1;
+    if (T.failed || cf_bind(ctx, K, in, kout) != 0) goto done;
     for (int j = 0; j < n_out; j++) primal[j] = kout[j]; /* the known scan makes the primal outputs too */
     int n = 0;
     for (int j = 0; j < li->n_fc; j++) ops[n++] = zeros_or(ctx, tin[li->fc[j]], ad_aval(in[li->fc[j]]));
@@ -213,14 +245,16 @@ static int scan_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
         int o = rec->clo_start[0] + li->fclo[j];
         ops[n++] = zeros_or(ctx, tin[o], ad_aval(in[o]));
     }
-    (void)nx;
     for (int i = 0; i < n; i++)
-        if (!ops[i].slot) return -1;
-    if (cf_bind(ctx, Lr, ops, lout) != 0) return -1;
+        if (!ops[i].slot) goto done;
+    if (cf_bind(ctx, Lr, ops, lout) != 0) goto done;
     for (int j = 0; j < n_out; j++) tout[j] = ad_zero(ctx);
     for (int j = 0; j < li->n_fc; j++) tout[li->fc[j]] = lout[j];
     for (int j = 0; j < li->n_fy; j++) tout[nc + li->fy[j]] = lout[li->n_fc + j];
-    return 0;
+    status = 0;
+done:
+    core_tables_free(&T);
+    return status;
 }
 
 /* The transposed body: (carry cotangents, closure accumulators, one step's
@@ -234,16 +268,24 @@ static int scan_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     /* inputs: carry cotangents, accumulators, stacked residuals (one
      * step), ys' cotangents, invariant residuals */
     const cj_val *sres = in + nfc + nfl, *cty = sres + li->n_sres, *ires = cty + li->n_fy;
-    cj_val ct[PRIM_MAX_OPERANDS], ct_in[PRIM_MAX_OPERANDS], res[2 * PRIM_MAX_OPERANDS];
+    core_tables T = {.ctx = ctx};
+    cj_val *ct = core_tables_get(&T, lin->n_out, sizeof *ct, "scan (transpose)");
+    cj_val *ct_in = core_tables_get(&T, lin->n_in, sizeof *ct_in, "scan (transpose)");
+    cj_val *res = core_tables_get(&T, li->n_res, sizeof *res, "scan (transpose)");
+    int status = -1;
+    if (T.failed) goto done;
     for (int r = 0, si = 0, ii = 0; r < li->n_res; r++) res[r] = li->res_kind[r] == 2 ? ires[ii++] : sres[si++];
     for (int j = 0; j < lin->n_out; j++) ct[j] = ad_zero(ctx);
     for (int j = 0; j < nfc; j++) ct[li->fc[j]] = in[j];
     for (int j = 0; j < li->n_fy; j++) ct[li->n_carry + li->fy[j]] = cty[j];
-    if (ad_transpose_eval(ctx, lin, li->n_res, res, ct, ct_in, "scan (transpose)") != 0) return -1;
+    if (ad_transpose_eval(ctx, lin, li->n_res, res, ct, ct_in, "scan (transpose)") != 0) goto done;
     for (int j = 0; j < nfc; j++) out[j] = ct_in[j];
     for (int j = 0; j < nfl; j++) out[nfc + j] = ad_add(ctx, in[nfc + j], ct_in[nfc + li->n_fx + j]);
     for (int j = 0; j < li->n_fx; j++) out[nfc + nfl + j] = ct_in[nfc + j];
-    return ctx->err ? -1 : 0;
+    status = ctx->err ? -1 : 0;
+done:
+    core_tables_free(&T);
+    return status;
 }
 
 static cf_record *scan_transposed(cj_ctx *ctx, cf_record *Lr) {
@@ -251,7 +293,11 @@ static cf_record *scan_transposed(cj_ctx *ctx, cf_record *Lr) {
     const cf_lin_info *li = Lr->lin;
     const ir_func *lin = Lr->aux[0];
     int nfc = li->n_fc, nfl = li->n_fclo, nr = li->n_res;
-    rt_aval avals[512];
+    rt_aval *avals = rt_alloc(ctx->mem, sizeof(rt_aval) * (size_t)(lin->n_in + lin->n_out + 1));
+    if (!avals) {
+        core_oom(ctx, "scan (transpose)");
+        return NULL;
+    }
     int n = 0;
     for (int j = 0; j < nfc; j++) avals[n++] = *in_aval(lin, nr + j);
     for (int j = 0; j < nfl; j++) avals[n++] = *in_aval(lin, nr + nfc + li->n_fx + j);
@@ -262,6 +308,7 @@ static cf_record *scan_transposed(cj_ctx *ctx, cf_record *Lr) {
         if (li->res_kind[r] == 2) avals[n++] = *in_aval(lin, r);
     ir_func *body = func_trace_body(ctx, n, avals, NULL, nfc + nfl + li->n_fx, scan_t_body, Lr, "scan", "scan (transpose)",
                                     NULL);
+    rt_free(ctx->mem, avals, sizeof(rt_aval) * (size_t)(lin->n_in + lin->n_out + 1));
     if (!body) return NULL;
     cf_record *T = cf_record_new(ctx, CF_SCAN);
     if (!T) {
@@ -277,7 +324,10 @@ static cf_record *scan_transposed(cj_ctx *ctx, cf_record *Lr) {
     T->n_operands = T->clo_start[0] + li->n_ires;
     T->length = Lr->length;
     T->reverse = !Lr->reverse;
-    T->n_out = nfc + nfl + li->n_fx;
+    if (cf_record_outs(T, nfc + nfl + li->n_fx) != 0) {
+        cf_record_release(T);
+        return NULL;
+    }
     for (int j = 0; j < nfc + nfl; j++) T->out[j] = *out_aval(body, j);
     for (int j = 0; j < li->n_fx; j++) T->out[nfc + nfl + j] = stacked(out_aval(body, nfc + nfl + j), Lr->length);
     Lr->ad_transposed = T;
@@ -300,7 +350,11 @@ static int scan_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     /* the linear scan's operands: t carries, stacked residuals, t xs,
      * invariant residuals, t closure */
     int at_sres = nfc, at_tx = nfc + li->n_sres, at_ires = Lr->clo_start[0], at_tclo = at_ires + li->n_ires;
-    cj_val ops[2 * PRIM_MAX_OPERANDS], res[CF_MAX_OUT];
+    core_tables Tb = {.ctx = ctx};
+    cj_val *ops = core_tables_get(&Tb, T->n_operands, sizeof *ops, "scan (transpose)");
+    cj_val *res = core_tables_get(&Tb, T->n_out, sizeof *res, "scan (transpose)");
+    int status = -1;
+    if (Tb.failed) goto done;
     int n = 0;
     for (int j = 0; j < nfc; j++) ops[n++] = ct_or_zeros(ctx, ct[j], &Lr->out[j]);
     for (int j = 0; j < nfl; j++) ops[n++] = ad_zeros(ctx, &in_avals[at_tclo + j]);
@@ -308,12 +362,15 @@ static int scan_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     for (int j = 0; j < li->n_fy; j++) ops[n++] = ct_or_zeros(ctx, ct[nfc + j], &Lr->out[nfc + j]);
     for (int r = 0; r < li->n_ires; r++) ops[n++] = in[at_ires + r];
     for (int i = 0; i < n; i++)
-        if (!ops[i].slot) return -1;
-    if (cf_bind(ctx, T, ops, res) != 0) return -1;
+        if (!ops[i].slot) goto done;
+    if (cf_bind(ctx, T, ops, res) != 0) goto done;
     for (int j = 0; j < nfc; j++) ct_in[j] = res[j];
     for (int j = 0; j < li->n_fx; j++) ct_in[at_tx + j] = res[nfc + nfl + j];
     for (int j = 0; j < nfl; j++) ct_in[at_tclo + j] = res[nfc + j];
-    return 0;
+    status = 0;
+done:
+    core_tables_free(&Tb);
+    return status;
 }
 
 /* ======================= cond ======================= */
@@ -331,17 +388,22 @@ static int cond_known_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *use
     const cond_job *job = user;
     const cf_lin_info *li = job->li;
     int n_out = job->rec->n_out, b = job->branch;
-    cj_val res[2 * PRIM_MAX_OPERANDS];
-    if (ir_eval_values(ctx, job->prog, in, res) != 0) return -1;
-    for (int j = 0; j < n_out; j++) out[j] = res[j];
-    uint8_t mine[CF_MAX_OUT] = {0};
-    for (int r = 0; r < li->n_res_b[b]; r++) {
-        out[n_out + li->slot_of[b][r]] = res[n_out + r];
-        mine[li->slot_of[b][r]] = 1;
+    core_tables T = {.ctx = ctx};
+    cj_val *res = core_tables_get(&T, job->prog->n_out, sizeof *res, "cond (jvp)");
+    uint8_t *mine = core_tables_get(&T, li->n_slots, 1, "cond (jvp)");
+    int status = -1;
+    if (!T.failed && ir_eval_values(ctx, job->prog, in, res) == 0) {
+        for (int j = 0; j < n_out; j++) out[j] = res[j];
+        for (int r = 0; r < li->n_res_b[b]; r++) {
+            out[n_out + li->slot_of[b][r]] = res[n_out + r];
+            mine[li->slot_of[b][r]] = 1;
+        }
+        for (int slot = 0; slot < li->n_slots; slot++)
+            if (!mine[slot]) out[n_out + slot] = ad_zeros(ctx, &job->slots[slot]);
+        status = 0;
     }
-    for (int slot = 0; slot < li->n_slots; slot++)
-        if (!mine[slot]) out[n_out + slot] = ad_zeros(ctx, &job->slots[slot]);
-    return 0;
+    core_tables_free(&T);
+    return status;
 }
 
 /* linear branch b: (all slots, float args' tangents, its float closure
@@ -350,13 +412,21 @@ static int cond_lin_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user)
     const cond_job *job = user;
     const cf_lin_info *li = job->li;
     int b = job->branch;
-    cj_val args[2 * PRIM_MAX_OPERANDS], res[PRIM_MAX_OPERANDS];
-    int n = 0;
-    for (int r = 0; r < li->n_res_b[b]; r++) args[n++] = in[li->slot_of[b][r]];
-    for (int j = 0; j < li->n_fa + li->n_fcl[b]; j++) args[n++] = in[li->n_slots + j];
-    if (ir_eval_values(ctx, job->prog, args, res) != 0) return -1;
-    for (int j = 0; j < li->n_fo; j++) out[j] = res[li->fo[j]];
-    return 0;
+    core_tables T = {.ctx = ctx};
+    cj_val *args = core_tables_get(&T, job->prog->n_in, sizeof *args, "cond (jvp)");
+    cj_val *res = core_tables_get(&T, job->prog->n_out, sizeof *res, "cond (jvp)");
+    int status = -1;
+    if (!T.failed) {
+        int n = 0;
+        for (int r = 0; r < li->n_res_b[b]; r++) args[n++] = in[li->slot_of[b][r]];
+        for (int j = 0; j < li->n_fa + li->n_fcl[b]; j++) args[n++] = in[li->n_slots + j];
+        if (ir_eval_values(ctx, job->prog, args, res) == 0) {
+            for (int j = 0; j < li->n_fo; j++) out[j] = res[li->fo[j]];
+            status = 0;
+        }
+    }
+    core_tables_free(&T);
+    return status;
 }
 
 static int cond_halves(cj_ctx *ctx, cf_record *rec) {
@@ -364,49 +434,62 @@ static int cond_halves(cj_ctx *ctx, cf_record *rec) {
     int nb = rec->n_progs, na = rec->n_args;
     ad_linear L[CF_MAX_BRANCHES];
     memset(L, 0, sizeof L);
-    cf_lin_info *li = rt_calloc(ctx->mem, sizeof *li);
-    if (!li) return core_oom(ctx, "cond (jvp)");
-    int status = 0;
+    core_tables T = {.ctx = ctx};
+    cf_lin_info *li = NULL;
+    cf_record *K = NULL, *Lr = NULL;
+    int status = 0, max_in = 1, total_res = 0;
     for (int b = 0; b < nb && status == 0; b++) {
-        uint8_t diff[PRIM_MAX_OPERANDS] = {0};
-        for (int i = 0; i < rec->progs[b]->n_in; i++) diff[i] = rt_is_float(in_aval(rec->progs[b], i)->dtype);
-        status = ad_linearize(ctx, rec->progs[b], diff, &L[b], "cond (jvp)");
-        if (status == 0) {
+        const ir_func *pb = rec->progs[b];
+        uint8_t *diff = core_tables_get(&T, pb->n_in, 1, "cond (jvp)");
+        if (!diff) status = -1;
+        for (int i = 0; status == 0 && i < pb->n_in; i++) diff[i] = rt_is_float(in_aval(pb, i)->dtype);
+        if (status == 0) status = ad_linearize(ctx, pb, diff, &L[b], "cond (jvp)");
+        if (status == 0) total_res += L[b].n_res;
+        if (pb->n_in > max_in) max_in = pb->n_in;
+    }
+    /* the tables, sized by the construct: float args, float outputs, each
+     * branch's float closure operands and its residuals' slots */
+    size_t n_ints = (size_t)na + (size_t)rec->n_out + (size_t)total_res;
+    for (int b = 0; b < nb; b++) n_ints += (size_t)rec->clo_n[b];
+    if (status == 0 && !(li = lin_info_new(ctx, n_ints, "cond (jvp)"))) status = -1;
+    rt_aval *slot_aval = status == 0 ? core_tables_get(&T, total_res, sizeof *slot_aval, "cond (jvp)") : NULL;
+    uint8_t *taken = status == 0 ? core_tables_get(&T, total_res, 1, "cond (jvp)") : NULL;
+    rt_aval *avals = status == 0 ? core_tables_get(&T, max_in + total_res, sizeof *avals, "cond (jvp)") : NULL;
+    if (status == 0 && T.failed) status = -1;
+    if (status == 0) {
+        size_t at = 0;
+        li->fa = lin_take(li, &at, (size_t)na);
+        li->fo = lin_take(li, &at, (size_t)rec->n_out);
+        for (int b = 0; b < nb; b++) {
+            li->fcl[b] = lin_take(li, &at, (size_t)rec->clo_n[b]);
+            li->slot_of[b] = lin_take(li, &at, (size_t)L[b].n_res);
             li->n_res_b[b] = L[b].n_res;
             for (int i = 0; i < rec->clo_n[b]; i++)
-                if (diff[na + i]) li->fcl[b][li->n_fcl[b]++] = i;
+                if (rt_is_float(in_aval(rec->progs[b], na + i)->dtype)) li->fcl[b][li->n_fcl[b]++] = i;
         }
-    }
-    /* the slots: a branch's residual takes the first slot of its type the
-     * branch does not fill yet, else a new one */
-    rt_aval slot_aval[CF_MAX_OUT];
-    for (int b = 0; b < nb && status == 0; b++) {
-        uint8_t taken[CF_MAX_OUT] = {0};
-        for (int r = 0; r < L[b].n_res && status == 0; r++) {
-            const rt_aval *a = out_aval(L[b].known, rec->n_out + r);
-            int slot = 0;
-            while (slot < li->n_slots && (taken[slot] || !rt_aval_equal(&slot_aval[slot], a))) slot++;
-            if (slot == li->n_slots) {
-                if (rec->n_out + li->n_slots >= CF_MAX_OUT) {
-                    status = core_error(ctx, CJ_ERR_UNSUPPORTED, "cond: more than %d outputs and residuals", CF_MAX_OUT);
-                    break;
-                }
-                slot_aval[li->n_slots++] = *a;
+        /* the slots: a branch's residual takes the first slot of its type
+         * the branch does not fill yet, else a new one */
+        for (int b = 0; b < nb; b++) {
+            memset(taken, 0, (size_t)(total_res ? total_res : 1));
+            for (int r = 0; r < L[b].n_res; r++) {
+                const rt_aval *a = out_aval(L[b].known, rec->n_out + r);
+                int slot = 0;
+                while (slot < li->n_slots && (taken[slot] || !rt_aval_equal(&slot_aval[slot], a))) slot++;
+                if (slot == li->n_slots) slot_aval[li->n_slots++] = *a;
+                taken[slot] = 1;
+                li->slot_of[b][r] = slot;
             }
-            taken[slot] = 1;
-            li->slot_of[b][r] = (int16_t)slot;
         }
+        for (int i = 0; i < na; i++)
+            if (rt_is_float(in_aval(rec->progs[0], i)->dtype)) li->fa[li->n_fa++] = i;
+        for (int j = 0; j < rec->n_out; j++)
+            if (rt_is_float(rec->out[j].dtype)) li->fo[li->n_fo++] = j;
+        K = cf_record_new(ctx, CF_COND);
+        Lr = K ? cf_record_new(ctx, CF_COND) : NULL;
+        if (!Lr || cf_record_outs(K, rec->n_out + li->n_slots) != 0 || cf_record_outs(Lr, li->n_fo) != 0) status = -1;
     }
-    for (int i = 0; i < na; i++)
-        if (rt_is_float(in_aval(rec->progs[0], i)->dtype)) li->fa[li->n_fa++] = i;
-    for (int j = 0; j < rec->n_out; j++)
-        if (rt_is_float(rec->out[j].dtype)) li->fo[li->n_fo++] = j;
-    cf_record *K = status == 0 ? cf_record_new(ctx, CF_COND) : NULL;
-    cf_record *Lr = K ? cf_record_new(ctx, CF_COND) : NULL;
-    if (!Lr) status = -1;
     for (int b = 0; b < nb && status == 0; b++) {
         /* known branch: trace it with the zero slots of the others */
-        rt_aval avals[PRIM_MAX_OPERANDS];
         for (int i = 0; i < rec->progs[b]->n_in; i++) avals[i] = *in_aval(rec->progs[b], i);
         cond_job job = {rec, L[b].known, b, li, slot_aval};
         K->progs[b] = func_trace_body(ctx, rec->progs[b]->n_in, avals, NULL, rec->n_out + li->n_slots, cond_known_body,
@@ -427,16 +510,16 @@ static int cond_halves(cj_ctx *ctx, cf_record *rec) {
     }
     if (status != 0) {
         for (int b = 0; b < nb; b++) ad_linear_free(&L[b]);
-        rt_free(ctx->mem, li, sizeof *li); /* Lr->lin is set only on success */
+        cf_lin_info_free(ctx, li); /* Lr->lin is set only on success */
         cf_record_release(K);
         cf_record_release(Lr);
+        core_tables_free(&T);
         return -1;
     }
     K->n_operands = rec->n_operands;
     K->n_args = na;
     memcpy(K->clo_start, rec->clo_start, sizeof K->clo_start);
     memcpy(K->clo_n, rec->clo_n, sizeof K->clo_n);
-    K->n_out = rec->n_out + li->n_slots;
     for (int j = 0; j < rec->n_out; j++) K->out[j] = rec->out[j];
     for (int s = 0; s < li->n_slots; s++) K->out[rec->n_out + s] = slot_aval[s];
     Lr->n_args = li->n_slots + li->n_fa;
@@ -451,11 +534,11 @@ static int cond_halves(cj_ctx *ctx, cf_record *rec) {
     }
     Lr->n_aux = nb;
     Lr->n_operands = at;
-    Lr->n_out = li->n_fo;
     for (int j = 0; j < li->n_fo; j++) Lr->out[j] = rec->out[li->fo[j]];
     Lr->lin = li;
     rec->ad_known = K;
     rec->ad_linear = Lr;
+    core_tables_free(&T);
     return 0;
 }
 
@@ -466,8 +549,12 @@ static int cond_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
     if (cond_halves(ctx, rec) != 0) return -1;
     cf_record *K = rec->ad_known, *Lr = rec->ad_linear;
     const cf_lin_info *li = Lr->lin;
-    cj_val kout[CF_MAX_OUT], ops[PRIM_MAX_OPERANDS], lout[CF_MAX_OUT];
-    if (cf_bind(ctx, K, in, kout) != 0) return -1;
+    core_tables T = {.ctx = ctx};
+    cj_val *kout = core_tables_get(&T, K->n_out, sizeof *kout, "cond (jvp)");
+    cj_val *ops = core_tables_get(&T, Lr->n_operands, sizeof *ops, "cond (jvp)");
+    cj_val *lout = core_tables_get(&T, Lr->n_out, sizeof *lout, "cond (jvp)");
+    int status = -1;
+    if (T.failed || cf_bind(ctx, K, in, kout) != 0) goto done;
     for (int j = 0; j < n_out; j++) primal[j] = kout[j];
     int n = 0;
     ops[n++] = in[0];
@@ -479,11 +566,14 @@ static int cond_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
             ops[n++] = zeros_or(ctx, tin[o], ad_aval(in[o]));
         }
     for (int i = 0; i < n; i++)
-        if (!ops[i].slot) return -1;
-    if (cf_bind(ctx, Lr, ops, lout) != 0) return -1;
+        if (!ops[i].slot) goto done;
+    if (cf_bind(ctx, Lr, ops, lout) != 0) goto done;
     for (int j = 0; j < n_out; j++) tout[j] = ad_zero(ctx);
     for (int j = 0; j < li->n_fo; j++) tout[li->fo[j]] = lout[j];
-    return 0;
+    status = 0;
+done:
+    core_tables_free(&T);
+    return status;
 }
 
 /* transposed branch b: (all slots, float outputs' cotangents) → (float
@@ -495,12 +585,16 @@ static int cond_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     const cf_lin_info *li = Lr->lin;
     int b = job->branch;
     const ir_func *lin = Lr->aux[b];
-    cj_val ct[PRIM_MAX_OPERANDS], ct_in[PRIM_MAX_OPERANDS];
+    core_tables T = {.ctx = ctx};
+    cj_val *ct = core_tables_get(&T, lin->n_out, sizeof *ct, "cond (transpose)");
+    cj_val *ct_in = core_tables_get(&T, lin->n_in, sizeof *ct_in, "cond (transpose)");
+    cj_val *resid = core_tables_get(&T, li->n_res_b[b], sizeof *resid, "cond (transpose)");
+    int status = -1;
+    if (T.failed) goto done;
     for (int j = 0; j < lin->n_out; j++) ct[j] = ad_zero(ctx);
     for (int j = 0; j < li->n_fo; j++) ct[li->fo[j]] = in[li->n_slots + j];
-    cj_val resid[CF_MAX_OUT];
     for (int r = 0; r < li->n_res_b[b]; r++) resid[r] = in[li->slot_of[b][r]];
-    if (ad_transpose_eval(ctx, lin, li->n_res_b[b], resid, ct, ct_in, "cond (transpose)") != 0) return -1;
+    if (ad_transpose_eval(ctx, lin, li->n_res_b[b], resid, ct, ct_in, "cond (transpose)") != 0) goto done;
     int n = 0;
     for (int j = 0; j < li->n_fa; j++) out[n++] = ct_in[j];
     for (int c = 0; c < Lr->n_progs; c++)
@@ -508,7 +602,10 @@ static int cond_t_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
             out[n] = c == b ? ct_in[li->n_fa + j] : ad_zeros(ctx, &job->slots[n]);
             n++;
         }
-    return ctx->err ? -1 : 0;
+    status = ctx->err ? -1 : 0;
+done:
+    core_tables_free(&T);
+    return status;
 }
 
 static cf_record *cond_transposed(cj_ctx *ctx, cf_record *Lr) {
@@ -516,29 +613,36 @@ static cf_record *cond_transposed(cj_ctx *ctx, cf_record *Lr) {
     const cf_lin_info *li = Lr->lin;
     int nb = Lr->n_progs;
     /* inputs: slots, float outputs' cotangents; outputs: the linear operands' cotangents */
-    rt_aval avals[PRIM_MAX_OPERANDS], outs[PRIM_MAX_OPERANDS];
+    core_tables Tb = {.ctx = ctx};
+    rt_aval *avals = core_tables_get(&Tb, li->n_slots + li->n_fo, sizeof *avals, "cond (transpose)");
+    rt_aval *outs = core_tables_get(&Tb, Lr->n_operands, sizeof *outs, "cond (transpose)");
+    cf_record *T = Tb.failed ? NULL : cf_record_new(ctx, CF_COND);
+    if (!T) {
+        core_tables_free(&Tb);
+        return NULL;
+    }
     int n = 0, m = 0;
     for (int s = 0; s < li->n_slots; s++) avals[n++] = *in_aval(Lr->progs[0], s);
     for (int j = 0; j < li->n_fo; j++) avals[n++] = Lr->out[j];
     for (int j = 0; j < li->n_fa; j++) outs[m++] = *in_aval(Lr->progs[0], li->n_slots + j);
     for (int b = 0; b < nb; b++)
         for (int j = 0; j < li->n_fcl[b]; j++) outs[m++] = *in_aval(Lr->progs[b], li->n_slots + li->n_fa + j);
-    cf_record *T = cf_record_new(ctx, CF_COND);
-    if (!T) return NULL;
     for (int b = 0; b < nb; b++) {
         cond_job job = {Lr, NULL, b, li, outs};
         T->progs[b] = func_trace_body(ctx, n, avals, NULL, m, cond_t_body, &job, "cond", "cond (transpose)", NULL);
         T->n_progs = b + 1;
-        if (!T->progs[b]) {
-            cf_record_release(T);
-            return NULL;
-        }
+        if (!T->progs[b]) break;
+    }
+    if (!T->progs[T->n_progs - 1] || cf_record_outs(T, m) != 0) {
+        cf_record_release(T);
+        core_tables_free(&Tb);
+        return NULL;
     }
     T->n_args = n;
     T->n_operands = 1 + n;
     for (int b = 0; b < nb; b++) T->clo_start[b] = T->n_operands;
-    T->n_out = m;
     memcpy(T->out, outs, sizeof(rt_aval) * (size_t)m);
+    core_tables_free(&Tb);
     Lr->ad_transposed = T;
     return T;
 }
@@ -552,25 +656,32 @@ static int cond_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     const cf_lin_info *li = Lr->lin;
     cf_record *T = cond_transposed(ctx, Lr);
     if (!T) return -1;
-    cj_val ops[PRIM_MAX_OPERANDS], res[CF_MAX_OUT];
+    core_tables Tb = {.ctx = ctx};
+    cj_val *ops = core_tables_get(&Tb, T->n_operands, sizeof *ops, "cond (transpose)");
+    cj_val *res = core_tables_get(&Tb, T->n_out, sizeof *res, "cond (transpose)");
+    int status = -1;
+    if (Tb.failed) goto done;
     int n = 0;
     ops[n++] = in[0];
     for (int s = 0; s < li->n_slots; s++) ops[n++] = in[1 + s];
     for (int j = 0; j < li->n_fo; j++) ops[n++] = ct_or_zeros(ctx, ct[j], &Lr->out[j]);
     for (int i = 0; i < n; i++)
-        if (!ops[i].slot) return -1;
-    if (cf_bind(ctx, T, ops, res) != 0) return -1;
+        if (!ops[i].slot) goto done;
+    if (cf_bind(ctx, T, ops, res) != 0) goto done;
     int m = 0;
     for (int j = 0; j < li->n_fa; j++) ct_in[1 + li->n_slots + j] = res[m++];
     for (int b = 0; b < Lr->n_progs; b++)
         for (int j = 0; j < li->n_fcl[b]; j++) ct_in[Lr->clo_start[b] + j] = res[m++];
-    return 0;
+    status = 0;
+done:
+    core_tables_free(&Tb);
+    return status;
 }
 
 /* ======================= while ======================= */
 typedef struct while_job {
     const cf_record *rec;
-    int n_fc, fc[64], n_fbc, fbc[64];
+    int n_fc, *fc, n_fbc, *fbc; /* float carries; float body closure operands */
 } while_job;
 
 /* cond of the jvp loop: the primal cond on the primal carries */
@@ -578,10 +689,16 @@ static int while_jvp_cond(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user
     const while_job *job = user;
     const cf_record *rec = job->rec;
     int nc = rec->n_args;
-    cj_val args[PRIM_MAX_OPERANDS];
-    for (int i = 0; i < nc; i++) args[i] = in[i];
-    for (int i = 0; i < rec->clo_n[0]; i++) args[nc + i] = in[nc + job->n_fc + i];
-    return ir_eval_values(ctx, rec->progs[0], args, out);
+    core_tables T = {.ctx = ctx};
+    cj_val *args = core_tables_get(&T, nc + rec->clo_n[0], sizeof *args, "while_loop (jvp)");
+    int status = -1;
+    if (args) {
+        for (int i = 0; i < nc; i++) args[i] = in[i];
+        for (int i = 0; i < rec->clo_n[0]; i++) args[nc + i] = in[nc + job->n_fc + i];
+        status = ir_eval_values(ctx, rec->progs[0], args, out);
+    }
+    core_tables_free(&T);
+    return status;
 }
 
 /* body of the jvp loop: (carries, float carries' tangents, closure,
@@ -591,67 +708,114 @@ static int while_jvp_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user
     const cf_record *rec = job->rec;
     const ir_func *body = rec->progs[1];
     int nc = rec->n_args, nbc = rec->clo_n[1];
-    cj_val args[PRIM_MAX_OPERANDS], t[PRIM_MAX_OPERANDS], res[PRIM_MAX_OPERANDS], tres[PRIM_MAX_OPERANDS];
+    core_tables T = {.ctx = ctx};
+    cj_val *args = core_tables_get(&T, nc + nbc, sizeof *args, "while_loop (jvp)");
+    cj_val *t = core_tables_get(&T, nc + nbc, sizeof *t, "while_loop (jvp)");
+    cj_val *res = core_tables_get(&T, body->n_out, sizeof *res, "while_loop (jvp)");
+    cj_val *tres = core_tables_get(&T, body->n_out, sizeof *tres, "while_loop (jvp)");
+    int status = -1;
+    if (T.failed) goto done;
     for (int i = 0; i < nc + nbc; i++) t[i] = ad_zero(ctx);
     for (int i = 0; i < nc; i++) args[i] = in[i];
     for (int j = 0; j < job->n_fc; j++) t[job->fc[j]] = in[nc + j];
     for (int i = 0; i < nbc; i++) args[nc + i] = in[nc + job->n_fc + i];
     for (int j = 0; j < job->n_fbc; j++) t[nc + job->fbc[j]] = in[nc + job->n_fc + nbc + j];
-    if (ad_jvp_eval(ctx, body, args, t, res, tres, "while_loop (jvp)") != 0) return -1;
+    if (ad_jvp_eval(ctx, body, args, t, res, tres, "while_loop (jvp)") != 0) goto done;
     for (int i = 0; i < nc; i++) out[i] = res[i];
     for (int j = 0; j < job->n_fc; j++) out[nc + j] = zeros_or(ctx, tres[job->fc[j]], out_aval(body, job->fc[j]));
-    return ctx->err ? -1 : 0;
+    status = ctx->err ? -1 : 0;
+done:
+    core_tables_free(&T);
+    return status;
+}
+
+/* The level of the trace an equation of these operands (and tangents,
+ * slot 0: zero) is bound at: the innermost among them and the dynamic one,
+ * as core_bind chooses. */
+static int bind_level(cj_ctx *ctx, int n, const cj_val *in, const cj_val *tin) {
+    int level = ctx->dynamic_level;
+    for (int i = 0; i < 2 * n; i++) {
+        cj_val v = i < n ? in[i] : tin[i - n];
+        core_value *cv = v.slot ? core_peek(v) : NULL;
+        if (cv && cv->kind == VALUE_TRACER && cv->level > level) level = cv->level;
+    }
+    return level;
+}
+
+/* The jvp loop's record: (carries, float carries' tangents, cond closure,
+ * body closure, float body closure tangents) → (carries, tangents); NULL
+ * with the error recorded. */
+static cf_record *while_jvp_record(cj_ctx *ctx, cf_record *rec, while_job *job, const cj_val *in) {
+    int nc = rec->n_args, ncc = rec->clo_n[0], nbc = rec->clo_n[1];
+    core_tables T = {.ctx = ctx};
+    rt_aval *avals = core_tables_get(&T, 2 * nc + ncc + 2 * nbc, sizeof *avals, "while_loop (jvp)");
+    if (!avals) return NULL;
+    int n = 0;
+    for (int i = 0; i < nc; i++) avals[n++] = rec->out[i];
+    for (int j = 0; j < job->n_fc; j++) avals[n++] = rec->out[job->fc[j]];
+    int n_cond = n;
+    for (int i = 0; i < ncc; i++) avals[n_cond + i] = *ad_aval(in[rec->clo_start[0] + i]);
+    ir_func *cond = func_trace_body(ctx, n_cond + ncc, avals, NULL, 1, while_jvp_cond, job, "while_loop",
+                                    "while_loop (jvp cond)", NULL);
+    n = n_cond;
+    for (int i = 0; i < nbc; i++) avals[n++] = *ad_aval(in[rec->clo_start[1] + i]);
+    for (int j = 0; j < job->n_fbc; j++) avals[n++] = *ad_aval(in[rec->clo_start[1] + job->fbc[j]]);
+    ir_func *body = cond ? func_trace_body(ctx, n, avals, NULL, n_cond, while_jvp_body, job, "while_loop",
+                                           "while_loop (jvp body)", NULL)
+                         : NULL;
+    cf_record *J = body ? cf_record_new(ctx, CF_WHILE) : NULL;
+    if (!J) {
+        if (cond) ir_free(cond);
+        if (body) ir_free(body);
+        core_tables_free(&T);
+        return NULL;
+    }
+    J->progs[0] = cond;
+    J->progs[1] = body;
+    J->n_progs = 2;
+    J->n_args = n_cond;
+    J->clo_start[0] = n_cond;
+    J->clo_n[0] = ncc;
+    J->clo_start[1] = n_cond + ncc;
+    J->clo_n[1] = nbc + job->n_fbc;
+    J->n_operands = n_cond + ncc + nbc + job->n_fbc;
+    if (cf_record_outs(J, n_cond) != 0) {
+        cf_record_release(J);
+        J = NULL;
+    } else {
+        for (int i = 0; i < n_cond; i++) J->out[i] = avals[i];
+    }
+    core_tables_free(&T);
+    return J;
 }
 
 static int while_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
                      int n_out, cj_val *primal, cj_val *tout) {
     (void)prim;
     cf_record *rec = cf_of(p);
-    /* the primal loop is bound as it is: the jvp loop reads tangents, so
-     * its primal outputs would not be known to partial evaluation */
-    if (core_bind_multi(ctx, PRIM_WHILE, p, n_in, in, n_out, primal) != 0) return -1;
+    /* One loop over (primal, tangent) carries gives both, as JAX's jvp of
+     * while does. Only when the equation lands in a program that
+     * ad_linearize will split is the primal loop bound beside it: the jvp
+     * loop reads tangents, so its primal outputs would be unknown to
+     * partial evaluation, and the known side needs them (JAX's partial
+     * evaluation of while runs a known loop beside the whole one too). */
+    int split_later = ctx->linearize_level > 0 && bind_level(ctx, n_in, in, tin) >= ctx->linearize_level;
+    if (split_later && core_bind_multi(ctx, PRIM_WHILE, p, n_in, in, n_out, primal) != 0) return -1;
     int nc = rec->n_args, ncc = rec->clo_n[0], nbc = rec->clo_n[1];
-    while_job job = {rec, 0, {0}, 0, {0}};
+    core_tables T = {.ctx = ctx};
+    while_job job = {rec, 0, NULL, 0, NULL};
+    job.fc = core_tables_get(&T, nc, sizeof(int), "while_loop (jvp)");
+    job.fbc = core_tables_get(&T, nbc, sizeof(int), "while_loop (jvp)");
+    cj_val *ops = core_tables_get(&T, 2 * nc + ncc + 2 * nbc, sizeof *ops, "while_loop (jvp)");
+    cj_val *res = core_tables_get(&T, 2 * nc, sizeof *res, "while_loop (jvp)");
+    int status = -1;
+    if (T.failed) goto done;
     for (int i = 0; i < nc; i++)
         if (rt_is_float(rec->out[i].dtype)) job.fc[job.n_fc++] = i;
     for (int i = 0; i < nbc; i++)
         if (rt_is_float(ad_aval(in[rec->clo_start[1] + i])->dtype)) job.fbc[job.n_fbc++] = i;
+    if (!rec->ad_linear && !(rec->ad_linear = while_jvp_record(ctx, rec, &job, in))) goto done;
     cf_record *J = rec->ad_linear;
-    if (!J) {
-        rt_aval avals[PRIM_MAX_OPERANDS];
-        int n = 0;
-        for (int i = 0; i < nc; i++) avals[n++] = rec->out[i];
-        for (int j = 0; j < job.n_fc; j++) avals[n++] = rec->out[job.fc[j]];
-        int n_cond = n;
-        for (int i = 0; i < ncc; i++) avals[n_cond + i] = *ad_aval(in[rec->clo_start[0] + i]);
-        ir_func *cond = func_trace_body(ctx, n_cond + ncc, avals, NULL, 1, while_jvp_cond, &job, "while_loop",
-                                        "while_loop (jvp cond)", NULL);
-        n = n_cond;
-        for (int i = 0; i < nbc; i++) avals[n++] = *ad_aval(in[rec->clo_start[1] + i]);
-        for (int j = 0; j < job.n_fbc; j++) avals[n++] = *ad_aval(in[rec->clo_start[1] + job.fbc[j]]);
-        ir_func *body = cond ? func_trace_body(ctx, n, avals, NULL, n_cond, while_jvp_body, &job, "while_loop",
-                                               "while_loop (jvp body)", NULL)
-                             : NULL;
-        J = body ? cf_record_new(ctx, CF_WHILE) : NULL;
-        if (!J) {
-            if (cond) ir_free(cond);
-            if (body) ir_free(body);
-            return -1;
-        }
-        J->progs[0] = cond;
-        J->progs[1] = body;
-        J->n_progs = 2;
-        J->n_args = n_cond;
-        J->clo_start[0] = n_cond;
-        J->clo_n[0] = ncc;
-        J->clo_start[1] = n_cond + ncc;
-        J->clo_n[1] = nbc + job.n_fbc;
-        J->n_operands = n_cond + ncc + nbc + job.n_fbc;
-        J->n_out = n_cond;
-        for (int i = 0; i < n_cond; i++) J->out[i] = avals[i];
-        rec->ad_linear = J;
-    }
-    cj_val ops[PRIM_MAX_OPERANDS], res[CF_MAX_OUT];
     int n = 0;
     for (int i = 0; i < nc; i++) ops[n++] = in[i];
     for (int j = 0; j < job.n_fc; j++) ops[n++] = zeros_or(ctx, tin[job.fc[j]], &rec->out[job.fc[j]]);
@@ -662,11 +826,16 @@ static int while_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, 
         ops[n++] = zeros_or(ctx, tin[o], ad_aval(in[o]));
     }
     for (int i = 0; i < n; i++)
-        if (!ops[i].slot) return -1;
-    if (cf_bind(ctx, J, ops, res) != 0) return -1;
+        if (!ops[i].slot) goto done;
+    if (cf_bind(ctx, J, ops, res) != 0) goto done;
+    if (!split_later)
+        for (int j = 0; j < n_out; j++) primal[j] = res[j];
     for (int j = 0; j < n_out; j++) tout[j] = ad_zero(ctx);
     for (int j = 0; j < job.n_fc; j++) tout[job.fc[j]] = res[nc + j];
-    return 0;
+    status = 0;
+done:
+    core_tables_free(&T);
+    return status;
 }
 
 static int while_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,

@@ -10,7 +10,10 @@
 #include <string.h>
 
 #include "../api/api.h"
+#include "../prim/bind.h"
 #include "control.h"
+
+#define API_MAX_VALS 64
 
 
 static const char *type_str(const rt_aval *a, char *buf, size_t n) {
@@ -48,7 +51,7 @@ static int call_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     if (job->kind == 0) return cj_call(job->f, in, out) == CJ_OK ? 0 : -1;
     /* fori: the counter is the first carry */
     if (cj_call(job->f, in, out + 1) != CJ_OK) return -1;
-    out[0] = cj_add(in[0], cj_scalar_typed(ctx, 1, CJ_I32));
+    out[0] = bind_binary(PRIM_ADD, in[0], bind_scalar(ctx, 1, CJ_I32, 0)); /* the i32 counter, + 1 */
     return out[0].slot ? 0 : -1;
 }
 
@@ -61,7 +64,6 @@ static int trace_prog(cj_ctx *ctx, cf_record *rec, body_job *job, int n_in, cons
     if (!ir) return -1;
     int k = rec->n_progs++;
     rec->progs[k] = ir;
-    if (rec->n_operands + clo.n > 128) return core_error(ctx, CJ_ERR_UNSUPPORTED, "%s: more than 128 operands", what);
     rec->clo_start[k] = rec->n_operands;
     rec->clo_n[k] = clo.n;
     for (int i = 0; i < clo.n; i++) operands[rec->n_operands++] = clo.vals[i];
@@ -88,11 +90,23 @@ static cj_status fail_outputs(cj_ctx *ctx, cj_status st, int n, cj_val *out) {
     return st;
 }
 
+/* What a construct built here holds: function objects take at most
+ * API_MAX_VALS inputs and outputs (cj_func_new), so the carries, xs,
+ * operands and outputs fit that; each body closes over at most
+ * FUNC_MAX_CLOSURE values, appended to the operands, whose table is sized
+ * by the construct (ops_new). */
+static cj_val *ops_new(cj_ctx *ctx, int n_values, int n_bodies, size_t *bytes) {
+    *bytes = sizeof(cj_val) * (size_t)(1 + n_values + n_bodies * FUNC_MAX_CLOSURE);
+    cj_val *ops = rt_alloc(ctx->mem, *bytes);
+    if (!ops) core_oom(ctx, "control flow");
+    return ops;
+}
+
 /* ---- cond and switch ---- */
 /* The construct functions below make their record in *recp; the caller
  * releases it whatever happened. */
-static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func *const *branches, int n_ops,
-                             const cj_val *operands, cj_val *out, cf_record **recp) {
+static cj_status switch_ops(cj_ctx *ctx, cj_val index, int n_branches, cj_func *const *branches, int n_ops,
+                            const cj_val *operands, cj_val *out, cf_record **recp, cj_val *ops) {
     if (ctx->err) return ctx->err;
     const char *op = n_branches == 2 ? "cond" : "switch";
     if (n_branches < 1 || n_branches > CF_MAX_BRANCHES || !branches || !out)
@@ -105,7 +119,7 @@ static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func 
                        b, n_ops, n_out);
             return ctx->err;
         }
-    rt_aval avals[CF_MAX_OUT], ia;
+    rt_aval avals[API_MAX_VALS], ia;
     if (collect(ctx, op, n_ops, operands, avals) != 0 || collect(ctx, op, 1, &index, &ia) != 0) return ctx->err;
     if (ia.rank != 0 || rt_is_float(ia.dtype) || (n_branches != 2 && ia.dtype == CJ_BOOL)) {
         char t[96];
@@ -115,13 +129,11 @@ static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func 
         return ctx->err;
     }
     cf_record *rec = *recp = cf_record_new(ctx, CF_COND);
-    if (!rec) return ctx->err;
-    cj_val ops[PRIM_MAX_OPERANDS];
+    if (!rec || cf_record_outs(rec, n_out) != 0) return ctx->err;
     ops[0] = index;
     for (int i = 0; i < n_ops; i++) ops[1 + i] = operands[i];
     rec->n_operands = 1 + n_ops;
     rec->n_args = n_ops;
-    rec->n_out = n_out;
     /* lax.cond(pred, true_f, false_f): branch 1 is true_f, so the callers
      * pass branches in index order (cj_cond reorders) */
     for (int b = 0; b < n_branches; b++) {
@@ -157,6 +169,16 @@ static int check_funcs(cj_ctx *ctx, const char *op, int n, cj_func *const *fs, c
         if (fs[i] && !func_check(ctx, fs[i], op, what)) return -1;
     }
     return 0;
+}
+
+static cj_status switch_impl(cj_ctx *ctx, cj_val index, int n_branches, cj_func *const *branches, int n_ops,
+                             const cj_val *operands, cj_val *out, cf_record **recp) {
+    size_t bytes;
+    cj_val *ops = ops_new(ctx, n_ops, n_branches > 0 && n_branches <= CF_MAX_BRANCHES ? n_branches : 0, &bytes);
+    if (!ops) return ctx->err;
+    cj_status st = switch_ops(ctx, index, n_branches, branches, n_ops, operands, out, recp, ops);
+    rt_free(ctx->mem, ops, bytes);
+    return st;
 }
 
 /* The context a loop runs in: its first value's, else its function's
@@ -247,7 +269,7 @@ static int promote_weak_carries(const cf_record *rec, int k, int first, int n, r
         cj_dtype dt;
         int weak;
         api_join_types(avals[i].dtype, 1, o->dtype, o->weak, &dt, &weak);
-        ops[i] = cj_astype(ops[i], dt);
+        ops[i] = bind_convert(ops[i], dt);
         avals[i].dtype = dt;
         avals[i].weak = 0;
         changed++;
@@ -262,8 +284,8 @@ static void untrace(cf_record *rec, int n_operands) {
     rec->n_operands = n_operands;
 }
 
-static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init,
-                            cj_val *out, cf_record **recp) {
+static cj_status while_ops(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init,
+                           cj_val *out, cf_record **recp, cj_val *ops) {
     if (ctx->err) return ctx->err;
     if (!out || cond_f->n_in != n_carry || cond_f->n_out != 1 || body_f->n_in != n_carry || body_f->n_out != n_carry) {
         core_error(ctx, CJ_ERR_ARG,
@@ -271,13 +293,12 @@ static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n
                    n_carry, n_carry);
         return ctx->err;
     }
-    rt_aval avals[CF_MAX_OUT];
+    rt_aval avals[API_MAX_VALS];
     if (collect(ctx, "while_loop", n_carry, init, avals) != 0) return ctx->err;
     cf_record *rec = *recp = cf_record_new(ctx, CF_WHILE);
-    if (!rec) return ctx->err;
-    cj_val ops[PRIM_MAX_OPERANDS];
+    if (!rec || cf_record_outs(rec, n_carry) != 0) return ctx->err;
     for (int i = 0; i < n_carry; i++) ops[i] = init[i];
-    rec->n_operands = rec->n_args = rec->n_out = n_carry;
+    rec->n_operands = rec->n_args = n_carry;
     body_job cj = {cond_f, 0}, bj = {body_f, 0};
     for (int pass = 0;; pass++) {
         if (trace_prog(ctx, rec, &cj, n_carry, avals, 1, "while_loop cond", ops) != 0) return ctx->err;
@@ -305,6 +326,16 @@ static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n
     return finish(ctx, rec, cond_f, ops, out);
 }
 
+static cj_status while_impl(cj_ctx *ctx, cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init,
+                            cj_val *out, cf_record **recp) {
+    size_t bytes;
+    cj_val *ops = ops_new(ctx, n_carry, 2, &bytes);
+    if (!ops) return ctx->err;
+    cj_status st = while_ops(ctx, cond_f, body_f, n_carry, init, out, recp, ops);
+    rt_free(ctx->mem, ops, bytes);
+    return st;
+}
+
 cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_val *init, cj_val *out) {
     cj_ctx *ctx = loop_ctx(n_carry, init, 0, NULL, cond_f ? cond_f : body_f);
     const char *null = !cond_f ? "cond_f" : !body_f ? "body_f" : n_carry > 0 && !init ? "init" : !out ? "out" : NULL;
@@ -325,11 +356,11 @@ cj_status cj_while_loop(cj_func *cond_f, cj_func *body_f, int n_carry, const cj_
 }
 
 /* The scan behind scan and fori_loop. */
-static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
-                           int64_t length, int reverse, cj_val *carry_out, cj_val *ys, cf_record **recp) {
+static cj_status scan_ops(const char *op, body_job *job, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
+                          int64_t length, int reverse, cj_val *carry_out, cj_val *ys, cf_record **recp, cj_val *ops) {
     cj_func *f = job->f;
     cj_ctx *ctx = f->ctx;
-    rt_aval avals[PRIM_MAX_OPERANDS];
+    rt_aval avals[API_MAX_VALS];
     if (collect(ctx, op, n_carry, init, avals) != 0 || collect(ctx, op, n_xs, xs, avals + n_carry) != 0) return ctx->err;
     for (int i = 0; i < n_xs; i++) {
         rt_aval *x = &avals[n_carry + i];
@@ -344,7 +375,6 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
     }
     cf_record *rec = *recp = cf_record_new(ctx, CF_SCAN);
     if (!rec) return ctx->err;
-    cj_val ops[PRIM_MAX_OPERANDS];
     for (int i = 0; i < n_carry; i++) ops[i] = init[i];
     for (int i = 0; i < n_xs; i++) ops[n_carry + i] = xs[i];
     rec->n_operands = n_carry + n_xs;
@@ -363,7 +393,7 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
         untrace(rec, n_carry + n_xs);
     }
     if (check_carries(ctx, op, rec, 0, avals, n_carry, job->kind, f->name) != 0) return ctx->err;
-    rec->n_out = n_body_out;
+    if (cf_record_outs(rec, n_body_out) != 0) return ctx->err;
     for (int i = 0; i < n_carry; i++) rec->out[i] = *prog_out(rec, 0, i);
     for (int j = 0; j < n_y; j++) {
         rt_aval y = *prog_out(rec, 0, n_carry + j);
@@ -374,10 +404,21 @@ static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_
         y.rank++;
         rec->out[n_carry + j] = y;
     }
-    cj_val res[CF_MAX_OUT];
+    cj_val res[API_MAX_VALS];
     cj_status st = finish(ctx, rec, f, ops, res);
     for (int i = 0; i < n_carry; i++) carry_out[i] = res[i];
     for (int j = 0; j < n_y && ys; j++) ys[j] = res[n_carry + j];
+    return st;
+}
+
+static cj_status scan_impl(const char *op, body_job *job, int n_carry, const cj_val *init, int n_xs, const cj_val *xs,
+                           int64_t length, int reverse, cj_val *carry_out, cj_val *ys, cf_record **recp) {
+    cj_ctx *ctx = job->f->ctx;
+    size_t bytes;
+    cj_val *ops = ops_new(ctx, n_carry + n_xs, 1, &bytes);
+    if (!ops) return ctx->err;
+    cj_status st = scan_ops(op, job, n_carry, init, n_xs, xs, length, reverse, carry_out, ys, recp, ops);
+    rt_free(ctx->mem, ops, bytes);
     return st;
 }
 
@@ -446,8 +487,8 @@ static cj_status fori_impl(cj_ctx *ctx, int64_t lower, int64_t upper, cj_func *b
         return ctx->err;
     }
     /* a scan with the index as an extra carry: not unrolled, differentiable */
-    cj_val carries[CF_MAX_OUT], res[CF_MAX_OUT];
-    carries[0] = cj_scalar_typed(ctx, (double)lower, CJ_I32);
+    cj_val carries[API_MAX_VALS], res[API_MAX_VALS];
+    carries[0] = bind_scalar(ctx, (double)lower, CJ_I32, 0);
     for (int i = 0; i < n_carry; i++) carries[1 + i] = init[i];
     body_job job = {body, 1};
     int64_t length = upper > lower ? upper - lower : 0;

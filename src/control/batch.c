@@ -24,25 +24,39 @@
 #include "../prim/batching.h"
 #include "control.h"
 
-#define MAX_OPS 128
+/* Every table here is sized by the construct (its operands, a body's
+ * inputs and outputs), taken from the allocator: no fixed limit of this
+ * file's own. (cj_vmap, which batches each body, takes functions of at
+ * most 64 inputs and outputs: mapped_prog says so for a larger body.) */
 
 /* ---- the batched forms a record keeps ---- */
+static void key_free(cj_ctx *ctx, cf_batched *b) {
+    if (b->batched) rt_free(ctx->mem, b->batched, (size_t)b->n_batched + 1);
+    b->batched = NULL;
+}
+
 void cf_batched_clear(cf_record *rec) {
     for (int i = 0; i < CF_BATCHED_KEPT; i++) {
         cf_record *b = rec->batched[i].rec;
         rec->batched[i].rec = NULL;
+        key_free(rec->ctx, &rec->batched[i]);
         cf_record_release(b);
     }
 }
 
-static void key_init(cf_batched *key, int64_t size, int variant) {
+/* A key over the n operands of the new record's layout, flagged in
+ * `flags` (the caller's table of n + 1 bytes). */
+static void key_init(cf_batched *key, int64_t size, int variant, int n, uint8_t *flags) {
     memset(key, 0, sizeof *key);
     key->size = size;
     key->variant = variant;
+    key->n_batched = n;
+    key->batched = flags;
 }
 
 static int same_key(const cf_batched *a, const cf_batched *b) {
-    return a->size == b->size && a->variant == b->variant && !memcmp(a->batched, b->batched, sizeof a->batched);
+    return a->size == b->size && a->variant == b->variant && a->n_batched == b->n_batched &&
+           !memcmp(a->batched, b->batched, (size_t)a->n_batched);
 }
 
 /* The kept batched form for key (a new reference), or NULL. */
@@ -52,12 +66,18 @@ static cf_record *find_batched(cf_record *src, const cf_batched *key) {
     return NULL;
 }
 
-/* Keeps nrec as src's batched form for key (taking a reference). */
+/* Keeps nrec as src's batched form for key (taking a reference and a copy
+ * of its flags; out of memory, it is simply not kept). */
 static void remember_batched(cf_record *src, const cf_batched *key, cf_record *nrec) {
+    uint8_t *flags = rt_alloc(src->ctx->mem, (size_t)key->n_batched + 1);
+    if (!flags) return;
+    memcpy(flags, key->batched, (size_t)key->n_batched + 1);
     cf_batched *slot = &src->batched[src->next_batched];
     src->next_batched = (src->next_batched + 1) % CF_BATCHED_KEPT;
     cf_record *old = slot->rec;
+    key_free(src->ctx, slot);
     *slot = *key;
+    slot->batched = flags;
     slot->rec = cf_record_retain(nrec);
     cf_record_release(old);
 }
@@ -119,7 +139,7 @@ static cj_func *mapped_prog(cj_ctx *ctx, const ir_func *prog, const char *name, 
         return NULL;
     }
     runner->state = st;
-    int64_t in_axes[PRIM_MAX_OPERANDS], out_axes[CF_MAX_OUT];
+    int64_t in_axes[64], out_axes[64]; /* at most 64 each: checked above */
     for (int i = 0; i < prog->n_in; i++) in_axes[i] = in_b[i] ? 0 : CJ_NOT_MAPPED;
     for (int j = 0; j < prog->n_out; j++) out_axes[j] = out_b[j] ? 0 : CJ_NOT_MAPPED;
     /* the size is given: a body may read no batched input and still have
@@ -150,18 +170,27 @@ typedef struct trace_job {
     int n_carry, n_clo_body, n_clo_cond;
 } trace_job;
 
+/* The type of a value (the rules read shapes and dtypes from the core,
+ * not through the public accessors); NULL for an error value. */
+static const rt_aval *aval_of(cj_val x) {
+    core_value *v = x.ctx && !x.ctx->err ? core_peek(x) : NULL;
+    return v ? &v->aval : NULL;
+}
+
+/* Whether any example's predicate holds: max over the batch of pred as
+ * int32, compared with 0 (every type exact: the helpers do not promote). */
 static cj_val any_example(cj_ctx *ctx, cj_val pred) {
     int64_t axis0 = 0;
-    cj_val most = cj_reduce_max(cj_astype(pred, CJ_I32), 1, &axis0, 0);
-    return cj_gt(most, cj_scalar_typed(ctx, 0, CJ_I32));
+    cj_val most = bind_reduce(PRIM_REDUCE_MAX, bind_convert(pred, CJ_I32), 1, &axis0);
+    return bind_binary(PRIM_GT, most, bind_scalar(ctx, 0, CJ_I32, 0));
 }
 
 /* pred[B] broadcast to the shape of x (batched at 0). */
 static cj_val per_example(cj_val pred, cj_val x) {
-    int rank = cj_val_rank(x);
-    int64_t shape[CJ_MAX_RANK], dims[1] = {0};
-    for (int d = 0; d < rank; d++) shape[d] = cj_val_dim(x, d);
-    return cj_broadcast_in_dim(pred, rank, shape, dims);
+    const rt_aval *a = aval_of(x);
+    if (!a) return core_err_val(x.ctx);
+    int64_t dims[1] = {0};
+    return bind_broadcast_in_dim(pred, a->rank, a->dims, dims);
 }
 
 static int run_job(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
@@ -174,15 +203,23 @@ static int run_job(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
         return out[0].slot ? 0 : -1;
     }
     int nc = job->n_carry;
-    cj_val cond_in[PRIM_MAX_OPERANDS], pred, next[PRIM_MAX_OPERANDS];
-    memcpy(cond_in, in, sizeof(cj_val) * (size_t)nc);
-    memcpy(cond_in + nc, in + nc + job->n_clo_body, sizeof(cj_val) * (size_t)job->n_clo_cond);
-    if (cj_call(job->a, cond_in, &pred) != CJ_OK || cj_call(job->b, in, next) != CJ_OK) return -1;
-    for (int i = 0; i < nc; i++) {
-        out[i] = cj_where(per_example(pred, in[i]), next[i], in[i]);
-        if (!out[i].slot) return -1;
+    core_tables T = {.ctx = ctx};
+    cj_val *cond_in = core_tables_get(&T, nc + job->n_clo_cond, sizeof *cond_in, "vmap of while_loop");
+    cj_val *next = core_tables_get(&T, nc, sizeof *next, "vmap of while_loop"), pred;
+    int status = -1;
+    if (!T.failed) {
+        memcpy(cond_in, in, sizeof(cj_val) * (size_t)nc);
+        memcpy(cond_in + nc, in + nc + job->n_clo_body, sizeof(cj_val) * (size_t)job->n_clo_cond);
+        if (cj_call(job->a, cond_in, &pred) == CJ_OK && cj_call(job->b, in, next) == CJ_OK) {
+            status = 0;
+            for (int i = 0; i < nc && status == 0; i++) {
+                out[i] = bind_where(per_example(pred, in[i]), next[i], in[i]);
+                if (!out[i].slot) status = -1;
+            }
+        }
     }
-    return 0;
+    core_tables_free(&T);
+    return status;
 }
 
 /* Traces a job for the given input types into a new program (NULL with
@@ -241,7 +278,10 @@ static cf_record *new_record(cj_ctx *ctx, const cf_record *src, int n_progs, ir_
     memcpy(rec->clo_n, src->clo_n, sizeof rec->clo_n);
     rec->length = src->length;
     rec->reverse = src->reverse;
-    rec->n_out = src->n_out;
+    if (cf_record_outs(rec, src->n_out) != 0) {
+        cf_record_release(rec); /* it owns the programs now */
+        return NULL;
+    }
     return rec;
 }
 
@@ -274,8 +314,9 @@ static void flags_of(const int64_t *bdim, int start, int n, uint8_t *flags) {
  * An operand the vmap does not batch stays unbatched and unmasked: masking
  * it per example would batch it (JAX broadcasts it to every example). */
 static cj_val branch_operand(cj_ctx *ctx, cj_val x, int batched, cj_val pick) {
-    if (!batched || ctx->dynamic_level == 0 || !rt_is_float(cj_val_dtype(x))) return x;
-    return cj_where(per_example(pick, x), x, cj_stop_gradient(x));
+    const rt_aval *a = aval_of(x);
+    if (!batched || ctx->dynamic_level == 0 || (a && !rt_is_float(a->dtype))) return x;
+    return bind_where(per_example(pick, x), x, bind_unary(PRIM_STOP_GRADIENT, x));
 }
 
 /* A batched index: every branch runs batched, and each example takes its
@@ -284,17 +325,28 @@ static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *i
                               int64_t size, cj_val *out, int64_t *out_bdim) {
     int na = rec->n_args, nb = rec->n_progs, n_out = rec->n_out;
     cj_val index = batch_moveaxis(in[0], bdim[0], 0);
-    if (cj_val_dtype(index) == CJ_BOOL) index = cj_astype(index, CJ_I32);
-    index = cj_clamp(cj_scalar_typed(ctx, 0, cj_val_dtype(index)), index,
-                     cj_scalar_typed(ctx, nb - 1, cj_val_dtype(index)));
-    for (int b = 0; b < nb && !ctx->err; b++) {
+    const rt_aval *ia = aval_of(index);
+    if (!ia) return -1;
+    /* an int32 index (a bool one converted), clamped as the construct
+     * clamps it; the bounds are strongly typed int32 like it */
+    cj_dtype idt = ia->dtype == CJ_BOOL ? CJ_I32 : ia->dtype;
+    index = bind_convert(index, idt);
+    index = bind_clamp(bind_scalar(ctx, 0, idt, 0), index, bind_scalar(ctx, nb - 1, idt, 0));
+    int max_in = 1;
+    for (int b = 0; b < nb; b++)
+        if (rec->progs[b]->n_in > max_in) max_in = rec->progs[b]->n_in;
+    core_tables T = {.ctx = ctx};
+    uint8_t *in_b = core_tables_get(&T, max_in, 1, "vmap of cond");
+    uint8_t *out_b = core_tables_get(&T, n_out, 1, "vmap of cond");
+    cj_val *ops = core_tables_get(&T, max_in, sizeof *ops, "vmap of cond");
+    cj_val *res = core_tables_get(&T, n_out, sizeof *res, "vmap of cond");
+    int status = T.failed ? -1 : 0;
+    if (status == 0) memset(out_b, 1, (size_t)n_out);
+    for (int b = 0; b < nb && status == 0 && !ctx->err; b++) {
         const ir_func *pb = rec->progs[b];
-        uint8_t in_b[MAX_OPS], out_b[CF_MAX_OUT];
-        cj_val ops[MAX_OPS], res[CF_MAX_OUT];
         flags_of(bdim, 1, na, in_b);
         flags_of(bdim, rec->clo_start[b], rec->clo_n[b], in_b + na);
-        memset(out_b, 1, sizeof out_b);
-        cj_val pick = cj_eq(index, cj_scalar_typed(ctx, b, cj_val_dtype(index)));
+        cj_val pick = bind_binary(PRIM_EQ, index, bind_scalar(ctx, b, idt, 0));
         for (int i = 0; i < na; i++) {
             ops[i] = place_operand(in[1 + i], bdim[1 + i], size, in_b[i] ? 0 : BDIM_NONE);
             ops[i] = branch_operand(ctx, ops[i], in_b[i], pick);
@@ -307,16 +359,21 @@ static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *i
         char name[64];
         snprintf(name, sizeof name, "branch %d", b);
         cj_func *mapped = mapped_prog(ctx, pb, name, in_b, out_b, size);
-        if (!mapped) return -1;
-        int st = cj_call(mapped, ops, res) == CJ_OK ? 0 : -1;
+        if (!mapped) {
+            status = -1;
+            break;
+        }
+        status = cj_call(mapped, ops, res) == CJ_OK ? 0 : -1;
         free_mapped(mapped);
-        if (st != 0) return -1;
+        if (status != 0) break;
         if (b == 0) {
             memcpy(out, res, sizeof(cj_val) * (size_t)n_out);
             continue;
         }
-        for (int j = 0; j < n_out; j++) out[j] = cj_where(per_example(pick, res[j]), res[j], out[j]);
+        for (int j = 0; j < n_out; j++) out[j] = bind_where(per_example(pick, res[j]), res[j], out[j]);
     }
+    core_tables_free(&T);
+    if (status != 0) return -1;
     for (int j = 0; j < n_out; j++) out_bdim[j] = 0;
     return ctx->err ? -1 : 0;
 }
@@ -324,22 +381,33 @@ static int cond_batched_index(cj_ctx *ctx, const cf_record *rec, const cj_val *i
 static int cond_unbatched_index(cj_ctx *ctx, cf_record *rec, const cj_val *in,
                                 const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
     int na = rec->n_args, nb = rec->n_progs, n_out = rec->n_out;
-    uint8_t in_b[CF_MAX_BRANCHES][MAX_OPS], out_b[CF_MAX_OUT] = {0};
+    core_tables T = {.ctx = ctx};
+    uint8_t *in_b[CF_MAX_BRANCHES];
+    int max_in = 1;
     for (int b = 0; b < nb; b++) {
-        uint8_t ob[CF_MAX_OUT];
+        in_b[b] = core_tables_get(&T, rec->progs[b]->n_in, 1, "vmap of cond");
+        if (rec->progs[b]->n_in > max_in) max_in = rec->progs[b]->n_in;
+    }
+    uint8_t *out_b = core_tables_get(&T, n_out, 1, "vmap of cond"), *ob = core_tables_get(&T, n_out, 1, "vmap of cond");
+    uint8_t *flags = core_tables_get(&T, rec->n_operands + 1, 1, "vmap of cond");
+    rt_aval *avals = core_tables_get(&T, max_in, sizeof *avals, "vmap of cond");
+    cj_val *ops = core_tables_get(&T, rec->n_operands, sizeof *ops, "vmap of cond");
+    cf_record *nrec = NULL;
+    int status = -1;
+    if (T.failed) goto done;
+    for (int b = 0; b < nb; b++) {
         flags_of(bdim, 1, na, in_b[b]);
         flags_of(bdim, rec->clo_start[b], rec->clo_n[b], in_b[b] + na);
-        if (batched_outputs(ctx, rec->progs[b], in_b[b], ob) != 0) return -1;
+        if (batched_outputs(ctx, rec->progs[b], in_b[b], ob) != 0) goto done;
         for (int j = 0; j < n_out; j++) out_b[j] |= ob[j];
     }
     cf_batched key;
-    key_init(&key, size, 0);
-    flags_of(bdim, 0, rec->n_operands, key.batched);
-    cf_record *nrec = find_batched(rec, &key);
+    flags_of(bdim, 0, rec->n_operands, flags);
+    key_init(&key, size, 0, rec->n_operands, flags);
+    nrec = find_batched(rec, &key);
     if (!nrec) {
         ir_func *progs[CF_MAX_BRANCHES] = {0};
         for (int b = 0; b < nb; b++) {
-            rt_aval avals[MAX_OPS];
             char name[64];
             snprintf(name, sizeof name, "vmap of branch %d", b);
             batched_inputs(rec->progs[b], in_b[b], size, avals);
@@ -348,24 +416,25 @@ static int cond_unbatched_index(cj_ctx *ctx, cf_record *rec, const cj_val *in,
             free_mapped(job.a);
             if (!progs[b]) {
                 free_progs(nb, progs);
-                return -1;
+                goto done;
             }
         }
         nrec = new_record(ctx, rec, nb, progs);
-        if (!nrec) return -1;
+        if (!nrec) goto done;
         for (int j = 0; j < n_out; j++) {
             nrec->out[j] = *prog_out(progs[0], j);
             for (int b = 1; b < nb; b++) nrec->out[j].weak &= prog_out(progs[b], j)->weak;
         }
         remember_batched(rec, &key, nrec);
     }
-    cj_val ops[MAX_OPS];
     for (int i = 0; i < rec->n_operands; i++) ops[i] = place_operand(in[i], bdim[i], size, bdim[i] == BDIM_NONE ? BDIM_NONE : 0);
-    int st = run_or_bind(ctx, nrec, ops, out);
-    cf_record_release(nrec);
-    if (st != 0) return -1;
+    if (run_or_bind(ctx, nrec, ops, out) != 0) goto done;
     for (int j = 0; j < n_out; j++) out_bdim[j] = out_b[j] ? 0 : BDIM_NONE;
-    return 0;
+    status = 0;
+done:
+    cf_record_release(nrec);
+    core_tables_free(&T);
+    return status;
 }
 
 /* ---- loops ---- */
@@ -375,43 +444,59 @@ static int cond_unbatched_index(cj_ctx *ctx, cf_record *rec, const cj_val *in,
  * flagged in rest_b; its first outputs are the carries. */
 static int carry_fixed_point(cj_ctx *ctx, const ir_func *body, int nc, const uint8_t *rest_b, int n_rest,
                              uint8_t *carry_b) {
-    uint8_t in_b[MAX_OPS], out_b[MAX_OPS];
-    memcpy(in_b + nc, rest_b, (size_t)n_rest);
-    for (int changed = 1; changed;) {
+    core_tables T = {.ctx = ctx};
+    uint8_t *in_b = core_tables_get(&T, nc + n_rest, 1, "vmap of control flow");
+    uint8_t *out_b = core_tables_get(&T, body->n_out, 1, "vmap of control flow");
+    int status = T.failed ? -1 : 0;
+    if (status == 0) memcpy(in_b + nc, rest_b, (size_t)n_rest);
+    for (int changed = 1; changed && status == 0;) {
         memcpy(in_b, carry_b, (size_t)nc);
-        if (batched_outputs(ctx, body, in_b, out_b) != 0) return -1;
+        if (batched_outputs(ctx, body, in_b, out_b) != 0) status = -1;
         changed = 0;
-        for (int i = 0; i < nc; i++)
+        for (int i = 0; i < nc && status == 0; i++)
             if (out_b[i] && !carry_b[i]) carry_b[i] = 1, changed = 1;
     }
-    return 0;
+    core_tables_free(&T);
+    return status;
 }
 
 static int while_batch(cj_ctx *ctx, cf_record *rec, const cj_val *in, const int64_t *bdim,
                        int64_t size, cj_val *out, int64_t *out_bdim) {
-    int nc = rec->n_args, ncc = rec->clo_n[0], nbc = rec->clo_n[1];
+    int nc = rec->n_args, ncc = rec->clo_n[0], nbc = rec->clo_n[1], n_ops = rec->n_operands;
     const ir_func *cond = rec->progs[0], *body = rec->progs[1];
-    uint8_t carry_b[MAX_OPS], cclo_b[MAX_OPS], bclo_b[MAX_OPS], in_b[MAX_OPS], pred_b;
+    core_tables T = {.ctx = ctx};
+    uint8_t *carry_b = core_tables_get(&T, nc, 1, "vmap of while_loop");
+    uint8_t *cclo_b = core_tables_get(&T, ncc, 1, "vmap of while_loop");
+    uint8_t *bclo_b = core_tables_get(&T, nbc, 1, "vmap of while_loop");
+    uint8_t *in_b = core_tables_get(&T, nc + ncc, 1, "vmap of while_loop");
+    uint8_t *flags = core_tables_get(&T, n_ops + 1, 1, "vmap of while_loop");
+    uint8_t *cin_b = core_tables_get(&T, nc + ncc, 1, "vmap of while_loop");
+    uint8_t *bin_b = core_tables_get(&T, nc + nbc, 1, "vmap of while_loop");
+    rt_aval *avals = core_tables_get(&T, nc + nbc + ncc, sizeof *avals, "vmap of while_loop");
+    cj_val *ops = core_tables_get(&T, n_ops + ncc, sizeof *ops, "vmap of while_loop");
+    uint8_t pred_b;
+    cf_record *nrec = NULL;
+    int status = -1;
+    if (T.failed) goto done;
     flags_of(bdim, 0, nc, carry_b);
     flags_of(bdim, rec->clo_start[0], ncc, cclo_b);
     flags_of(bdim, rec->clo_start[1], nbc, bclo_b);
-    if (carry_fixed_point(ctx, body, nc, bclo_b, nbc, carry_b) != 0) return -1;
+    if (carry_fixed_point(ctx, body, nc, bclo_b, nbc, carry_b) != 0) goto done;
     memcpy(in_b, carry_b, (size_t)nc);
     memcpy(in_b + nc, cclo_b, (size_t)ncc);
-    if (batched_outputs(ctx, cond, in_b, &pred_b) != 0) return -1;
+    if (batched_outputs(ctx, cond, in_b, &pred_b) != 0) goto done;
     /* a batched predicate: examples finish at different steps, so every
      * carry is batched (a finished example keeps its own) */
     if (pred_b) memset(carry_b, 1, (size_t)nc);
 
     cf_batched key;
-    key_init(&key, size, pred_b);
-    memcpy(key.batched, carry_b, (size_t)nc);
-    flags_of(bdim, nc, rec->n_operands - nc, key.batched + nc);
-    cf_record *nrec = find_batched(rec, &key);
+    memcpy(flags, carry_b, (size_t)nc);
+    flags_of(bdim, nc, n_ops - nc, flags + nc);
+    key_init(&key, size, pred_b, n_ops, flags);
+    nrec = find_batched(rec, &key);
     if (!nrec) {
         ir_func *progs[2] = {0};
-        rt_aval avals[MAX_OPS];
-        uint8_t cin_b[MAX_OPS], bin_b[MAX_OPS], one = 1;
+        uint8_t one = 1;
         memcpy(cin_b, carry_b, (size_t)nc);
         memcpy(cin_b + nc, cclo_b, (size_t)ncc);
         memcpy(bin_b, carry_b, (size_t)nc);
@@ -437,75 +522,81 @@ static int while_batch(cj_ctx *ctx, cf_record *rec, const cj_val *in, const int6
         free_mapped(bj.b);
         if (!progs[0] || !progs[1]) {
             free_progs(2, progs);
-            return -1;
+            goto done;
         }
         nrec = new_record(ctx, rec, 2, progs);
-        if (!nrec) return -1;
+        if (!nrec) goto done;
         if (pred_b) { /* the cond's closure read twice: appended for the body */
             nrec->clo_n[1] = nbc + ncc;
-            nrec->n_operands = rec->n_operands + ncc;
+            nrec->n_operands = n_ops + ncc;
         }
         for (int i = 0; i < nc; i++) nrec->out[i] = *prog_out(progs[1], i);
         remember_batched(rec, &key, nrec);
     }
-    cj_val ops[MAX_OPS];
     for (int i = 0; i < nc; i++) ops[i] = place_operand(in[i], bdim[i], size, carry_b[i] ? 0 : BDIM_NONE);
-    for (int i = nc; i < rec->n_operands; i++)
-        ops[i] = place_operand(in[i], bdim[i], size, bdim[i] == BDIM_NONE ? BDIM_NONE : 0);
-    for (int i = 0; pred_b && i < ncc; i++) ops[rec->n_operands + i] = ops[rec->clo_start[0] + i];
-    int st = run_or_bind(ctx, nrec, ops, out);
-    cf_record_release(nrec);
-    if (st != 0) return -1;
+    for (int i = nc; i < n_ops; i++) ops[i] = place_operand(in[i], bdim[i], size, bdim[i] == BDIM_NONE ? BDIM_NONE : 0);
+    for (int i = 0; pred_b && i < ncc; i++) ops[n_ops + i] = ops[rec->clo_start[0] + i];
+    if (run_or_bind(ctx, nrec, ops, out) != 0) goto done;
     for (int i = 0; i < nc; i++) out_bdim[i] = carry_b[i] ? 0 : BDIM_NONE;
-    return 0;
+    status = 0;
+done:
+    cf_record_release(nrec);
+    core_tables_free(&T);
+    return status;
 }
 
 static int scan_batch(cj_ctx *ctx, cf_record *rec, const cj_val *in, const int64_t *bdim,
                       int64_t size, cj_val *out, int64_t *out_bdim) {
-    int nc = rec->n_args, nx = rec->n_xs, ncl = rec->clo_n[0], ny = rec->n_out - nc;
+    int nc = rec->n_args, nx = rec->n_xs, ncl = rec->clo_n[0], ny = rec->n_out - nc, n_ops = rec->n_operands;
     const ir_func *body = rec->progs[0];
-    uint8_t in_b[MAX_OPS], out_b[CF_MAX_OUT];
-    flags_of(bdim, 0, rec->n_operands, in_b); /* carries, xs, closure: the body's inputs in order */
-    if (carry_fixed_point(ctx, body, nc, in_b + nc, nx + ncl, in_b) != 0) return -1;
-    if (batched_outputs(ctx, body, in_b, out_b) != 0) return -1;
+    core_tables T = {.ctx = ctx};
+    uint8_t *in_b = core_tables_get(&T, n_ops + 1, 1, "vmap of scan");
+    uint8_t *out_b = core_tables_get(&T, rec->n_out, 1, "vmap of scan");
+    rt_aval *avals = core_tables_get(&T, body->n_in, sizeof *avals, "vmap of scan");
+    cj_val *ops = core_tables_get(&T, n_ops, sizeof *ops, "vmap of scan");
+    cf_record *nrec = NULL;
+    int status = -1;
+    if (T.failed) goto done;
+    flags_of(bdim, 0, n_ops, in_b); /* carries, xs, closure: the body's inputs in order */
+    if (carry_fixed_point(ctx, body, nc, in_b + nc, nx + ncl, in_b) != 0) goto done;
+    if (batched_outputs(ctx, body, in_b, out_b) != 0) goto done;
     memcpy(out_b, in_b, (size_t)nc); /* the carries as the fixed point has them */
 
     cf_batched key;
-    key_init(&key, size, 0);
-    memcpy(key.batched, in_b, (size_t)rec->n_operands);
-    cf_record *nrec = find_batched(rec, &key);
+    key_init(&key, size, 0, n_ops, in_b);
+    nrec = find_batched(rec, &key);
     if (!nrec) {
         ir_func *prog = NULL;
-        rt_aval avals[MAX_OPS];
         batched_inputs(body, in_b, size, avals);
         trace_job job = {JOB_MAP, mapped_prog(ctx, body, "scan body", in_b, out_b, size), NULL, 0, 0, 0};
         if (job.a) prog = trace_job_prog(ctx, &job, body->n_in, avals, rec->n_out, "vmap of scan body");
         free_mapped(job.a);
-        if (!prog) return -1;
+        if (!prog) goto done;
         nrec = new_record(ctx, rec, 1, &prog);
-        if (!nrec) return -1;
+        if (!nrec) goto done;
         for (int i = 0; i < nc; i++) nrec->out[i] = *prog_out(prog, i);
         for (int j = 0; j < ny; j++) nrec->out[nc + j] = batched_aval(*prog_out(prog, nc + j), rec->length, 0);
         remember_batched(rec, &key, nrec);
     }
-    cj_val ops[MAX_OPS];
-    for (int i = 0; i < rec->n_operands; i++) {
+    for (int i = 0; i < n_ops; i++) {
         int64_t at = !in_b[i] ? BDIM_NONE : i >= nc && i < nc + nx ? 1 : 0; /* xs keep the scan axis first */
         ops[i] = place_operand(in[i], bdim[i], size, at);
     }
-    int st = run_or_bind(ctx, nrec, ops, out);
-    cf_record_release(nrec);
-    if (st != 0) return -1;
+    if (run_or_bind(ctx, nrec, ops, out) != 0) goto done;
     for (int i = 0; i < nc; i++) out_bdim[i] = in_b[i] ? 0 : BDIM_NONE;
     for (int j = 0; j < ny; j++) out_bdim[nc + j] = out_b[nc + j] ? 1 : BDIM_NONE;
-    return 0;
+    status = 0;
+done:
+    cf_record_release(nrec);
+    core_tables_free(&T);
+    return status;
 }
 
 /* ---- the rule ---- */
 static int cf_batch(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                     const int64_t *bdim, int64_t size, int n_out, cj_val *out, int64_t *out_bdim) {
     cf_record *rec = cf_of(p);
-    if (n_in != rec->n_operands || n_in > MAX_OPS || n_out != rec->n_out)
+    if (n_in != rec->n_operands || n_out != rec->n_out)
         return prim_error(ctx, CJ_ERR_ARG, prim, "vmap: %d operands and %d outputs for a construct of %d and %d",
                           n_in, n_out, rec->n_operands, rec->n_out);
     int st;

@@ -18,7 +18,6 @@
 #include "../core/func.h"
 
 #define CF_MAX_BRANCHES 16
-#define CF_MAX_OUT PRIM_MAX_RESULTS
 /* Batched forms of one record kept for reuse (vmap called again). */
 #define CF_BATCHED_KEPT 4
 
@@ -33,7 +32,8 @@ typedef struct cf_batched {
     struct cf_record *rec; /* one reference; NULL: empty */
     int variant;           /* while: the predicate is batched */
     int64_t size;
-    uint8_t batched[PRIM_MAX_OPERANDS]; /* operands batched in the new record's layout */
+    int n_batched;    /* operands of the new record's layout */
+    uint8_t *batched; /* which are batched (the kept form owns its copy) */
 } cf_batched;
 
 typedef struct cf_record {
@@ -60,7 +60,7 @@ typedef struct cf_record {
     int64_t length;                     /* scan: iterations */
     int reverse;                        /* scan: from the last element */
     int n_out;
-    rt_aval out[CF_MAX_OUT];
+    rt_aval *out; /* n_out types, set by cf_record_outs: no fixed limit */
     struct program *prepared[CF_MAX_BRANCHES]; /* compiled sub-programs, made on first use */
     /* autodiff (ad.c): a construct made as the linear half of a jvp keeps
      * each body's linear program (residuals first, then tangents) for its
@@ -86,6 +86,9 @@ static inline cf_record *cf_record_retain(cf_record *rec) {
     return rec;
 }
 static inline void cf_record_release(cf_record *rec) { prim_ref_release(rec ? &rec->ref : NULL); }
+/* Gives rec n results (zeroed types, to be filled): 0, or -1 with the
+ * out-of-memory error recorded. */
+int cf_record_outs(cf_record *rec, int n);
 /* A construct just built in `rec` may repeat an earlier one (run again
  * eagerly in a loop, or traced again) made from the same function object
  * `owner` (its first body), which remembers its last few finished records:
@@ -104,8 +107,8 @@ long cf_records_live_for_testing(void);
  * current traces. */
 int cf_bind(cj_ctx *ctx, const cf_record *rec, const cj_val *operands, cj_val *out);
 
-/* Size of the autodiff bookkeeping a linear construct carries (ad.c). */
-size_t cf_lin_info_size(void);
+/* Frees the autodiff bookkeeping a linear construct carries (ad.c). */
+void cf_lin_info_free(cj_ctx *ctx, struct cf_lin_info *li);
 /* The vmap rules of the constructs (batch.c). */
 void cf_register_batch(void);
 /* Drops the batched forms a record keeps (record.c frees it). */

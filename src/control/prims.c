@@ -74,6 +74,9 @@ static int cf_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int
                               b);
         }
     }
+    if (rec->n_out > *n_out) /* *n_out: the room the caller has */
+        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "bound for %d results, the construct has %d", *n_out,
+                          rec->n_out);
     *n_out = rec->n_out;
     memcpy(out, rec->out, sizeof(rt_aval) * (size_t)rec->n_out);
     return 0;

@@ -17,6 +17,9 @@ static atomic_long records_made, records_live;
 long cf_records_made_for_testing(void) { return atomic_load(&records_made); }
 long cf_records_live_for_testing(void) { return atomic_load(&records_live); }
 
+/* The block of a record's n result types (one at least). */
+static size_t out_bytes(int n) { return sizeof(rt_aval) * (size_t)(n > 0 ? n : 1); }
+
 static void record_free(prim_ref *r) {
     cf_record *rec = (cf_record *)r;
     cj_ctx *ctx = rec->ctx;
@@ -25,7 +28,8 @@ static void record_free(prim_ref *r) {
         ir_free(rec->progs[k]);
     }
     for (int k = 0; k < rec->n_aux; k++) ir_free(rec->aux[k]);
-    if (rec->lin) rt_free(ctx->mem, rec->lin, cf_lin_info_size());
+    if (rec->lin) cf_lin_info_free(ctx, rec->lin);
+    if (rec->out) rt_free(ctx->mem, rec->out, out_bytes(rec->n_out));
     cf_record_release(rec->ad_known);
     cf_record_release(rec->ad_linear);
     cf_record_release(rec->ad_transposed);
@@ -47,6 +51,16 @@ cf_record *cf_record_new(cj_ctx *ctx, cf_kind kind) {
     atomic_fetch_add(&records_made, 1);
     atomic_fetch_add(&records_live, 1);
     return rec;
+}
+
+int cf_record_outs(cf_record *rec, int n) {
+    cj_ctx *ctx = rec->ctx;
+    rt_aval *out = rt_calloc(ctx->mem, out_bytes(n));
+    if (!out) return core_oom(ctx, "control flow");
+    if (rec->out) rt_free(ctx->mem, rec->out, out_bytes(rec->n_out));
+    rec->out = out;
+    rec->n_out = n;
+    return 0;
 }
 
 /* Whether two records describe the same construct (all but what is

@@ -94,6 +94,10 @@ struct cj_ctx {
     core_trace *traces[MAX_TRACES];
     int n_traces;      /* traces[0] is the eval trace */
     int dynamic_level; /* innermost staging trace (0: none) */
+    /* the level of the trace whose program ad_linearize will split by
+     * partial evaluation (0: none): a jvp rule whose equation lands there
+     * may need to bind its primal apart, known to the split (while_loop) */
+    int linearize_level;
     uint64_t next_trace_id;
 
     cj_func *funcs; /* every function object, freed with the context */
@@ -129,6 +133,55 @@ int core_oom(cj_ctx *ctx, const char *where);
 static inline cj_val core_err_val(cj_ctx *ctx) {
     cj_val v = {ctx, 0, 0};
     return v;
+}
+
+/* ---- per-equation tables ----
+ * An equation has no fixed limit on its operands or results (a construct
+ * whose body's linearization saves hundreds of residuals has hundreds of
+ * each). A path that needs a table per operand or result passes a small
+ * one of its own (on the stack, PRIM_SMALL_OPERANDS or
+ * PRIM_SMALL_RESULTS entries, enough for nearly every equation):
+ * core_table returns it when n fits, else a block of n elements from the
+ * context's allocator (NULL with the out-of-memory error recorded, naming
+ * `what`). core_table_free gives a block back and leaves `small` alone. */
+static inline void *core_table(cj_ctx *ctx, void *small, int n_small, int n, size_t elem, const char *what) {
+    if (n <= n_small) return small;
+    void *t = rt_alloc(ctx->mem, elem * (size_t)n);
+    if (!t) core_oom(ctx, what);
+    return t;
+}
+static inline void core_table_free(cj_ctx *ctx, void *t, void *small, int n, size_t elem) {
+    if (t && t != small) rt_free(ctx->mem, t, elem * (size_t)n);
+}
+
+/* A rule's or a runtime loop's tables, sized by its construct: each
+ * core_tables_get is a zeroed block of n elements (at least one) from the
+ * context's allocator, NULL with the out-of-memory error recorded (and
+ * t->failed set); core_tables_free gives back every block. */
+#define CORE_TABLES_MAX 24
+typedef struct core_tables {
+    cj_ctx *ctx;
+    int n, failed;
+    void *block[CORE_TABLES_MAX];
+    size_t bytes[CORE_TABLES_MAX];
+} core_tables;
+static inline void *core_tables_get(core_tables *t, int n, size_t elem, const char *what) {
+    if (t->failed) return NULL;
+    size_t bytes = elem * (size_t)(n > 0 ? n : 1);
+    void *b = t->n < CORE_TABLES_MAX ? rt_calloc(t->ctx->mem, bytes) : NULL;
+    if (!b) {
+        t->failed = 1;
+        if (t->n < CORE_TABLES_MAX) core_oom(t->ctx, what);
+        else core_error(t->ctx, CJ_ERR_INTERNAL, "%s: more than %d tables", what, CORE_TABLES_MAX);
+        return NULL;
+    }
+    t->block[t->n] = b;
+    t->bytes[t->n++] = bytes;
+    return b;
+}
+static inline void core_tables_free(core_tables *t) {
+    for (int i = 0; i < t->n; i++) rt_free(t->ctx->mem, t->block[i], t->bytes[i]);
+    t->n = 0;
 }
 
 /* ---- values and scopes ---- */
@@ -177,10 +230,10 @@ int core_eval_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_param
 int core_eval_process_multi(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
                             const cj_val *in, int n_out, cj_val *out);
 /* Result types of any primitive: one (*n_out = 1) through abstract_eval, or
- * several through abstract_eval_multi (out has room for PRIM_MAX_RESULTS),
- * each passing the central check. */
+ * several through abstract_eval_multi (out has room for `room`; a rule of
+ * more results is an error), each passing the central check. */
 int core_abstract_eval_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
-                             int *n_out, rt_aval *out);
+                             int room, int *n_out, rt_aval *out);
 /* Runs any primitive eagerly: allocates its n_out results and calls impl
  * (or impl_multi). 0, or -1 with the error recorded (out[] then NULL). */
 int core_apply_impl_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,

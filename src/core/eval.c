@@ -35,13 +35,17 @@ int ir_eval_arrays(cj_ctx *ctx, const ir_func *f, rt_array *const *in, rt_array 
     for (int k = 0; k < f->n_eqns && status == 0; k++) {
         const ir_eqn *e = &f->eqns[k];
         const int *ins = ir_eqn_inputs(f, e);
-        rt_array *args[PRIM_MAX_OPERANDS];
-        for (int i = 0; i < e->n_in; i++) args[i] = env[ins[i]];
-        if (core_apply_impl_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, &f->vars[e->out],
-                                  env + e->out) != 0) {
+        rt_array *args_s[PRIM_SMALL_OPERANDS];
+        rt_array **args = core_table(ctx, args_s, PRIM_SMALL_OPERANDS, e->n_in, sizeof *args, prim_names[e->prim]);
+        if (!args) {
             status = -1;
             break;
         }
+        for (int i = 0; i < e->n_in; i++) args[i] = env[ins[i]];
+        status = core_apply_impl_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, &f->vars[e->out],
+                                       env + e->out);
+        core_table_free(ctx, args, args_s, e->n_in, sizeof *args);
+        if (status != 0) break;
         for (int i = 0; i < e->n_in; i++) {
             if (last_use[ins[i]] == k && env[ins[i]]) {
                 rt_array_unref(env[ins[i]]);
@@ -77,10 +81,16 @@ int ir_eval_values(cj_ctx *ctx, const ir_func *f, const cj_val *in, cj_val *out)
     for (int k = 0; k < f->n_eqns && status == 0; k++) {
         const ir_eqn *e = &f->eqns[k];
         const int *ins = ir_eqn_inputs(f, e);
-        cj_val args[PRIM_MAX_OPERANDS];
+        cj_val args_s[PRIM_SMALL_OPERANDS];
+        cj_val *args = core_table(ctx, args_s, PRIM_SMALL_OPERANDS, e->n_in, sizeof *args, prim_names[e->prim]);
+        if (!args) {
+            status = -1;
+            break;
+        }
         for (int i = 0; i < e->n_in; i++) args[i] = env[ins[i]];
         region_rebind_eqn(&rb, e);
         status = core_bind_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, env + e->out);
+        core_table_free(ctx, args, args_s, e->n_in, sizeof *args);
     }
     region_rebind_end(ctx, &rb);
     if (status == 0)

@@ -385,22 +385,40 @@ static int stage_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_pa
 static int stage_process_multi(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
                                const cj_val *in, int n_out, cj_val *out) {
     stage_state *st = t->state;
-    int vars[PRIM_MAX_OPERANDS], n = 0;
-    rt_aval avals[PRIM_MAX_OPERANDS], out_avals[PRIM_MAX_RESULTS];
+    /* tables sized by the equation (a construct may have hundreds of
+     * operands and results) */
+    int vars_s[PRIM_SMALL_OPERANDS], n = 0, status = -1;
+    rt_aval avals_s[PRIM_SMALL_OPERANDS], out_s[PRIM_SMALL_RESULTS];
+    const char *what = prim_names[prim];
+    int *vars = core_table(ctx, vars_s, PRIM_SMALL_OPERANDS, n_in, sizeof *vars, what);
+    rt_aval *avals = core_table(ctx, avals_s, PRIM_SMALL_OPERANDS, n_in, sizeof *avals, what);
+    rt_aval *out_avals = core_table(ctx, out_s, PRIM_SMALL_RESULTS, n_out, sizeof *out_avals, what);
+    if (!vars || !avals || !out_avals) goto done;
     for (int i = 0; i < n_in; i++) {
-        vars[i] = stage_var(ctx, st, in[i], prim_names[prim]);
-        if (vars[i] < 0) return -1;
+        vars[i] = stage_var(ctx, st, in[i], what);
+        if (vars[i] < 0) goto done;
         avals[i] = st->ir->vars[vars[i]];
     }
-    if (core_abstract_eval_multi(ctx, prim, p, n_in, avals, &n, out_avals) != 0) return -1;
-    if (n != n_out) return prim_error(ctx, CJ_ERR_INTERNAL, prim, "bound for %d results, it has %d", n_out, n);
-    int var = ir_add_eqn_multi(st->ir, prim, p, n_in, vars, n, out_avals);
-    if (var < 0) return core_oom(ctx, prim_names[prim]);
-    for (int j = 0; j < n; j++) {
-        out[j] = stage_tracer(ctx, st, var + j);
-        if (!out[j].slot) return -1;
+    if (core_abstract_eval_multi(ctx, prim, p, n_in, avals, n_out, &n, out_avals) != 0) goto done;
+    if (n != n_out) {
+        prim_error(ctx, CJ_ERR_INTERNAL, prim, "bound for %d results, it has %d", n_out, n);
+        goto done;
     }
-    return 0;
+    int var = ir_add_eqn_multi(st->ir, prim, p, n_in, vars, n, out_avals);
+    if (var < 0) {
+        core_oom(ctx, what);
+        goto done;
+    }
+    status = 0;
+    for (int j = 0; j < n && status == 0; j++) {
+        out[j] = stage_tracer(ctx, st, var + j);
+        if (!out[j].slot) status = -1;
+    }
+done:
+    core_table_free(ctx, vars, vars_s, n_in, sizeof *vars);
+    core_table_free(ctx, avals, avals_s, n_in, sizeof *avals);
+    core_table_free(ctx, out_avals, out_s, n_out, sizeof *out_avals);
+    return status;
 }
 
 static const trace_ops stage_ops = {"jit", stage_process, stage_process_multi};
@@ -469,8 +487,12 @@ ir_func *func_trace_body(cj_ctx *ctx, int n_in, const rt_aval *in_avals, const c
     ctx->dynamic_level = st.trace->level;
     ctx->scope_floor = depth;
 
-    cj_val args[128], outs[128];
-    int ok = 1;
+    /* the body's inputs and outputs, however many (a construct's derived
+     * bodies read and make hundreds of residuals) */
+    cj_val args_s[PRIM_SMALL_OPERANDS], outs_s[PRIM_SMALL_OPERANDS];
+    cj_val *args = core_table(ctx, args_s, PRIM_SMALL_OPERANDS, n_in, sizeof *args, what);
+    cj_val *outs = core_table(ctx, outs_s, PRIM_SMALL_OPERANDS, n_out, sizeof *outs, what);
+    int ok = args && outs;
     for (int i = 0; i < n_in && ok; i++) {
         if (static_vals && static_vals[i].ctx) {
             args[i] = static_vals[i];
@@ -500,6 +522,8 @@ ir_func *func_trace_body(cj_ctx *ctx, int n_in, const rt_aval *in_avals, const c
      * values are tracers of it), then pop the trace */
     while (ctx->n_scopes > depth) core_scope_end(ctx, 0, NULL);
     core_pop_trace(ctx, st.trace);
+    core_table_free(ctx, args, args_s, n_in, sizeof *args);
+    core_table_free(ctx, outs, outs_s, n_out, sizeof *outs);
     if (!ok || ctx->err) {
         ir_free(st.ir);
         return NULL;

@@ -177,8 +177,20 @@ int ir_same(const ir_func *a, const ir_func *b) {
 /* ---- verifier ---- */
 int ir_verify(cj_ctx *ctx, const ir_func *f) {
     int ok = 0;
-    char *defined = rt_calloc(ctx->mem, (size_t)f->n_vars + 1);
-    if (!defined) return core_oom(ctx, "ir verify");
+    /* one pair of type tables, sized by the widest equation (a construct
+     * may have hundreds of operands and results) */
+    int max_in = 1, max_out = 1;
+    for (int k = 0; k < f->n_eqns; k++) {
+        if (f->eqns[k].n_in > max_in) max_in = f->eqns[k].n_in;
+        if (f->eqns[k].n_out > max_out) max_out = f->eqns[k].n_out;
+    }
+    size_t table_bytes = sizeof(rt_aval) * (size_t)(max_in + max_out);
+    rt_aval *avals = rt_alloc(ctx->mem, table_bytes), *outs = avals ? avals + max_in : NULL;
+    char *defined = avals ? rt_calloc(ctx->mem, (size_t)f->n_vars + 1) : NULL;
+    if (!defined) {
+        if (avals) rt_free(ctx->mem, avals, table_bytes);
+        return core_oom(ctx, "ir verify");
+    }
 #define FAIL(...)                                     \
     do {                                              \
         core_error(ctx, CJ_ERR_INTERNAL, __VA_ARGS__); \
@@ -201,15 +213,16 @@ int ir_verify(cj_ctx *ctx, const ir_func *f) {
     for (int k = 0; k < f->n_eqns; k++) {
         const ir_eqn *e = &f->eqns[k];
         const int *in = ir_eqn_inputs(f, e);
-        rt_aval avals[PRIM_MAX_OPERANDS], outs[PRIM_MAX_RESULTS];
         int n_out = 1;
-        if (e->n_in > PRIM_MAX_OPERANDS) FAIL("ir verify: equation %d (%s) has %d operands", k, prim_names[e->prim], e->n_in);
+        if (e->n_in > PRIM_MAX_OPERANDS && !prim_rules[e->prim].multiple_results)
+            FAIL("ir verify: equation %d (%s) has %d operands", k, prim_names[e->prim], e->n_in);
+        if (e->n_out < 1) FAIL("ir verify: equation %d (%s) has %d results", k, prim_names[e->prim], e->n_out);
         for (int i = 0; i < e->n_in; i++) {
             if (in[i] < 0 || in[i] >= f->n_vars || !defined[in[i]])
                 FAIL("ir verify: equation %d (%s) uses variable %d before it is defined", k, prim_names[e->prim], in[i]);
             avals[i] = f->vars[in[i]];
         }
-        if (core_abstract_eval_multi(ctx, e->prim, &e->params, e->n_in, avals, &n_out, outs) != 0) {
+        if (core_abstract_eval_multi(ctx, e->prim, &e->params, e->n_in, avals, e->n_out, &n_out, outs) != 0) {
             char msg[900];
             snprintf(msg, sizeof msg, "%.800s", ctx->msg);
             cj_error_clear(ctx);
@@ -239,6 +252,7 @@ int ir_verify(cj_ctx *ctx, const ir_func *f) {
 done:
 #undef FAIL
     rt_free(ctx->mem, defined, (size_t)f->n_vars + 1);
+    rt_free(ctx->mem, avals, table_bytes);
     return ok ? 0 : -1;
 }
 

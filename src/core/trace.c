@@ -65,7 +65,8 @@ core_trace *core_value_trace(cj_ctx *ctx, const core_value *v) {
 }
 
 int core_abstract_eval_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
-                             int *n_out, rt_aval *out) {
+                             int room, int *n_out, rt_aval *out) {
+    if (room < 1) return prim_error(ctx, CJ_ERR_INTERNAL, prim, "no room for its results");
     if (!prim_rules[prim].multiple_results) {
         *n_out = 1;
         return core_abstract_eval(ctx, prim, p, n_in, in, out);
@@ -73,11 +74,10 @@ int core_abstract_eval_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, in
     if (prim_arity[prim] >= 0 && n_in != prim_arity[prim])
         return prim_error(ctx, CJ_ERR_ARG, prim, "takes %d operands, got %d", prim_arity[prim], n_in);
     if (!prim_rules[prim].abstract_eval_multi) return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "has no shape rule yet");
-    *n_out = 0;
+    *n_out = room; /* the rule reads the room it has, writes how many it made */
     if (prim_rules[prim].abstract_eval_multi(ctx, prim, p, n_in, in, n_out, out) != 0) return -1;
-    if (*n_out < 1 || *n_out > PRIM_MAX_RESULTS)
-        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "the shape rule gave %d results (1..%d)", *n_out,
-                          PRIM_MAX_RESULTS);
+    if (*n_out < 1 || *n_out > room)
+        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "the shape rule gave %d results (room for 1..%d)", *n_out, room);
     for (int j = 0; j < *n_out; j++)
         if (core_check_result(ctx, prim, n_in, in, &out[j]) != 0) return -1;
     return 0;
@@ -181,30 +181,49 @@ int core_eval_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_param
 int core_eval_process_multi(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
                             const cj_val *in, int n_out, cj_val *out) {
     (void)t;
-    rt_aval in_avals[MAX_BIND_INPUTS], out_avals[PRIM_MAX_RESULTS];
-    rt_array *arrays[MAX_BIND_INPUTS], *res[PRIM_MAX_RESULTS];
-    int n = 0;
-    for (int i = 0; i < n_in; i++) {
-        core_value *v = core_peek(in[i]);
-        arrays[i] = v->arr;
-        in_avals[i] = v->aval;
+    /* tables sized by the equation (a construct may have hundreds of
+     * operands and results) */
+    rt_aval in_s[PRIM_SMALL_OPERANDS], out_s[PRIM_SMALL_RESULTS];
+    rt_array *arr_s[PRIM_SMALL_OPERANDS], *res_s[PRIM_SMALL_RESULTS];
+    const char *what = prim_names[prim];
+    rt_aval *in_avals = core_table(ctx, in_s, PRIM_SMALL_OPERANDS, n_in, sizeof *in_avals, what);
+    rt_array **arrays = core_table(ctx, arr_s, PRIM_SMALL_OPERANDS, n_in, sizeof *arrays, what);
+    rt_aval *out_avals = core_table(ctx, out_s, PRIM_SMALL_RESULTS, n_out, sizeof *out_avals, what);
+    rt_array **res = core_table(ctx, res_s, PRIM_SMALL_RESULTS, n_out, sizeof *res, what);
+    int n = 0, status = -1;
+    if (in_avals && arrays && out_avals && res) {
+        for (int i = 0; i < n_in; i++) {
+            core_value *v = core_peek(in[i]);
+            arrays[i] = v->arr;
+            in_avals[i] = v->aval;
+        }
+        if (core_abstract_eval_multi(ctx, prim, p, n_in, in_avals, n_out, &n, out_avals) != 0) goto done;
+        if (n != n_out) {
+            prim_error(ctx, CJ_ERR_INTERNAL, prim, "bound for %d results, it has %d", n_out, n);
+            goto done;
+        }
+        if (core_apply_impl_multi(ctx, prim, p, n_in, arrays, n, out_avals, res) != 0) goto done;
+        status = 0;
+        for (int j = 0; j < n; j++) {
+            out[j] = core_wrap_array(ctx, res[j]);
+            if (!out[j].slot) status = -1;
+        }
     }
-    if (core_abstract_eval_multi(ctx, prim, p, n_in, in_avals, &n, out_avals) != 0) return -1;
-    if (n != n_out) return prim_error(ctx, CJ_ERR_INTERNAL, prim, "bound for %d results, it has %d", n_out, n);
-    if (core_apply_impl_multi(ctx, prim, p, n_in, arrays, n, out_avals, res) != 0) return -1;
-    int ok = 1;
-    for (int j = 0; j < n; j++) {
-        out[j] = core_wrap_array(ctx, res[j]);
-        ok &= out[j].slot != 0;
-    }
-    return ok ? 0 : -1;
+done:
+    core_table_free(ctx, in_avals, in_s, n_in, sizeof *in_avals);
+    core_table_free(ctx, arrays, arr_s, n_in, sizeof *arrays);
+    core_table_free(ctx, out_avals, out_s, n_out, sizeof *out_avals);
+    core_table_free(ctx, res, res_s, n_out, sizeof *res);
+    return status;
 }
 
 /* The trace that processes a binding: the innermost among the operands'
  * and the dynamic one. NULL with the error recorded. */
 static core_trace *bind_trace(cj_ctx *ctx, prim_id prim, int n_in, const cj_val *in) {
     if (ctx->err) return NULL;
-    if (n_in > MAX_BIND_INPUTS) {
+    /* an ordinary primitive's paths size their tables by the limit; those
+     * of several results (constructs) size them by the equation */
+    if (n_in > MAX_BIND_INPUTS && !prim_rules[prim].multiple_results) {
         prim_error(ctx, CJ_ERR_ARG, prim, "at most %d operands, got %d", MAX_BIND_INPUTS, n_in);
         return NULL;
     }
@@ -251,8 +270,7 @@ int core_bind_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
                     cj_val *out) {
     for (int j = 0; j < n_out; j++) out[j] = core_err_val(ctx);
     if (!ctx) return -1;
-    if (n_out < 1 || n_out > PRIM_MAX_RESULTS)
-        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "bound for %d results (1..%d)", n_out, PRIM_MAX_RESULTS);
+    if (n_out < 1) return prim_error(ctx, CJ_ERR_INTERNAL, prim, "bound for %d results", n_out);
     if (!prim_rules[prim].multiple_results) {
         if (n_out != 1) return prim_error(ctx, CJ_ERR_INTERNAL, prim, "has one result, bound for %d", n_out);
         out[0] = core_bind(ctx, prim, p, n_in, in);

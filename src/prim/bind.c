@@ -136,6 +136,12 @@ cj_val bind_pad(cj_val x, cj_val value, const int64_t *lo, const int64_t *hi, co
     return core_bind(x.ctx, PRIM_PAD, &p, 2, (cj_val[]){x, value});
 }
 
+cj_val bind_reduce(prim_id prim, cj_val x, int n, const int64_t *axes) {
+    prim_params p = prim_params_zero();
+    set_ivec(&p.axes, n, axes);
+    return core_bind(x.ctx, prim, &p, 1, &x);
+}
+
 cj_val bind_cumulative(prim_id prim, cj_val x, int64_t axis, int reverse) {
     prim_params p = prim_params_zero();
     p.axes.n = 1;

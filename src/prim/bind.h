@@ -31,8 +31,8 @@ cj_val bind_full(cj_ctx *ctx, double c, cj_dtype dtype, int rank, const int64_t 
 /* iota: dtype[dims] counting along `axis` (0 <= axis < rank). */
 cj_val bind_iota(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, int64_t axis);
 
-/* Elementwise primitives with no parameters: neg, add, mul, lt, and, ...
- * (not convert). */
+/* Primitives of one or two operands and no parameters: the elementwise
+ * ones (neg, add, mul, lt, and, ...; not convert) and stop_gradient. */
 cj_val bind_unary(prim_id prim, cj_val x);
 cj_val bind_binary(prim_id prim, cj_val a, cj_val b);
 /* select_n: on_true where pred (bool), on_false elsewhere; bind_where is
@@ -57,6 +57,9 @@ cj_val bind_transpose(cj_val x, const int64_t *perm);
 /* pad: lo/hi per axis (negative crops), interior NULL for none; value a
  * scalar of x's dtype. */
 cj_val bind_pad(cj_val x, cj_val value, const int64_t *lo, const int64_t *hi, const int64_t *interior);
+/* reduce_sum / reduce_prod / reduce_max / reduce_min over n distinct
+ * axes of x, given in increasing order (the reduced axes are dropped). */
+cj_val bind_reduce(prim_id prim, cj_val x, int n, const int64_t *axes);
 /* cumsum / cumprod / cummax along axis (reverse: from the end). */
 cj_val bind_cumulative(prim_id prim, cj_val x, int64_t axis, int reverse);
 /* gather in its along-axis form: out[..., i, ...] = x[..., idx[..., i,

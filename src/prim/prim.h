@@ -10,14 +10,20 @@
 #ifndef CJ_PRIM_H
 #define CJ_PRIM_H
 
-/* The most operands one equation takes (a control-flow construct's
- * operands, residuals and closure values take the most). Every path that
- * binds, stages, evaluates or transforms one equation sizes its per-operand
- * tables by it; core_bind refuses more. */
+/* The most operands an ordinary primitive (one result) takes: core_bind
+ * refuses a concatenate of more. Primitives with several results (the
+ * control-flow constructs, whose carries, xs, closure values and the
+ * residuals their linearization adds run to hundreds) have no limit on
+ * operands or results: every path that binds, stages, evaluates,
+ * transforms or runs one of their equations sizes its tables by the
+ * equation, taking them from the allocator past the small on-stack ones
+ * (core_table in src/core/core.h, PRIM_SMALL_*). */
 #define PRIM_MAX_OPERANDS 256
-/* The most results one equation defines (a construct's outputs, with the
- * residuals its linearization adds). */
+/* The result table of the compiler's constant folding (simplify.c), which
+ * folds no equation of more results. */
 #define PRIM_MAX_RESULTS 128
+#define PRIM_SMALL_OPERANDS 32
+#define PRIM_SMALL_RESULTS 16
 
 #include "../runtime/runtime.h"
 
@@ -241,7 +247,7 @@ typedef int (*prim_index_map_fn)(const prim_params *p, int n_in, const rt_aval *
 /* Primitives with several results (multiple_results set in the rule; a
  * control-flow construct) use these forms beside the single-result ones.
  * An equation of such a primitive defines n_out consecutive variables.
- *   abstract_eval_multi: writes *n_out (at most PRIM_MAX_RESULTS) and the
+ *   abstract_eval_multi: writes *n_out (at most the room given) and the
  *     result types;
  *   impl_multi: the n_out results, allocated by the caller;
  *   batch_multi: every result with its batch axis;
@@ -274,12 +280,6 @@ typedef struct prim_rule {
     prim_lowering lower;
     prim_batch_fn batch;
     prim_jvp_fn jvp;             /* every primitive */
-    /* Optional: a jvp rule that also makes the primal output (the driver
-     * then does not bind the primitive itself), for a rule whose tangent
-     * computation yields the primal too. `out` is passed as a slot-0
-     * handle; the rule writes *primal too. (jvp_multi always works so.) */
-    int (*jvp_full)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
-                    const cj_val *tin, cj_val *primal, cj_val *tout);
     prim_transpose_fn transpose; /* primitives that can be linear */
     prim_index_map_fn index_map; /* data movement that fuses into loops (see prim_index_map) */
     /* several results: the forms above replace abstract_eval, impl,

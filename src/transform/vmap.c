@@ -97,18 +97,32 @@ static int batch_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_pa
 static int batch_process_multi(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
                                const cj_val *in, int n_out, cj_val *out) {
     batch_trace *bt = t->state;
-    cj_val vals[PRIM_MAX_OPERANDS], r[PRIM_MAX_RESULTS];
-    int64_t bdims[PRIM_MAX_OPERANDS], rb[PRIM_MAX_RESULTS];
-    int any = unwrap_operands(t, n_in, in, vals, bdims);
-    if (!any) return core_bind_multi(ctx, prim, p, n_in, vals, n_out, out);
-    if (!prim_rules[prim].batch_multi)
-        return core_error(ctx, CJ_ERR_UNSUPPORTED, "vmap: no batching rule for '%s'", prim_names[prim]);
-    if (prim_rules[prim].batch_multi(ctx, prim, p, n_in, vals, bdims, bt->size, n_out, r, rb) != 0) return -1;
-    for (int j = 0; j < n_out; j++) {
-        out[j] = rb[j] == BDIM_NONE ? r[j] : wrap(ctx, bt, r[j], rb[j]);
-        if (!out[j].slot) return -1;
+    /* tables sized by the equation (a construct may have hundreds of
+     * operands and results): values then batch axes */
+    enum { SMALL = PRIM_SMALL_OPERANDS + PRIM_SMALL_RESULTS };
+    cj_val val_s[SMALL];
+    int64_t bdim_s[SMALL];
+    int n = n_in + n_out;
+    cj_val *vals = core_table(ctx, val_s, SMALL, n, sizeof *vals, prim_names[prim]), *r = vals ? vals + n_in : NULL;
+    int64_t *bdims = core_table(ctx, bdim_s, SMALL, n, sizeof *bdims, prim_names[prim]),
+            *rb = bdims ? bdims + n_in : NULL;
+    int status = -1;
+    if (vals && bdims) {
+        int any = unwrap_operands(t, n_in, in, vals, bdims);
+        if (!any) status = core_bind_multi(ctx, prim, p, n_in, vals, n_out, out);
+        else if (!prim_rules[prim].batch_multi)
+            core_error(ctx, CJ_ERR_UNSUPPORTED, "vmap: no batching rule for '%s'", prim_names[prim]);
+        else if (prim_rules[prim].batch_multi(ctx, prim, p, n_in, vals, bdims, bt->size, n_out, r, rb) == 0) {
+            status = 0;
+            for (int j = 0; j < n_out && status == 0; j++) {
+                out[j] = rb[j] == BDIM_NONE ? r[j] : wrap(ctx, bt, r[j], rb[j]);
+                if (!out[j].slot) status = -1;
+            }
+        }
     }
-    return 0;
+    core_table_free(ctx, vals, val_s, n, sizeof *vals);
+    core_table_free(ctx, bdims, bdim_s, n, sizeof *bdims);
+    return status;
 }
 
 static const trace_ops batch_ops = {"vmap", batch_process, batch_process_multi};
