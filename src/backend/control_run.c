@@ -55,8 +55,7 @@ static int prepare_prog(cj_ctx *ctx, cf_record *rec, cj_backend mode, int k, int
     uint8_t donated[128] = {0};
     int n_donate = donated_carries(rec, k);
     for (int i = 0; i < n_donate && i < 128; i++) donated[i] = 1;
-    rec->prepared[k] = lazy ? backend_prepare_lazy(ctx, rec->progs[k], mode, n_donate ? donated : NULL)
-                            : backend_prepare(ctx, rec->progs[k], mode, n_donate ? donated : NULL);
+    rec->prepared[k] = backend_prepare_sub(ctx, rec->progs[k], mode, n_donate ? donated : NULL, lazy);
     return rec->prepared[k] ? 0 : -1;
 }
 
