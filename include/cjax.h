@@ -455,6 +455,9 @@ typedef struct cj_memory_analysis {
 } cj_memory_analysis;
 cj_status cj_jit_memory_analysis(cj_func *jitted, const cj_val *in, cj_memory_analysis *out);
 
+/* Control flow counts its bodies: a scan's once per step, a while loop's
+ * condition and body once (its trip count is unknown before it runs, as
+ * in XLA's cost analysis), a cond the costliest branch, figure by figure. */
 typedef struct cj_cost_analysis {
     double flops;           /* arithmetic operations (a dot counts 2 per MAC) */
     double transcendentals; /* exp, log, sin, ... evaluations */

@@ -52,9 +52,8 @@ static int run_plan(cj_ctx *ctx, compiled *c, const compile_options *o) {
     return plan_buffers_donated(ctx, c, o->donated);
 }
 static int run_analyse(cj_ctx *ctx, compiled *c, const compile_options *o) {
-    (void)ctx, (void)o;
-    analyse_program(c);
-    return 0;
+    (void)o;
+    return analyse_program(ctx, c);
 }
 /* after the analysis, which it corrects for the outputs that need no array */
 static int run_donate(cj_ctx *ctx, compiled *c, const compile_options *o) {

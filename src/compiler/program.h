@@ -175,7 +175,10 @@ int plan_in_place_of(const compiled *c, int v);
 /* The output whose buffer holds temporary v before that output is
  * written, or -1 (the arena, or no plan yet). */
 static inline int plan_host(const compiled *c, int v) { return c->host ? c->host[v] : -1; }
-void analyse_program(compiled *c);
+/* The memory and cost figures (c->mem, c->cost). A control-flow
+ * construct's bodies are compiled and analysed to count what they cost
+ * (analysis.c), so this can fail: 0, or -1 with the error recorded. */
+int analyse_program(cj_ctx *ctx, compiled *c);
 /* Pairs donated inputs (donated[i] for IR input position i; NULL: none)
  * with outputs of the same type that may be written into their buffers,
  * and updates the memory analysis. Unusable donations are described in
