@@ -6,11 +6,15 @@
  * in an output it outlives, outside an output, or in a donated buffer
  * before the input's last read; a deep MLP's gradient keeps its forward
  * activations in the weight gradients' buffers, and its values on both
- * backends (twice: the second call on kept buffers) match plain loops;
- * donated programs match plain loops whether the donation is used or not. */
+ * backends (twice: the second call on kept buffers) match plain loops,
+ * with and without checkpointed layers; donated programs match plain
+ * loops whether the donation is used or not; an optimization_barrier of
+ * an argument shares its buffer, and a donation is refused when the
+ * output's kernel reads such a barrier's result. */
 #include <math.h>
 #include <stdlib.h>
 
+#include "backend/backend.h"
 #include "compiler/program.h"
 #include "core/func.h"
 #include "harness.h"
@@ -410,7 +414,6 @@ static void mlp_grad_ref(const float *x, const float *y, float (*w)[W * W], floa
 
 TEST(plan_scratch_mlp_grad_keeps_activations_in_weight_gradients) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    mlp_layer = cj_func_new(ctx, "layer", layer_tanh, 3, 1, NULL);
     static float x[B * W], y[B * W], w[L][W * W], b[L][W];
     uint64_t rng = 15;
     for (int i = 0; i < B * W; i++) x[i] = (float)th_rand_uniform(&rng, -1, 1), y[i] = (float)th_rand_uniform(&rng, -1, 1);
@@ -431,9 +434,15 @@ TEST(plan_scratch_mlp_grad_keeps_activations_in_weight_gradients) {
     int argnums[2 * L];
     for (int i = 0; i < 2 * L; i++) argnums[i] = 2 + i;
     cj_grad_opts go = {2 * L, argnums, 0};
-    cj_func *loss = cj_func_new(ctx, "loss", mlp_loss, 2 + 2 * L, 1, NULL);
     cj_backend backends[2] = {CJ_BACKEND_INTERP, CJ_BACKEND_CC};
-    for (int bi = 0; bi < 2; bi++) {
+    for (int run = 0; run < 4; run++) {
+        int bi = run % 2, ck = run / 2;
+        /* checkpointed layers save only their inputs and recompute the
+         * rest behind optimization barriers; a barrier of an argument (a
+         * bias, x) shares the argument's buffer instead of copying it */
+        mlp_layer = ck ? cj_checkpoint(cj_func_new(ctx, "layer", layer_tanh, 3, 1, NULL), NULL)
+                       : cj_func_new(ctx, "layer", layer_tanh, 3, 1, NULL);
+        cj_func *loss = cj_func_new(ctx, ck ? "loss_ck" : "loss", mlp_loss, 2 + 2 * L, 1, NULL);
         cj_jit_opts o = {0, NULL, 0, NULL, backends[bi]};
         cj_func *jg = cj_jit(cj_grad(loss, &go), &o);
         /* Layers 1..L-1 each save two f32[B,W] values (B*W*4 = 2048 bytes)
@@ -445,12 +454,21 @@ TEST(plan_scratch_mlp_grad_keeps_activations_in_weight_gradients) {
          * be 2 * (L - 1) * 2048 more. */
         cj_memory_analysis m;
         CHECK_MSG(cj_jit_memory_analysis(jg, in, &m) == CJ_OK, "%s", cj_error_message(ctx));
-        CHECK_EQ_INT(m.temp_bytes, 2 * B * W * 4);
         CHECK_EQ_INT(m.output_bytes, L * (W * W + W) * 4);
         char *plan = cj_jit_dump(jg, in, "plan");
-        int hosted = 0;
+        int hosted = 0, shared = 0;
         for (const char *p = plan ? strstr(plan, "(in output ") : NULL; p; p = strstr(p + 1, "(in output ")) hosted++;
-        CHECK_MSG(hosted == 2 * (L - 1), "%d temporaries in outputs' buffers\n%s", hosted, plan ? plan : "");
+        for (const char *p = plan ? strstr(plan, "(shares ") : NULL; p; p = strstr(p + 1, "(shares ")) shared++;
+        if (!ck) {
+            CHECK_EQ_INT(m.temp_bytes, 2 * B * W * 4);
+            CHECK_MSG(hosted == 2 * (L - 1) && shared == 0, "%d in outputs' buffers, %d sharing\n%s", hosted, shared,
+                      plan ? plan : "");
+        } else {
+            /* no more than without checkpoints (recomputed values live in
+             * the weight gradients' buffers too), and no barrier copied */
+            CHECK_MSG(m.temp_bytes <= 2 * B * W * 4 && hosted > 0 && shared > 0, "temp %zu, %d hosted, %d shared\n%s",
+                      m.temp_bytes, hosted, shared, plan ? plan : "");
+        }
         cj_string_free(ctx, plan);
         for (int rep = 0; rep < 2; rep++) {
             cj_val g[2 * L];
@@ -461,13 +479,105 @@ TEST(plan_scratch_mlp_grad_keeps_activations_in_weight_gradients) {
                 int bad = -1;
                 for (int i = 0; i < W * W && bad < 0; i++)
                     if (!th_close(gw[i], want_w[l][i], 1e-3, 1e-6)) bad = i;
-                CHECK_MSG(bad < 0, "backend %d call %d dW%d[%d] = %g, plain loops %g", bi, rep, l + 1, bad,
+                CHECK_MSG(bad < 0, "backend %d ck %d call %d dW%d[%d] = %g, plain loops %g", bi, ck, rep, l + 1, bad,
                           bad >= 0 ? gw[bad] : 0.0, bad >= 0 ? want_w[l][bad] : 0.0);
                 for (int i = 0; i < W && bad < 0; i++)
                     if (!th_close(gb[i], want_b[l][i], 1e-3, 1e-6)) bad = i;
-                CHECK_MSG(bad < 0, "backend %d call %d db%d[%d]", bi, rep, l + 1, bad);
+                CHECK_MSG(bad < 0, "backend %d ck %d call %d db%d[%d]", bi, ck, rep, l + 1, bad);
             }
         }
+    }
+    cj_ctx_free(ctx);
+}
+
+/* ---- a barrier of an argument shares its buffer ---- */
+
+/* x, z:f32[1024] → a = cumsum z (kernel 0) → b = optimization_barrier(x,
+ * a) (1) → then either y = 2 rev(b) (loop 2: reads b at mirrored indices)
+ * or c = cumsum b (2) → y = 2c (3). */
+static ir_func *build_barrier(cj_ctx *ctx, int late) {
+    ir_func *ir = ir_new(ctx->mem);
+    rt_aval av = rt_aval_make(CJ_F32, 1, (int64_t[]){N}), s = rt_aval_make(CJ_F32, 0, NULL);
+    int x = ir_add_input(ir, &av), z = ir_add_input(ir, &av);
+    prim_params q = prim_params_zero();
+    q.axes.n = 1;
+    q.axes.v[0] = 0;
+    int a = ir_add_eqn(ir, PRIM_CUMSUM, &q, 1, &z, &av);
+    prim_params none = prim_params_zero();
+    int b = ir_add_eqn(ir, PRIM_OPT_BARRIER, &none, 2, (int[]){x, a}, &av);
+    int t = late ? ir_add_eqn(ir, PRIM_CUMSUM, &q, 1, &b, &av) : ir_add_eqn(ir, PRIM_REV, &q, 1, &b, &av);
+    rt_array *two = rt_array_new(ctx->mem, &s);
+    *(float *)two->data = 2;
+    int k = ir_add_const(ir, two);
+    rt_array_unref(two);
+    int y = ir_add_eqn(ir, PRIM_MUL, &none, 2, (int[]){t, k}, &av);
+    ir_add_output(ir, y);
+    return ir;
+}
+
+TEST(plan_scratch_barrier_of_an_argument_shares_its_buffer) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    for (int late = 0; late < 2; late++) {
+        ir_func *ir = build_barrier(ctx, late);
+        CHECK_MSG(ir && ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
+        compiled *c = compile_ir_until(ctx, ir, NULL, &(compile_options){.donated = donate_x, .verify = true});
+        CHECK_MSG(c, "%s", cj_error_message(ctx));
+        int x = c->ir->in[0], b = written_by(c, 1), y = c->ir->out[0];
+        /* b is x's own bytes: no copy, nothing in the arena for it; x
+         * counts as read until b's last reader */
+        CHECK_EQ_INT(plan_host(c, b), x);
+        CHECK(plan_shares_read_only(c, b));
+        CHECK_EQ_INT(c->last_use[x], c->last_use[b]);
+        if (!late) {
+            /* y's loop reads b (x's bytes) at mirrored indices: x may not
+             * be donated to y. The arena: a (4096, in y's buffer before y
+             * is written: kernels 0..1). */
+            CHECK_EQ_INT(c->donor[y], -1);
+            CHECK_STR_CONTAINS(c->donation_note, "barrier's result that shares its buffer");
+            CHECK_EQ_INT(plan_host(c, written_by(c, 0)), y);
+            CHECK_EQ_INT(c->arena_bytes, 0);
+        } else {
+            /* b's last reader is c's cumsum (kernel 2), before y's kernel
+             * 3: x is donated to y. a (0..1) is written while x is still
+             * live (read until 2): the arena @0; c (2..3, read by y's
+             * kernel): the arena, a's dead block. Arena 4096. */
+            CHECK_EQ_INT(c->donor[y], 0);
+            CHECK_EQ_INT(plan_host(c, written_by(c, 0)), -1);
+            CHECK_EQ_INT(c->arena_bytes, 4096);
+        }
+        strbuf sb;
+        sb_init(&sb, ctx->mem);
+        compiled_dump(c, "plan", &sb);
+        CHECK(sb.data && strstr(sb.data, "(shares ") != NULL);
+        sb_free(&sb);
+        compiled_free(ctx, c);
+        /* the values on both backends, x donated (used when late), twice */
+        for (int bi = 0; bi < 2; bi++) {
+            program *p = backend_prepare(ctx, ir, bi ? CJ_BACKEND_CC : CJ_BACKEND_INTERP, donate_x);
+            CHECK_MSG(p, "%s", cj_error_message(ctx));
+            for (int rep = 0; rep < 2 && p; rep++) {
+                rt_aval av = rt_aval_make(CJ_F32, 1, (int64_t[]){N});
+                rt_array *in[2] = {rt_array_new(ctx->mem, &av), rt_array_new(ctx->mem, &av)}, *out = NULL;
+                float *xv = (float *)in[0]->data, *zv = (float *)in[1]->data, xs[N];
+                for (int i = 0; i < N; i++) xv[i] = xs[i] = (float)(i % 37) - 18.0f + (float)rep, zv[i] = 1;
+                uint8_t used[2] = {0, 0};
+                CHECK_MSG(program_run(ctx, p, in, &out, used) == 0, "%s", cj_error_message(ctx));
+                CHECK_EQ_INT(used[0], late);
+                double acc = 0;
+                int bad = -1;
+                for (int i = 0; i < N && bad < 0 && out; i++) {
+                    acc += xs[i];
+                    double want = late ? 2 * acc : 2.0 * xs[N - 1 - i];
+                    if (!th_close(((float *)out->data)[i], want, 1e-6, 1e-3)) bad = i;
+                }
+                CHECK_MSG(out && bad < 0, "late %d backend %d call %d: y[%d]", late, bi, rep, bad);
+                rt_array_unref(out);
+                rt_array_unref(in[0]);
+                rt_array_unref(in[1]);
+            }
+            program_free(ctx, p);
+        }
+        ir_free(ir);
     }
     cj_ctx_free(ctx);
 }

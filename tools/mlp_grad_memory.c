@@ -7,7 +7,7 @@
  *   deep_ck    the same with each layer checkpointed
  *   mlp_fwd    relu MLP forward 256x784 > 512 > 512 > 10: the logits
  *   mlp_grad   jit(grad) of -mean(onehot * log_softmax(logits)) by every
- *              weight and bias
+ *              weight and bias;  mlp_grad_ck: each hidden layer checkpointed
  *
  * Build: cc -O2 -Iinclude tools/mlp_grad_memory.c build/libcjax.a -lm -lpthread -ldl
  * Run:   ./a.out [name]   (CJAX_DUMP=plan shows each plan) */
@@ -37,10 +37,18 @@ static void deep_loss(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     out[0] = cj_mean(cj_mul(r, r), 0, NULL, 0);
 }
 
+/* (h, W, b) -> relu(h W + b), the hidden layers; checkpointed for mlp_grad_ck */
+static cj_func *relu_layer;
+static void layer_relu(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_relu(cj_add(cj_matmul(in[0], in[1]), in[2]));
+}
+
 /* logits(x, onehot, W1, b1, W2, b2, W3, b3) = relu(relu(x W1 + b1) W2 + b2) W3 + b3 */
 static cj_val logits_of(const cj_val *in) {
-    cj_val h = cj_relu(cj_add(cj_matmul(in[0], in[2]), in[3]));
-    h = cj_relu(cj_add(cj_matmul(h, in[4]), in[5]));
+    cj_val h;
+    cj_call(relu_layer, (cj_val[]){in[0], in[2], in[3]}, &h);
+    cj_call(relu_layer, (cj_val[]){h, in[4], in[5]}, &h);
     return cj_add(cj_matmul(h, in[6]), in[7]);
 }
 static void mlp_logits(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
@@ -107,12 +115,18 @@ int main(int argc, char **argv) {
         in[5] = ramp(ctx, 1, 4, 512, 0, 0.1);
         in[6] = ramp(ctx, 2, 302, 512, 10, 0.05);
         in[7] = ramp(ctx, 2, 5, 10, 0, 0.1);
+        relu_layer = cj_func_new(ctx, "layer", layer_relu, 3, 1, NULL);
         cj_func *loss = cj_func_new(ctx, "mlp", mlp_loss, 8, 1, NULL);
         cj_func *fwd = cj_func_new(ctx, "mlp_fwd", mlp_logits, 8, 1, NULL);
         if (!only || !strcmp(only, "mlp_fwd")) report("mlp_fwd", cj_jit(fwd, &wait), in);
         int argnums[6] = {2, 3, 4, 5, 6, 7};
         cj_grad_opts go = {6, argnums, 0};
         if (!only || !strcmp(only, "mlp_grad")) report("mlp_grad", cj_jit(cj_grad(loss, &go), &wait), in);
+        if (!only || !strcmp(only, "mlp_grad_ck")) {
+            relu_layer = cj_checkpoint(cj_func_new(ctx, "layer", layer_relu, 3, 1, NULL), NULL);
+            cj_func *loss_ck = cj_func_new(ctx, "mlp_ck", mlp_loss, 8, 1, NULL);
+            report("mlp_grad_ck", cj_jit(cj_grad(loss_ck, &go), &wait), in);
+        }
     }
     if (cj_error(ctx)) fprintf(stderr, "error: %s\n", cj_error_message(ctx));
     cj_ctx_free(ctx);

@@ -7,7 +7,8 @@ can be read side by side. Not part of make test; needs jax.
 deep      jit(grad) of a 16-layer tanh MLP, width 512, batch 256, by every
           weight and bias;  deep_ck: each layer under jax.checkpoint
 mlp_fwd   relu MLP forward 256x784 > 512 > 512 > 10 (the logits)
-mlp_grad  jit(grad) of -mean(onehot * log_softmax(logits)) by the parameters
+mlp_grad  jit(grad) of -mean(onehot * log_softmax(logits)) by the parameters;
+          mlp_grad_ck: each hidden layer under jax.checkpoint
 
 The inputs' values do not change the figures, so they are zeros here."""
 import sys
@@ -42,15 +43,23 @@ def deep(ck):
     return jax.grad(loss), (params, x, x)
 
 
-def logits(params, x):
+def relu_layer(h, w, b):
+    return jax.nn.relu(h @ w + b)
+
+
+def logits(params, x, layer=relu_layer):
     (w1, b1), (w2, b2), (w3, b3) = params
-    h = jax.nn.relu(x @ w1 + b1)
-    h = jax.nn.relu(h @ w2 + b2)
+    h = layer(layer(x, w1, b1), w2, b2)
     return h @ w3 + b3
 
 
 def mlp_loss(params, x, onehot):
     return -jnp.mean(onehot * jax.nn.log_softmax(logits(params, x), axis=-1))
+
+
+def mlp_loss_ck(params, x, onehot):
+    ck = jax.checkpoint(relu_layer)
+    return -jnp.mean(onehot * jax.nn.log_softmax(logits(params, x, ck), axis=-1))
 
 
 def mlp_args():
@@ -70,6 +79,8 @@ def main():
         report("mlp_fwd", logits, (p, x))
     if only in (None, "mlp_grad"):
         report("mlp_grad", jax.grad(mlp_loss), (p, x, y))
+    if only in (None, "mlp_grad_ck"):
+        report("mlp_grad_ck", jax.grad(mlp_loss_ck), (p, x, y))
 
 
 if __name__ == "__main__":

@@ -360,7 +360,7 @@ void compiled_dump(const compiled *c, const char *what, strbuf *sb) {
             if (c->home[v] == HOME_ARENA) sb_printf(sb, " @ %zu", c->offset[v]);
             if (c->home[v] == HOME_ARENA && plan_host(c, v) >= 0) {
                 var_name(c, names, plan_host(c, v), nm, sizeof nm);
-                sb_printf(sb, " (in output %s's buffer)", nm);
+                sb_printf(sb, plan_shares_read_only(c, v) ? " (shares %s's buffer)" : " (in output %s's buffer)", nm);
             }
             if (plan_in_place_of(c, v) >= 0) {
                 var_name(c, names, plan_in_place_of(c, v), nm, sizeof nm);

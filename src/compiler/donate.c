@@ -53,6 +53,16 @@ static bool reads_only_elementwise_before(const compiled *c, int k, int u, int u
     return true;
 }
 
+/* Does kernel k read a result that shares input u's buffer (plan.c:
+ * an optimization_barrier of u)? Then k's reads of u are not all in its
+ * in list under u's name. */
+static bool shared_by_a_reader_of(const compiled *c, int u, int k) {
+    const kernel *K = &c->kernels[k];
+    for (int i = 0; i < K->n_in; i++)
+        if (plan_host(c, K->in[i]) == u) return true;
+    return false;
+}
+
 static int position_in_kernel(const kernel *K, const ir_func *ir, int v) {
     for (int j = 0; j < K->n_eqns; j++)
         if (ir_eqn_defines(&ir->eqns[K->eqns[j]], v)) return j;
@@ -88,6 +98,10 @@ void donation_pairs(const compiled *c, const uint8_t *donated, int *donor, char 
                 continue;
             }
             int pos = position_in_kernel(&c->kernels[k], ir, v);
+            if (c->last_use[u] == k && shared_by_a_reader_of(c, u, k)) {
+                why = "the kernel writing the output reads a barrier's result that shares its buffer";
+                continue;
+            }
             if (c->last_use[u] == k && !reads_only_elementwise_before(c, k, u, pos)) {
                 why = "the kernel writing the output reads it at other indices or afterwards";
                 continue;

@@ -38,7 +38,8 @@ static void buffer_label(const compiled *c, const picture_vars *pv, int v, strbu
     if (c->home[v] == HOME_ARENA) {
         if (plan_host(c, v) >= 0) {
             picture_var_name(c, pv, plan_host(c, v), name, sizeof name);
-            sb_printf(sb, ", @ %zu in output ", c->offset[v]);
+            if (plan_shares_read_only(c, v)) sb_printf(sb, ", shares ");
+            else sb_printf(sb, ", @ %zu in output ", c->offset[v]);
             sb_dot(sb, name);
             sb_printf(sb, "'s buffer");
         } else {

@@ -174,7 +174,7 @@ static void row_label(const timeline *t, int v, char *buf, size_t n) {
         if (plan_host(c, v) >= 0 && len < n) {
             char hn[40];
             picture_var_name(c, &t->pv, plan_host(c, v), hn, sizeof hn);
-            snprintf(buf + len, n - len, " \xc2\xb7 in output %s's buffer", hn);
+            snprintf(buf + len, n - len, plan_shares_read_only(c, v) ? " \xc2\xb7 shares %s's buffer" : " \xc2\xb7 in output %s's buffer", hn);
         }
         break;
     }
@@ -205,9 +205,10 @@ static void row_title(const timeline *t, int v, strbuf *sb) {
     if (c->home[v] == HOME_ARENA && plan_host(c, v) >= 0) {
         char hn[40];
         picture_var_name(c, &t->pv, plan_host(c, v), hn, sizeof hn);
-        sb_printf(sb, " at offset %zu in output ", c->offset[v]);
+        if (plan_shares_read_only(c, v)) sb_printf(sb, " sharing ");
+        else sb_printf(sb, " at offset %zu in output ", c->offset[v]);
         sb_xml(sb, hn);
-        sb_printf(sb, "'s buffer (before it is written)");
+        sb_printf(sb, "%s", plan_shares_read_only(c, v) ? "'s buffer" : "'s buffer (before it is written)");
     } else if (c->home[v] == HOME_ARENA) {
         sb_printf(sb, " at arena offset %zu", c->offset[v]);
     }

@@ -44,7 +44,10 @@
  * write comes soonest after its last read, so outputs written late stay
  * free for values that live long, and to the arena when none has room.
  * Construct bodies (compiled.no_output_scratch) keep everything in the
- * arena: generated loops bind their outputs per step. */
+ * arena: generated loops bind their outputs per step.
+ *
+ * The same field says when a result shares an argument's buffer: an
+ * optimization_barrier of an argument or constant (share_read_only). */
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -172,6 +175,33 @@ bool plan_may_overwrite(const compiled *c, int k, int u, int v) {
     return true;
 }
 
+/* Is v an argument or a constant (a buffer no kernel writes)? */
+static bool read_only(const compiled *c, int v) { return c->home[v] == HOME_INPUT || c->home[v] == HOME_CONST; }
+
+/* An optimization_barrier of an argument or a constant (checkpoint fences
+ * the inputs of a recomputation) is that buffer: nothing writes it, so
+ * the result shares it (host = the argument, offset 0) instead of taking
+ * a copy, and the argument counts as read until the result's last reader
+ * (a donated argument's buffer is written only after that). */
+static void share_read_only(compiled *c) {
+    if (c->no_output_scratch) return; /* a body's arguments are carries, rebound per step */
+    const ir_func *ir = c->ir;
+    for (int k = 0; k < c->n_kernels; k++) {
+        const kernel *K = &c->kernels[k];
+        if (K->kind != KERNEL_SINGLE || K->n_eqns != 1) continue;
+        const ir_eqn *e = &ir->eqns[K->eqns[0]];
+        if (!prim_lower(e->prim)->result_is_operand0 || e->n_out != 1 || c->home[e->out] != HOME_ARENA) continue;
+        int u = ir_eqn_inputs(ir, e)[0];
+        int root = read_only(c, u) ? u : c->host[u] >= 0 && read_only(c, c->host[u]) ? c->host[u] : -1;
+        if (root < 0) continue;
+        c->host[e->out] = root;
+        c->offset[e->out] = 0;
+        if (c->last_use[e->out] > c->last_use[root]) c->last_use[root] = c->last_use[e->out];
+    }
+}
+
+bool plan_shares_read_only(const compiled *c, int v) { return plan_host(c, v) >= 0 && read_only(c, plan_host(c, v)); }
+
 /* The live block kernel k's result v may take in place, or -1: v must
  * also die in time for the pool the block is in. */
 static int in_place_block(const compiled *c, int k, int v, const block *live, int n_live, const pool *pools) {
@@ -277,6 +307,7 @@ static int plan(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
     }
     assign_homes(c);
     for (size_t v = 0; v < nv; v++) c->host[v] = -1;
+    share_read_only(c);
     if (donor) donation_pairs(c, donated, donor, NULL, 0);
     int n_pools = output_pools(c, donor, pools);
     in_place_chains(c, chain);
@@ -290,7 +321,7 @@ static int plan(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
         const kernel *K = &c->kernels[k];
         for (int i = 0; i < K->n_out; i++) {
             int v = K->out[i];
-            if (c->home[v] != HOME_ARENA) continue;
+            if (c->home[v] != HOME_ARENA || plan_shares_read_only(c, v)) continue;
             int b = in_place_block(c, k, v, live, n_live, pools);
             if (b >= 0) { /* the block passes from the operand to v */
                 live[b].var = v;

@@ -84,7 +84,9 @@ typedef struct compiled {
                         its host output's buffer when host[v] >= 0 */
     int *host;       /* per variable: for a temporary (HOME_ARENA) the program
                         output whose buffer holds it before that output is
-                        written (plan.c), -1 for the arena */
+                        written, or the argument or constant an
+                        optimization_barrier of it shares (plan.c); -1 for
+                        the arena */
     bool no_output_scratch; /* plan: keep every temporary in the arena (a
                                control-flow body, whose outputs generated
                                loops rebind per step) */
@@ -175,6 +177,9 @@ int plan_in_place_of(const compiled *c, int v);
 /* The output whose buffer holds temporary v before that output is
  * written, or -1 (the arena, or no plan yet). */
 static inline int plan_host(const compiled *c, int v) { return c->host ? c->host[v] : -1; }
+/* Does temporary v share an argument's or a constant's buffer (its host),
+ * being an optimization_barrier of it? Nothing writes such a buffer. */
+bool plan_shares_read_only(const compiled *c, int v);
 /* The memory and cost figures (c->mem, c->cost). A control-flow
  * construct's bodies are compiled and analysed to count what they cost
  * (analysis.c), so this can fail: 0, or -1 with the error recorded. */

@@ -35,7 +35,9 @@
  *             before the output's kernel, and (once donations are known) is
  *             written after a donated input's last read when the output
  *             takes that input's buffer; temporaries in one buffer obey
- *             the arena's overlap rule among themselves.
+ *             the arena's overlap rule among themselves; a result sharing
+ *             an argument's buffer is a barrier of it, read no later than
+ *             the argument and before a donation writes over it.
  *   analysed  the temporaries of the analysis are the arena.
  *   donated   each donation pairs an output array with an argument of its
  *             dtype and shape, each argument at most once.
@@ -328,11 +330,14 @@ static bool in_place_is_safe(const compiled *c, int u, int v) {
  * a donated input's buffer, written only after that input's last read.
  * (The plan used the pairs the donate pass makes, donation_pairs; they are
  * checked once that pass has recorded them.) */
+static int check_shared(const checker *ck, int v);
+
 static int check_hosted(const checker *ck, int v) {
     const compiled *c = ck->c;
     const ir_func *ir = c->ir;
     char b[64], b2[64];
     int h = plan_host(c, v), k = c->kernel_of[v];
+    if (h < ir->n_vars && (c->home[h] == HOME_INPUT || c->home[h] == HOME_CONST)) return check_shared(ck, v);
     if (h >= ir->n_vars || c->home[h] != HOME_OUTPUT || !is_program_output(ir, h) || c->kernel_of[h] < 0)
         return bad(ck, k, "%s is placed in the buffer of %s, which is not an output array", vname(ck, v, b),
                    h < ir->n_vars ? vname(ck, h, b2) : "?");
@@ -350,6 +355,35 @@ static int check_hosted(const checker *ck, int v) {
     if (i >= 0 && i < ir->n_in && c->first_use[v] <= c->last_use[ir->in[i]])
         return bad(ck, k, "%s (kernels %d..%d) lives in output %s's buffer, donated input %d's, which is read until kernel %d",
                    vname(ck, v, b), c->first_use[v], c->last_use[v], vname(ck, h, b2), i, c->last_use[ir->in[i]]);
+    return 0;
+}
+
+/* A result sharing an argument's or a constant's buffer (plan.c): an
+ * optimization_barrier of it (or of another such result), at offset 0,
+ * in a program that may share; the argument counts as read until the
+ * result's last reader, and a donated argument's buffer is written only
+ * after that. */
+static int check_shared(const checker *ck, int v) {
+    const compiled *c = ck->c;
+    const ir_func *ir = c->ir;
+    char b[64], b2[64];
+    int h = plan_host(c, v), k = c->kernel_of[v];
+    const ir_eqn *e = &ir->eqns[ck->def[v]];
+    int u = ir_eqn_inputs(ir, e)[0];
+    if (!prim_lower(e->prim)->result_is_operand0 || (u != h && plan_host(c, u) != h))
+        return bad(ck, k, "%s shares %s's buffer but is not a barrier of it", vname(ck, v, b), vname(ck, h, b2));
+    if (c->no_output_scratch || c->offset[v] != 0)
+        return bad(ck, k, "%s shares %s's buffer at offset %zu%s", vname(ck, v, b), vname(ck, h, b2), c->offset[v],
+                   c->no_output_scratch ? " in a program that keeps its temporaries in the arena" : "");
+    if (c->last_use[h] < c->last_use[v])
+        return bad(ck, k, "%s shares %s's buffer and is read until kernel %d, but %s only until kernel %d",
+                   vname(ck, v, b), vname(ck, h, b2), c->last_use[v], vname(ck, h, b2), c->last_use[h]);
+    for (int o = 0; c->donor && o < ir->n_out; o++) {
+        int w = ir->out[o], i = c->donor[w];
+        if (i >= 0 && i < ir->n_in && ir->in[i] == h && c->kernel_of[w] <= c->last_use[v])
+            return bad(ck, k, "%s shares donated input %d's buffer, which %s (kernel %d) writes before its last read at kernel %d",
+                       vname(ck, v, b), i, vname(ck, w, b2), c->kernel_of[w], c->last_use[v]);
+    }
     return 0;
 }
 
@@ -401,6 +435,7 @@ static int check_plan(const checker *ck) {
     for (int u = 0; u < ir->n_vars; u++) {
         if (c->home[u] != HOME_ARENA) continue;
         size_t ua = c->offset[u], ub = ua + rt_aval_nbytes(&ir->vars[u]);
+        if (plan_shares_read_only(c, u)) continue; /* read only: any number may share it */
         for (int v = u + 1; v < ir->n_vars; v++) {
             if (c->home[v] != HOME_ARENA || plan_host(c, v) != plan_host(c, u)) continue; /* another buffer */
             size_t va = c->offset[v], vb = va + rt_aval_nbytes(&ir->vars[v]);
