@@ -446,7 +446,10 @@ void cj_clear_caches(cj_ctx *ctx);
 typedef struct cj_memory_analysis {
     size_t argument_bytes;       /* the inputs */
     size_t output_bytes;         /* the outputs, fresh arrays per call */
-    size_t temp_bytes;           /* the arena of intermediates kept by the program */
+    size_t temp_bytes;           /* the arena of intermediates kept by the program
+                                    (those placed in an output's buffer before
+                                    the output is written, as XLA does, are
+                                    not counted again) */
     size_t alias_bytes;          /* outputs written into donated inputs */
     size_t generated_code_bytes; /* the generated code's shared object, once built
                                     (0 before, and on the interpreter) */
@@ -455,6 +458,9 @@ typedef struct cj_memory_analysis {
 } cj_memory_analysis;
 cj_status cj_jit_memory_analysis(cj_func *jitted, const cj_val *in, cj_memory_analysis *out);
 
+/* Control flow counts its bodies: a scan's once per step, a while loop's
+ * condition and body once (its trip count is unknown before it runs, as
+ * in XLA's cost analysis), a cond the costliest branch, figure by figure. */
 typedef struct cj_cost_analysis {
     double flops;           /* arithmetic operations (a dot counts 2 per MAC) */
     double transcendentals; /* exp, log, sin, ... evaluations */

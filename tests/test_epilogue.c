@@ -160,11 +160,10 @@ static compiled *compile_unfused(cj_ctx *ctx, cj_func *f, const cj_val *in, int 
     if (!c) return NULL;
     c->ir = trace(f, in, n_in);
     if (!c->ir || pass_simplify(ctx, &c->ir) != 0 || fuse_kernels(ctx, c) != 0 || schedule_kernels(ctx, c) != 0 ||
-        plan_buffers(ctx, c) != 0) {
+        plan_buffers(ctx, c) != 0 || analyse_program(ctx, c) != 0) {
         compiled_free(ctx, c);
         return NULL;
     }
-    analyse_program(c);
     return c;
 }
 

@@ -14,12 +14,14 @@ typedef struct program program;
 /* NULL with the error recorded in ctx. */
 /* donated[i] (may be NULL): the caller gives up IR input i's buffer. */
 program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated);
-/* The same, but the program's own generated C is only written and built
- * when it is first run: for a control-flow construct's sub-programs, whose
- * kernels an enclosing program's generated code holds and runs itself
- * (codegen_control.c), so they are compiled twice only when the runtime's
+/* The same for a control-flow construct's sub-program: its temporaries
+ * stay in its arena (never in its outputs' buffers, which an enclosing
+ * program's generated loop sets per step, codegen_control.c). With lazy,
+ * the program's own generated C is only written and built when it is
+ * first run: an enclosing program's generated code holds its kernels and
+ * runs them itself, so they are compiled twice only when the runtime's
  * loop (cf_run) runs them too. */
-program *backend_prepare_lazy(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated);
+program *backend_prepare_sub(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated, int lazy);
 /* Inputs borrowed; outputs are new references. 0 or -1. A donated input
  * whose array is not shared (refcount 1, passed once) has its buffer
  * written by an output; used[i] is set for those (the caller must then

@@ -56,8 +56,7 @@ static int prepare_prog(cj_ctx *ctx, cf_record *rec, cj_backend mode, int k, int
     uint8_t *donated = n_donate ? rt_calloc(ctx->mem, (size_t)n_in + 1) : NULL; /* per input of the program */
     if (n_donate && !donated) return core_oom(ctx, "control flow");
     for (int i = 0; i < n_donate && i < n_in; i++) donated[i] = 1;
-    rec->prepared[k] = lazy ? backend_prepare_lazy(ctx, rec->progs[k], mode, donated)
-                            : backend_prepare(ctx, rec->progs[k], mode, donated);
+    rec->prepared[k] = backend_prepare_sub(ctx, rec->progs[k], mode, donated, lazy);
     if (donated) rt_free(ctx->mem, donated, (size_t)n_in + 1);
     return rec->prepared[k] ? 0 : -1;
 }

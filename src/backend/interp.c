@@ -68,13 +68,16 @@ static int make_maps(cj_ctx *ctx, program *p) {
     return 0;
 }
 
-static program *prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated, int lazy) {
+static program *prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated, int lazy,
+                        bool sub) {
     program *p = rt_calloc(ctx->mem, sizeof *p);
     if (!p) {
         core_oom(ctx, "jit: preparing a program");
         return NULL;
     }
-    p->c = compile_ir_until(ctx, ir, NULL, &(compile_options){.donated = donated});
+    /* a construct's body keeps its temporaries in its arena: generated
+     * loops (codegen_control_state.c) bind its outputs per step */
+    p->c = compile_ir_until(ctx, ir, NULL, &(compile_options){.donated = donated, .no_output_scratch = sub});
     if (!p->c) {
         rt_free(ctx->mem, p, sizeof *p);
         return NULL;
@@ -122,11 +125,11 @@ static program *prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const u
 }
 
 program *backend_prepare(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated) {
-    return prepare(ctx, ir, mode, donated, 0);
+    return prepare(ctx, ir, mode, donated, 0, false);
 }
 
-program *backend_prepare_lazy(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated) {
-    return prepare(ctx, ir, mode, donated, 1);
+program *backend_prepare_sub(cj_ctx *ctx, const ir_func *ir, cj_backend mode, const uint8_t *donated, int lazy) {
+    return prepare(ctx, ir, mode, donated, lazy, true);
 }
 
 void program_free(cj_ctx *ctx, program *p) {
@@ -606,8 +609,12 @@ int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, ui
             if (!arrays[v]) status = core_oom(ctx, "jit: program outputs");
         }
         if (arrays[v]) buf[v] = arrays[v]->data;
-        else if (c->home[v] == HOME_ARENA) buf[v] = (char *)p->arena + c->offset[v];
+        else if (c->home[v] == HOME_ARENA && plan_host(c, v) < 0) buf[v] = (char *)p->arena + c->offset[v];
     }
+    /* temporaries planned inside an output's buffer, before it is written
+     * (the output's array, fresh or a donated input's, exists by now) */
+    for (int v = 0; v < ir->n_vars && status == 0; v++)
+        if (c->home[v] == HOME_ARENA && plan_host(c, v) >= 0) buf[v] = buf[plan_host(c, v)] + c->offset[v];
     for (int k = 0; k < c->n_kernels && status == 0; k++) status = interp_run_kernel(ctx, p, k, buf);
     if (status == 0)
         for (int i = 0; i < ir->n_out; i++) out[i] = rt_array_ref(arrays[ir->out[i]]);

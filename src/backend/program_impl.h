@@ -146,7 +146,7 @@ struct program {
     cjk_rt rt;
     cjk_kernel_fn *native;   /* per kernel, once installed */
     int native_installed;
-    int native_lazy;         /* backend_prepare_lazy: native_start at the first run */
+    int native_lazy;         /* backend_prepare_sub (lazy): native_start at the first run */
     struct cf_native **cf;   /* per kernel: a construct run by generated code, or NULL */
     cjk_construct_fn *native_cf; /* per kernel: its generated function, once installed */
 };

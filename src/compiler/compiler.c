@@ -46,14 +46,14 @@ static int run_epilogue(cj_ctx *ctx, compiled *c, const compile_options *o) {
     (void)o;
     return fuse_dot_epilogues(ctx, c);
 }
+/* with the donations it will be asked for: a donated input's buffer holds
+ * temporaries only after its last read */
 static int run_plan(cj_ctx *ctx, compiled *c, const compile_options *o) {
-    (void)o;
-    return plan_buffers(ctx, c);
+    return plan_buffers_donated(ctx, c, o->donated);
 }
 static int run_analyse(cj_ctx *ctx, compiled *c, const compile_options *o) {
-    (void)ctx, (void)o;
-    analyse_program(c);
-    return 0;
+    (void)o;
+    return analyse_program(ctx, c);
 }
 /* after the analysis, which it corrects for the outputs that need no array */
 static int run_donate(cj_ctx *ctx, compiled *c, const compile_options *o) {
@@ -215,6 +215,7 @@ void compiled_free(cj_ctx *ctx, compiled *c) {
     if (c->first_use) rt_free(ctx->mem, c->first_use, sizeof(int) * nv);
     if (c->last_use) rt_free(ctx->mem, c->last_use, sizeof(int) * nv);
     if (c->donor) rt_free(ctx->mem, c->donor, sizeof(int) * nv);
+    if (c->host) rt_free(ctx->mem, c->host, sizeof(int) * nv);
     ir_free(c->ir);
     rt_free(ctx->mem, c, sizeof *c);
 }
@@ -266,6 +267,7 @@ compiled *compile_ir_until(cj_ctx *ctx, const ir_func *ir, const char *last, con
         core_oom(ctx, "jit: compile");
         return NULL;
     }
+    c->no_output_scratch = o->no_output_scratch;
     c->ir = ir_copy(ir);
     if (!c->ir) {
         rt_free(ctx->mem, c, sizeof *c);
@@ -356,6 +358,10 @@ void compiled_dump(const compiled *c, const char *what, strbuf *sb) {
             var_str(c, names, v, buf, sizeof buf);
             sb_printf(sb, "  %-24s %-9s %10zu bytes", buf, home_names[c->home[v]], rt_aval_nbytes(&ir->vars[v]));
             if (c->home[v] == HOME_ARENA) sb_printf(sb, " @ %zu", c->offset[v]);
+            if (c->home[v] == HOME_ARENA && plan_host(c, v) >= 0) {
+                var_name(c, names, plan_host(c, v), nm, sizeof nm);
+                sb_printf(sb, plan_shares_read_only(c, v) ? " (shares %s's buffer)" : " (in output %s's buffer)", nm);
+            }
             if (plan_in_place_of(c, v) >= 0) {
                 var_name(c, names, plan_in_place_of(c, v), nm, sizeof nm);
                 sb_printf(sb, " (in place of %s)", nm);

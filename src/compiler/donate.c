@@ -10,7 +10,10 @@
  * of the input (a loop carry updated in one slice: only the slice is
  * written). Whether the donated array is
  * really unshared is checked at each call (interp.c); here only the plan is
- * made. A donation that cannot be used says why in c->donation_note. */
+ * made. A donation that cannot be used says why in c->donation_note. The
+ * planner asks for the same pairs first (donation_pairs): a donated
+ * input's buffer may hold temporaries between its last read and the
+ * output's write (plan.c). */
 #include <string.h>
 
 #include "program.h"
@@ -50,20 +53,32 @@ static bool reads_only_elementwise_before(const compiled *c, int k, int u, int u
     return true;
 }
 
+/* Does kernel k read a result that shares input u's buffer (plan.c:
+ * an optimization_barrier of u)? Then k's reads of u are not all in its
+ * in list under u's name. */
+static bool shared_by_a_reader_of(const compiled *c, int u, int k) {
+    const kernel *K = &c->kernels[k];
+    for (int i = 0; i < K->n_in; i++)
+        if (plan_host(c, K->in[i]) == u) return true;
+    return false;
+}
+
 static int position_in_kernel(const kernel *K, const ir_func *ir, int v) {
     for (int j = 0; j < K->n_eqns; j++)
         if (ir_eqn_defines(&ir->eqns[K->eqns[j]], v)) return j;
     return -1;
 }
 
-int plan_donations(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
+/* Pairs each donated input with the first output it may be written into
+ * (the rule atop this file): donor[v] = the input's position for output v,
+ * -1 elsewhere; why a donation cannot be used goes into note (may be
+ * NULL). Reads only the homes, live ranges and kernels, so the planner can
+ * ask before it places anything and the donate pass gets the same pairs. */
+void donation_pairs(const compiled *c, const uint8_t *donated, int *donor, char *note, size_t note_cap) {
     const ir_func *ir = c->ir;
-    size_t nv = (size_t)ir->n_vars + 1;
-    c->donor = rt_alloc(ctx->mem, sizeof(int) * nv);
-    if (!c->donor) return core_oom(ctx, "jit: donation planning");
-    for (size_t v = 0; v < nv; v++) c->donor[v] = -1;
-    c->donation_note[0] = 0;
-    if (!donated) return 0;
+    for (int v = 0; v <= ir->n_vars; v++) donor[v] = -1;
+    if (note && note_cap) note[0] = 0;
+    if (!donated) return;
     size_t note_len = 0;
     for (int i = 0; i < ir->n_in; i++) {
         if (!donated[i]) continue;
@@ -75,7 +90,7 @@ int plan_donations(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
         int chosen = -1;
         for (int o = 0; o < ir->n_out && !is_output && chosen < 0; o++) {
             int v = ir->out[o];
-            if (c->home[v] != HOME_OUTPUT || c->donor[v] >= 0) continue;
+            if (c->home[v] != HOME_OUTPUT || donor[v] >= 0) continue;
             if (ir->vars[v].dtype != ir->vars[u].dtype || !rt_aval_same_shape(&ir->vars[v], &ir->vars[u])) continue;
             int k = c->kernel_of[v];
             if (c->last_use[u] > k) {
@@ -83,6 +98,10 @@ int plan_donations(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
                 continue;
             }
             int pos = position_in_kernel(&c->kernels[k], ir, v);
+            if (c->last_use[u] == k && shared_by_a_reader_of(c, u, k)) {
+                why = "the kernel writing the output reads a barrier's result that shares its buffer";
+                continue;
+            }
             if (c->last_use[u] == k && !reads_only_elementwise_before(c, k, u, pos)) {
                 why = "the kernel writing the output reads it at other indices or afterwards";
                 continue;
@@ -90,16 +109,27 @@ int plan_donations(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
             chosen = v;
         }
         if (chosen >= 0) {
-            c->donor[chosen] = i;
-            size_t b = rt_aval_nbytes(&ir->vars[chosen]);
-            c->mem.alias_bytes += b;
-            c->mem.output_bytes -= b;
-            c->mem.peak_bytes -= b;
-        } else if (note_len < sizeof c->donation_note) {
-            int w = snprintf(c->donation_note + note_len, sizeof c->donation_note - note_len,
-                             "%sinput %d is donated but not reused: %s", note_len ? "; " : "", i, why);
+            donor[chosen] = i;
+        } else if (note && note_len < note_cap) {
+            int w = snprintf(note + note_len, note_cap - note_len, "%sinput %d is donated but not reused: %s",
+                             note_len ? "; " : "", i, why);
             if (w > 0) note_len += (size_t)w;
         }
+    }
+}
+
+int plan_donations(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
+    const ir_func *ir = c->ir;
+    size_t nv = (size_t)ir->n_vars + 1;
+    c->donor = rt_alloc(ctx->mem, sizeof(int) * nv);
+    if (!c->donor) return core_oom(ctx, "jit: donation planning");
+    donation_pairs(c, donated, c->donor, c->donation_note, sizeof c->donation_note);
+    for (int v = 0; v < ir->n_vars; v++) {
+        if (c->donor[v] < 0) continue;
+        size_t b = rt_aval_nbytes(&ir->vars[v]);
+        c->mem.alias_bytes += b;
+        c->mem.output_bytes -= b;
+        c->mem.peak_bytes -= b;
     }
     return 0;
 }

@@ -36,7 +36,15 @@ static void buffer_label(const compiled *c, const picture_vars *pv, int v, strbu
     sb_dot(sb, name);
     sb_printf(sb, "\\n%s", size);
     if (c->home[v] == HOME_ARENA) {
-        sb_printf(sb, ", arena @ %zu", c->offset[v]);
+        if (plan_host(c, v) >= 0) {
+            picture_var_name(c, pv, plan_host(c, v), name, sizeof name);
+            if (plan_shares_read_only(c, v)) sb_printf(sb, ", shares ");
+            else sb_printf(sb, ", @ %zu in output ", c->offset[v]);
+            sb_dot(sb, name);
+            sb_printf(sb, "'s buffer");
+        } else {
+            sb_printf(sb, ", arena @ %zu", c->offset[v]);
+        }
         int u = plan_in_place_of(c, v);
         if (u >= 0) {
             picture_var_name(c, pv, u, name, sizeof name);

@@ -169,7 +169,12 @@ static void row_label(const timeline *t, int v, char *buf, size_t n) {
         if (u >= 0 && len < n) {
             char un[40];
             picture_var_name(c, &t->pv, u, un, sizeof un);
-            snprintf(buf + len, n - len, " \xc2\xb7 in place of %s", un);
+            len += (size_t)snprintf(buf + len, n - len, " \xc2\xb7 in place of %s", un);
+        }
+        if (plan_host(c, v) >= 0 && len < n) {
+            char hn[40];
+            picture_var_name(c, &t->pv, plan_host(c, v), hn, sizeof hn);
+            snprintf(buf + len, n - len, plan_shares_read_only(c, v) ? " \xc2\xb7 shares %s's buffer" : " \xc2\xb7 in output %s's buffer", hn);
         }
         break;
     }
@@ -197,7 +202,16 @@ static void row_title(const timeline *t, int v, strbuf *sb) {
         sb_xml(sb, name);
     }
     sb_printf(sb, "\n%s, %zu bytes", roles[role_of(c, v)].name, nbytes(c, v));
-    if (c->home[v] == HOME_ARENA) sb_printf(sb, " at arena offset %zu", c->offset[v]);
+    if (c->home[v] == HOME_ARENA && plan_host(c, v) >= 0) {
+        char hn[40];
+        picture_var_name(c, &t->pv, plan_host(c, v), hn, sizeof hn);
+        if (plan_shares_read_only(c, v)) sb_printf(sb, " sharing ");
+        else sb_printf(sb, " at offset %zu in output ", c->offset[v]);
+        sb_xml(sb, hn);
+        sb_printf(sb, "%s", plan_shares_read_only(c, v) ? "'s buffer" : "'s buffer (before it is written)");
+    } else if (c->home[v] == HOME_ARENA) {
+        sb_printf(sb, " at arena offset %zu", c->offset[v]);
+    }
     if (t->end[v] < 0) sb_printf(sb, "\nnever read by a kernel");
     else if (c->home[v] == HOME_INPUT || c->home[v] == HOME_CONST)
         sb_printf(sb, "\nread until step %d; held throughout", t->end[v]);
@@ -371,7 +385,7 @@ static void draw_arena(const timeline *t, strbuf *sb, double *y) {
     text(sb, LEFT - 6, *y + h, "text-anchor=\"end\" fill=\"#444\"", sz);
     for (int r = 0; r < t->n_rows; r++) {
         int v = t->rows[r];
-        if (c->home[v] != HOME_ARENA) continue;
+        if (c->home[v] != HOME_ARENA || plan_host(c, v) >= 0) continue; /* (one in an output's buffer is not here) */
         double x = step_x(t, t->start[v]) + 1, w = t->colw * (t->end[v] - t->start[v] + 1) - 2;
         double by = *y + scale * (double)c->offset[v], bh = scale * (double)nbytes(c, v);
         sb_printf(sb, "<g><title>");

@@ -80,7 +80,16 @@ typedef struct compiled {
     int n_kernels;
     kernel *kernels; /* in schedule order */
     var_home *home;  /* per variable */
-    size_t *offset;  /* per variable: arena offset (HOME_ARENA) */
+    size_t *offset;  /* per variable: arena offset (HOME_ARENA), or the offset in
+                        its host output's buffer when host[v] >= 0 */
+    int *host;       /* per variable: for a temporary (HOME_ARENA) the program
+                        output whose buffer holds it before that output is
+                        written, or the argument or constant an
+                        optimization_barrier of it shares (plan.c); -1 for
+                        the arena */
+    bool no_output_scratch; /* plan: keep every temporary in the arena (a
+                               control-flow body, whose outputs generated
+                               loops rebind per step) */
     int *kernel_of;  /* per variable: defining kernel, -1 for inputs/constants */
     int *first_use, *last_use; /* per variable: kernel range over which its buffer is live */
     size_t arena_bytes;
@@ -108,6 +117,7 @@ typedef struct compile_options {
     const uint8_t *donated; /* donate: donated[i] gives up IR input i's buffer (NULL: none) */
     const char *dump;       /* passes to dump after, a comma list (NULL: CJAX_DUMP) */
     strbuf *dump_to;        /* where dumps go (NULL: stderr) */
+    bool no_output_scratch; /* plan: no temporary in an output's buffer (compiled.no_output_scratch) */
     bool verify;            /* verify after every pass in any build (else: debug builds and
                                CJAX_VERIFY=1; the IR passes are always verified) */
     /* Called after each pass, before it is verified and dumped: lets tests
@@ -164,12 +174,30 @@ int plan_buffers(cj_ctx *ctx, compiled *c);
 bool plan_may_overwrite(const compiled *c, int k, int u, int v);
 const char *schedule_heuristic(const compiled *c);
 int plan_in_place_of(const compiled *c, int v);
-void analyse_program(compiled *c);
+/* The output whose buffer holds temporary v before that output is
+ * written, or -1 (the arena, or no plan yet). */
+static inline int plan_host(const compiled *c, int v) { return c->host ? c->host[v] : -1; }
+/* Does temporary v share an argument's or a constant's buffer (its host),
+ * being an optimization_barrier of it? Nothing writes such a buffer. */
+bool plan_shares_read_only(const compiled *c, int v);
+/* The memory and cost figures (c->mem, c->cost). A control-flow
+ * construct's bodies are compiled and analysed to count what they cost
+ * (analysis.c), so this can fail: 0, or -1 with the error recorded. */
+int analyse_program(cj_ctx *ctx, compiled *c);
 /* Pairs donated inputs (donated[i] for IR input position i; NULL: none)
  * with outputs of the same type that may be written into their buffers,
  * and updates the memory analysis. Unusable donations are described in
  * c->donation_note. */
 int plan_donations(cj_ctx *ctx, compiled *c, const uint8_t *donated);
+/* The pairs plan_donations makes, into donor (n_vars + 1 entries; -1:
+ * none), without touching c: the planner asks before it places
+ * temporaries in donated buffers. note (NULL: not wanted) says why a
+ * donation cannot be used. */
+void donation_pairs(const compiled *c, const uint8_t *donated, int *donor, char *note, size_t note_cap);
+/* plan_buffers for the pipeline's plan pass: donated[i] (NULL: none) gives
+ * up input i's buffer, which then holds temporaries only after its last
+ * read. */
+int plan_buffers_donated(cj_ctx *ctx, compiled *c, const uint8_t *donated);
 
 /* Appends a readable dump: kernels with their equations, and buffers with
  * size, offset and live range (and, once analysed, the memory figures).

@@ -30,7 +30,14 @@
  *             their writer and every reader; no two arena buffers live at
  *             the same kernel overlap in bytes, unless the later one took
  *             the earlier one's very block in place where that is safe
- *             (checked here by the rule plan.c states, not by asking it).
+ *             (checked here by the rule plan.c states, not by asking it);
+ *             a temporary placed in an output's buffer lies inside it, dies
+ *             before the output's kernel, and (once donations are known) is
+ *             written after a donated input's last read when the output
+ *             takes that input's buffer; temporaries in one buffer obey
+ *             the arena's overlap rule among themselves; a result sharing
+ *             an argument's buffer is a barrier of it, read no later than
+ *             the argument and before a donation writes over it.
  *   analysed  the temporaries of the analysis are the arena.
  *   donated   each donation pairs an output array with an argument of its
  *             dtype and shape, each argument at most once.
@@ -318,6 +325,68 @@ static bool in_place_is_safe(const compiled *c, int u, int v) {
     return k >= 0 && has(c->kernels[k].in, c->kernels[k].n_in, u) && plan_may_overwrite(c, k, u, v);
 }
 
+/* A temporary in an output's buffer (plan.c): inside it, dead before the
+ * kernel writing the output starts, and, when the output is written into
+ * a donated input's buffer, written only after that input's last read.
+ * (The plan used the pairs the donate pass makes, donation_pairs; they are
+ * checked once that pass has recorded them.) */
+static int check_shared(const checker *ck, int v);
+
+static int check_hosted(const checker *ck, int v) {
+    const compiled *c = ck->c;
+    const ir_func *ir = c->ir;
+    char b[64], b2[64];
+    int h = plan_host(c, v), k = c->kernel_of[v];
+    if (h < ir->n_vars && (c->home[h] == HOME_INPUT || c->home[h] == HOME_CONST)) return check_shared(ck, v);
+    if (h >= ir->n_vars || c->home[h] != HOME_OUTPUT || !is_program_output(ir, h) || c->kernel_of[h] < 0)
+        return bad(ck, k, "%s is placed in the buffer of %s, which is not an output array", vname(ck, v, b),
+                   h < ir->n_vars ? vname(ck, h, b2) : "?");
+    if (c->no_output_scratch)
+        return bad(ck, k, "%s is placed in output %s's buffer in a program that keeps its temporaries in the arena",
+                   vname(ck, v, b), vname(ck, h, b2));
+    size_t end = c->offset[v] + rt_aval_nbytes(&ir->vars[v]), cap = rt_aval_nbytes(&ir->vars[h]);
+    if (end > cap)
+        return bad(ck, k, "%s at %zu..%zu lies outside output %s's buffer of %zu bytes", vname(ck, v, b), c->offset[v],
+                   end, vname(ck, h, b2), cap);
+    if (c->last_use[v] >= c->kernel_of[h])
+        return bad(ck, k, "%s (kernels %d..%d) lives in output %s's buffer, which kernel %d writes", vname(ck, v, b),
+                   c->first_use[v], c->last_use[v], vname(ck, h, b2), c->kernel_of[h]);
+    int i = c->donor ? c->donor[h] : -1;
+    if (i >= 0 && i < ir->n_in && c->first_use[v] <= c->last_use[ir->in[i]])
+        return bad(ck, k, "%s (kernels %d..%d) lives in output %s's buffer, donated input %d's, which is read until kernel %d",
+                   vname(ck, v, b), c->first_use[v], c->last_use[v], vname(ck, h, b2), i, c->last_use[ir->in[i]]);
+    return 0;
+}
+
+/* A result sharing an argument's or a constant's buffer (plan.c): an
+ * optimization_barrier of it (or of another such result), at offset 0,
+ * in a program that may share; the argument counts as read until the
+ * result's last reader, and a donated argument's buffer is written only
+ * after that. */
+static int check_shared(const checker *ck, int v) {
+    const compiled *c = ck->c;
+    const ir_func *ir = c->ir;
+    char b[64], b2[64];
+    int h = plan_host(c, v), k = c->kernel_of[v];
+    const ir_eqn *e = &ir->eqns[ck->def[v]];
+    int u = ir_eqn_inputs(ir, e)[0];
+    if (!prim_lower(e->prim)->result_is_operand0 || (u != h && plan_host(c, u) != h))
+        return bad(ck, k, "%s shares %s's buffer but is not a barrier of it", vname(ck, v, b), vname(ck, h, b2));
+    if (c->no_output_scratch || c->offset[v] != 0)
+        return bad(ck, k, "%s shares %s's buffer at offset %zu%s", vname(ck, v, b), vname(ck, h, b2), c->offset[v],
+                   c->no_output_scratch ? " in a program that keeps its temporaries in the arena" : "");
+    if (c->last_use[h] < c->last_use[v])
+        return bad(ck, k, "%s shares %s's buffer and is read until kernel %d, but %s only until kernel %d",
+                   vname(ck, v, b), vname(ck, h, b2), c->last_use[v], vname(ck, h, b2), c->last_use[h]);
+    for (int o = 0; c->donor && o < ir->n_out; o++) {
+        int w = ir->out[o], i = c->donor[w];
+        if (i >= 0 && i < ir->n_in && ir->in[i] == h && c->kernel_of[w] <= c->last_use[v])
+            return bad(ck, k, "%s shares donated input %d's buffer, which %s (kernel %d) writes before its last read at kernel %d",
+                       vname(ck, v, b), i, vname(ck, w, b2), c->kernel_of[w], c->last_use[v]);
+    }
+    return 0;
+}
+
 /* Homes, live ranges, and no overlap in the arena except a safe in place. */
 static int check_plan(const checker *ck) {
     const compiled *c = ck->c;
@@ -356,15 +425,19 @@ static int check_plan(const checker *ck) {
         if (c->first_use[v] != k || c->last_use[v] < k)
             return bad(ck, k, "%s is live over kernels %d..%d, but written by kernel %d", vname(ck, v, b), c->first_use[v],
                        c->last_use[v], k);
-        if (c->offset[v] + rt_aval_nbytes(&ir->vars[v]) > c->arena_bytes)
+        if (plan_host(c, v) >= 0) {
+            if (check_hosted(ck, v) != 0) return -1;
+        } else if (c->offset[v] + rt_aval_nbytes(&ir->vars[v]) > c->arena_bytes) {
             return bad(ck, k, "%s at %zu..%zu lies outside the arena of %zu bytes", vname(ck, v, b), c->offset[v],
                        c->offset[v] + rt_aval_nbytes(&ir->vars[v]), c->arena_bytes);
+        }
     }
     for (int u = 0; u < ir->n_vars; u++) {
         if (c->home[u] != HOME_ARENA) continue;
         size_t ua = c->offset[u], ub = ua + rt_aval_nbytes(&ir->vars[u]);
+        if (plan_shares_read_only(c, u)) continue; /* read only: any number may share it */
         for (int v = u + 1; v < ir->n_vars; v++) {
-            if (c->home[v] != HOME_ARENA) continue;
+            if (c->home[v] != HOME_ARENA || plan_host(c, v) != plan_host(c, u)) continue; /* another buffer */
             size_t va = c->offset[v], vb = va + rt_aval_nbytes(&ir->vars[v]);
             if (ua >= vb || va >= ub) continue; /* apart in bytes */
             if (c->last_use[u] < c->first_use[v] || c->last_use[v] < c->first_use[u]) continue; /* apart in time */

@@ -96,4 +96,6 @@ void prim_register_ad(void) {
     /* the barrier's result is its first operand: the plan gives it that
      * buffer, so it copies nothing */
     prim_rules[PRIM_OPT_BARRIER].lower.updates_operand0 = true;
+    /* and an argument's buffer, which nothing writes, is shared outright */
+    prim_rules[PRIM_OPT_BARRIER].lower.result_is_operand0 = true;
 }

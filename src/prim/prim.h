@@ -170,6 +170,11 @@ typedef struct prim_lowering {
      * (dynamic_update_slice, optimization_barrier): its SINGLE kernel may
      * write over operand 0's buffer when operand 0 dies there. */
     bool updates_operand0;
+    /* The result is operand 0 unchanged and the kernel writes nothing
+     * (optimization_barrier): the result may share operand 0's buffer even
+     * when operand 0 lives on, if nothing writes that buffer (an argument
+     * or a constant: plan.c). */
+    bool result_is_operand0;
     /* With a rank-0 operand 0 the eager kernel copies a whole operand with
      * memcpy (select_n with one predicate per tile), so the result must not
      * be planned into an operand's buffer. */
