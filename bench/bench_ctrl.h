@@ -297,6 +297,18 @@ static double ctrl_ratio_median(const double *a, const double *b, int n) {
 
 /* Builds, checks and times the selected rows. selected(key) says whether
  * --only picks "ctrl_<key>"; use_jax 0 leaves JAX out ("skipped"). */
+/* Did the JAX co-process send a value for at least one selected row? (It
+ * computes only the rows asked for, so no single row's key will do.) */
+static int ctrl_jax_has_values(const char *ready) {
+    char key[96];
+    for (int k = 0; k < CTRL_N_ROWS; k++) {
+        if (ctrl_rows[k].skipped) continue;
+        snprintf(key, sizeof key, "jax.%s.value", ctrl_rows[k].key);
+        if (peers_find(ready, key)) return 1;
+    }
+    return 0;
+}
+
 static void ctrl_measure(ctrl_run *cr, cj_ctx *ctx, int (*selected)(const char *), int use_jax, int rounds) {
     cr->rows = ctrl_rows, cr->n_rows = CTRL_N_ROWS, cr->check_failed = 0, cr->ran = 0;
     cr->rounds = rounds < 1 ? 1 : rounds > CTRL_MAX_ROUNDS ? CTRL_MAX_ROUNDS : rounds;
@@ -361,12 +373,12 @@ static void ctrl_measure(ctrl_run *cr, cj_ctx *ctx, int (*selected)(const char *
         char v[96];
         peers_str(ready, "info.jax", v, sizeof v);
         snprintf(cr->jax, sizeof cr->jax, "%s", v[0] ? v : "missing");
-        if (strncmp(cr->jax, "failed", 6) && strcmp(cr->jax, "missing") && !peers_find(ready, "jax.ode_fwd.value"))
+        if (strncmp(cr->jax, "failed", 6) && strcmp(cr->jax, "missing") && !ctrl_jax_has_values(ready))
             snprintf(cr->jax, sizeof cr->jax, "failed");
     }
     /* ready is getline's buffer: keep a copy for the checks */
     char *values = ready ? strdup(ready) : NULL;
-    int have_jax = values && peers_find(values, "jax.ode_fwd.value");
+    int have_jax = values && ctrl_jax_has_values(values);
 
     for (int k = 0; k < CTRL_N_ROWS; k++)
         if (!ctrl_rows[k].skipped && !ctrl_rows[k].failed) ctrl_check(ctx, cr, &ctrl_rows[k], have_jax ? values : NULL);
