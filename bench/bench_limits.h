@@ -7,7 +7,8 @@
  *          vectorised loop with ordinary stores reaches, as cjax's kernels
  *          are. Reported in STREAM's convention (bytes read + bytes written).
  *          memcpy is not used: glibc's may pick other store instructions.
- *   fma    peak float32 multiply-add rate: independent AVX2 FMA chains on
+ *   fma    peak float32 multiply-add rate: independent FMA chains (AVX-512
+ *          where the build targets it, else AVX2) on
  *          every pool thread (2 flops per lane). Without FMA at build time
  *          the estimate is the sgemm rate (said so in `fma_how`).
  *   sgemm  a 1024^3 product through cjax's dot backend (rt_gemm_f32:
@@ -57,28 +58,46 @@ static void scale_range(void *p, int64_t b, int64_t e) {
 #if defined(__FMA__) && defined(__AVX__)
 /* Ten independent accumulators cover the FMA latency (4-5 cycles) times
  * the pipes (2) of current x86 cores. */
+/* The widest FMA the build targets: AVX-512 where the compiler may use
+ * it (its peak is twice AVX2's on cores with two 512-bit FMA pipes). */
+#if defined(__AVX512F__)
+#define FMA_LANES 16
+#define FMA_VEC __m512
+#define FMA_SET1 _mm512_set1_ps
+#define FMA_FMADD _mm512_fmadd_ps
+#define FMA_ADD _mm512_add_ps
+#define FMA_STORE _mm512_storeu_ps
+#define FMA_HOW "AVX-512 FMA loop on every pool thread"
+#else
+#define FMA_LANES 8
+#define FMA_VEC __m256
+#define FMA_SET1 _mm256_set1_ps
+#define FMA_FMADD _mm256_fmadd_ps
+#define FMA_ADD _mm256_add_ps
+#define FMA_STORE _mm256_storeu_ps
+#define FMA_HOW "AVX2 FMA loop on every pool thread"
+#endif
 static void fma_range(void *p, int64_t b, int64_t e) {
     float *sink = p;
     for (int64_t u = b; u < e; u++) {
-        __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
-        __m256 a0 = _mm256_set1_ps(1.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
-               a8 = a0, a9 = a0;
+        FMA_VEC m = FMA_SET1(0.999999f), c = FMA_SET1(1e-7f);
+        FMA_VEC a0 = FMA_SET1(1.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0,
+                a9 = a0;
         for (int i = 0; i < FMA_UNIT_ITERS; i++) {
-            a0 = _mm256_fmadd_ps(a0, m, c), a1 = _mm256_fmadd_ps(a1, m, c);
-            a2 = _mm256_fmadd_ps(a2, m, c), a3 = _mm256_fmadd_ps(a3, m, c);
-            a4 = _mm256_fmadd_ps(a4, m, c), a5 = _mm256_fmadd_ps(a5, m, c);
-            a6 = _mm256_fmadd_ps(a6, m, c), a7 = _mm256_fmadd_ps(a7, m, c);
-            a8 = _mm256_fmadd_ps(a8, m, c), a9 = _mm256_fmadd_ps(a9, m, c);
+            a0 = FMA_FMADD(a0, m, c), a1 = FMA_FMADD(a1, m, c);
+            a2 = FMA_FMADD(a2, m, c), a3 = FMA_FMADD(a3, m, c);
+            a4 = FMA_FMADD(a4, m, c), a5 = FMA_FMADD(a5, m, c);
+            a6 = FMA_FMADD(a6, m, c), a7 = FMA_FMADD(a7, m, c);
+            a8 = FMA_FMADD(a8, m, c), a9 = FMA_FMADD(a9, m, c);
         }
-        __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                                 _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)),
-                                               _mm256_add_ps(a8, a9)));
-        float lanes[8];
-        _mm256_storeu_ps(lanes, s);
+        FMA_VEC s = FMA_ADD(FMA_ADD(FMA_ADD(a0, a1), FMA_ADD(a2, a3)),
+                            FMA_ADD(FMA_ADD(FMA_ADD(a4, a5), FMA_ADD(a6, a7)), FMA_ADD(a8, a9)));
+        float lanes[FMA_LANES];
+        FMA_STORE(lanes, s);
         sink[u] = lanes[0]; /* keeps the loop alive */
     }
 }
-#define FMA_FLOPS_PER_UNIT (2.0 * 8 * 10 * FMA_UNIT_ITERS)
+#define FMA_FLOPS_PER_UNIT (2.0 * FMA_LANES * 10 * FMA_UNIT_ITERS)
 #endif
 
 typedef struct gemm_arg {
@@ -152,7 +171,7 @@ static int limits_measure(bench_limits *l, int reps) {
 #if defined(__FMA__) && defined(__AVX__)
         fma_arg f = {ga, 16 * (int64_t)l->threads}; /* several units per thread balance the pool */
         l->fma_gflops = FMA_FLOPS_PER_UNIT * (double)f.units / (limits_best_ms(limits_fma, &f, reps) * 1e6);
-        l->fma_how = "AVX2 FMA loop on every pool thread";
+        l->fma_how = FMA_HOW;
 #else
         l->fma_gflops = l->sgemm_gflops;
         l->fma_how = "no FMA at build time: the sgemm rate stands in";
