@@ -530,8 +530,8 @@ TEST(plan_scratch_barrier_of_an_argument_shares_its_buffer) {
         CHECK_EQ_INT(c->last_use[x], c->last_use[b]);
         if (!late) {
             /* y's loop reads b (x's bytes) at mirrored indices: x may not
-             * be donated to y. The arena: a (4096, in y's buffer before y
-             * is written: kernels 0..1). */
+             * be donated to y. a (kernels 0..1) lives in y's buffer before
+             * y is written: the arena is empty. */
             CHECK_EQ_INT(c->donor[y], -1);
             CHECK_STR_CONTAINS(c->donation_note, "barrier's result that shares its buffer");
             CHECK_EQ_INT(plan_host(c, written_by(c, 0)), y);
