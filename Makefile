@@ -34,11 +34,13 @@ sanitize:
 	cmake --build $(BUILD)-asan -j $(JOBS) --target cjax_tests
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(BUILD)-asan/cjax_tests
 
-# The differential fuzzer for as long as asked: SEED=<n> COUNT=<programs>.
+# The differential fuzzer for as long as asked: SEED=<n> COUNT=<programs>,
+# CC_EVERY=<k>: every k-th program also through generated C (default 100).
 SEED ?= 1
 COUNT ?= 1000000
+CC_EVERY ?= 100
 fuzz: build
-	CJAX_FUZZ_SEED=$(SEED) CJAX_FUZZ_COUNT=$(COUNT) ./$(BUILD)/cjax_tests fuzz_
+	CJAX_FUZZ_SEED=$(SEED) CJAX_FUZZ_COUNT=$(COUNT) CJAX_FUZZ_CC_EVERY=$(CC_EVERY) ./$(BUILD)/cjax_tests fuzz_
 
 # The input fuzzers (fuzz/) under libFuzzer, built with clang (+ ASan and
 # UBSan) in $(BUILD)-libfuzzer: SECONDS=<n> per harness. They start from the

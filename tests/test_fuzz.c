@@ -76,7 +76,8 @@
  * CJAX_FUZZ_SEED=$RANDOM cjax_tests fuzz_. Program seeds are independent,
  * so CJAX_FUZZ_SEED=<a failing program's seed> CJAX_FUZZ_COUNT=1 reruns
  * exactly that program (it counts as index 0, so the cc check includes
- * it). */
+ * it). CJAX_FUZZ_CC_EVERY=K sends every K-th program (default
+ * FZ_CC_EVERY) through generated C in fuzz_jit_cc. */
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -113,13 +114,16 @@ typedef struct corpus {
     uint64_t seed;
     int count;
     int extended_every; /* run the extended program of index i when i % this == 0 */
+    int cc_every;       /* fuzz_jit_cc runs program i when i % this == 0 */
 } corpus;
 
 static corpus corpus_get(void) {
-    corpus c = {FZ_DEFAULT_SEED, FZ_DEFAULT_COUNT, FZ_EXTENDED_EVERY};
+    corpus c = {FZ_DEFAULT_SEED, FZ_DEFAULT_COUNT, FZ_EXTENDED_EVERY, FZ_CC_EVERY};
     const char *n = getenv("CJAX_FUZZ_COUNT"), *s = getenv("CJAX_FUZZ_SEED");
+    const char *cc = getenv("CJAX_FUZZ_CC_EVERY");
     if (n && *n) c.count = atoi(n), c.extended_every = 1; /* a chosen count runs every program */
     if (s && *s) c.seed = strtoull(s, NULL, 10);
+    if (cc && atoi(cc) > 0) c.cc_every = atoi(cc); /* long runs may weight generated C heavier */
     return c;
 }
 
@@ -658,7 +662,7 @@ static int run_corpus(const char *name, check_fn check, int f64) {
         fz_program p, p64;
         if (fz_seed_is_extended(c.seed + (uint64_t)i) && i % c.extended_every) continue; /* not drawn */
         fz_generate(&p, c.seed + (uint64_t)i);
-        if (check == run_cc && i % FZ_CC_EVERY) continue; /* the C compiles: a sample */
+        if (check == run_cc && i % c.cc_every) continue; /* the C compiles: a sample */
         if (f64) fz_to_f64(&p, &p64);
         instance x;
         instance_init(&x, f64 ? &p64 : &p, 0);
