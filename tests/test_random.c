@@ -282,7 +282,7 @@ static void draw_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
 
 /* Every case for every seed through jit(draw) (traced key) and through
  * vmap(draw) over the six keys at once (optionally jitted too). */
-static void check_transformed(int n, const sample_case *cases, int use_jit, int use_vmap) {
+static void check_transformed(int n, const sample_case *cases, int use_jit, int use_vmap, cj_backend backend) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     int64_t kd[2] = {N_SEEDS, 2};
     int32_t keys[N_SEEDS * 2];
@@ -292,7 +292,8 @@ static void check_transformed(int n, const sample_case *cases, int use_jit, int 
         draw_fn u = {&cases[i]};
         cj_func *f = cj_func_new(ctx, "draw", draw_body, 1, 1, &u);
         if (use_vmap) f = cj_vmap(f, NULL);
-        if (use_jit) f = cj_jit(f, NULL);
+        cj_jit_opts jo = {.backend = backend};
+        if (use_jit) f = cj_jit(f, &jo);
         cj_val all = {0};
         if (use_vmap) CHECK_MSG(cj_call(f, &batch, &all) == CJ_OK, "%s", cj_error_message(ctx));
         for (int s = 0; s < N_SEEDS; s++) {
@@ -319,19 +320,28 @@ static void check_transformed(int n, const sample_case *cases, int use_jit, int 
     cj_ctx_free(ctx);
 }
 
+/* Each backend by name: the default (tiered) one runs the interpreter or
+ * the generated C depending on when the background build lands, which
+ * once let a generated-C-only error (gcc's strict aliasing, cc_build.h)
+ * fail one run in five. */
 TEST(random_samplers_under_jit_match_jax) {
     sample_case cases[128];
-    check_transformed(all_cases(cases), cases, 1, 0);
+    check_transformed(all_cases(cases), cases, 1, 0, CJ_BACKEND_INTERP);
+}
+
+TEST(random_samplers_under_jit_cc_match_jax) {
+    sample_case cases[128];
+    check_transformed(all_cases(cases), cases, 1, 0, CJ_BACKEND_CC);
 }
 
 TEST(random_samplers_under_vmap_over_keys_match_jax) {
     sample_case cases[128];
-    check_transformed(all_cases(cases), cases, 0, 1);
+    check_transformed(all_cases(cases), cases, 0, 1, CJ_BACKEND_INTERP);
 }
 
 TEST(random_samplers_under_jit_of_vmap_match_jax) {
     sample_case cases[128];
-    check_transformed(all_cases(cases), cases, 1, 1);
+    check_transformed(all_cases(cases), cases, 1, 1, CJ_BACKEND_CC);
 }
 
 /* The primitive's vmap rule with the counts batched and the key shared,

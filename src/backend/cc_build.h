@@ -109,9 +109,14 @@ struct stat;
 /* Why each flag (shared MEASURED.md): -O3 -march=native vectorise with the
  * machine's widest units; -fno-trapping-math lets gcc vectorise float
  * compare-selects (3-4x on such loops); -fno-math-errno lets libm calls be
- * inlined or vectorised; -w because generated code is not for humans to fix. */
+ * inlined or vectorised; -fno-strict-aliasing because the planner reuses
+ * one arena block for values of different dtypes, so a kernel may store a
+ * float where it later loads an int, and under strict aliasing gcc's SLP
+ * vectoriser moved such a load past the store (a 5-element normal draw came
+ * out 1 ulp off, test random_samplers_under_jit_match_jax, only on the cc
+ * backend); -w because generated code is not for humans to fix. */
 #define CC_BUILD_DEFAULT_FLAGS \
-    "-O3 -march=native -fno-math-errno -fno-trapping-math -fPIC -shared -std=c11 -w"
+    "-O3 -march=native -fno-math-errno -fno-trapping-math -fno-strict-aliasing -fPIC -shared -std=c11 -w"
 #define CC_BUILD_TIMEOUT_MS 60000
 
 typedef struct cc_module cc_module; /* a loaded shared object */
