@@ -6,7 +6,9 @@
  * The known scan then has ~600 stacked outputs, the linear and
  * transposed scans ~600 xs. */
 #include <math.h>
+#include <string.h>
 
+#include "../src/core/core.h"
 #include "harness.h"
 #include "test_util.h"
 
@@ -81,5 +83,115 @@ TEST(cf_limits_scan_step_saving_600_residuals_matches_finite_differences) {
             }
         cj_error_clear(ctx);
     }
+    cj_ctx_free(ctx);
+}
+
+/* ---- a construct that reads more values than the old operand limit ----
+ * A switch of 5 branches, each closing over 64 values of the enclosing
+ * jitted function (slices of W): 1 + 1 + 320 operands, more than the 256
+ * an ordinary primitive takes. Branch b gives x · Σ W[64b .. 64b + 63];
+ * eagerly and under jit, the value and the gradient by W and x match
+ * plain C. (The interpreter only: generated C for 320 scalar slices takes
+ * the C compiler longer than a test should; the scan above runs on both
+ * backends.) */
+#define READ_BRANCHES 5
+#define READ_PER 64
+#define READ_N (READ_BRANCHES * READ_PER)
+
+typedef struct read_branch {
+    const cj_val *W; /* the enclosing function's slices, READ_N */
+    int b;
+} read_branch;
+
+static void read_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    const read_branch *rb = u;
+    cj_val acc = rb->W[rb->b * READ_PER];
+    for (int j = 1; j < READ_PER; j++) acc = cj_add(acc, rb->W[rb->b * READ_PER + j]);
+    out[0] = cj_mul(in[0], acc);
+}
+
+typedef struct read_case {
+    cj_val W[READ_N];
+    read_branch rb[READ_BRANCHES];
+    cj_func *br[READ_BRANCHES];
+} read_case;
+
+/* (index, W, x) → switch(index, branches)(x) */
+static void read_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    read_case *rc = u;
+    for (int i = 0; i < READ_N; i++) {
+        int64_t at = i, end = i + 1, ax = 0;
+        rc->W[i] = cj_squeeze(cj_slice(in[1], &at, &end, NULL), 1, &ax); /* traced: read as closure */
+    }
+    for (int b = 0; b < READ_BRANCHES; b++) {
+        rc->rb[b] = (read_branch){rc->W, b};
+        if (!rc->br[b]) rc->br[b] = cj_func_new(ctx, "read_branch", read_body, 1, 1, &rc->rb[b]);
+    }
+    cj_switch(in[0], READ_BRANCHES, rc->br, 1, &in[2], out);
+}
+
+/* The loss for grad: the output itself (a scalar). */
+static void read_loss(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    cj_call(u, in, out);
+}
+
+TEST(cf_limits_switch_reading_320_closure_values) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static read_case rc; /* large: off the test's stack */
+    memset(&rc, 0, sizeof rc);
+    cj_func *f = cj_func_new(ctx, "read_fn", read_fn, 3, 1, &rc);
+    cj_func *loss = cj_func_new(ctx, "read_loss", read_loss, 3, 1, f);
+    double w[READ_N];
+    for (int i = 0; i < READ_N; i++) w[i] = 0.01 * (i % 17) - 0.05;
+    const double x = 1.5;
+    int argnums[2] = {1, 2};
+    cj_grad_opts go = {2, argnums, 0};
+    cj_jit_opts interp = {.backend = CJ_BACKEND_INTERP};
+    cj_func *fwd[2] = {f, cj_jit(f, &interp)};
+    cj_func *grd[2] = {cj_grad(loss, &go), cj_jit(cj_grad(loss, &go), &interp)};
+    for (int index = 0; index < READ_BRANCHES; index += 2)
+        for (int m = 0; m < 2; m++) {
+            cj_val in[3] = {cj_scalar_typed(ctx, index, CJ_I32), cj_array(ctx, CJ_F64, 1, (int64_t[]){READ_N}, w),
+                            cj_scalar_typed(ctx, x, CJ_F64)};
+            double sum = 0;
+            for (int j = 0; j < READ_PER; j++) sum += w[index * READ_PER + j];
+            cj_val y, g[2];
+            CHECK_MSG(cj_call(fwd[m], in, &y) == CJ_OK, "%s", cj_error_message(ctx));
+            double got = NAN;
+            cj_read_as(y, CJ_F64, &got, sizeof got);
+            CHECK_NEAR(got, x * sum, 1e-12, 1e-12);
+            CHECK_MSG(cj_call(grd[m], in, g) == CJ_OK, "%s", cj_error_message(ctx));
+            double gw[READ_N], gx = NAN;
+            CHECK(cj_read_as(g[0], CJ_F64, gw, sizeof gw) == CJ_OK && cj_read_as(g[1], CJ_F64, &gx, sizeof gx) == CJ_OK);
+            for (int i = 0; i < READ_N; i++) CHECK_NEAR(gw[i], i / READ_PER == index ? x : 0.0, 1e-12, 0);
+            CHECK_NEAR(gx, sum, 1e-12, 1e-12);
+        }
+    cj_ctx_free(ctx);
+}
+
+/* An ordinary primitive (one result) still takes at most PRIM_MAX_OPERANDS
+ * operands (cj_concatenate joins more in groups): binding concatenate
+ * with 300 is refused with a message naming it and the counts, never a
+ * crash. */
+TEST(cf_limits_ordinary_primitive_operand_limit_is_a_clear_error) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    enum { N = 300 };
+    cj_val xs[N];
+    float one = 1;
+    for (int i = 0; i < N; i++) xs[i] = cj_array(ctx, CJ_F32, 1, (int64_t[]){1}, &one);
+    prim_params p = prim_params_zero();
+    p.axes.n = 1;
+    p.axes.v[0] = 0;
+    cj_val r = core_bind(ctx, PRIM_CONCATENATE, &p, N, xs);
+    CHECK(r.slot == 0 && cj_error(ctx) == CJ_ERR_ARG);
+    CHECK_MSG(strstr(cj_error_message(ctx), "concatenate: at most 256 operands, got 300") != NULL, "%s",
+              cj_error_message(ctx));
+    /* cj_concatenate of as many works (in groups) */
+    cj_error_clear(ctx);
+    float got[N];
+    CHECK(cj_read(cj_concatenate(N, xs, 0), got, sizeof got) == CJ_OK);
+    for (int i = 0; i < N; i++) CHECK_NEAR(got[i], 1.0, 0, 0);
     cj_ctx_free(ctx);
 }
