@@ -35,7 +35,8 @@ typedef struct ad_linear {
                        inputs (in input order) → the outputs' tangents */
     int n_res;
     int n_in, n_out;
-    uint8_t diff[128]; /* which inputs are differentiated */
+    uint8_t *diff; /* which inputs are differentiated (n_in, from mem) */
+    rt_mem *mem;
 } ad_linear;
 
 /* Linearizes ir with respect to the inputs flagged in diff (float inputs

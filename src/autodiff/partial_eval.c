@@ -31,15 +31,17 @@ typedef struct jvp_job {
 static int jvp_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     jvp_job *job = user;
     const ir_func *ir = job->ir;
-    cj_val tin[128];
+    /* the inputs' tangents, then the outputs' (any number of each) */
+    cj_val *tin = rt_alloc(ctx->mem, sizeof(cj_val) * (size_t)(ir->n_in + ir->n_out + 1)), *tout = tin + ir->n_in;
+    if (!tin) return core_oom(ctx, job->what);
     for (int i = 0, k = ir->n_in; i < ir->n_in; i++) tin[i] = job->diff[i] ? in[k++] : ad_zero(ctx);
-    cj_val tout[128];
-    if (ad_jvp_eval(ctx, ir, in, tin, out, tout, job->what) != 0) return -1;
-    for (int j = 0; j < ir->n_out; j++) {
+    int status = ad_jvp_eval(ctx, ir, in, tin, out, tout, job->what);
+    for (int j = 0; j < ir->n_out && status == 0; j++) {
         out[ir->n_out + j] = ad_is_zero(tout[j]) ? ad_zeros(ctx, &ir->vars[ir->out[j]]) : tout[j];
-        if (!out[ir->n_out + j].slot) return -1;
+        if (!out[ir->n_out + j].slot) status = -1;
     }
-    return 0;
+    rt_free(ctx->mem, tin, sizeof(cj_val) * (size_t)(ir->n_in + ir->n_out + 1));
+    return status;
 }
 
 /* Whether any result of e is flagged. */
@@ -261,11 +263,18 @@ static int split(cj_ctx *ctx, const ir_func *J, int n_in, int n_out, ad_linear *
 
 int ad_linearize(cj_ctx *ctx, const ir_func *ir, const uint8_t *diff, ad_linear *out, const char *what) {
     memset(out, 0, sizeof *out);
-    if (ir->n_in > 64 || ir->n_out > 64)
-        return core_error(ctx, CJ_ERR_ARG, "%s: at most 64 inputs and outputs are differentiated", what);
     out->n_in = ir->n_in;
     out->n_out = ir->n_out;
-    rt_aval avals[128];
+    out->mem = ctx->mem;
+    /* any number of inputs and outputs (a construct's body reads its
+     * carries, xs and closure values): the tables are the program's size */
+    out->diff = rt_calloc(ctx->mem, (size_t)ir->n_in + 1);
+    size_t avals_bytes = sizeof(rt_aval) * (size_t)(2 * ir->n_in + 1);
+    rt_aval *avals = out->diff ? rt_alloc(ctx->mem, avals_bytes) : NULL;
+    if (!avals) {
+        ad_linear_free(out);
+        return core_oom(ctx, what);
+    }
     int n = 0;
     for (int i = 0; i < ir->n_in; i++) avals[n++] = ir->vars[ir->in[i]];
     for (int i = 0; i < ir->n_in; i++) {
@@ -278,7 +287,11 @@ int ad_linearize(cj_ctx *ctx, const ir_func *ir, const uint8_t *diff, ad_linear 
     ctx->linearize_level = ctx->n_traces;
     ir_func *J = func_trace_body(ctx, n, avals, NULL, 2 * ir->n_out, jvp_body, &job, what, what, NULL);
     ctx->linearize_level = saved_level;
-    if (!J) return -1;
+    rt_free(ctx->mem, avals, avals_bytes);
+    if (!J) {
+        ad_linear_free(out);
+        return -1;
+    }
     int status = split(ctx, J, ir->n_in, ir->n_out, out, what);
     ir_free(J);
     if (status != 0) ad_linear_free(out);
@@ -289,4 +302,6 @@ void ad_linear_free(ad_linear *l) {
     if (l->known) ir_free(l->known);
     if (l->lin) ir_free(l->lin);
     l->known = l->lin = NULL;
+    if (l->diff) rt_free(l->mem, l->diff, (size_t)l->n_in + 1);
+    l->diff = NULL;
 }

@@ -202,14 +202,16 @@ static int scan_halves(cj_ctx *ctx, cf_record *rec) {
     Lr->n_operands = Lr->clo_start[0] + Lr->clo_n[0];
     Lr->length = rec->length;
     Lr->reverse = rec->reverse;
-    /* the records own their programs now: on failure they go with them */
+    /* the records own the programs now: on failure they go with them */
+    L.known = L.lin = NULL;
+    ad_linear_free(&L);
     if (cf_record_outs(K, kept) != 0 || cf_record_outs(Lr, li->n_fc + li->n_fy) != 0) {
         cf_record_release(K);
         cf_record_release(Lr);
         return -1;
     }
     for (int j = 0; j < nc + ny; j++) K->out[j] = rec->out[j];
-    for (int j = nc + ny; j < kept; j++) K->out[j] = stacked(out_aval(L.known, j), rec->length);
+    for (int j = nc + ny; j < kept; j++) K->out[j] = stacked(out_aval(K->progs[0], j), rec->length);
     for (int j = 0; j < li->n_fc; j++) Lr->out[j] = rec->out[li->fc[j]];
     for (int j = 0; j < li->n_fy; j++) Lr->out[li->n_fc + j] = rec->out[nc + li->fy[j]];
     rec->ad_known = K;

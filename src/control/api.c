@@ -96,6 +96,9 @@ static cj_status fail_outputs(cj_ctx *ctx, cj_status st, int n, cj_val *out) {
  * FUNC_MAX_CLOSURE values, appended to the operands, whose table is sized
  * by the construct (ops_new). */
 static cj_val *ops_new(cj_ctx *ctx, int n_values, int n_bodies, size_t *bytes) {
+    /* a count out of range is the construct's arity error, found before
+     * any operand is written */
+    if (n_values < 0 || n_values > API_MAX_VALS) n_values = 0;
     *bytes = sizeof(cj_val) * (size_t)(1 + n_values + n_bodies * FUNC_MAX_CLOSURE);
     cj_val *ops = rt_alloc(ctx->mem, *bytes);
     if (!ops) core_oom(ctx, "control flow");
