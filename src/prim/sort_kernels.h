@@ -1,0 +1,41 @@
+/* sort_kernels.h — the row kernels under the sort and top_k primitives
+ * (prim layer, family SORT; src/prim/sort.c binds them to arrays).
+ *
+ * Every element is first mapped to an unsigned key whose integer order is
+ * the order the primitive sorts by, so one comparison of integers serves
+ * every dtype:
+ *   sort   (lax.sort's comparator): -0.0 and 0.0 are one key and every NaN
+ *          is one key above +inf, so a stable sort keeps zeros and NaNs in
+ *          their original order;
+ *   top_k  (XLA's TopK): the IEEE total order, -NaN < -inf < ... < -0.0 <
+ *          0.0 < ... < inf < NaN, ties broken by the lower index.
+ * A row is n elements `stride` elements apart; sorting a row gives its
+ * permutation perm (out[j] = in[perm[j]]), stable. */
+#ifndef CJ_SORT_KERNELS_H
+#define CJ_SORT_KERNELS_H
+#include "../runtime/runtime.h"
+
+/* 32 when every key of dt fits in 32 bits (bool, i32, f32), else 64. */
+int sort_key_bits(cj_dtype dt);
+
+/* The ordered keys of one row of dt (total: top_k's order, else sort's). */
+void sort_row_keys(cj_dtype dt, bool total, const void *base, int64_t stride, int64_t n, uint64_t *keys);
+
+/* perm of a stable ascending sort of one row of keys of at most 32 bits:
+ * scratch holds 2n uint64_t. */
+void sort_row_small_keys(const uint64_t *keys, int64_t n, uint64_t *scratch, uint32_t *perm);
+
+/* perm of a stable lexicographic sort by n_keys key rows (keys[k][j]):
+ * scratch holds n uint32_t. */
+void sort_row_lex(const uint64_t *const *keys, int n_keys, int64_t n, uint32_t *scratch, uint32_t *perm);
+
+/* The first k entries of the perm of a stable ascending sort of one row
+ * of keys of `bits` bits (top_k passes its keys complemented, so that
+ * largest comes first and ties go to the lower index): scratch holds 2n
+ * uint64_t. */
+void sort_row_first_k(const uint64_t *keys, int bits, int64_t n, int64_t k, uint64_t *scratch, uint32_t *first);
+
+/* out[j * stride] = in[perm[j] * stride] for elements of `size` bytes. */
+void sort_row_permute(size_t size, const void *in, void *out, int64_t stride, int64_t n, const uint32_t *perm);
+
+#endif
