@@ -90,31 +90,49 @@ typedef struct sort_job {
     size_t scratch_each;
 } sort_job;
 
-/* The scratch one row needs (bytes): keys (one row per key operand), the
- * 2n words of the sorts, the permutation. */
+/* The scratch one row needs (bytes): one narrow key's 2n packed words;
+ * else the keys (a row per key operand), the permutation and the merge
+ * buffer; top_k's keys, 2n words and its k indices. */
 static size_t row_scratch(const sort_job *j) {
     size_t n = (size_t)j->n;
-    return (size_t)j->n_keys * n * 8 + 2 * n * 8 + n * 4 + 64;
+    if (j->top_k) return 3 * n * 8 + (size_t)j->k * 4 + 64;
+    if (j->n_keys == 1 && sort_key_bits(j->in[0]->aval.dtype) == 32) return 2 * n * 8 + 64;
+    return (size_t)j->n_keys * n * 8 + 2 * n * 4 + 64;
 }
 
 static void sort_one_row(const sort_job *j, int64_t r, char *scratch) {
     int64_t n = j->n, inner = j->inner;
     int64_t base = (r / inner) * n * inner + r % inner;
+    const rt_array *k0 = j->in[0];
+    if (j->n_ops == 1 && sort_key_bits(k0->aval.dtype) == 32) {
+        size_t es = cj_dtype_size(k0->aval.dtype);
+        if (sort_row_keys_only(k0->aval.dtype, (const char *)k0->data + (size_t)base * es,
+                               (char *)j->out[0]->data + (size_t)base * es, inner, n, (uint32_t *)scratch))
+            return;
+    }
+    if (j->n_keys == 1 && sort_key_bits(k0->aval.dtype) == 32) {
+        /* one narrow key: packed words, the permutation in their low bits */
+        size_t es = cj_dtype_size(k0->aval.dtype);
+        const uint64_t *packed = sort_row_packed(k0->aval.dtype, false, (const char *)k0->data + (size_t)base * es,
+                                                 inner, n, (uint64_t *)scratch);
+        for (int i = 0; i < j->n_ops; i++) {
+            size_t s = cj_dtype_size(j->in[i]->aval.dtype);
+            sort_row_permute_packed(s, (const char *)j->in[i]->data + (size_t)base * s,
+                                    (char *)j->out[i]->data + (size_t)base * s, inner, n, packed);
+        }
+        return;
+    }
     uint64_t *keys = (uint64_t *)scratch;
-    uint64_t *work = keys + (size_t)j->n_keys * (size_t)n;
-    uint32_t *perm = (uint32_t *)(work + 2 * (size_t)n);
+    uint32_t *perm = (uint32_t *)(keys + (size_t)j->n_keys * (size_t)n), *tmp = perm + n;
     const uint64_t *rows[PRIM_MAX_OPERANDS];
-    bool small = j->n_keys == 1;
     for (int k = 0; k < j->n_keys; k++) {
         const rt_array *x = j->in[k];
         size_t es = cj_dtype_size(x->aval.dtype);
         sort_row_keys(x->aval.dtype, false, (const char *)x->data + (size_t)base * es, inner, n,
                       keys + (size_t)k * (size_t)n);
         rows[k] = keys + (size_t)k * (size_t)n;
-        small = small && sort_key_bits(x->aval.dtype) == 32;
     }
-    if (small) sort_row_small_keys(keys, n, work, perm);
-    else sort_row_lex(rows, j->n_keys, n, (uint32_t *)work, perm);
+    sort_row_lex(rows, j->n_keys, n, tmp, perm);
     for (int i = 0; i < j->n_ops; i++) {
         size_t es = cj_dtype_size(j->in[i]->aval.dtype);
         sort_row_permute(es, (const char *)j->in[i]->data + (size_t)base * es,

@@ -3,11 +3,16 @@
  *
  * One key of at most 32 bits (the common case: f32, i32, bool) is packed
  * with its index into one uint64_t, key high, and the packed words are
- * sorted by a least-significant-digit radix sort over the key's four
- * bytes: stable because each pass is, and the index rides along for free.
+ * sorted by a radix sort over the key's four bytes (the top byte first,
+ * then the other three least significant first within each run): stable
+ * because each pass is, and the index rides along for free.
  * Short rows use insertion sort instead (a radix pass costs 256 counters).
- * Several keys, or 64-bit keys, go through a stable bottom-up merge sort
- * of indices. */
+ * A lone operand of such keys (cj_sort of one array) is sorted as its keys
+ * alone, half the bytes per pass, and mapped back: equal keys are then
+ * equal bits, so stability cannot be seen, unless the row holds -0.0 or a
+ * NaN other than the canonical one (lax.sort merges their keys with
+ * others'), which takes the packed path. Several keys, or 64-bit keys, go
+ * through a stable bottom-up merge sort of indices. */
 #include <string.h>
 
 #include "sort_kernels.h"
@@ -78,21 +83,15 @@ static void insertion_u64(uint64_t *a, int64_t n) {
     }
 }
 
-/* LSD radix sort of packed words by their high 32 bits; returns the buffer
- * (a or tmp) holding the result. Passes whose byte is the same in every
- * word are skipped (keys of bools, small integers). */
-static uint64_t *radix_high32(uint64_t *a, uint64_t *tmp, int64_t n) {
-    static const int shift[4] = {32, 40, 48, 56};
+/* LSD radix sort of packed words by the bytes of their key at bit
+ * offsets shift[0..np), into buffer a or tmp (returned). A pass whose byte
+ * is the same in every word is skipped (keys of bools, small integers). */
+static uint64_t *radix_lsd(uint64_t *a, uint64_t *tmp, int64_t n, const int *shift, int np) {
     int64_t count[4][256];
     memset(count, 0, sizeof count);
-    for (int64_t j = 0; j < n; j++) {
-        uint64_t w = a[j];
-        count[0][(w >> 32) & 255]++;
-        count[1][(w >> 40) & 255]++;
-        count[2][(w >> 48) & 255]++;
-        count[3][(w >> 56) & 255]++;
-    }
-    for (int p = 0; p < 4; p++) {
+    for (int64_t j = 0; j < n; j++)
+        for (int p = 0; p < np; p++) count[p][(a[j] >> shift[p]) & 255]++;
+    for (int p = 0; p < np; p++) {
         int64_t *c = count[p];
         if (c[(a[0] >> shift[p]) & 255] == n) continue;
         int64_t at = 0;
@@ -112,13 +111,125 @@ static uint64_t *radix_high32(uint64_t *a, uint64_t *tmp, int64_t n) {
     return a;
 }
 
-void sort_row_small_keys(const uint64_t *keys, int64_t n, uint64_t *scratch, uint32_t *perm) {
-    if (n <= 0) return;
+/* Stable sort of packed words by their high 32 bits; returns the buffer
+ * (a or tmp) holding the result. Long rows are split first by the key's
+ * top byte (one pass, most significant digit), so each of the 256 runs
+ * then takes its three LSD passes inside the cache instead of streaming
+ * the whole row through memory three more times. Both steps are stable. */
+static uint64_t *radix_high32(uint64_t *a, uint64_t *tmp, int64_t n) {
+    static const int all[4] = {32, 40, 48, 56}, low3[3] = {32, 40, 48};
+    if (n < 65536) return radix_lsd(a, tmp, n, all, 4);
+    int64_t start[257] = {0};
+    for (int64_t j = 0; j < n; j++) start[(a[j] >> 56) + 1]++;
+    for (int b = 0; b < 256; b++) start[b + 1] += start[b];
+    int64_t at[256];
+    memcpy(at, start, sizeof at);
+    for (int64_t j = 0; j < n; j++) tmp[at[a[j] >> 56]++] = a[j];
+    for (int b = 0; b < 256; b++) {
+        int64_t lo = start[b], m = start[b + 1] - lo;
+        if (m <= 1) continue;
+        if (m <= 48) {
+            insertion_u64(tmp + lo, m);
+            continue;
+        }
+        uint64_t *r = radix_lsd(tmp + lo, a + lo, m, low3, 3);
+        if (r != tmp + lo) memcpy(tmp + lo, r, (size_t)m * sizeof *r);
+    }
+    return tmp;
+}
+
+const uint64_t *sort_row_packed(cj_dtype dt, bool total, const void *base, int64_t stride, int64_t n,
+                                uint64_t *scratch) {
     uint64_t *a = scratch, *tmp = scratch + n;
-    for (int64_t j = 0; j < n; j++) a[j] = keys[j] << 32 | (uint64_t)j;
-    if (n <= 48) insertion_u64(a, n);
-    else a = radix_high32(a, tmp, n);
-    for (int64_t j = 0; j < n; j++) perm[j] = (uint32_t)a[j];
+    /* the keys are built in tmp's half, then packed with their index */
+    sort_row_keys(dt, total, base, stride, n, tmp);
+    for (int64_t j = 0; j < n; j++) a[j] = tmp[j] << 32 | (uint64_t)j;
+    if (n <= 48) {
+        insertion_u64(a, n);
+        return a;
+    }
+    return radix_high32(a, tmp, n);
+}
+
+/* ---- one operand of narrow keys, sorted as its keys ---------------------- */
+
+/* LSD radix sort of 32-bit keys by digits of 11, 11 and 10 bits (three
+ * passes over 4-byte words; a pass whose digit is the same everywhere is
+ * skipped); returns the buffer (a or tmp) holding the result. */
+static uint32_t *radix_u32(uint32_t *a, uint32_t *tmp, int64_t n) {
+    static const int shift[3] = {0, 11, 22};
+    static const uint32_t mask[3] = {2047, 2047, 1023};
+    int64_t count[3 * 2048]; /* 48 KiB */
+    memset(count, 0, sizeof count);
+    for (int64_t j = 0; j < n; j++) {
+        uint32_t w = a[j];
+        count[w & 2047]++;
+        count[2048 + ((w >> 11) & 2047)]++;
+        count[4096 + (w >> 22)]++;
+    }
+    for (int p = 0; p < 3; p++) {
+        int64_t *c = count + 2048 * p;
+        if (c[(a[0] >> shift[p]) & mask[p]] == n) continue;
+        int64_t at = 0;
+        for (int b = 0; b <= (int)mask[p]; b++) {
+            int64_t m = c[b];
+            c[b] = at;
+            at += m;
+        }
+        for (int64_t j = 0; j < n; j++) {
+            uint32_t w = a[j];
+            tmp[c[(w >> shift[p]) & mask[p]]++] = w;
+        }
+        uint32_t *t = a;
+        a = tmp;
+        tmp = t;
+    }
+    return a;
+}
+
+bool sort_row_keys_only(cj_dtype dt, const void *in, void *out, int64_t stride, int64_t n, uint32_t *scratch) {
+    uint32_t *a = scratch, *tmp = scratch + n;
+    if (dt == CJ_F32) {
+        const uint32_t *x = in;
+        for (int64_t j = 0; j < n; j++) {
+            uint32_t u = x[j * stride];
+            /* -0.0 (0x80000000) and NaNs other than the canonical one would
+             * be merged with another value's key: not one to one */
+            if (u == 0x80000000u || ((u & 0x7F800000u) == 0x7F800000u && (u & 0x7FFFFFu) && u != 0x7FC00000u))
+                return false;
+            a[j] = ordered32(u);
+        }
+    } else if (dt == CJ_I32) {
+        const uint32_t *x = in;
+        for (int64_t j = 0; j < n; j++) a[j] = x[j * stride] ^ 0x80000000u;
+    } else if (dt == CJ_BOOL) {
+        const uint8_t *x = in;
+        for (int64_t j = 0; j < n; j++) a[j] = x[j * stride] != 0;
+    } else {
+        return false;
+    }
+    uint32_t *r = a;
+    if (n <= 48) {
+        for (int64_t i = 1; i < n; i++) {
+            uint32_t v = a[i];
+            int64_t j = i;
+            for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
+            a[j] = v;
+        }
+    } else {
+        r = radix_u32(a, tmp, n);
+    }
+    if (dt == CJ_F32) {
+        uint32_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = r[j] & 0x80000000u ? r[j] & 0x7FFFFFFFu : ~r[j];
+    } else if (dt == CJ_I32) {
+        uint32_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = r[j] ^ 0x80000000u;
+    } else {
+        uint8_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = (uint8_t)r[j];
+    }
+    return true;
 }
 
 /* Is index a strictly before index b in the lexicographic key order? */
@@ -221,3 +332,28 @@ void sort_row_permute(size_t size, const void *in, void *out, int64_t stride, in
     }
     }
 }
+
+void sort_row_permute_packed(size_t size, const void *in, void *out, int64_t stride, int64_t n,
+                             const uint64_t *packed) {
+    switch (size) {
+    case 1: {
+        const uint8_t *x = in;
+        uint8_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = x[(int64_t)(uint32_t)packed[j] * stride];
+        return;
+    }
+    case 4: {
+        const uint32_t *x = in;
+        uint32_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = x[(int64_t)(uint32_t)packed[j] * stride];
+        return;
+    }
+    default: {
+        const uint64_t *x = in;
+        uint64_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = x[(int64_t)(uint32_t)packed[j] * stride];
+        return;
+    }
+    }
+}
+

@@ -21,9 +21,17 @@ int sort_key_bits(cj_dtype dt);
 /* The ordered keys of one row of dt (total: top_k's order, else sort's). */
 void sort_row_keys(cj_dtype dt, bool total, const void *base, int64_t stride, int64_t n, uint64_t *keys);
 
-/* perm of a stable ascending sort of one row of keys of at most 32 bits:
- * scratch holds 2n uint64_t. */
-void sort_row_small_keys(const uint64_t *keys, int64_t n, uint64_t *scratch, uint32_t *perm);
+/* A stable ascending sort of one row of dt (at most 32-bit keys: bool,
+ * i32, f32): the packed words key << 32 | index in sorted order, in
+ * scratch (2n uint64_t); the low 32 bits of word j are perm[j]. */
+const uint64_t *sort_row_packed(cj_dtype dt, bool total, const void *base, int64_t stride, int64_t n,
+                                uint64_t *scratch);
+
+/* A row of one operand of dt (bool, i32, f32) sorted by lax.sort's order
+ * straight into out as its own keys (scratch: 2n uint32_t); false, with
+ * nothing written, when the keys are not one to one on this row (-0.0, a
+ * NaN other than 0x7FC00000) or dt is wider: then use sort_row_packed. */
+bool sort_row_keys_only(cj_dtype dt, const void *in, void *out, int64_t stride, int64_t n, uint32_t *scratch);
 
 /* perm of a stable lexicographic sort by n_keys key rows (keys[k][j]):
  * scratch holds n uint32_t. */
@@ -37,5 +45,8 @@ void sort_row_first_k(const uint64_t *keys, int bits, int64_t n, int64_t k, uint
 
 /* out[j * stride] = in[perm[j] * stride] for elements of `size` bytes. */
 void sort_row_permute(size_t size, const void *in, void *out, int64_t stride, int64_t n, const uint32_t *perm);
+/* The same with perm[j] the low 32 bits of packed[j]. */
+void sort_row_permute_packed(size_t size, const void *in, void *out, int64_t stride, int64_t n,
+                             const uint64_t *packed);
 
 #endif
