@@ -648,3 +648,48 @@ TEST(sort_single_operand_long_rows_both_paths) {
     free(x), free(perm), free(xi), free(xb), free(gi), free(gb);
     cj_ctx_free(ctx);
 }
+
+/* Failing allocation 1, 2, 3, ... of a sort, an argsort and a top_k (the
+ * results and the kernels' scratch): every run ends in a clean CJ_ERR_OOM
+ * or in results, with nothing leaked, until one needs no failed call. */
+TEST(sort_out_of_memory_is_clean) {
+    int succeeded = 0;
+    for (long long fail = 1; fail < 400 && !succeeded; fail++) {
+        tu_alloc st;
+        memset(&st, 0, sizeof st);
+        st.fail_at = fail;
+        cj_allocator al = tu_allocator(&st);
+        cj_ctx *ctx = cj_ctx_new(&al);
+        if (!ctx) continue;
+        float z[24];
+        for (int i = 0; i < 24; i++) z[i] = (float)((i * 7) % 5);
+        cj_val x = cj_array(ctx, CJ_F32, 2, L(4, 6), z), v, i;
+        cj_val s = cj_sort(x, 0), a = cj_argsort(x, 1, 1, 1);
+        cj_status t = cj_top_k(x, 2, &v, &i);
+        int failed = st.failed;
+        /* a failed allocation is a clean CJ_ERR_OOM, or was recovered from
+         * (the pool gives its buffers back and retries): then all is done */
+        if (cj_error(ctx)) CHECK_MSG(failed && cj_error(ctx) == CJ_ERR_OOM, "allocation %lld: %s", fail, cj_error_message(ctx));
+        else CHECK(!cj_is_error(s) && !cj_is_error(a) && t == CJ_OK);
+        cj_ctx_free(ctx);
+        CHECK_EQ_INT(st.live, 0);
+        succeeded = !failed;
+    }
+    CHECK(succeeded);
+}
+
+static void top_k_scalar_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    cj_top_k(in[0], 1, &out[0], &out[1]);
+}
+
+/* Under vmap an example of rank 0 has no last axis, even though the
+ * batched value has one: an error, not a top_k over the batch. */
+TEST(top_k_vmap_of_scalars_is_an_error) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_vmap(cj_func_new(ctx, "top_k_scalar", top_k_scalar_fn, 1, 2, NULL), NULL);
+    cj_val x = cj_zeros(ctx, CJ_F32, 1, L(5)), out[2];
+    CHECK(cj_call(f, &x, out) != CJ_OK);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "top_k: operand must have rank >= 1, got f32[]");
+    cj_ctx_free(ctx);
+}
