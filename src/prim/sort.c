@@ -113,9 +113,12 @@ static void sort_one_row(const sort_job *j, int64_t r, char *scratch) {
     if (j->n_keys == 1 && sort_key_bits(k0->aval.dtype) == 32) {
         /* one narrow key: packed words, the permutation in their low bits */
         size_t es = cj_dtype_size(k0->aval.dtype);
-        const uint64_t *packed = sort_row_packed(k0->aval.dtype, false, (const char *)k0->data + (size_t)base * es,
-                                                 inner, n, (uint64_t *)scratch);
-        for (int i = 0; i < j->n_ops; i++) {
+        const char *x0 = (const char *)k0->data + (size_t)base * es;
+        bool rebuild = sort_row_one_to_one(k0->aval.dtype, x0, inner, n);
+        const uint64_t *packed = sort_row_packed(k0->aval.dtype, false, x0, inner, n, (uint64_t *)scratch);
+        /* the key itself from its sorted keys (sequential), the others gathered */
+        if (rebuild) sort_row_unkey_packed(k0->aval.dtype, packed, n, (char *)j->out[0]->data + (size_t)base * es, inner);
+        for (int i = rebuild ? 1 : 0; i < j->n_ops; i++) {
             size_t s = cj_dtype_size(j->in[i]->aval.dtype);
             sort_row_permute_packed(s, (const char *)j->in[i]->data + (size_t)base * s,
                                     (char *)j->out[i]->data + (size_t)base * s, inner, n, packed);

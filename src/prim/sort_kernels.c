@@ -187,26 +187,45 @@ static uint32_t *radix_u32(uint32_t *a, uint32_t *tmp, int64_t n) {
     return a;
 }
 
+/* A key of at most 32 bits back to the element's bits (the inverse of
+ * sort_row_keys where it is one to one). */
+static inline uint32_t unkey32(cj_dtype dt, uint32_t k) {
+    if (dt == CJ_F32) return k & 0x80000000u ? k & 0x7FFFFFFFu : ~k;
+    return dt == CJ_I32 ? k ^ 0x80000000u : k;
+}
+
+bool sort_row_one_to_one(cj_dtype dt, const void *base, int64_t stride, int64_t n) {
+    if (dt == CJ_I32 || dt == CJ_BOOL) return true;
+    if (dt != CJ_F32) return false;
+    const uint32_t *x = base;
+    for (int64_t j = 0; j < n; j++) {
+        uint32_t u = x[j * stride];
+        /* -0.0 and NaNs other than the canonical one share another value's key */
+        if (u == 0x80000000u || ((u & 0x7F800000u) == 0x7F800000u && (u & 0x7FFFFFu) && u != 0x7FC00000u))
+            return false;
+    }
+    return true;
+}
+
+void sort_row_unkey_packed(cj_dtype dt, const uint64_t *packed, int64_t n, void *out, int64_t stride) {
+    if (dt == CJ_BOOL) {
+        uint8_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = (uint8_t)(packed[j] >> 32);
+        return;
+    }
+    uint32_t *y = out;
+    for (int64_t j = 0; j < n; j++) y[j * stride] = unkey32(dt, (uint32_t)(packed[j] >> 32));
+}
+
 bool sort_row_keys_only(cj_dtype dt, const void *in, void *out, int64_t stride, int64_t n, uint32_t *scratch) {
+    if (!sort_row_one_to_one(dt, in, stride, n)) return false;
     uint32_t *a = scratch, *tmp = scratch + n;
-    if (dt == CJ_F32) {
-        const uint32_t *x = in;
-        for (int64_t j = 0; j < n; j++) {
-            uint32_t u = x[j * stride];
-            /* -0.0 (0x80000000) and NaNs other than the canonical one would
-             * be merged with another value's key: not one to one */
-            if (u == 0x80000000u || ((u & 0x7F800000u) == 0x7F800000u && (u & 0x7FFFFFu) && u != 0x7FC00000u))
-                return false;
-            a[j] = ordered32(u);
-        }
-    } else if (dt == CJ_I32) {
-        const uint32_t *x = in;
-        for (int64_t j = 0; j < n; j++) a[j] = x[j * stride] ^ 0x80000000u;
-    } else if (dt == CJ_BOOL) {
+    if (dt == CJ_BOOL) {
         const uint8_t *x = in;
         for (int64_t j = 0; j < n; j++) a[j] = x[j * stride] != 0;
     } else {
-        return false;
+        const uint32_t *x = in;
+        for (int64_t j = 0; j < n; j++) a[j] = dt == CJ_F32 ? ordered32(x[j * stride]) : x[j * stride] ^ 0x80000000u;
     }
     uint32_t *r = a;
     if (n <= 48) {
@@ -219,15 +238,12 @@ bool sort_row_keys_only(cj_dtype dt, const void *in, void *out, int64_t stride, 
     } else {
         r = radix_u32(a, tmp, n);
     }
-    if (dt == CJ_F32) {
-        uint32_t *y = out;
-        for (int64_t j = 0; j < n; j++) y[j * stride] = r[j] & 0x80000000u ? r[j] & 0x7FFFFFFFu : ~r[j];
-    } else if (dt == CJ_I32) {
-        uint32_t *y = out;
-        for (int64_t j = 0; j < n; j++) y[j * stride] = r[j] ^ 0x80000000u;
-    } else {
+    if (dt == CJ_BOOL) {
         uint8_t *y = out;
         for (int64_t j = 0; j < n; j++) y[j * stride] = (uint8_t)r[j];
+    } else {
+        uint32_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = unkey32(dt, r[j]);
     }
     return true;
 }

@@ -33,6 +33,15 @@ const uint64_t *sort_row_packed(cj_dtype dt, bool total, const void *base, int64
  * NaN other than 0x7FC00000) or dt is wider: then use sort_row_packed. */
 bool sort_row_keys_only(cj_dtype dt, const void *in, void *out, int64_t stride, int64_t n, uint32_t *scratch);
 
+/* Is the key map one to one on this row of dt (bool, i32; f32 without
+ * -0.0 or a NaN other than 0x7FC00000)? Then equal keys are equal bits,
+ * and a sorted row can be written back from its keys. */
+bool sort_row_one_to_one(cj_dtype dt, const void *base, int64_t stride, int64_t n);
+/* out[j * stride] = the element whose key is the high half of packed[j]
+ * (for a row that is one to one): the sorted key operand written
+ * sequentially instead of gathered. */
+void sort_row_unkey_packed(cj_dtype dt, const uint64_t *packed, int64_t n, void *out, int64_t stride);
+
 /* perm of a stable lexicographic sort by n_keys key rows (keys[k][j]):
  * scratch holds n uint32_t. */
 void sort_row_lex(const uint64_t *const *keys, int n_keys, int64_t n, uint32_t *scratch, uint32_t *perm);
