@@ -627,6 +627,17 @@ TEST(sort_single_operand_long_rows_both_paths) {
         for (int64_t e = 0; got && e < n; e++) bad += bits_of(got[e]) != bits_of(x[perm[e]]);
         CHECK_MSG(bad == 0, "variant %d: %lld elements differ", variant, (long long)bad);
         free(got);
+        /* with a payload: the key written back from its sorted keys (one to
+         * one) or gathered (variant 1), the payload gathered */
+        cj_val in[2] = {cj_array(ctx, CJ_F32, 1, &n, x), cj_iota(ctx, CJ_I32, 1, &n, 0)}, out[2];
+        CHECK(cj_sort_multi(2, in, 0, 1, 1, out) == CJ_OK);
+        got = read_f32(out[0], n);
+        int32_t *gp = read_i32(out[1], n);
+        CHECK(got && gp);
+        bad = 0;
+        for (int64_t e = 0; got && gp && e < n; e++) bad += bits_of(got[e]) != bits_of(x[perm[e]]) || gp[e] != perm[e];
+        CHECK_MSG(bad == 0, "variant %d with a payload: %lld elements differ", variant, (long long)bad);
+        free(got), free(gp);
     }
     /* i32 and bool rows of the same length, along axis 0 of a 2-D array */
     int32_t *xi = malloc(sizeof(int32_t) * (size_t)n * 2);
