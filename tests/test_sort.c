@@ -656,6 +656,21 @@ TEST(sort_single_operand_long_rows_both_paths) {
         for (int64_t i = 0; i < n; i++) bad += gb[2 * i + c] != (i >= n - ones);
         CHECK_MSG(bad == 0, "column %d: %lld elements differ", c, (long long)bad);
     }
+    /* 1-D rows whose keys differ only in the low digit (one radix pass),
+     * are all equal (none), or are bools: against counting */
+    for (int kind = 0; kind < 3; kind++) {
+        for (int64_t i = 0; i < n; i++) xi[i] = kind == 0 ? rand() % 2048 : kind == 1 ? -7 : rand() % 2;
+        cj_val in = cj_array(ctx, CJ_I32, 1, &n, xi);
+        cj_val y = kind == 2 ? cj_astype(cj_sort(cj_astype(in, CJ_BOOL), 0), CJ_I32) : cj_sort(in, 0);
+        int32_t *g = read_i32(y, n);
+        CHECK(g != NULL);
+        int64_t count[2048] = {0}, at = 0, bad = 0;
+        for (int64_t i = 0; i < n; i++) count[kind == 1 ? 0 : xi[i]]++;
+        for (int v = 0; g && v < 2048; v++)
+            for (int64_t k = 0; k < count[v]; k++, at++) bad += g[at] != (kind == 1 ? -7 : v);
+        CHECK_MSG(bad == 0, "kind %d: %lld elements differ", kind, (long long)bad);
+        free(g);
+    }
     free(x), free(perm), free(xi), free(xb), free(gi), free(gb);
     cj_ctx_free(ctx);
 }

@@ -153,40 +153,6 @@ const uint64_t *sort_row_packed(cj_dtype dt, bool total, const void *base, int64
 
 /* ---- one operand of narrow keys, sorted as its keys ---------------------- */
 
-/* LSD radix sort of 32-bit keys by digits of 11, 11 and 10 bits (three
- * passes over 4-byte words; a pass whose digit is the same everywhere is
- * skipped); returns the buffer (a or tmp) holding the result. */
-static uint32_t *radix_u32(uint32_t *a, uint32_t *tmp, int64_t n) {
-    static const int shift[3] = {0, 11, 22};
-    static const uint32_t mask[3] = {2047, 2047, 1023};
-    int64_t count[3 * 2048]; /* 48 KiB */
-    memset(count, 0, sizeof count);
-    for (int64_t j = 0; j < n; j++) {
-        uint32_t w = a[j];
-        count[w & 2047]++;
-        count[2048 + ((w >> 11) & 2047)]++;
-        count[4096 + (w >> 22)]++;
-    }
-    for (int p = 0; p < 3; p++) {
-        int64_t *c = count + 2048 * p;
-        if (c[(a[0] >> shift[p]) & mask[p]] == n) continue;
-        int64_t at = 0;
-        for (int b = 0; b <= (int)mask[p]; b++) {
-            int64_t m = c[b];
-            c[b] = at;
-            at += m;
-        }
-        for (int64_t j = 0; j < n; j++) {
-            uint32_t w = a[j];
-            tmp[c[(w >> shift[p]) & mask[p]]++] = w;
-        }
-        uint32_t *t = a;
-        a = tmp;
-        tmp = t;
-    }
-    return a;
-}
-
 /* A key of at most 32 bits back to the element's bits (the inverse of
  * sort_row_keys where it is one to one). */
 static inline uint32_t unkey32(cj_dtype dt, uint32_t k) {
@@ -217,34 +183,82 @@ void sort_row_unkey_packed(cj_dtype dt, const uint64_t *packed, int64_t n, void 
     for (int64_t j = 0; j < n; j++) y[j * stride] = unkey32(dt, (uint32_t)(packed[j] >> 32));
 }
 
+/* The key of element i of a bool, i32 or f32 row (one to one: no canonicalising). */
+static inline uint32_t narrow_key(cj_dtype dt, const void *in, int64_t i) {
+    if (dt == CJ_BOOL) return ((const uint8_t *)in)[i] != 0;
+    uint32_t u = ((const uint32_t *)in)[i];
+    return dt == CJ_F32 ? ordered32(u) : u ^ 0x80000000u;
+}
+
+/* Writes sorted keys back as elements: out[j * stride] for j in [0, n). */
+static void unkey_row(cj_dtype dt, const uint32_t *r, int64_t n, void *out, int64_t stride) {
+    if (dt == CJ_BOOL) {
+        uint8_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = (uint8_t)r[j];
+        return;
+    }
+    uint32_t *y = out;
+    for (int64_t j = 0; j < n; j++) y[j * stride] = unkey32(dt, r[j]);
+}
+
+/* The keys are made and counted in one pass; then an LSD radix sort by
+ * digits of 11, 11 and 10 bits (three passes over 4-byte words; a pass
+ * whose digit is the same everywhere is skipped), the last pass of 32-bit
+ * elements into contiguous out scattering the elements themselves. */
 bool sort_row_keys_only(cj_dtype dt, const void *in, void *out, int64_t stride, int64_t n, uint32_t *scratch) {
+    static const int shift[3] = {0, 11, 22};
+    static const uint32_t mask[3] = {2047, 2047, 1023};
     if (!sort_row_one_to_one(dt, in, stride, n)) return false;
     uint32_t *a = scratch, *tmp = scratch + n;
-    if (dt == CJ_BOOL) {
-        const uint8_t *x = in;
-        for (int64_t j = 0; j < n; j++) a[j] = x[j * stride] != 0;
-    } else {
-        const uint32_t *x = in;
-        for (int64_t j = 0; j < n; j++) a[j] = dt == CJ_F32 ? ordered32(x[j * stride]) : x[j * stride] ^ 0x80000000u;
-    }
-    uint32_t *r = a;
     if (n <= 48) {
-        for (int64_t i = 1; i < n; i++) {
-            uint32_t v = a[i];
+        for (int64_t i = 0; i < n; i++) {
+            uint32_t v = narrow_key(dt, in, i * stride);
             int64_t j = i;
             for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
             a[j] = v;
         }
-    } else {
-        r = radix_u32(a, tmp, n);
+        unkey_row(dt, a, n, out, stride);
+        return true;
     }
-    if (dt == CJ_BOOL) {
-        uint8_t *y = out;
-        for (int64_t j = 0; j < n; j++) y[j * stride] = (uint8_t)r[j];
-    } else {
-        uint32_t *y = out;
-        for (int64_t j = 0; j < n; j++) y[j * stride] = unkey32(dt, r[j]);
+    int64_t count[3 * 2048]; /* 48 KiB */
+    memset(count, 0, sizeof count);
+    for (int64_t j = 0; j < n; j++) {
+        uint32_t w = narrow_key(dt, in, j * stride);
+        a[j] = w;
+        count[w & 2047]++;
+        count[2048 + ((w >> 11) & 2047)]++;
+        count[4096 + (w >> 22)]++;
     }
+    int last = -1;
+    for (int p = 0; p < 3; p++)
+        if (count[2048 * p + ((a[0] >> shift[p]) & mask[p])] != n) last = p;
+    bool direct = dt != CJ_BOOL && stride == 1;
+    for (int p = 0; p <= last; p++) {
+        int64_t *c = count + 2048 * p;
+        if (c[(a[0] >> shift[p]) & mask[p]] == n) continue;
+        int64_t at = 0;
+        for (int b = 0; b <= (int)mask[p]; b++) {
+            int64_t m = c[b];
+            c[b] = at;
+            at += m;
+        }
+        if (p == last && direct) { /* the final order, as elements */
+            uint32_t *y = out;
+            for (int64_t j = 0; j < n; j++) {
+                uint32_t w = a[j];
+                y[c[(w >> shift[p]) & mask[p]]++] = unkey32(dt, w);
+            }
+            return true;
+        }
+        for (int64_t j = 0; j < n; j++) {
+            uint32_t w = a[j];
+            tmp[c[(w >> shift[p]) & mask[p]]++] = w;
+        }
+        uint32_t *t = a;
+        a = tmp;
+        tmp = t;
+    }
+    unkey_row(dt, a, n, out, stride);
     return true;
 }
 
