@@ -327,7 +327,7 @@ void sort_row_first_k(const uint64_t *keys, int bits, int64_t n, int64_t k, uint
     /* a full stable sort, then its first k */
     uint32_t *perm = (uint32_t *)scratch, *tmp = perm + n;
     if (bits == 32) {
-        /* the packed sort needs 2n words of its own: perm lives after them */
+        /* the 2n words hold the packed sort (key << 32 | index) */
         uint64_t *a = scratch, *t = scratch + n;
         for (int64_t j = 0; j < n; j++) a[j] = keys[j] << 32 | (uint64_t)j;
         if (n <= 48) insertion_u64(a, n);
