@@ -719,3 +719,21 @@ TEST(top_k_vmap_of_scalars_is_an_error) {
     CHECK_STR_CONTAINS(cj_error_message(ctx), "top_k: operand must have rank >= 1, got f32[]");
     cj_ctx_free(ctx);
 }
+
+/* The compiler's analyses see sort and top_k as one kernel each: a flop
+ * per element of the first operand (the cost class), results as outputs.
+ * The kernels' own scratch is not in temp_bytes (see docs/API.md). */
+TEST(sort_jit_analyses_count_the_kernels) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val in[2] = {cj_zeros(ctx, CJ_F32, 3, L(4, 5, 6)), cj_zeros(ctx, CJ_F32, 3, L(4, 5, 6))};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "sort_fn", sort_fn, 2, 4, NULL), NULL);
+    cj_cost_analysis cost;
+    cj_memory_analysis mem;
+    CHECK_MSG(cj_jit_cost_analysis(jf, in, &cost) == CJ_OK, "%s", cj_error_message(ctx));
+    CHECK_MSG(cj_jit_memory_analysis(jf, in, &mem) == CJ_OK, "%s", cj_error_message(ctx));
+    CHECK(cost.flops == 240.0); /* sort: 120 elements of operand 0; top_k: 120 */
+    CHECK(cost.transcendentals == 0);
+    CHECK_EQ_INT((long long)mem.argument_bytes, 960);
+    CHECK_EQ_INT((long long)mem.output_bytes, 960 + 4 * 5 * 3 * 4 * 2); /* two sorted f32, values f32 + indices i32 */
+    cj_ctx_free(ctx);
+}
