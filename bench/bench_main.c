@@ -104,6 +104,9 @@ static row rows[] = {
     BW("dots_hand", "1e6 dots of 16, by hand", make_dots_hand, 2 * F32 * DOTS * DOT_LEN, F32 * DOTS),
     DOTS_ROW("rnn_scan", "RNN scan, 1000 steps", make_rnn_scan,
              2.0 * RNN_STEPS * (RNN_HID * RNN_HID + RNN_HID * RNN_INP)),
+    /* sorting (issue 16): the limit is one read and one write of the data */
+    BW("sort", "sort, 1e7 f32", make_sort, F32 * SORT_N, F32 * SORT_N),
+    BW("top_k", "top_k 16 of 16 rows of 1e6", make_top_k, F32 * TOPK_ROWS * TOPK_LEN, 8.0 * TOPK_ROWS * TOPK_K),
     {.key = "cached_call", .name = "cached call x1000, f32[4]", .make = make_cached_call, .run = run_cached_calls},
     {.key = "first_call_small", .name = "first call: 10 ops, cold", .make = make_first_call_small, .first_call = 1},
     {.key = "first_call_step", .name = "first call: MLP step, cold", .make = make_train_step, .first_call = 1,

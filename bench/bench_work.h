@@ -397,4 +397,37 @@ static cj_func *make_first_call_small(cj_ctx *ctx, cj_val *in) {
     return cj_func_new(ctx, "ten_ops", ten_ops_fn, 1, 1, NULL);
 }
 
+/* ---- sorting (issue 16): sort of SORT_N f32, top_k(TOPK_K) of TOPK_ROWS
+ * rows of TOPK_LEN. The values are distinct integers in scrambled order,
+ * (i * 7919) mod p - p/2 for the prime p = 16000057 > every i, exact in f32
+ * (below 2^23 in magnitude) and computed exactly in NumPy too, so the
+ * peers sort the same bits and ties cannot reorder indices. ---- */
+#define SORT_N 10000000
+#define TOPK_ROWS 16
+#define TOPK_LEN 1000000
+#define TOPK_K 16
+static cj_val scrambled(cj_ctx *ctx, int64_t n) {
+    cj_val i = cj_iota(ctx, CJ_I64, 1, &n, 0);
+    cj_val m = cj_rem(cj_mul(i, cj_scalar_int(ctx, 7919)), cj_scalar_int(ctx, 16000057));
+    return cj_astype(cj_sub(m, cj_scalar_int(ctx, 8000028)), CJ_F32);
+}
+static void sort_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_sort(in[0], -1);
+}
+static void top_k_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    cj_val idx;
+    cj_top_k(in[0], TOPK_K, &out[0], &idx);
+    out[1] = cj_astype(idx, CJ_F32); /* the bench's checks read f32 (exact below 2^24) */
+}
+static cj_func *make_sort(cj_ctx *ctx, cj_val *in) {
+    in[0] = scrambled(ctx, SORT_N);
+    return cj_func_new(ctx, "sort", sort_fn, 1, 1, NULL);
+}
+static cj_func *make_top_k(cj_ctx *ctx, cj_val *in) {
+    in[0] = cj_reshape(scrambled(ctx, (int64_t)TOPK_ROWS * TOPK_LEN), 2, (int64_t[]){TOPK_ROWS, TOPK_LEN});
+    return cj_func_new(ctx, "top_k", top_k_fn, 1, 2, NULL);
+}
+
 #endif

@@ -44,6 +44,8 @@ N = 10_000_000          # elementwise chains
 SM = (4096, 4096)       # row softmax
 LN = (8192, 1024)       # layer-norm rows
 MM = 1024               # matmul (+ bias + relu)
+SORT_N = 10_000_000         # sort of f32
+TOPK = (16, 1_000_000, 16)  # top_k: rows, row length, k
 MLP = (256, 784, 512, 10)   # batch, in, hidden, out
 PEX = (256, 64, 128, 10)    # per-example gradients: batch, in, hidden, out
 DOTS = (1_000_000, 16)      # per-example dot products
@@ -125,6 +127,10 @@ def inputs(np):
     d["deep_y"] = ramp(0.5, -0.5, batch * width).reshape(batch, width)
     d["deep_params"] = [(wave(np.sin, l, l + 50, (width, width), 1 / math.sqrt(width)),
                          wave(np.cos, l, l + 10, (width,), 0.1)) for l in range(layers)]
+    # bench_work.h's scrambled(): distinct integers, exact in float32
+    p = 16000057
+    d["sort_x"] = ((np.arange(SORT_N, dtype=np.int64) * 7919) % p - p // 2).astype(f32)
+    d["topk_x"] = ((np.arange(TOPK[0] * TOPK[1], dtype=np.int64) * 7919) % p - p // 2).astype(f32).reshape(TOPK[:2])
     tb, ts, td, _, tf = TB
     d["tb_x"] = wave(np.sin, 0, 40, (tb, ts, td), 1.0)
     sd, sf = 1 / math.sqrt(td), 1 / math.sqrt(tf)
@@ -276,6 +282,11 @@ def numpy_side():
         for _ in range(1000):
             tiny * f32(1.5) + f32(0.25)
 
+    def top_k_np(v, k):   # the k largest per row, largest first (the values are distinct)
+        idx = np.argpartition(-v, k, axis=1)[:, :k]
+        idx = np.take_along_axis(idx, np.argsort(-np.take_along_axis(v, idx, 1), axis=1), 1)
+        return [np.take_along_axis(v, idx, 1), idx]
+
     def ten_ops(v):
         for i in range(5):
             v = v * f32(0.9) + f32(0.1 * i)
@@ -316,6 +327,8 @@ def numpy_side():
         "dots_vmap": (lambda: np.einsum("ij,ij->i", d["dots_a"], d["dots_b"]), None),
         "dots_hand": (lambda: (d["dots_a"] * d["dots_b"]).sum(1), None),
         "rnn_scan": (rnn, None),
+        "sort": (lambda: np.sort(d["sort_x"]), None),
+        "top_k": (lambda: top_k_np(d["topk_x"], TOPK[2]), None),
         "cached_call": (cached_calls, lambda: tiny * f32(1.5) + f32(0.25)),
         "first_call_small": (None, lambda: ten_ops(tiny)),
         "first_call_step": (None, step),
@@ -421,6 +434,8 @@ def jax_side():
         "dots_vmap": (jax.vmap(jnp.dot), (d["dots_a"], d["dots_b"])),
         "dots_hand": (lambda a, b: jnp.sum(a * b, axis=1), (d["dots_a"], d["dots_b"])),
         "rnn_scan": (rnn, (d["rnn_w"], d["rnn_u"], d["rnn_b"], d["rnn_h0"], d["rnn_xs"])),
+        "sort": (jnp.sort, (d["sort_x"],)),
+        "top_k": (lambda v: jax.lax.top_k(v, TOPK[2]), (d["topk_x"],)),
     }
     work = {}
     for key, (fn, args) in calls.items():

@@ -348,6 +348,39 @@ cj_val cj_take_along_axis(cj_val x, cj_val indices, int64_t axis);
 cj_val cj_index_add(cj_val x, int64_t axis, cj_val indices, cj_val updates);
 cj_val cj_one_hot(cj_val indices, int64_t num_classes, cj_dtype dtype);
 
+/* ---- Sorting ------------------------------------------------------------ */
+/* As lax.sort / jax.numpy: stable ascending order along an axis (negative
+ * counts from the end), -0.0 equal to 0.0, NaNs last; every dtype.
+ * Differentiable (tangents are permuted with the values), vmap and jit as
+ * any operation. Indices are i32, as cj_argmax's. */
+cj_val cj_sort(cj_val x, int64_t axis);
+/* lax.sort of n operands of one shape: all reordered by one permutation,
+ * the lexicographic order of the first num_keys operands. Writes n
+ * results to out (error values on failure) and returns CJ_OK or the
+ * error. The kernel is always stable; is_stable is recorded as given. */
+cj_status cj_sort_multi(int n, const cj_val *operands, int64_t axis, int num_keys,
+                        int is_stable, cj_val *out);
+/* jnp.argsort: the i32 indices that sort x along axis; descending gives
+ * the reverse order (stable: equal values keep their original order). */
+cj_val cj_argsort(cj_val x, int64_t axis, int stable, int descending);
+/* lax.top_k along the last axis: the k largest values, largest first
+ * (NaN above +inf, 0.0 above -0.0), ties to the lower index, and their
+ * i32 indices. 0 <= k <= the last axis. CJ_OK or the error (both outputs
+ * are then error values). */
+cj_status cj_top_k(cj_val x, int64_t k, cj_val *values, cj_val *indices);
+/* jnp.searchsorted(sorted, v, side) (side "left" or "right"; NULL is
+ * "left"): i32 insertion indices of v's shape into the 1-D sorted array,
+ * both promoted together; NaNs sort last, as in cj_sort. */
+cj_val cj_searchsorted(cj_val sorted, cj_val v, const char *side);
+/* jnp.quantile(x, q, axes, method, keepdims): q a scalar or 1-D in [0, 1]
+ * (a 1-D q puts its axis first); axes as in cj_sum (n_axes < 0: all);
+ * method "linear" (NULL), "lower", "higher", "midpoint" or "nearest". Any
+ * NaN along the axes gives NaN. Integers and bools become f32. */
+cj_val cj_quantile(cj_val x, cj_val q, int n_axes, const int64_t *axes, const char *method,
+                   int keepdims);
+/* jnp.median: the "midpoint" quantile at 0.5. */
+cj_val cj_median(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+
 /* ---- Composites (all made of the operations above) ------------------- */
 cj_val cj_relu(cj_val x); /* max(x, 0); derivative 0 at 0, as jax.nn.relu */
 cj_val cj_gelu(cj_val x); /* tanh approximation, as jax.nn.gelu's default */

@@ -26,9 +26,9 @@
  *     XLA's (Giles' polynomials; float32 and float64 versions) over XLA's
  *     CPU log1p (and, in f32, its log), so f32 normals are bit for bit.
  *   randint: two draws from split(key) and JAX's modulus arithmetic.
- *   permutation: rounds of a stable sort by fresh random 32-bit keys;
- *     cjax has no sort primitive, so a round ranks each element by
- *     comparisons (O(n^2) work and memory) and scatters it to its rank. */
+ *   permutation: rounds of a stable sort (the sort primitive, O(n log n))
+ *     of the values by fresh random 32-bit keys, as _shuffle's
+ *     lax.sort_key_val. */
 #include <math.h>
 #include <string.h>
 
@@ -485,19 +485,13 @@ cj_val cj_random_randint(cj_val key, int rank, const int64_t *shape, int64_t min
 /* ---- permutation ------------------------------------------------------------ */
 
 /* vals reordered by a stable ascending sort of the uint32 keys (both
- * 1-D of length n, keys as i32 bit patterns): element i goes to its rank,
- * the number of keys below it plus the equal keys before it. */
-static cj_val sort_by_keys(cj_val keys, cj_val vals, int64_t n) {
+ * 1-D, keys as i32 bit patterns), as lax.sort_key_val: O(n log n). */
+static cj_val sort_by_keys(cj_val keys, cj_val vals) {
     cj_ctx *ctx = keys.ctx;
     /* flipping the sign bit makes signed order the unsigned order */
-    cj_val k = cj_xor(keys, typed(ctx, (double)INT32_MIN, CJ_I32));
-    cj_val ki = cj_expand_dims(k, 1), kj = cj_expand_dims(k, 0); /* [n,1], [1,n] */
-    int64_t nn[2] = {n, n};
-    cj_val j_before_i = cj_lt(cj_iota(ctx, CJ_I32, 2, nn, 1), cj_iota(ctx, CJ_I32, 2, nn, 0));
-    cj_val before = cj_or(cj_lt(kj, ki), cj_and(cj_eq(kj, ki), j_before_i));
-    int64_t axis = 1;
-    cj_val rank = cj_sum(cj_astype(before, CJ_I32), 1, &axis, 0);
-    return cj_index_add(cj_zeros_like(vals), 0, rank, vals);
+    cj_val in[2] = {cj_xor(keys, typed(ctx, (double)INT32_MIN, CJ_I32)), vals}, out[2];
+    cj_sort_multi(2, in, 0, 1, 1, out);
+    return out[1];
 }
 
 /* JAX's _shuffle of arange(n): ceil(3 ln n / ln(2^32 - 1)) rounds, each
@@ -509,7 +503,7 @@ static cj_val shuffled_range(cj_val key, int64_t n) {
     for (int r = 0; r < rounds; r++) {
         cj_val sub = split2(key, 1);
         key = split2(key, 0);
-        x = sort_by_keys(bits32(sub, 1, &n), x, n);
+        x = sort_by_keys(bits32(sub, 1, &n), x);
     }
     return x;
 }
