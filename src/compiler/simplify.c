@@ -224,7 +224,8 @@ static int emit_eqn(rewriter *rw, const ir_eqn *e, const int *in) {
 static bool worth_folding(const rewriter *rw, const ir_eqn *e, const int *in) {
     int64_t out_elems = 0, in_elems = 0;
     for (int j = 0; j < e->n_out; j++) out_elems += rt_aval_size(&rw->src->vars[e->out + j]);
-    if (out_elems > FOLD_MAX_ELEMS || e->n_in > FOLD_MAX_OPERANDS ||
+    /* fold's result table is PRIM_MAX_RESULTS long; constructs may have more */
+    if (out_elems > FOLD_MAX_ELEMS || e->n_in > FOLD_MAX_OPERANDS || e->n_out > PRIM_MAX_RESULTS ||
         !(prim_rules[e->prim].impl || prim_rules[e->prim].impl_multi))
         return false;
     for (int i = 0; i < e->n_in; i++) {
