@@ -22,12 +22,14 @@ static void register_all(void) {
     prim_register_gather();
     prim_register_ad();
     prim_register_random();
+    prim_register_linalg();
     ad_register_elementwise();
     ad_register_shape();
     ad_register_reduce();
     ad_register_dot_gather();
     ad_register_markers();
     ad_register_custom();
+    ad_register_linalg();
     cf_register();
     cf_register_ad();
 }

@@ -28,7 +28,7 @@ typedef enum prim_id {
     PRIM_COUNT
 } prim_id;
 
-typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD, FAMILY_CONTROL, FAMILY_RANDOM } prim_family;
+typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD, FAMILY_CONTROL, FAMILY_RANDOM, FAMILY_LINALG } prim_family;
 
 /* A list of axes or sizes. */
 typedef struct prim_ivec {
@@ -71,7 +71,8 @@ typedef struct prim_params {
                         preferred_element_type (must equal the operands') */
     int weak;        /* convert: result weakly typed */
     int flag;        /* cumulative: reverse; gather/scatter: 0 take, 1 along;
-                        custom calls: the record's id */
+                        custom calls: the record's id; triangular_solve:
+                        its option bits (src/prim/linalg.c) */
     prim_ref *ref;   /* control flow: the construct's record (its bodies) */
 } prim_params;
 
@@ -311,6 +312,7 @@ void prim_register_dot(void);
 void prim_register_gather(void);
 void prim_register_ad(void);
 void prim_register_random(void);
+void prim_register_linalg(void);
 /* checkpoint_name's table: the id of a name (added when new; at most 63
  * characters), -1 when it cannot be stored; and the name of an id. */
 int prim_name_id(const char *name);
@@ -322,6 +324,7 @@ void ad_register_reduce(void);
 void ad_register_dot_gather(void);
 void ad_register_markers(void);
 void ad_register_custom(void);
+void ad_register_linalg(void);
 /* Control flow's primitives (src/control/prims.c). */
 void cf_register(void);
 void cf_register_ad(void);
