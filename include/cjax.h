@@ -342,8 +342,9 @@ cj_val cj_matmul(cj_val a, cj_val b);
  * operands. Integer and bool operands promote to float (f32; i64 → f64) as
  * jnp does; the primitives underneath (cholesky, triangular_solve, lu) are
  * differentiable, batchable and jittable, and so is everything here.
- * A vector right-hand side b is rank 1 or a's rank - 1; the result then
- * has b's shape. */
+ * A right-hand side b of rank 1 is a vector (the result then has its
+ * shape); any other b is [..., n, k] (as JAX since 0.5: a batch of vectors
+ * is b[..., None]). */
 /* jnp.linalg.cholesky: lower L with L Lᵀ = (a + aᵀ)/2. A matrix that is not
  * numerically positive definite gives all NaN (as JAX: no error). */
 cj_val cj_linalg_cholesky(cj_val a);

@@ -416,3 +416,29 @@ TEST(linalg_jit_matches_eager_both_backends) {
     }
     cj_ctx_free(ctx);
 }
+
+/* linear_solve: both orientations solve a x = b / aᵀ x = b from one LU,
+ * and its transpose (in b) passes the dot-product test. */
+TEST(linalg_linear_solve_both_orientations_and_transpose) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t seed = 17;
+    cj_val a = cj_add(adc_uniform(ctx, DIMS(2, 5, 5), -1, 1, &seed), cj_eye(ctx, 5, 5, 0, CJ_F64));
+    cj_val b = adc_uniform(ctx, DIMS(2, 5, 3), -1, 1, &seed), f[3];
+    CHECK(lb_lu(a, f) == 0);
+    for (int t = 0; t < 2; t++) {
+        cj_val x = lb_linear_solve(f[0], f[2], a, b, t);
+        double *r = read_f64(cj_sub(t ? lb_matmul(a, x, 1, 0) : cj_matmul(a, x), b));
+        CHECK(r);
+        for (int i = 0; i < 30; i++) CHECK_NEAR(r[i], 0, 0, 1e-13);
+        free(r);
+        prim_params p = prim_params_zero();
+        p.flag = t ? LB_TRANSPOSE : 0;
+        double e = adc_prim_transpose_error(ctx, PRIM_LINEAR_SOLVE, &p, 4, (cj_val[]){f[0], f[2], a, b},
+                                            (int[]){0, 0, 0, 1}, seed);
+        CHECK_MSG(e >= 0 && e < 1e-12, "transpose %d: %g", t, e);
+    }
+    CHECK(cj_is_error(lb_linear_solve(f[0], cj_zeros(ctx, CJ_I32, DIMS(2, 4)), a, b, 0)));
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "linear_solve: the permutation must be i32 of lu's shape");
+    cj_error_clear(ctx);
+    cj_ctx_free(ctx);
+}

@@ -11,14 +11,11 @@
  * shapes them:
  *   cholesky symmetrises its input ((a + aᵀ)/2) before factoring, so its
  *     derivative sees only the symmetric part of a tangent;
- *   solve factors stop_gradient(a) and solves through the factors, which
- *     are linear in b (their transpose solves with the transposed matrix,
- *     nothing differentiates through the factorisation); the derivative in
- *     a is added by a term that is zero in value, c - stop_gradient(c) with
- *     c = solve(a·x̄) and x̄ = stop_gradient(x), whose tangent is a⁻¹ da x,
- *     subtracted: dx = a⁻¹(db - da·x), custom_linear_solve's rule. The
- *     value is the plain LU solve's, bit for bit; the term is only built
- *     when a is traced (only then can a carry a tangent). */
+ *   solve factors stop_gradient(a) and binds linear_solve(lu, perm, a, b),
+ *     whose rules are custom_linear_solve's: linear in b (the transpose
+ *     solves with aᵀ through the same factors), dx = a⁻¹(db - da·x) in a;
+ *     nothing differentiates through the factorisation, and the one
+ *     factorisation serves the value, the jvp and the transpose. */
 #include <string.h>
 
 #include "../prim/linalg_bind.h"
@@ -60,16 +57,17 @@ int cj_linalg_lu(cj_val a, cj_val out[3]) {
     return lb_lu(a, out);
 }
 
-/* b as a matrix right-hand side for a [..., n, n]: a vector (rank 1, or
- * a's rank - 1) gets a trailing axis of 1 (*vec set); batch axes of both
- * broadcast. 0, or -1 after the error. */
+/* b as a matrix right-hand side for a [..., n, n]: a vector (rank 1 only,
+ * as JAX since 0.5: a batch of vectors is b[..., None]) gets a trailing
+ * axis of 1 (*vec set); batch axes of both broadcast. 0, or -1 after the
+ * error. */
 static int rhs_for(cj_val *a, cj_val *b, int *vec, const char *op) {
     const rt_aval *aa = api_aval(*a, op), *ba = api_aval(*b, op);
     if (!aa || !ba) return -1;
     char at[96], bt[96];
     rt_aval_str(aa, at, sizeof at);
     rt_aval_str(ba, bt, sizeof bt);
-    *vec = ba->rank == 1 || ba->rank == aa->rank - 1;
+    *vec = ba->rank == 1;
     if (ba->rank == 0)
         return core_error(a->ctx, CJ_ERR_SHAPE, "%s: b must have at least 1 dimension, got %s", op, bt);
     if (*vec) *b = cj_expand_dims(*b, -1);
@@ -179,14 +177,7 @@ cj_val cj_linalg_solve(cj_val a, cj_val b) {
     if (promote_float_pair(&a, &b, op) || !square_operand(&a, op) || rhs_for(&a, &b, &vec, op)) return api_err(ctx);
     cj_val f[3];
     if (lb_lu(cj_stop_gradient(a), f) != 0) return api_err(ctx);
-    cj_val x = lu_solve_core(f[0], f[2], b);
-    /* the derivative in a (zero in value): see the file's opening comment */
-    if (cj_val_is_traced(a)) {
-        cj_val xbar = cj_stop_gradient(x);
-        cj_val c = lu_solve_core(f[0], f[2], lb_matmul(a, xbar, 0, 0));
-        x = cj_sub(x, cj_sub(c, cj_stop_gradient(c)));
-    }
-    return drop_vec(x, vec);
+    return drop_vec(lb_linear_solve(f[0], f[2], a, b, 0), vec);
 }
 
 cj_val cj_linalg_inv(cj_val a) {

@@ -16,7 +16,10 @@
  *   lu (square): with P A = L U and X = P dA, L⁻¹ X U⁻¹ = L⁻¹dL + dU U⁻¹
  *     splits into its strict lower part (L⁻¹dL) and its upper part
  *     (dU U⁻¹); pivots and permutation have no tangent. A rectangular lu
- *     has no jvp yet (CJ_ERR_UNSUPPORTED says so). */
+ *     has no jvp yet (CJ_ERR_UNSUPPORTED says so).
+ *   linear_solve(lu, perm, a, b) is custom_linear_solve: linear in b (the
+ *     transpose solves with aᵀ through the same factors), dx = solve(db -
+ *     op(da)·x) in a, and nothing through the factors. */
 #include "../prim/linalg_bind.h"
 #include "ad_rules.h"
 
@@ -94,7 +97,35 @@ static int lu_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, con
     return ad_set(bind_binary(PRIM_ADD, l_dot, u_dot), &tout[0]);
 }
 
+/* ---- linear_solve (custom_linear_solve's rule) ------------------------ */
+
+static int lsolve_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
+                      cj_val out, cj_val *tout) {
+    (void)prim, (void)n_in;
+    *tout = ad_zero(ctx);
+    if (ad_is_zero(tin[2]) && ad_is_zero(tin[3])) return 0; /* the factors' tangents are ignored */
+    int trans = (p->flag & LB_TRANSPOSE) != 0;
+    cj_val rhs = tin[3];
+    if (!ad_is_zero(tin[2])) {
+        cj_val t = lb_matmul(tin[2], out, trans, 0); /* op(da) x */
+        rhs = ad_is_zero(rhs) ? bind_unary(PRIM_NEG, t) : bind_binary(PRIM_SUB, rhs, t);
+        if (!rhs.slot) return -1;
+    }
+    return ad_set(lb_linear_solve(in[0], in[1], in[2], rhs, trans), tout);
+}
+
+static int lsolve_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                            const int *linear, const rt_aval *in_avals, cj_val ct, cj_val *ct_in) {
+    (void)n_in, (void)in_avals;
+    if (linear[0] || linear[1] || linear[2])
+        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "transpose: the solve is linear in b only");
+    if (!linear[3]) return 0;
+    return ad_set(lb_linear_solve(in[0], in[1], in[2], ct, !(p->flag & LB_TRANSPOSE)), &ct_in[3]);
+}
+
 void ad_register_linalg(void) {
+    prim_rules[PRIM_LINEAR_SOLVE].jvp = lsolve_jvp;
+    prim_rules[PRIM_LINEAR_SOLVE].transpose = lsolve_transpose;
     prim_rules[PRIM_CHOLESKY].jvp = cholesky_jvp;
     prim_rules[PRIM_TRIANGULAR_SOLVE].jvp = trsm_jvp;
     prim_rules[PRIM_TRIANGULAR_SOLVE].transpose = trsm_transpose;

@@ -16,6 +16,8 @@
  *     means nothing for real dtypes. The flags live in params.flag.
  *   lu(a[..., m, n]) → (lu, pivots int32[..., min(m,n)], permutation
  *     int32[..., m]), one equation with three results (multiple_results).
+ *   linear_solve(lu, perm, a, b[..., n, k]) → x with a x = b from lu's
+ *     factors (below), the public solve's primitive.
  * Under jit each is a SINGLE kernel running the eager kernel on whole
  * buffers (LOWER_OPAQUE): the result buffers are the kernels' only working
  * memory (the operand is copied into the result and factored in place), so
@@ -23,6 +25,7 @@
  * batch axis to the front, where it is one more batch axis. */
 #include <string.h>
 
+#include "../core/core.h"
 #include "../runtime/linalg_kernels.h"
 #include "batching.h"
 #include "prim.h"
@@ -91,7 +94,7 @@ static double cholesky_flops(const prim_params *p, const rt_aval *in, const rt_a
 /* The batch axis to the front: one more leading batch axis. */
 static int batch_front(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                        const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim) {
-    cj_val args[2];
+    cj_val args[4];
     for (int i = 0; i < n_in; i++) {
         args[i] = batch_to(in[i], bdim[i], size, 0);
         if (!args[i].slot) return -1;
@@ -209,6 +212,92 @@ static int lu_batch(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int 
     return 0;
 }
 
+/* ---- linear_solve -------------------------------------------------------
+ * linear_solve(lu, perm, a, b): x with a x = b (transpose_a: aᵀ x = b)
+ * from a's LU factors as lu gives them. The kernel reads only the factors;
+ * a is an operand for the derivative alone, which is custom_linear_solve's
+ * (src/autodiff/rules_linalg.c): linear in b, dx = solve(db - da·x) in a,
+ * nothing through the factors (their tangents are ignored: the public
+ * solve factors stop_gradient(a)). One factorisation serves the value, the
+ * jvp and the transpose. */
+static int lsolve_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                                const rt_aval *in, rt_aval *out) {
+    (void)p, (void)n_in;
+    const rt_aval *lu = &in[0], *perm = &in[1], *a = &in[2], *b = &in[3];
+    if (float_matrix(ctx, prim, lu, "lu") || square(ctx, prim, lu, "lu") || float_matrix(ctx, prim, b, "b"))
+        return -1;
+    char lt[96], pt[96], at[96], bt[96];
+    rt_aval_str(lu, lt, sizeof lt);
+    rt_aval_str(perm, pt, sizeof pt);
+    rt_aval_str(a, at, sizeof at);
+    rt_aval_str(b, bt, sizeof bt);
+    int ok = perm->dtype == CJ_I32 && perm->rank == lu->rank - 1;
+    for (int d = 0; ok && d < perm->rank; d++) ok = perm->dims[d] == lu->dims[d];
+    if (!ok)
+        return prim_error(ctx, CJ_ERR_SHAPE, prim, "the permutation must be i32 of lu's shape without its last axis, "
+                          "got lu %s and permutation %s", lt, pt);
+    if (!rt_aval_same_shape(a, lu) || a->dtype != lu->dtype || b->dtype != lu->dtype)
+        return prim_error(ctx, CJ_ERR_SHAPE, prim, "a and b must have lu's dtype, and a its shape, got lu %s, a %s, b %s",
+                          lt, at, bt);
+    int same = b->rank == lu->rank && b->dims[b->rank - 2] == lu->dims[lu->rank - 1];
+    for (int d = 0; same && d < lu->rank - 2; d++) same = b->dims[d] == lu->dims[d];
+    if (!same)
+        return prim_error(ctx, CJ_ERR_SHAPE, prim, "b must be lu's batch of [n, k] matrices, got lu %s and b %s", lt,
+                          bt);
+    *out = *b;
+    out->weak = 0;
+    return 0;
+}
+
+#define LSOLVE(T, S)                                                                                               \
+    static int lsolve_##S(struct cj_ctx *ctx, int64_t batch, int64_t n, int64_t k, const T *lu, const int32_t *perm, \
+                          const T *b, T *x, int trans) {                                                           \
+        rt_trsm_opts lo = {1, 1, trans, 1}, up = {1, 0, trans, 0};                                                 \
+        if (!trans) { /* x = U⁻¹ L⁻¹ b[perm] */                                                                    \
+            for (int64_t m = 0; m < batch; m++)                                                                    \
+                for (int64_t i = 0; i < n; i++)                                                                    \
+                    memcpy(x + (m * n + i) * k, b + (m * n + perm[m * n + i]) * k, sizeof(T) * (size_t)k);         \
+            rt_trsm_##S(batch, n, k, lu, x, lo);                                                                   \
+            rt_trsm_##S(batch, n, k, lu, x, up);                                                                   \
+            return 0;                                                                                              \
+        }                                                                                                          \
+        /* aᵀ = Uᵀ Lᵀ P: y = L⁻ᵀ U⁻ᵀ b, then x[perm[i]] = y[i] (y in scratch) */                                   \
+        size_t bytes = sizeof(T) * (size_t)(n * k);                                                                \
+        T *y = rt_alloc(ctx->mem, bytes ? bytes : 1);                                                              \
+        if (!y) return core_oom(ctx, "linear_solve: scratch");                                                     \
+        for (int64_t m = 0; m < batch; m++) {                                                                      \
+            memcpy(y, b + m * n * k, bytes);                                                                       \
+            rt_trsm_##S(1, n, k, lu + m * n * n, y, up);                                                           \
+            rt_trsm_##S(1, n, k, lu + m * n * n, y, lo);                                                           \
+            for (int64_t i = 0; i < n; i++)                                                                        \
+                memcpy(x + (m * n + perm[m * n + i]) * k, y + i * k, sizeof(T) * (size_t)k);                       \
+        }                                                                                                          \
+        rt_free(ctx->mem, y, bytes ? bytes : 1);                                                                   \
+        return 0;                                                                                                  \
+    }
+LSOLVE(float, f32)
+LSOLVE(double, f64)
+
+static int lsolve_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,
+                       rt_array *out) {
+    (void)prim, (void)n_in;
+    const rt_aval *lu = &in[0]->aval, *b = &in[3]->aval;
+    int64_t n = lu->dims[lu->rank - 1], k = b->dims[b->rank - 1], batch = batch_count(lu);
+    int trans = (p->flag & TS_TRANSPOSE) != 0;
+    if (lu->dtype == CJ_F32)
+        return lsolve_f32(ctx, batch, n, k, in[0]->data, in[1]->data, in[3]->data, out->data, trans);
+    return lsolve_f64(ctx, batch, n, k, in[0]->data, in[1]->data, in[3]->data, out->data, trans);
+}
+
+static int lsolve_print_params(const prim_params *p, char *buf, size_t size) {
+    return snprintf(buf, size, "transpose_a=%s", (p->flag & TS_TRANSPOSE) ? "True" : "False");
+}
+
+static double lsolve_flops(const prim_params *p, const rt_aval *in, const rt_aval *out) {
+    (void)p;
+    return 2.0 * (double)rt_aval_size(out) * (double)in[0].dims[in[0].rank - 1]; /* 2n²k per matrix */
+}
+
 void prim_register_linalg(void) {
     prim_rules[PRIM_CHOLESKY] = (prim_rule){
         .abstract_eval = cholesky_abstract_eval,
@@ -229,5 +318,12 @@ void prim_register_linalg(void) {
         .impl_multi = lu_impl,
         .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = lu_flops}},
         .batch_multi = lu_batch,
+    };
+    prim_rules[PRIM_LINEAR_SOLVE] = (prim_rule){
+        .abstract_eval = lsolve_abstract_eval,
+        .impl = lsolve_impl,
+        .print_params = lsolve_print_params,
+        .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = lsolve_flops}},
+        .batch = batch_front,
     };
 }

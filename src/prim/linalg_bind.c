@@ -21,6 +21,12 @@ cj_val lb_trsm(cj_val a, cj_val b, int flags) {
     return core_bind(a.ctx, PRIM_TRIANGULAR_SOLVE, &p, 2, (cj_val[]){a, b});
 }
 
+cj_val lb_linear_solve(cj_val lu, cj_val perm, cj_val a, cj_val b, int transpose) {
+    prim_params p = prim_params_zero();
+    p.flag = transpose ? LB_TRANSPOSE : 0;
+    return core_bind(a.ctx, PRIM_LINEAR_SOLVE, &p, 4, (cj_val[]){lu, perm, a, b});
+}
+
 int lb_lu(cj_val a, cj_val *out) {
     prim_params p = prim_params_zero();
     return core_bind_multi(a.ctx, PRIM_LU, &p, 1, &a, 3, out);

@@ -22,6 +22,9 @@
 cj_val lb_cholesky(cj_val a);
 /* triangular_solve(a, b) with the LB_* bits in flags. */
 cj_val lb_trsm(cj_val a, cj_val b, int flags);
+/* linear_solve(lu, perm, a, b): a x = b (aᵀ x = b with transpose) from
+ * lu's factors of a; differentiates as custom_linear_solve. */
+cj_val lb_linear_solve(cj_val lu, cj_val perm, cj_val a, cj_val b, int transpose);
 /* lu's three results into out[0..2]; 0, or -1 (error values in out). */
 int lb_lu(cj_val a, cj_val *out);
 /* op(x) · op(y) over the last two axes, the leading ones batch axes
