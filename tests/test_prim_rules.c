@@ -42,7 +42,7 @@ static bool is_linear(prim_id p) {
 static bool prints_no_parameters(prim_id p) {
     if (prim_families[p] == FAMILY_ELEMENTWISE) return p != PRIM_CONVERT;
     return p == PRIM_DYNAMIC_UPDATE_SLICE || p == PRIM_STOP_GRADIENT || p == PRIM_OPT_BARRIER ||
-           p == PRIM_THREEFRY2X32 || p == PRIM_CHOLESKY || p == PRIM_LU;
+           p == PRIM_THREEFRY2X32 || p == PRIM_LU;
 }
 
 #define PROBLEM(...)                                                     \

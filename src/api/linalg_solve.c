@@ -9,7 +9,7 @@
  * these functions are differentiable, batchable and jittable through
  * those primitives' rules. Two derivatives are shaped on purpose, as JAX
  * shapes them:
- *   cholesky symmetrises its input ((a + aᵀ)/2) before factoring, so its
+ *   cholesky factors (a + aᵀ)/2 (the primitive's symmetrize_input), so its
  *     derivative sees only the symmetric part of a tangent;
  *   solve factors stop_gradient(a) and binds linear_solve(lu, perm, a, b),
  *     whose rules are custom_linear_solve's: linear in b (the transpose
@@ -45,8 +45,7 @@ static const rt_aval *square_operand(cj_val *a, const char *op) {
 cj_val cj_linalg_cholesky(cj_val a) {
     if (!a.ctx) return api_no_ctx("linalg_cholesky", API_NO_VALUE_CTX);
     if (!square_operand(&a, "linalg_cholesky")) return api_err(a.ctx);
-    cj_val sym = cj_mul(cj_add(a, lb_mT(a)), cj_scalar(a.ctx, 0.5));
-    return lb_cholesky(sym);
+    return lb_cholesky_sym(a);
 }
 
 int cj_linalg_lu(cj_val a, cj_val out[3]) {

@@ -6,8 +6,9 @@
  *   cholesky: L = chol(A), dL = L · Φ(L⁻¹ dA L⁻ᵀ), Φ keeping the lower
  *     triangle with the diagonal halved (Murray, arXiv:1602.07527). Like
  *     JAX's it takes dA as given: a tangent that is not symmetric is
- *     differentiated as if it were (the public cj_linalg_cholesky
- *     symmetrises its input, so its derivative is exact).
+ *     differentiated as if it were — unless symmetrize_input is set (the
+ *     public cj_linalg_cholesky sets it), when the tangent is symmetrised
+ *     first and the derivative is exact.
  *   triangular_solve is linear in b (its transpose solves with op(a)
  *     transposed) and nonlinear in a: with x = op(a)⁻¹ b (left side),
  *     dx = op(a)⁻¹ (db - op(da) x), da masked to the triangle the primitive
@@ -27,11 +28,13 @@
 
 static int cholesky_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                         const cj_val *tin, cj_val out, cj_val *tout) {
-    (void)prim, (void)p, (void)n_in, (void)in;
+    (void)prim, (void)n_in, (void)in;
     *tout = ad_zero(ctx);
     if (ad_is_zero(tin[0])) return 0;
-    cj_val l = out;
-    cj_val tmp = lb_trsm(l, tin[0], LB_LOWER | LB_TRANSPOSE);    /* dA L⁻ᵀ */
+    cj_val l = out, da = tin[0];
+    if (p->flag & 1) /* symmetrize_input: the tangent of (a + aᵀ)/2 */
+        da = bind_binary(PRIM_MUL, bind_binary(PRIM_ADD, da, lb_mT(da)), ad_const_like(da, 0.5));
+    cj_val tmp = lb_trsm(l, da, LB_LOWER | LB_TRANSPOSE);        /* dA L⁻ᵀ */
     cj_val inner = lb_trsm(l, tmp, LB_LEFT | LB_LOWER);          /* L⁻¹ dA L⁻ᵀ */
     cj_val phi = bind_binary(PRIM_MUL, inner, lb_band_const(inner, 1, 0.5, 0)); /* Φ: lower, diagonal halved */
     return ad_set(lb_matmul(l, phi, 0, 0), tout);

@@ -15,6 +15,12 @@ cj_val lb_cholesky(cj_val a) {
     return core_bind(a.ctx, PRIM_CHOLESKY, &p, 1, &a);
 }
 
+cj_val lb_cholesky_sym(cj_val a) {
+    prim_params p = prim_params_zero();
+    p.flag = 1;
+    return core_bind(a.ctx, PRIM_CHOLESKY, &p, 1, &a);
+}
+
 cj_val lb_trsm(cj_val a, cj_val b, int flags) {
     prim_params p = prim_params_zero();
     p.flag = flags;

@@ -19,7 +19,9 @@
 #define LB_CONJUGATE 8
 #define LB_UNIT 16
 
+/* cholesky; lb_cholesky_sym factors (a + aᵀ)/2 (symmetrize_input). */
 cj_val lb_cholesky(cj_val a);
+cj_val lb_cholesky_sym(cj_val a);
 /* triangular_solve(a, b) with the LB_* bits in flags. */
 cj_val lb_trsm(cj_val a, cj_val b, int flags);
 /* linear_solve(lu, perm, a, b): a x = b (aᵀ x = b with transpose) from
