@@ -374,6 +374,21 @@ cj_val cj_linalg_det(cj_val a);
 /* jnp.linalg.slogdet: *sign (±1, 0 for a singular matrix) and *logabsdet
  * (log|det a|, -inf when singular). 0, or -1 with error values. */
 int cj_linalg_slogdet(cj_val a, cj_val *sign, cj_val *logabsdet);
+/* numpy.diagonal (the diagonal `offset` of axes axis1, axis2, as the
+ * result's last axis), numpy.trace (its sum), numpy.diag (1-D v: the
+ * matrix with v on diagonal k; 2-D: its diagonal k), numpy.tril / triu
+ * (last two axes; k as numpy's), numpy.outer (of the flattened operands),
+ * numpy.cross (3-vectors along the last axis; batch axes broadcast),
+ * numpy.kron, jnp.linalg.matrix_power (n < 0: of the inverse). */
+cj_val cj_diagonal(cj_val x, int64_t offset, int64_t axis1, int64_t axis2);
+cj_val cj_trace(cj_val x, int64_t offset, int64_t axis1, int64_t axis2);
+cj_val cj_diag(cj_val v, int64_t k);
+cj_val cj_tril(cj_val x, int64_t k);
+cj_val cj_triu(cj_val x, int64_t k);
+cj_val cj_outer(cj_val a, cj_val b);
+cj_val cj_cross(cj_val a, cj_val b);
+cj_val cj_kron(cj_val a, cj_val b);
+cj_val cj_matrix_power(cj_val a, int64_t n);
 
 /* ---- Indexing ---------------------------------------------------------- */
 /* numpy.take(x, idx, axis): out-of-range indices are clamped (JAX's

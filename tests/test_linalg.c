@@ -442,3 +442,21 @@ TEST(linalg_linear_solve_both_orientations_and_transpose) {
     cj_error_clear(ctx);
     cj_ctx_free(ctx);
 }
+
+/* The IR names the primitives and their parameters as JAX's jaxprs do. */
+TEST(linalg_jaxpr_text) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_spec s[2] = {{CJ_F32, 2, {4, 4}, 0}, {CJ_F32, 1, {4}, 0}};
+    char *t = cj_make_jaxpr(cj_func_new(ctx, "solve", fn_solve, 2, 1, NULL), 2, s);
+    CHECK(t);
+    CHECK_STR_CONTAINS(t, "= lu ");
+    CHECK_STR_CONTAINS(t, "linear_solve[transpose_a=False]");
+    cj_string_free(ctx, t);
+    t = cj_make_jaxpr(cj_func_new(ctx, "cho", fn_cho_solve, 2, 1, NULL), 2, s);
+    CHECK(t);
+    CHECK_STR_CONTAINS(t, "cholesky[symmetrize_input=True]");
+    CHECK_STR_CONTAINS(t, "triangular_solve[conjugate_a=False left_side=True lower=True transpose_a=False "
+                          "unit_diagonal=False]");
+    cj_string_free(ctx, t);
+    cj_ctx_free(ctx);
+}
