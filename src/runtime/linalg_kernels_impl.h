@@ -49,10 +49,28 @@ static int F(chol_unblocked)(T *a, int64_t n, int64_t ld) {
     return 0;
 }
 
+/* W = L⁻¹ for the b×b lower triangle at l (row stride ld) into w (b×b,
+ * row-major, its strict upper part zero), row by row: row i of W is
+ * (e_i - Σ_{p<i} L[i][p] W[p]) / L[i][i], contiguous axpys. */
+static void F(tri_inverse)(const T *l, int64_t ld, int64_t b, T *w) {
+    for (int64_t i = 0; i < b; i++) {
+        T *wi = w + i * b;
+        for (int64_t c = 0; c < b; c++) wi[c] = c == i;
+        for (int64_t p = 0; p < i; p++) {
+            T c0 = l[i * ld + p];
+            const T *wp = w + p * b;
+            for (int64_t c = 0; c <= p; c++) wi[c] -= c0 * wp[c];
+        }
+        T inv = 1 / l[i * ld + i];
+        for (int64_t c = 0; c <= i; c++) wi[c] *= inv;
+    }
+}
+
 static int F(chol_blocked)(T *a, int64_t n) {
     const int64_t nb = RT_LINALG_BLOCK; /* 16..128 measured at n = 256 and 1024: 64 was fastest at both */
-    T *panel = malloc(sizeof(T) * (size_t)n * (size_t)nb);
+    T *panel = malloc(sizeof(T) * ((size_t)n * (size_t)nb + (size_t)nb * (size_t)nb));
     if (!panel) return F(chol_unblocked)(a, n, n);
+    T *w = panel + n * nb;
     int rc = 0;
     for (int64_t k = 0; k < n && rc == 0; k += nb) {
         int64_t b = n - k < nb ? n - k : nb, r = n - k - b;
@@ -61,22 +79,24 @@ static int F(chol_blocked)(T *a, int64_t n) {
             rc = -1;
             break;
         }
-        /* A21 := A21 L11⁻ᵀ, row by row (x L11ᵀ = a: forward over x's entries),
-         * and a negated copy of it for the trailing update */
-        for (int64_t i = 0; i < r; i++) {
-            T *x = a + (k + b + i) * n + k, *neg = panel + i * b;
+        if (r == 0) break;
+        /* A21 := A21 L11⁻ᵀ as one GEMM with the block's inverse (the row by
+         * row substitution ran at a few GFLOP/s and was most of the time
+         * at n = 256), into the panel, then back into place; the panel is
+         * then negated for the trailing update */
+        F(tri_inverse)(l11, n, b, w);
+        T *a21 = a + (k + b) * n + k;
+        GEMM(r, b, b, a21, n, 0, w, b, 1, panel, b, 0);
+        for (int64_t i = 0; i < r; i++)
             for (int64_t j = 0; j < b; j++) {
-                const T *lj = l11 + j * n;
-                x[j] = (x[j] - F(dot)(x, lj, j)) / lj[j];
-                neg[j] = -x[j];
+                a21[i * n + j] = panel[i * b + j];
+                panel[i * b + j] = -panel[i * b + j];
             }
-        }
         /* A22 -= A21 A21ᵀ on the block rows' lower parts: row block [ib,
          * ib+bi) against columns [k+b, ib+bi) */
         for (int64_t ib = k + b; ib < n; ib += nb) {
             int64_t bi = n - ib < nb ? n - ib : nb;
-            GEMM(bi, ib + bi - (k + b), b, panel + (ib - k - b) * b, b, 0, a + (k + b) * n + k, n, 1,
-                 a + ib * n + k + b, n, 1);
+            GEMM(bi, ib + bi - (k + b), b, panel + (ib - k - b) * b, b, 0, a21, n, 1, a + ib * n + k + b, n, 1);
         }
     }
     free(panel);
@@ -250,31 +270,57 @@ static void F(lu_panel)(T *a, int64_t m, int64_t n, int64_t j0, int64_t w, int32
     }
 }
 
+/* After columns [j0, j0+w) are factored: U12 := L11⁻¹ A12 (unit lower,
+ * forward over the block's rows) and A22 -= L21 U12 (one GEMM, U12
+ * negated in place meanwhile) for the columns [c0, c1). */
+static void F(lu_update)(T *a, int64_t m, int64_t n, int64_t j0, int64_t w, int64_t c0, int64_t c1) {
+    int64_t nc = c1 - c0, r0 = j0 + w, nr = m - r0;
+    if (nc <= 0) return;
+    for (int64_t i = j0 + 1; i < j0 + w; i++) {
+        T *ri = a + i * n + c0;
+        for (int64_t p = j0; p < i; p++) {
+            T l = a[i * n + p];
+            const T *rp = a + p * n + c0;
+            for (int64_t c = 0; c < nc; c++) ri[c] -= l * rp[c];
+        }
+    }
+    if (nr <= 0) return;
+    for (int64_t i = j0; i < j0 + w; i++)
+        for (int64_t c = 0; c < nc; c++) a[i * n + c0 + c] = -a[i * n + c0 + c];
+    GEMM(nr, nc, w, a + r0 * n + j0, n, 0, a + j0 * n + c0, n, 0, a + r0 * n + c0, n, 1);
+    for (int64_t i = j0; i < j0 + w; i++)
+        for (int64_t c = 0; c < nc; c++) a[i * n + c0 + c] = -a[i * n + c0 + c];
+}
+
+/* Columns [j0, j0+w) factored recursively, as LAPACK's getrf2: the left
+ * half, its update of the right half, the right half. The unblocked
+ * panel passes over the whole tall panel once per column (64 passes of
+ * 256 KiB at m = 1024); halving keeps most passes narrow. */
+static void F(lu_rec)(T *a, int64_t m, int64_t n, int64_t j0, int64_t w, int32_t *piv, int32_t *perm) {
+    if (w <= 8) {
+        F(lu_panel)(a, m, n, j0, w, piv, perm);
+        return;
+    }
+    int64_t h = w / 2;
+    F(lu_rec)(a, m, n, j0, h, piv, perm);
+    F(lu_update)(a, m, n, j0, h, j0 + h, j0 + w);
+    F(lu_rec)(a, m, n, j0 + h, w - h, piv, perm);
+}
+
 static void F(lu_one)(T *a, int64_t m, int64_t n, int32_t *piv, int32_t *perm) {
     for (int64_t i = 0; i < m; i++) perm[i] = (int32_t)i;
     if (F(lapack_getrf)(a, m, n, piv, perm)) return;
     int64_t kmin = m < n ? m : n;
-    const int64_t nb = kmin >= 2 * RT_LINALG_BLOCK ? RT_LINALG_BLOCK : kmin;
+    if (kmin < 2 * RT_LINALG_BLOCK) { /* small: the plain loop */
+        F(lu_panel)(a, m, n, 0, kmin, piv, perm);
+        if (n > kmin) F(lu_update)(a, m, n, 0, kmin, kmin, n);
+        return;
+    }
+    const int64_t nb = RT_LINALG_BLOCK;
     for (int64_t j0 = 0; j0 < kmin; j0 += nb) {
-        int64_t w = kmin - j0 < nb ? kmin - j0 : nb, c0 = j0 + w, nc = n - c0, nr = m - c0;
-        F(lu_panel)(a, m, n, j0, w, piv, perm);
-        if (nc == 0) continue;
-        /* U12 := L11⁻¹ A12 (unit lower, forward over the panel's rows) */
-        for (int64_t i = j0 + 1; i < j0 + w; i++) {
-            T *ri = a + i * n + c0;
-            for (int64_t p = j0; p < i; p++) {
-                T l = a[i * n + p];
-                const T *rp = a + p * n + c0;
-                for (int64_t c = 0; c < nc; c++) ri[c] -= l * rp[c];
-            }
-        }
-        if (nr == 0) continue;
-        /* A22 -= L21 U12, U12 negated in place meanwhile */
-        for (int64_t i = j0; i < j0 + w; i++)
-            for (int64_t c = 0; c < nc; c++) a[i * n + c0 + c] = -a[i * n + c0 + c];
-        GEMM(nr, nc, w, a + c0 * n + j0, n, 0, a + j0 * n + c0, n, 0, a + c0 * n + c0, n, 1);
-        for (int64_t i = j0; i < j0 + w; i++)
-            for (int64_t c = 0; c < nc; c++) a[i * n + c0 + c] = -a[i * n + c0 + c];
+        int64_t w = kmin - j0 < nb ? kmin - j0 : nb;
+        F(lu_rec)(a, m, n, j0, w, piv, perm);
+        F(lu_update)(a, m, n, j0, w, j0 + w, n);
     }
 }
 
