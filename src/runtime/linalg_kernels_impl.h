@@ -120,6 +120,47 @@ static void F(chol_one)(T *a, int64_t n) {
         for (int64_t j = i + 1; j < n; j++) a[i * n + j] = 0;
 }
 
+/* Small matrices (n <= LANES_N), LANES at a time: the same unblocked
+ * algorithm with each scalar a short vector across LANES matrices, so the
+ * arithmetic runs in SIMD lanes instead of in dependent scalar chains
+ * (10,000 8×8 f32: 1.19 ms one matrix at a time). Lanes past `count` hold
+ * the identity. A lane whose pivot fails becomes all NaN. */
+#define LANES 8
+#define LANES_N 16
+static void F(chol_lanes)(T *a, int64_t n, int64_t count) {
+    T buf[LANES_N * LANES_N * LANES];
+    int bad[LANES] = {0};
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j <= i; j++)
+            for (int l = 0; l < LANES; l++)
+                buf[(i * n + j) * LANES + l] = l < count ? a[l * n * n + i * n + j] : (T)(i == j);
+    for (int64_t j = 0; j < n; j++) {
+        T *bj = buf + (j * n) * LANES, d[LANES], inv[LANES];
+        for (int l = 0; l < LANES; l++) d[l] = bj[j * LANES + l];
+        for (int64_t p = 0; p < j; p++)
+            for (int l = 0; l < LANES; l++) d[l] -= bj[p * LANES + l] * bj[p * LANES + l];
+        for (int l = 0; l < LANES; l++) {
+            bad[l] |= !(d[l] > 0);
+            d[l] = d[l] > 0 ? SQRT(d[l]) : 1;
+            inv[l] = 1 / d[l];
+            bj[j * LANES + l] = d[l];
+        }
+        for (int64_t i = j + 1; i < n; i++) {
+            T *bi = buf + (i * n) * LANES, s[LANES];
+            for (int l = 0; l < LANES; l++) s[l] = bi[j * LANES + l];
+            for (int64_t p = 0; p < j; p++)
+                for (int l = 0; l < LANES; l++) s[l] -= bi[p * LANES + l] * bj[p * LANES + l];
+            for (int l = 0; l < LANES; l++) bi[j * LANES + l] = s[l] * inv[l];
+        }
+    }
+    for (int l = 0; l < count; l++) {
+        T *m = a + l * n * n;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < n; j++)
+                m[i * n + j] = bad[l] ? (T)NAN : j <= i ? buf[(i * n + j) * LANES + l] : 0;
+    }
+}
+
 typedef struct {
     int64_t n;
     T *a;
@@ -127,13 +168,18 @@ typedef struct {
 
 static void F(chol_range)(void *arg, int64_t begin, int64_t end) {
     F(chol_job) *j = arg;
-    for (int64_t i = begin; i < end; i++) F(chol_one)(j->a + i * j->n * j->n, j->n);
+    int64_t i = begin, nn = j->n * j->n;
+    if (j->n <= LANES_N)
+        for (; i < end; i += LANES) F(chol_lanes)(j->a + i * nn, j->n, end - i < LANES ? end - i : LANES);
+    for (; i < end; i++) F(chol_one)(j->a + i * nn, j->n);
 }
 
 void F(rt_cholesky_)(int64_t batch, int64_t n, T *a) {
     if (batch <= 0 || n <= 0) return;
     F(chol_job) job = {n, a};
-    rt_parallel_for(batch, grain_for(n * n * n / 3), F(chol_range), &job);
+    int64_t grain = grain_for(n * n * n / 3);
+    if (n <= LANES_N) grain = (grain + LANES - 1) / LANES * LANES; /* whole groups of lanes per range */
+    rt_parallel_for(batch, grain, F(chol_range), &job);
 }
 
 /* ---- triangular solve -------------------------------------------------- */
@@ -348,6 +394,8 @@ void F(rt_lu_)(int64_t batch, int64_t m, int64_t n, T *a, int32_t *pivots, int32
     rt_parallel_for(batch, grain_for(m * n * k), F(lu_range), &job);
 }
 
+#undef LANES
+#undef LANES_N
 #undef F
 #undef CAT
 #undef CAT_
