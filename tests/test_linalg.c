@@ -315,6 +315,7 @@ TEST(linalg_composite_jvps_match_finite_differences) {
     cj_val s = spd(ctx, DIMS(2, 4, 4), &seed);
     cj_val g = cj_add(adc_uniform(ctx, DIMS(2, 4, 4), -1, 1, &seed), cj_mul(cj_eye(ctx, 4, 4, 0, CJ_F64), cj_scalar(ctx, 3)));
     cj_val b = adc_uniform(ctx, DIMS(2, 4, 2), -1, 1, &seed);
+    cj_val tall = adc_uniform(ctx, DIMS(6, 4), -1, 1, &seed), wide = adc_uniform(ctx, DIMS(2, 4, 6), -1, 1, &seed);
     struct {
         const char *name;
         cj_fn fn;
@@ -324,13 +325,14 @@ TEST(linalg_composite_jvps_match_finite_differences) {
         {"cholesky", fn_cholesky, 1, {s}},   {"solve", fn_solve, 2, {g, b}}, {"lu", fn_lu_factors, 1, {g}},
         {"det", fn_det, 1, {g}},             {"slogdet", fn_logabsdet, 1, {g}}, {"inv", fn_inv, 1, {g}},
         {"cho_solve", fn_cho_solve, 2, {s, b}},
+        {"lu tall", fn_lu_factors, 1, {tall}}, {"lu wide", fn_lu_factors, 1, {wide}},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        cj_func *f = cj_func_new(ctx, cases[i].name, cases[i].fn, cases[i].n_in, 1, NULL);
-        double e = jvp_fd_error(ctx, f, cases[i].n_in, cases[i].in, 1e-6, &seed);
-        CHECK_MSG(e >= 0 && e < 1e-7, "%s: jvp vs fd %g (%s)", cases[i].name, e, cj_error(ctx) ? cj_error_message(ctx) : "");
-        e = jvp_vjp_error(ctx, f, cases[i].n_in, cases[i].in, &seed);
-        CHECK_MSG(e >= 0 && e < 1e-12, "%s: jvp vs vjp %g (%s)", cases[i].name, e, cj_error(ctx) ? cj_error_message(ctx) : "");
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        cj_func *f = cj_func_new(ctx, cases[c].name, cases[c].fn, cases[c].n_in, 1, NULL);
+        double e = jvp_fd_error(ctx, f, cases[c].n_in, cases[c].in, 1e-6, &seed);
+        CHECK_MSG(e >= 0 && e < 1e-7, "%s: jvp vs fd %g (%s)", cases[c].name, e, cj_error(ctx) ? cj_error_message(ctx) : "");
+        e = jvp_vjp_error(ctx, f, cases[c].n_in, cases[c].in, &seed);
+        CHECK_MSG(e >= 0 && e < 1e-12, "%s: jvp vs vjp %g (%s)", cases[c].name, e, cj_error(ctx) ? cj_error_message(ctx) : "");
     }
     cj_ctx_free(ctx);
 }

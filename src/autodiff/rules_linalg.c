@@ -14,10 +14,10 @@
  *     dx = op(a)⁻¹ (db - op(da) x), da masked to the triangle the primitive
  *     reads (strictly, with unit_diagonal); on the right side
  *     dx = (db - x op(da)) op(a)⁻¹.
- *   lu (square): with P A = L U and X = P dA, L⁻¹ X U⁻¹ = L⁻¹dL + dU U⁻¹
- *     splits into its strict lower part (L⁻¹dL) and its upper part
- *     (dU U⁻¹); pivots and permutation have no tangent. A rectangular lu
- *     has no jvp yet (CJ_ERR_UNSUPPORTED says so).
+ *   lu: with P A = L U and X = P dA, L⁻¹ X U⁻¹ = L⁻¹dL + dU U⁻¹ splits
+ *     into its strict lower part (L⁻¹dL) and its upper part (dU U⁻¹); a
+ *     rectangular A has L and U completed to square m×m and n×n (JAX's
+ *     padding); pivots and permutation have no tangent.
  *   linear_solve(lu, perm, a, b) is custom_linear_solve: linear in b (the
  *     transpose solves with aᵀ through the same factors), dx = solve(db -
  *     op(da)·x) in a, and nothing through the factors. */
@@ -72,27 +72,37 @@ static int trsm_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n
 
 static int lu_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
                   int n_out, cj_val *primal, cj_val *tout) {
-    (void)p, (void)n_in, (void)n_out;
+    (void)prim, (void)p, (void)n_in, (void)n_out;
     if (lb_lu(in[0], primal) != 0) return -1;
     for (int i = 0; i < 3; i++) tout[i] = ad_zero(ctx);
     if (ad_is_zero(tin[0])) return 0;
     const rt_aval *a = ad_aval(in[0]);
     if (!a) return -1;
     int r = a->rank;
-    if (a->dims[r - 1] != a->dims[r - 2]) {
-        char t[96];
-        rt_aval_str(a, t, sizeof t);
-        return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "the derivative of a non-square LU (%s) is not implemented",
-                          t);
-    }
+    int64_t m = a->dims[r - 2], n = a->dims[r - 1], k = m < n ? m : n;
     /* X = P dA: dA's rows in the permutation's order */
     int64_t bdims[CJ_MAX_RANK];
-    for (int d = 0; d < r - 1; d++) bdims[d] = d; /* perm [..., m] → [..., m, m], along the rows */
+    for (int d = 0; d < r - 1; d++) bdims[d] = d; /* perm [..., m] → [..., m, n], along the rows */
     cj_val idx = bind_broadcast_in_dim(primal[2], r, a->dims, bdims);
     cj_val x = bind_take_along(tin[0], idx, r - 2);
-    cj_val lu = primal[0];
-    cj_val l = bind_binary(PRIM_ADD, lb_tril(lu, -1), lb_band_const(lu, 0, 1, 0));
-    cj_val u = lb_triu(lu, 0);
+    cj_val lu = primal[0], zero = ad_const_like(primal[0], 0);
+    /* L [..., m, m]: lu's strict lower part, its columns cropped or padded
+     * to m, plus the identity; U [..., n, n]: lu's upper part, its rows
+     * cropped or padded to n, plus ones on the diagonal below row k (as
+     * JAX pads them) */
+    int64_t lo[CJ_MAX_RANK] = {0}, hi[CJ_MAX_RANK] = {0};
+    hi[r - 1] = m - n;
+    cj_val l = bind_pad(lb_tril(lu, -1), zero, lo, hi, NULL);
+    l = bind_binary(PRIM_ADD, l, lb_band_const(l, 0, 1, 0));
+    hi[r - 1] = 0, hi[r - 2] = n - m;
+    cj_val u = bind_pad(lb_triu(lu, 0), zero, lo, hi, NULL);
+    if (n > k) {
+        const rt_aval *ua = ad_aval(u);
+        if (!ua) return -1;
+        cj_val rows = bind_iota(ctx, CJ_I32, ua->rank, ua->dims, ua->rank - 2);
+        cj_val tail = bind_binary(PRIM_GE, rows, bind_scalar(ctx, (double)k, CJ_I32, 0));
+        u = bind_binary(PRIM_ADD, u, bind_where(tail, lb_band_const(u, 0, 1, 0), ad_zeros(ctx, ua)));
+    }
     cj_val la = lb_trsm(l, x, LB_LEFT | LB_LOWER | LB_UNIT);
     cj_val lau = lb_trsm(u, la, 0); /* right side, upper */
     cj_val l_dot = lb_matmul(l, lb_tril(lau, -1), 0, 0);
