@@ -462,3 +462,21 @@ TEST(linalg_jaxpr_text) {
     cj_string_free(ctx, t);
     cj_ctx_free(ctx);
 }
+
+/* lu_solve from cj_linalg_lu's factors: a x = b for vector and matrix b. */
+TEST(linalg_lu_solve_from_factors) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t seed = 19;
+    cj_val a = cj_add(adc_uniform(ctx, DIMS(3, 4, 4), -1, 1, &seed), cj_eye(ctx, 4, 4, 0, CJ_F64));
+    cj_val bm = adc_uniform(ctx, DIMS(3, 4, 2), -1, 1, &seed), bv = adc_uniform(ctx, DIMS(4), -1, 1, &seed), f[3];
+    CHECK(cj_linalg_lu(a, f) == 0);
+    double *r = read_f64(cj_sub(cj_matmul(a, cj_linalg_lu_solve(f[0], f[2], bm)), bm));
+    for (int i = 0; i < 24; i++) CHECK_NEAR(r[i], 0, 0, 1e-13);
+    free(r);
+    cj_val xv = cj_linalg_lu_solve(f[0], f[2], bv);
+    CHECK_EQ_INT(cj_val_rank(xv), 2); /* the batch of 3 broadcast against one vector */
+    r = read_f64(cj_sub(cj_matmul(a, cj_expand_dims(xv, -1)), cj_broadcast_to(cj_expand_dims(bv, -1), 3, (int64_t[]){3, 4, 1})));
+    for (int i = 0; i < 12; i++) CHECK_NEAR(r[i], 0, 0, 1e-13);
+    free(r);
+    cj_ctx_free(ctx);
+}

@@ -22,10 +22,14 @@
  *   linear_solve(lu, perm, a, b[..., n, k]) → x with a x = b from lu's
  *     factors (below), the public solve's primitive.
  * Under jit each is a SINGLE kernel running the eager kernel on whole
- * buffers (LOWER_OPAQUE): the result buffers are the kernels' only working
- * memory (the operand is copied into the result and factored in place), so
- * the plan's buffers are all there is to size and count. vmap moves the
- * batch axis to the front, where it is one more batch axis. */
+ * buffers (LOWER_OPAQUE): the operand is copied into the result buffer and
+ * factored or solved there, so the plan's buffers hold nearly all the
+ * working memory. Not yet planned: the blocked Cholesky's panel (n × 64 +
+ * 64 × 64 elements, malloc'd by the kernel, which falls back to the
+ * unblocked loop without it) and linear_solve's transposed solve's n × k
+ * scratch (from the context's allocator); the memory analysis does not
+ * count them. vmap moves the batch axis to the front, where it is one
+ * more batch axis. */
 #include <string.h>
 
 #include "../core/core.h"

@@ -5,15 +5,16 @@
  * eager kernels, which both backends run as SINGLE kernels. Every routine
  * works on a batch of row-major matrices stored one after the other and
  * writes its result in place, so a caller needs no workspace beyond the
- * result buffers: the blocked paths keep one panel of scratch (at most
- * n × 64 elements) and fall back to the unblocked loops when it cannot be
- * allocated, so nothing here fails.
+ * result buffers: the blocked Cholesky keeps one panel of scratch (n × 64
+ * + 64 × 64 elements) and falls back to the unblocked loop when it cannot
+ * be allocated, so nothing here fails.
  *
  * Two paths, tested against each other (tests/test_linalg_kernels.c):
  * cjax's own kernels — unblocked loops for small matrices, run over the
  * batch in parallel (thousands of 8×8 matrices never go one LAPACK call at
- * a time), and right-looking blocked versions whose trailing updates go
- * through rt_gemm for large ones — and LAPACK's potrf/getrf when the build
+ * a time; Cholesky of n <= 16 eight matrices at a time in SIMD lanes), and
+ * right-looking blocked versions whose panel solves and trailing updates
+ * go through rt_gemm for large ones (LU's panel recursive, as getrf2) — and LAPACK's potrf/getrf when the build
  * found a LAPACK (CJAX_HAVE_LAPACK, CMake option CJAX_LAPACK). Which path a
  * large matrix takes is rt_linalg_set_path's business; batches of small
  * matrices always take the built-in one. */
