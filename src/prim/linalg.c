@@ -23,13 +23,12 @@
  *     factors (below), the public solve's primitive.
  * Under jit each is a SINGLE kernel running the eager kernel on whole
  * buffers (LOWER_OPAQUE): the operand is copied into the result buffer and
- * factored or solved there, so the plan's buffers hold nearly all the
- * working memory. Not yet planned: the blocked Cholesky's panel (n × 64 +
- * 64 × 64 elements, malloc'd by the kernel, which falls back to the
- * unblocked loop without it) and linear_solve's transposed solve's n × k
- * scratch (from the context's allocator); the memory analysis does not
- * count them. vmap moves the batch axis to the front, where it is one
- * more batch axis. */
+ * factored or solved there (the blocked Cholesky works in the result's
+ * upper triangle), so the plan's buffers are the working memory. The one
+ * exception, not yet planned or counted by the memory analysis: the
+ * transposed linear_solve (reverse mode's) takes n × k elements of scratch
+ * from the context's allocator. vmap moves the batch axis to the front,
+ * where it is one more batch axis. */
 #include <string.h>
 
 #include "../core/core.h"

@@ -5,9 +5,9 @@
  * eager kernels, which both backends run as SINGLE kernels. Every routine
  * works on a batch of row-major matrices stored one after the other and
  * writes its result in place, so a caller needs no workspace beyond the
- * result buffers: the blocked Cholesky keeps one panel of scratch (n × 64
- * + 64 × 64 elements) and falls back to the unblocked loop when it cannot
- * be allocated, so nothing here fails.
+ * result buffers (the blocked Cholesky works in the result's upper
+ * triangle, zeroed at the end; a 64 × 64 block inverse sits on the
+ * stack), and nothing here allocates or fails.
  *
  * Two paths, tested against each other (tests/test_linalg_kernels.c):
  * cjax's own kernels — unblocked loops for small matrices, run over the

@@ -66,41 +66,36 @@ static void F(tri_inverse)(const T *l, int64_t ld, int64_t b, T *w) {
     }
 }
 
+/* Blocked in place with no scratch but the block inverse on the stack:
+ * the strict upper triangle, zeroed at the end, holds the working copy.
+ * For block k (rows and columns [k, k+b)), A21 = A[k+b.., k..k+b) is
+ * solved as A21 L11⁻ᵀ by one GEMM with W = L11⁻¹, written transposed into
+ * the upper region A[k..k+b, k+b..) (b × r, exactly A21ᵀ's shape, read
+ * by nothing else), copied back into A21, then negated there to serve as
+ * the GEMM operand of the trailing update A22 -= A21 A21ᵀ (rt_gemm only
+ * adds). */
 static int F(chol_blocked)(T *a, int64_t n) {
-    const int64_t nb = RT_LINALG_BLOCK; /* 16..128 measured at n = 256 and 1024: 64 was fastest at both */
-    T *panel = malloc(sizeof(T) * ((size_t)n * (size_t)nb + (size_t)nb * (size_t)nb));
-    if (!panel) return F(chol_unblocked)(a, n, n);
-    T *w = panel + n * nb;
-    int rc = 0;
-    for (int64_t k = 0; k < n && rc == 0; k += nb) {
-        int64_t b = n - k < nb ? n - k : nb, r = n - k - b;
+    enum { NB = RT_LINALG_BLOCK }; /* 16..128 measured at n = 256 and 1024: 64 was fastest at both */
+    T w[NB * NB];
+    for (int64_t k = 0; k < n; k += NB) {
+        int64_t b = n - k < NB ? n - k : NB, r = n - k - b;
         T *l11 = a + k * n + k;
-        if (F(chol_unblocked)(l11, b, n) != 0) {
-            rc = -1;
-            break;
-        }
+        if (F(chol_unblocked)(l11, b, n) != 0) return -1;
         if (r == 0) break;
-        /* A21 := A21 L11⁻ᵀ as one GEMM with the block's inverse (the row by
-         * row substitution ran at a few GFLOP/s and was most of the time
-         * at n = 256), into the panel, then back into place; the panel is
-         * then negated for the trailing update */
         F(tri_inverse)(l11, n, b, w);
-        T *a21 = a + (k + b) * n + k;
-        GEMM(r, b, b, a21, n, 0, w, b, 1, panel, b, 0);
+        T *a21 = a + (k + b) * n + k, *up = a + k * n + k + b; /* up: b × r, row stride n */
+        GEMM(b, r, b, w, b, 0, a21, n, 1, up, n, 0);           /* up = W A21ᵀ = (A21 L11⁻ᵀ)ᵀ */
         for (int64_t i = 0; i < r; i++)
-            for (int64_t j = 0; j < b; j++) {
-                a21[i * n + j] = panel[i * b + j];
-                panel[i * b + j] = -panel[i * b + j];
-            }
-        /* A22 -= A21 A21ᵀ on the block rows' lower parts: row block [ib,
-         * ib+bi) against columns [k+b, ib+bi) */
-        for (int64_t ib = k + b; ib < n; ib += nb) {
-            int64_t bi = n - ib < nb ? n - ib : nb;
-            GEMM(bi, ib + bi - (k + b), b, panel + (ib - k - b) * b, b, 0, a21, n, 1, a + ib * n + k + b, n, 1);
+            for (int64_t j = 0; j < b; j++) a21[i * n + j] = up[j * n + i];
+        for (int64_t j = 0; j < b; j++)
+            for (int64_t i = 0; i < r; i++) up[j * n + i] = -up[j * n + i];
+        /* row block [ib, ib+bi) of A22 against its columns [k+b, ib+bi) */
+        for (int64_t ib = k + b; ib < n; ib += NB) {
+            int64_t bi = n - ib < NB ? n - ib : NB;
+            GEMM(bi, ib + bi - (k + b), b, a21 + (ib - k - b) * n, n, 0, up, n, 0, a + ib * n + k + b, n, 1);
         }
     }
-    free(panel);
-    return rc;
+    return 0;
 }
 
 static void F(chol_one)(T *a, int64_t n) {
