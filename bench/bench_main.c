@@ -48,6 +48,7 @@
 #include "bench_util.h"
 #include "bench_work.h"
 #include "bench_work_deep.h"
+#include "bench_work_linalg.h"
 
 /* OpenBLAS, when cjax is linked with it, is asked to use the same number of
  * threads as cjax's pool (weak: absent without OpenBLAS). */
@@ -107,6 +108,15 @@ static row rows[] = {
     /* sorting (issue 16): the limit is one read and one write of the data */
     BW("sort", "sort, 1e7 f32", make_sort, F32 * SORT_N, F32 * SORT_N),
     BW("top_k", "top_k 16 of 16 rows of 1e6", make_top_k, F32 * TOPK_ROWS * TOPK_LEN, 8.0 * TOPK_ROWS * TOPK_K),
+    /* issue 16's linear-algebra rows (bench_work_linalg.h) */
+    DOTS_ROW("chol_64", "cholesky, n=64", make_chol_64, LA_CHOL_FLOPS(64)),
+    DOTS_ROW("chol_256", "cholesky, n=256", make_chol_256, LA_CHOL_FLOPS(256)),
+    DOTS_ROW("chol_1024", "cholesky, n=1024", make_chol_1024, LA_CHOL_FLOPS(1024)),
+    DOTS_ROW("solve_64", "solve, n=64", make_solve_64, LA_SOLVE_FLOPS(64, 1)),
+    DOTS_ROW("solve_256", "solve, n=256", make_solve_256, LA_SOLVE_FLOPS(256, 1)),
+    DOTS_ROW("solve_1024", "solve, n=1024", make_solve_1024, LA_SOLVE_FLOPS(1024, 1)),
+    DOTS_ROW("chol_batch8", "cholesky, 10000 x 8x8", make_chol_batch8, LA_BATCH * LA_CHOL_FLOPS(8)),
+    DOTS_ROW("solve_batch8", "solve, 10000 x 8x8", make_solve_batch8, LA_BATCH * LA_SOLVE_FLOPS(8, 1)),
     {.key = "cached_call", .name = "cached call x1000, f32[4]", .make = make_cached_call, .run = run_cached_calls},
     {.key = "first_call_small", .name = "first call: 10 ops, cold", .make = make_first_call_small, .first_call = 1},
     {.key = "first_call_step", .name = "first call: MLP step, cold", .make = make_train_step, .first_call = 1,

@@ -52,6 +52,8 @@ DOTS = (1_000_000, 16)      # per-example dot products
 RNN = (1000, 256, 64)       # steps, hidden, input
 DEEP = (16, 512, 256)       # deep tanh MLP: layers, width, batch
 TB = (8, 128, 256, 4, 1024)  # transformer block: batch, seq, d_model, heads, d_ff
+LA_SIZES = (64, 256, 1024)  # cholesky and solve of one matrix
+LA_BATCH = 10_000           # ... and of a batch of 8x8
 LR = 0.01                   # the SGD step's learning rate
 SAMPLES = 32                # values per output sent for the checks
 REPS = 9                    # defaults of --reps, --round-ms
@@ -142,6 +144,16 @@ def inputs(np):
         wave(np.sin, 8, 58, (td, tf), sd), wave(np.cos, 9, 12, (tf,), 0.1),           # w1, b1
         wave(np.sin, 10, 60, (tf, td), sf), wave(np.cos, 11, 14, (td,), 0.1),         # w2, b2
     ]
+    # issue 16's linear algebra (bench_work_linalg.h): A = M Mᵀ / n + I
+    def spd(shape, hi):
+        n = shape[-1]
+        mm = np.sin(ramp(0, hi, math.prod(shape))).reshape(shape)
+        return (mm @ np.swapaxes(mm, -1, -2)) / f32(n) + np.eye(n, dtype=f32)
+    for n in LA_SIZES:
+        d[f"la_a{n}"] = spd((n, n), 50)
+        d[f"la_b{n}"] = np.cos(ramp(0, 30, n))
+    d["la_ab"] = spd((LA_BATCH, 8, 8), 500)
+    d["la_bb"] = np.cos(ramp(0, 30, LA_BATCH * 8)).reshape(LA_BATCH, 8, 1)
     return d
 
 
@@ -329,6 +341,11 @@ def numpy_side():
         "rnn_scan": (rnn, None),
         "sort": (lambda: np.sort(d["sort_x"]), None),
         "top_k": (lambda: top_k_np(d["topk_x"], TOPK[2]), None),
+        **{f"chol_{n}": ((lambda n: lambda: np.linalg.cholesky(d[f"la_a{n}"]))(n), None) for n in LA_SIZES},
+        **{f"solve_{n}": ((lambda n: lambda: np.linalg.solve(d[f"la_a{n}"], d[f"la_b{n}"]))(n), None)
+           for n in LA_SIZES},
+        "chol_batch8": (lambda: np.linalg.cholesky(d["la_ab"]), None),
+        "solve_batch8": (lambda: np.linalg.solve(d["la_ab"], d["la_bb"]), None),
         "cached_call": (cached_calls, lambda: tiny * f32(1.5) + f32(0.25)),
         "first_call_small": (None, lambda: ten_ops(tiny)),
         "first_call_step": (None, step),
@@ -436,6 +453,10 @@ def jax_side():
         "rnn_scan": (rnn, (d["rnn_w"], d["rnn_u"], d["rnn_b"], d["rnn_h0"], d["rnn_xs"])),
         "sort": (jnp.sort, (d["sort_x"],)),
         "top_k": (lambda v: jax.lax.top_k(v, TOPK[2]), (d["topk_x"],)),
+        **{f"chol_{n}": (jnp.linalg.cholesky, (d[f"la_a{n}"],)) for n in LA_SIZES},
+        **{f"solve_{n}": (jnp.linalg.solve, (d[f"la_a{n}"], d[f"la_b{n}"])) for n in LA_SIZES},
+        "chol_batch8": (jnp.linalg.cholesky, (d["la_ab"],)),
+        "solve_batch8": (jnp.linalg.solve, (d["la_ab"], d["la_bb"])),
     }
     work = {}
     for key, (fn, args) in calls.items():

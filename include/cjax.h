@@ -337,6 +337,59 @@ cj_val cj_dot_general(cj_val a, cj_val b, int n_contract,
 /* numpy.matmul: 1-D promotion and broadcast batch dimensions. */
 cj_val cj_matmul(cj_val a, cj_val b);
 
+/* ---- linear algebra (jax.numpy.linalg / jax.scipy.linalg) ----------------
+ * On the last two axes; leading axes are a batch and broadcast between
+ * operands. Integer and bool operands promote to float (f32; i64 → f64) as
+ * jnp does; the primitives underneath (cholesky, triangular_solve, lu) are
+ * differentiable, batchable and jittable, and so is everything here.
+ * A right-hand side b of rank 1 is a vector (the result then has its
+ * shape); any other b is [..., n, k] (as JAX since 0.5: a batch of vectors
+ * is b[..., None]). */
+/* jnp.linalg.cholesky: lower L with L Lᵀ = (a + aᵀ)/2. A matrix that is not
+ * numerically positive definite gives all NaN (as JAX: no error). */
+cj_val cj_linalg_cholesky(cj_val a);
+/* jax.lax.linalg.lu: out[0] the factors (L strictly below the diagonal,
+ * unit diagonal implied; U on and above), out[1] the pivots (i32, min(m,n):
+ * row i swapped with pivots[i] at step i), out[2] the permutation (i32, m:
+ * a[perm] = L U). 0, or -1 with error values in out. */
+int cj_linalg_lu(cj_val a, cj_val out[3]);
+/* jax.scipy.linalg.solve_triangular: a x = b (trans 0) or aᵀ x = b
+ * (trans 1), reading a's lower (lower != 0) or upper triangle; its
+ * diagonal taken as ones with unit_diagonal. */
+cj_val cj_linalg_triangular_solve(cj_val a, cj_val b, int lower, int trans, int unit_diagonal);
+/* jax.scipy.linalg.cho_solve((c, lower), b): a x = b for a = c cᵀ (lower)
+ * or cᵀ c (upper), c a Cholesky factor. */
+cj_val cj_linalg_cho_solve(cj_val c, cj_val b, int lower);
+/* a x = b from a's LU: lu and perm as cj_linalg_lu gives (out[0], out[2];
+ * unlike jax.scipy.linalg.lu_solve, the permutation, not the pivots). */
+cj_val cj_linalg_lu_solve(cj_val lu, cj_val perm, cj_val b);
+/* jnp.linalg.solve: a x = b by LU with partial pivoting. Its derivative is
+ * custom_linear_solve's: dx = a⁻¹(db - da x), the transpose solving with
+ * aᵀ; nothing differentiates through the factorisation. */
+cj_val cj_linalg_solve(cj_val a, cj_val b);
+/* jnp.linalg.inv (solve against the identity), jnp.linalg.det (from the
+ * LU: the pivots' parity times the product of U's diagonal). */
+cj_val cj_linalg_inv(cj_val a);
+cj_val cj_linalg_det(cj_val a);
+/* jnp.linalg.slogdet: *sign (±1, 0 for a singular matrix) and *logabsdet
+ * (log|det a|, -inf when singular). 0, or -1 with error values. */
+int cj_linalg_slogdet(cj_val a, cj_val *sign, cj_val *logabsdet);
+/* numpy.diagonal (the diagonal `offset` of axes axis1, axis2, as the
+ * result's last axis), numpy.trace (its sum), numpy.diag (1-D v: the
+ * matrix with v on diagonal k; 2-D: its diagonal k), numpy.tril / triu
+ * (last two axes; k as numpy's), numpy.outer (of the flattened operands),
+ * numpy.cross (3-vectors along the last axis; batch axes broadcast),
+ * numpy.kron, jnp.linalg.matrix_power (n < 0: of the inverse). */
+cj_val cj_diagonal(cj_val x, int64_t offset, int64_t axis1, int64_t axis2);
+cj_val cj_trace(cj_val x, int64_t offset, int64_t axis1, int64_t axis2);
+cj_val cj_diag(cj_val v, int64_t k);
+cj_val cj_tril(cj_val x, int64_t k);
+cj_val cj_triu(cj_val x, int64_t k);
+cj_val cj_outer(cj_val a, cj_val b);
+cj_val cj_cross(cj_val a, cj_val b);
+cj_val cj_kron(cj_val a, cj_val b);
+cj_val cj_matrix_power(cj_val a, int64_t n);
+
 /* ---- Indexing ---------------------------------------------------------- */
 /* numpy.take(x, idx, axis): out-of-range indices are clamped (JAX's
  * default for gathers). Negative indices count from the end. */

@@ -23,6 +23,7 @@ static void register_all(void) {
     prim_register_ad();
     prim_register_random();
     prim_register_sort();
+    prim_register_linalg();
     ad_register_elementwise();
     ad_register_shape();
     ad_register_reduce();
@@ -30,6 +31,7 @@ static void register_all(void) {
     ad_register_markers();
     ad_register_custom();
     ad_register_sort();
+    ad_register_linalg();
     cf_register();
     cf_register_ad();
 }

@@ -29,6 +29,7 @@ static bool is_linear(prim_id p) {
     case PRIM_SELECT: case PRIM_REDUCE_SUM: case PRIM_CUMSUM: case PRIM_DOT_GENERAL: case PRIM_GATHER:
     case PRIM_SCATTER_ADD: case PRIM_OPT_BARRIER: case PRIM_CUSTOM_VJP_LIN: case PRIM_COND: case PRIM_WHILE:
     case PRIM_SCAN:
+    case PRIM_TRIANGULAR_SOLVE: case PRIM_LINEAR_SOLVE: /* in b */
         return true;
     default:
         /* data movement moves elements: linear, except iota (no operand) */
@@ -41,7 +42,7 @@ static bool is_linear(prim_id p) {
 static bool prints_no_parameters(prim_id p) {
     if (prim_families[p] == FAMILY_ELEMENTWISE) return p != PRIM_CONVERT;
     return p == PRIM_DYNAMIC_UPDATE_SLICE || p == PRIM_STOP_GRADIENT || p == PRIM_OPT_BARRIER ||
-           p == PRIM_THREEFRY2X32;
+           p == PRIM_THREEFRY2X32 || p == PRIM_LU;
 }
 
 #define PROBLEM(...)                                                     \

@@ -34,7 +34,7 @@ typedef enum prim_id {
     PRIM_COUNT
 } prim_id;
 
-typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD, FAMILY_CONTROL, FAMILY_RANDOM, FAMILY_SORT } prim_family;
+typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD, FAMILY_CONTROL, FAMILY_RANDOM, FAMILY_SORT, FAMILY_LINALG } prim_family;
 
 /* A list of axes or sizes. */
 typedef struct prim_ivec {
@@ -77,7 +77,8 @@ typedef struct prim_params {
                         preferred_element_type (must equal the operands') */
     int weak;        /* convert: result weakly typed */
     int flag;        /* cumulative: reverse; gather/scatter: 0 take, 1 along;
-                        custom calls: the record's id; sort: is_stable */
+                        custom calls: the record's id; sort: is_stable;
+                        triangular_solve: its option bits (src/prim/linalg.c) */
     int64_t count;   /* sort: num_keys; top_k: k */
     prim_ref *ref;   /* control flow: the construct's record (its bodies) */
 } prim_params;
@@ -318,6 +319,7 @@ void prim_register_gather(void);
 void prim_register_ad(void);
 void prim_register_random(void);
 void prim_register_sort(void);
+void prim_register_linalg(void);
 /* checkpoint_name's table: the id of a name (added when new; at most 63
  * characters), -1 when it cannot be stored; and the name of an id. */
 int prim_name_id(const char *name);
@@ -330,6 +332,7 @@ void ad_register_dot_gather(void);
 void ad_register_markers(void);
 void ad_register_custom(void);
 void ad_register_sort(void);
+void ad_register_linalg(void);
 /* Control flow's primitives (src/control/prims.c). */
 void cf_register(void);
 void cf_register_ad(void);

@@ -1,0 +1,146 @@
+/* rules_linalg.c — jvp and transpose rules of cholesky, triangular_solve
+ * and lu (prim layer with the other rules, tools/layers.txt; the
+ * primitives are in src/prim/linalg.c). The formulas are JAX's
+ * (jax/_src/lax/linalg.py), written on the helpers of linalg_bind.h:
+ *
+ *   cholesky: L = chol(A), dL = L · Φ(L⁻¹ dA L⁻ᵀ), Φ keeping the lower
+ *     triangle with the diagonal halved (Murray, arXiv:1602.07527). Like
+ *     JAX's it takes dA as given: a tangent that is not symmetric is
+ *     differentiated as if it were — unless symmetrize_input is set (the
+ *     public cj_linalg_cholesky sets it), when the tangent is symmetrised
+ *     first and the derivative is exact.
+ *   triangular_solve is linear in b (its transpose solves with op(a)
+ *     transposed) and nonlinear in a: with x = op(a)⁻¹ b (left side),
+ *     dx = op(a)⁻¹ (db - op(da) x), da masked to the triangle the primitive
+ *     reads (strictly, with unit_diagonal); on the right side
+ *     dx = (db - x op(da)) op(a)⁻¹.
+ *   lu: with P A = L U and X = P dA, L⁻¹ X U⁻¹ = L⁻¹dL + dU U⁻¹ splits
+ *     into its strict lower part (L⁻¹dL) and its upper part (dU U⁻¹); a
+ *     rectangular A has L and U completed to square m×m and n×n (JAX's
+ *     padding); pivots and permutation have no tangent.
+ *   linear_solve(lu, perm, a, b) is custom_linear_solve: linear in b (the
+ *     transpose solves with aᵀ through the same factors), dx = solve(db -
+ *     op(da)·x) in a, and nothing through the factors. */
+#include "../prim/linalg_bind.h"
+#include "ad_rules.h"
+
+/* ---- cholesky ----------------------------------------------------------- */
+
+static int cholesky_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                        const cj_val *tin, cj_val out, cj_val *tout) {
+    (void)prim, (void)n_in, (void)in;
+    *tout = ad_zero(ctx);
+    if (ad_is_zero(tin[0])) return 0;
+    cj_val l = out, da = tin[0];
+    if (p->flag & 1) /* symmetrize_input: the tangent of (a + aᵀ)/2 */
+        da = bind_binary(PRIM_MUL, bind_binary(PRIM_ADD, da, lb_mT(da)), ad_const_like(da, 0.5));
+    cj_val tmp = lb_trsm(l, da, LB_LOWER | LB_TRANSPOSE);        /* dA L⁻ᵀ */
+    cj_val inner = lb_trsm(l, tmp, LB_LEFT | LB_LOWER);          /* L⁻¹ dA L⁻ᵀ */
+    cj_val phi = bind_binary(PRIM_MUL, inner, lb_band_const(inner, 1, 0.5, 0)); /* Φ: lower, diagonal halved */
+    return ad_set(lb_matmul(l, phi, 0, 0), tout);
+}
+
+/* ---- triangular_solve ---------------------------------------------------- */
+
+static int trsm_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
+                    cj_val out, cj_val *tout) {
+    (void)prim, (void)n_in;
+    *tout = ad_zero(ctx);
+    if (ad_is_zero(tin[0]) && ad_is_zero(tin[1])) return 0;
+    int f = p->flag, lower = (f & LB_LOWER) != 0, unit = (f & LB_UNIT) != 0, trans = (f & LB_TRANSPOSE) != 0;
+    cj_val rhs = tin[1];
+    if (!ad_is_zero(tin[0])) {
+        int64_t k = unit ? (lower ? -1 : 1) : 0; /* the triangle the primitive reads */
+        cj_val g = lower ? lb_tril(tin[0], k) : lb_triu(tin[0], k);
+        cj_val t = (f & LB_LEFT) ? lb_matmul(g, out, trans, 0) : lb_matmul(out, g, 0, trans);
+        rhs = ad_is_zero(rhs) ? bind_unary(PRIM_NEG, t) : bind_binary(PRIM_SUB, rhs, t);
+        if (!rhs.slot) return -1;
+    }
+    return ad_set(lb_trsm(in[0], rhs, f), tout);
+}
+
+static int trsm_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                          const int *linear, const rt_aval *in_avals, cj_val ct, cj_val *ct_in) {
+    (void)n_in, (void)in_avals;
+    if (linear[0])
+        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "transpose: the solve is not linear in its matrix a");
+    if (!linear[1]) return 0;
+    return ad_set(lb_trsm(in[0], ct, p->flag ^ LB_TRANSPOSE), &ct_in[1]);
+}
+
+/* ---- lu ----------------------------------------------------------------- */
+
+static int lu_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
+                  int n_out, cj_val *primal, cj_val *tout) {
+    (void)prim, (void)p, (void)n_in, (void)n_out;
+    if (lb_lu(in[0], primal) != 0) return -1;
+    for (int i = 0; i < 3; i++) tout[i] = ad_zero(ctx);
+    if (ad_is_zero(tin[0])) return 0;
+    const rt_aval *a = ad_aval(in[0]);
+    if (!a) return -1;
+    int r = a->rank;
+    int64_t m = a->dims[r - 2], n = a->dims[r - 1], k = m < n ? m : n;
+    /* X = P dA: dA's rows in the permutation's order */
+    int64_t bdims[CJ_MAX_RANK];
+    for (int d = 0; d < r - 1; d++) bdims[d] = d; /* perm [..., m] → [..., m, n], along the rows */
+    cj_val idx = bind_broadcast_in_dim(primal[2], r, a->dims, bdims);
+    cj_val x = bind_take_along(tin[0], idx, r - 2);
+    cj_val lu = primal[0], zero = ad_const_like(primal[0], 0);
+    /* L [..., m, m]: lu's strict lower part, its columns cropped or padded
+     * to m, plus the identity; U [..., n, n]: lu's upper part, its rows
+     * cropped or padded to n, plus ones on the diagonal below row k (as
+     * JAX pads them) */
+    int64_t lo[CJ_MAX_RANK] = {0}, hi[CJ_MAX_RANK] = {0};
+    hi[r - 1] = m - n;
+    cj_val l = bind_pad(lb_tril(lu, -1), zero, lo, hi, NULL);
+    l = bind_binary(PRIM_ADD, l, lb_band_const(l, 0, 1, 0));
+    hi[r - 1] = 0, hi[r - 2] = n - m;
+    cj_val u = bind_pad(lb_triu(lu, 0), zero, lo, hi, NULL);
+    if (n > k) {
+        const rt_aval *ua = ad_aval(u);
+        if (!ua) return -1;
+        cj_val rows = bind_iota(ctx, CJ_I32, ua->rank, ua->dims, ua->rank - 2);
+        cj_val tail = bind_binary(PRIM_GE, rows, bind_scalar(ctx, (double)k, CJ_I32, 0));
+        u = bind_binary(PRIM_ADD, u, bind_where(tail, lb_band_const(u, 0, 1, 0), ad_zeros(ctx, ua)));
+    }
+    cj_val la = lb_trsm(l, x, LB_LEFT | LB_LOWER | LB_UNIT);
+    cj_val lau = lb_trsm(u, la, 0); /* right side, upper */
+    cj_val l_dot = lb_matmul(l, lb_tril(lau, -1), 0, 0);
+    cj_val u_dot = lb_matmul(lb_triu(lau, 0), u, 0, 0);
+    return ad_set(bind_binary(PRIM_ADD, l_dot, u_dot), &tout[0]);
+}
+
+/* ---- linear_solve (custom_linear_solve's rule) ------------------------ */
+
+static int lsolve_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
+                      cj_val out, cj_val *tout) {
+    (void)prim, (void)n_in;
+    *tout = ad_zero(ctx);
+    if (ad_is_zero(tin[2]) && ad_is_zero(tin[3])) return 0; /* the factors' tangents are ignored */
+    int trans = (p->flag & LB_TRANSPOSE) != 0;
+    cj_val rhs = tin[3];
+    if (!ad_is_zero(tin[2])) {
+        cj_val t = lb_matmul(tin[2], out, trans, 0); /* op(da) x */
+        rhs = ad_is_zero(rhs) ? bind_unary(PRIM_NEG, t) : bind_binary(PRIM_SUB, rhs, t);
+        if (!rhs.slot) return -1;
+    }
+    return ad_set(lb_linear_solve(in[0], in[1], in[2], rhs, trans), tout);
+}
+
+static int lsolve_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                            const int *linear, const rt_aval *in_avals, cj_val ct, cj_val *ct_in) {
+    (void)n_in, (void)in_avals;
+    if (linear[0] || linear[1] || linear[2])
+        return prim_error(ctx, CJ_ERR_INTERNAL, prim, "transpose: the solve is linear in b only");
+    if (!linear[3]) return 0;
+    return ad_set(lb_linear_solve(in[0], in[1], in[2], ct, !(p->flag & LB_TRANSPOSE)), &ct_in[3]);
+}
+
+void ad_register_linalg(void) {
+    prim_rules[PRIM_LINEAR_SOLVE].jvp = lsolve_jvp;
+    prim_rules[PRIM_LINEAR_SOLVE].transpose = lsolve_transpose;
+    prim_rules[PRIM_CHOLESKY].jvp = cholesky_jvp;
+    prim_rules[PRIM_TRIANGULAR_SOLVE].jvp = trsm_jvp;
+    prim_rules[PRIM_TRIANGULAR_SOLVE].transpose = trsm_transpose;
+    prim_rules[PRIM_LU].jvp_multi = lu_jvp;
+}

@@ -1,0 +1,67 @@
+/* linalg_kernels.h — dense factorisations and triangular solves for f32 and
+ * f64 (runtime layer).
+ *
+ * The linear-algebra primitives (src/prim/linalg.c) call these for their
+ * eager kernels, which both backends run as SINGLE kernels. Every routine
+ * works on a batch of row-major matrices stored one after the other and
+ * writes its result in place, so a caller needs no workspace beyond the
+ * result buffers (the blocked Cholesky works in the result's upper
+ * triangle, zeroed at the end; a 64 × 64 block inverse sits on the
+ * stack), and nothing here allocates or fails.
+ *
+ * Two paths, tested against each other (tests/test_linalg_kernels.c):
+ * cjax's own kernels — unblocked loops for small matrices, run over the
+ * batch in parallel (thousands of 8×8 matrices never go one LAPACK call at
+ * a time; Cholesky of n <= 16 eight matrices at a time in SIMD lanes), and
+ * right-looking blocked versions whose panel solves and trailing updates
+ * go through rt_gemm for large ones (LU's panel recursive, as getrf2) — and LAPACK's potrf/getrf when the build
+ * found a LAPACK (CJAX_HAVE_LAPACK, CMake option CJAX_LAPACK). Which path a
+ * large matrix takes is rt_linalg_set_path's business; batches of small
+ * matrices always take the built-in one. */
+#ifndef CJ_RUNTIME_LINALG_KERNELS_H
+#define CJ_RUNTIME_LINALG_KERNELS_H
+#include <stdint.h>
+
+/* Which kernels serve a single large matrix (n >= RT_LINALG_BLOCK). AUTO:
+ * LAPACK when it was found together with a tuned BLAS (CJAX_HAVE_CBLAS,
+ * OpenBLAS), otherwise the built-in blocked kernels — the reference
+ * LAPACK with the reference BLAS measured 5x slower than them at n=1024.
+ * LAPACK when the build has none acts as BUILTIN. */
+typedef enum rt_linalg_path { RT_LINALG_AUTO, RT_LINALG_BUILTIN, RT_LINALG_LAPACK } rt_linalg_path;
+void rt_linalg_set_path(rt_linalg_path p); /* process-wide; for tests and benches */
+/* Was the library built with LAPACK? */
+int rt_linalg_have_lapack(void);
+/* "lapack" or "built-in": what a single n×n factorisation would use now. */
+const char *rt_linalg_backend(int64_t n);
+
+/* The block size of the blocked kernels. */
+#define RT_LINALG_BLOCK 64
+
+/* Cholesky: each of `batch` n×n matrices A (reading only its lower
+ * triangle) becomes L, lower triangular with L Lᵀ = A, its strict upper
+ * triangle zero. A matrix that is not numerically positive definite
+ * becomes all NaN (as jax.lax.linalg.cholesky gives). */
+void rt_cholesky_f32(int64_t batch, int64_t n, float *a);
+void rt_cholesky_f64(int64_t batch, int64_t n, double *a);
+
+/* Triangular solve, as lax.linalg.triangular_solve: with op(A) = A or Aᵀ
+ * (transpose_a), A m×m triangular (lower or upper; only that triangle is
+ * read; unit_diag: its diagonal taken as ones), solves op(A) X = B
+ * (left_side, B m×k) or X op(A) = B (right side, B k×m). b holds B on
+ * entry and X on return; a and b are batches of `batch` matrices each. */
+typedef struct rt_trsm_opts {
+    int left_side, lower, transpose_a, unit_diag;
+} rt_trsm_opts;
+void rt_trsm_f32(int64_t batch, int64_t m, int64_t k, const float *a, float *b, rt_trsm_opts o);
+void rt_trsm_f64(int64_t batch, int64_t m, int64_t k, const double *a, double *b, rt_trsm_opts o);
+
+/* LU with partial pivoting, as lax.linalg.lu: each m×n matrix becomes its
+ * factors (L strictly below the diagonal with unit diagonal implied, U on
+ * and above), pivots (min(m, n) int32 per matrix: row i was swapped with
+ * row pivots[i] at step i, 0-based) and perm (m int32 per matrix: row i of
+ * L U is row perm[i] of A). A zero pivot column is left as it is (U
+ * singular), as LAPACK does. */
+void rt_lu_f32(int64_t batch, int64_t m, int64_t n, float *a, int32_t *pivots, int32_t *perm);
+void rt_lu_f64(int64_t batch, int64_t m, int64_t n, double *a, int32_t *pivots, int32_t *perm);
+
+#endif

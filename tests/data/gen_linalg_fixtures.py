@@ -1,0 +1,101 @@
+"""gen_linalg_fixtures.py — writes the JAX results tests/test_linalg_fixtures.c
+compares cjax's linear algebra with (tests/data/linalg/*.npy). Not run by
+`make test`: it needs JAX. Run it from anywhere:
+python3 tests/data/gen_linalg_fixtures.py
+
+Every case stores its inputs (<case>_a.npy, <case>_b.npy, ...) and JAX's
+outputs (<case>_<what>.npy), so the C test reads the same inputs JAX saw.
+x64 mode is on so f64 cases are f64; f32 inputs stay f32 and JAX computes
+them in f32. Each case also stores cond.npy-style metadata: <case>_cond.npy
+holds the 2-norm condition number of its matrix (numpy, in f64), which the
+test turns into a tolerance. Matrices: well conditioned (random with a
+shifted diagonal / SPD with eigenvalues in [1, 2]), ill conditioned
+(singular values log-spaced down to 1e-6 in f64, 1e-3 in f32), batched."""
+import os
+
+import numpy as np
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "linalg")
+
+
+def save(name, arr):
+    np.save(os.path.join(OUT, name + ".npy"), np.asarray(arr))
+
+
+def matrix(rng, batch, n, kind, dtype):
+    """kind: 'general' (well conditioned), 'spd', 'ill' (general), 'ill_spd'."""
+    shape = tuple(batch) + (n, n)
+    if kind == "general":
+        a = rng.uniform(-1, 1, shape) + 2 * np.sqrt(n) * np.eye(n)
+    elif kind == "spd":
+        q, _ = np.linalg.qr(rng.normal(size=shape))
+        lam = rng.uniform(1, 2, tuple(batch) + (n,))
+        a = (q * lam[..., None, :]) @ np.swapaxes(q, -1, -2)
+    else:
+        smallest = 1e-6 if dtype == np.float64 else 1e-3
+        s = np.logspace(0, np.log10(smallest), n)
+        u, _ = np.linalg.qr(rng.normal(size=shape))
+        if kind == "ill":
+            v, _ = np.linalg.qr(rng.normal(size=shape))
+        else:
+            v = u
+        a = (u * s) @ np.swapaxes(v, -1, -2)
+    a = (a + np.swapaxes(a, -1, -2)) / 2 if kind in ("spd", "ill_spd") else a
+    return a.astype(dtype)
+
+
+def main():
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    import jax.scipy.linalg as jsl
+
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, "VERSION"), "w") as f:
+        f.write(f"jax {jax.__version__}\n")
+    rng = np.random.default_rng(20261202)
+    cases = []
+    for dtype, dn in ((np.float32, "f32"), (np.float64, "f64")):
+        for kind in ("general", "spd", "ill", "ill_spd"):
+            for batch, n in (((), 5), ((3,), 8), ((), 40)):
+                name = f"{dn}_{kind}_{'x'.join(map(str, batch)) or 'single'}_{n}"
+                a = matrix(rng, batch, n, kind, dtype)
+                b = rng.uniform(-1, 1, tuple(batch) + (n, 3)).astype(dtype)
+                w = rng.uniform(-1, 1, tuple(batch) + (n, 3)).astype(dtype)
+                save(name + "_a", a)
+                save(name + "_b", b)
+                save(name + "_w", w)
+                save(name + "_cond", np.linalg.cond(a.astype(np.float64)).reshape(-1))
+                x = jnp.linalg.solve(a, b)
+                save(name + "_solve", x)
+                save(name + "_det", jnp.linalg.det(a))
+                sign, logdet = jnp.linalg.slogdet(a)
+                save(name + "_slogdet_sign", sign)
+                save(name + "_slogdet_log", logdet)
+                save(name + "_inv", jnp.linalg.inv(a))
+                lu, piv, perm = jax.lax.linalg.lu(a)
+                save(name + "_lu", lu)
+                save(name + "_lu_pivots", piv)
+                save(name + "_lu_perm", perm)
+                save(name + "_trsm_lower", jsl.solve_triangular(a, b, lower=True))
+                save(name + "_trsm_upper_t", jsl.solve_triangular(a, b, lower=False, trans=1))
+                # gradients of scalar losses, by JAX's grad
+                ga, gb = jax.grad(lambda a, b: jnp.sum(w * jnp.linalg.solve(a, b)), argnums=(0, 1))(a, b)
+                save(name + "_grad_solve_a", ga)
+                save(name + "_grad_solve_b", gb)
+                save(name + "_grad_logdet", jax.grad(lambda a: jnp.sum(jnp.linalg.slogdet(a)[1]))(a))
+                if kind in ("spd", "ill_spd"):
+                    save(name + "_cholesky", jnp.linalg.cholesky(a))
+                    save(name + "_cho_solve", jsl.cho_solve((jnp.linalg.cholesky(a), True), b))
+                    wl = w[..., :1] * np.ones_like(a)
+                    save(name + "_wl", wl)
+                    save(name + "_grad_cholesky",
+                         jax.grad(lambda a: jnp.sum(wl * jnp.linalg.cholesky(a)))(a))
+                cases.append(name)
+    with open(os.path.join(OUT, "CASES"), "w") as f:
+        f.write("\n".join(cases) + "\n")
+
+
+if __name__ == "__main__":
+    main()
