@@ -79,7 +79,8 @@ static cg_leaf loop_leaf(const compiled *c, int k, int eqn) {
     int v = c->ir->eqns[eqn].out;
     for (int j = 0; j < K->n_eqns; j++) {
         const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
-        if (!fuse_is_elementwise(e->prim) || is_inline(c->ir, e)) continue;
+        bool fold = prim_lower(e->prim)->kind == LOWER_REDUCTION; /* a long row's tile fold */
+        if (!fold && (!fuse_is_elementwise(e->prim) || is_inline(c->ir, e))) continue;
         for (int i = 0; i < e->n_in; i++)
             if (ir_eqn_inputs(c->ir, e)[i] == v) return CG_LEAF_GATHER;
     }
@@ -294,6 +295,18 @@ static void emit_small_kernel(const compiled *c, int k, const char *prefix, bool
     sb_printf(sb, "}\n");
 }
 
+/* A long-rows kernel's equations that are not over the row: its reductions
+ * (a fold per tile) and the per-row values computed after every tile has
+ * run (interp.c: run_long_rows). */
+static bool off_row(const compiled *c, const kernel *K, int j) {
+    return fuse_is_long_rows(K) && fuse_row_form(K, &c->ir->vars[c->ir->eqns[K->eqns[j]].out]) != FORM_ROW;
+}
+
+/* A LOOP kernel, a DOT_EPILOGUE kernel's epilogue, or the tiles of a long
+ * row (fusion.c: fuse_is_long_rows): the same loop over tiles, where each
+ * reduction folds its operand's tile through the table into partial
+ * t / TILE of its result's slot in buf (the caller points it at the
+ * partials). */
 static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool exported, strbuf *sb) {
     const ir_func *ir = c->ir;
     const kernel *K = &c->kernels[k];
@@ -303,13 +316,14 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
     emit_kernel_head(prefix, exported, k, sb);
     for (int j = first; j < K->n_eqns; j++) {
         int v = ir->eqns[K->eqns[j]].out;
+        if (off_row(c, K, j)) continue;
         if (c->home[v] == HOME_NONE && !leaf_in_place(c, k, v)) sb_printf(sb, "  %s v%d[TILE];\n", ctype(ir->vars[v].dtype), v);
     }
     /* leaves: dynamic offsets, and values repeated over the whole space */
     for (int j = first; j < K->n_eqns; j++) {
         int eq = K->eqns[j];
         const ir_eqn *e = &ir->eqns[eq];
-        if (!fuse_is_leaf_map(e->prim)) continue;
+        if (!fuse_is_leaf_map(e->prim) || off_row(c, K, j)) continue;
         codegen_leaf_prologue(c, eq, sb);
         if (loop_leaf(c, k, eq) == CG_LEAF_SCALAR) {
             char base[64];
@@ -335,7 +349,8 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
         int direct = 0;
         for (int j = 0; j < K->n_eqns && !direct; j++) {
             const ir_eqn *e = &ir->eqns[K->eqns[j]];
-            if (!fuse_is_elementwise(e->prim)) continue;
+            if (!fuse_is_elementwise(e->prim) && prim_lower(e->prim)->kind != LOWER_REDUCTION) continue;
+            if (off_row(c, K, j) && prim_lower(e->prim)->kind != LOWER_REDUCTION) continue;
             for (int q = 0; q < e->n_in; q++) direct |= ir_eqn_inputs(ir, e)[q] == u;
         }
         if (!direct) continue;
@@ -349,6 +364,7 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
     }
     for (int i = 0; i < K->n_out; i++) {
         int v = K->out[i];
+        if (fuse_is_long_rows(K) && fuse_row_form(K, &ir->vars[v]) != FORM_ROW) continue; /* written after the tiles */
         sb_printf(sb, "    %s *p%d = (%s *)buf[%d] + t;\n", ctype(ir->vars[v].dtype), v, ctype(ir->vars[v].dtype),
                   v);
     }
@@ -364,6 +380,17 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
     int in_loop = 0;
     for (int j = first; j < K->n_eqns; j++) {
         const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        if (off_row(c, K, j)) {
+            if (prim_lower(e->prim)->kind != LOWER_REDUCTION) continue;
+            if (in_loop) sb_printf(sb, "    }\n");
+            in_loop = 0;
+            char x[32];
+            int scalar;
+            operand_ptr(c, k, ir_eqn_inputs(ir, e)[0], x, sizeof x, &scalar);
+            sb_printf(sb, "    ((cjk_fold)rt->ew[%d])(%s, n, (%s *)buf[%d] + t / TILE);\n", K->eqns[j], x,
+                      ctype(ir->vars[e->out].dtype), e->out);
+            continue;
+        }
         bool in_place = fuse_is_leaf_map(e->prim) && loop_leaf(c, k, K->eqns[j]) != CG_LEAF_GATHER;
         if (in_place && c->home[e->out] == HOME_NONE) continue; /* read where it is used */
         bool inl = (fuse_is_elementwise(e->prim) && is_inline(ir, e)) || in_place;
@@ -898,6 +925,10 @@ static bool rows_supported(const compiled *c, int k) {
     return true;
 }
 
+bool codegen_exports(const compiled *c, int k) {
+    return codegen_generates(c, k) || fuse_is_long_rows(&c->kernels[k]);
+}
+
 bool codegen_generates(const compiled *c, int k) {
     switch (c->kernels[k].kind) {
     case KERNEL_LOOP: return true;
@@ -938,7 +969,8 @@ void codegen_kernels(const compiled *c, const char *prefix, bool exported, strbu
     for (int k = 0; k < c->n_kernels; k++) {
         if (small_kernel(c, k)) emit_small_kernel(c, k, prefix, exported, sb);
         else if (codegen_nested_applies(c, k)) codegen_nested_kernel(c, k, prefix, exported, sb);
-        else if (c->kernels[k].kind == KERNEL_LOOP || c->kernels[k].kind == KERNEL_DOT_EPILOGUE)
+        else if (c->kernels[k].kind == KERNEL_LOOP || c->kernels[k].kind == KERNEL_DOT_EPILOGUE ||
+                 fuse_is_long_rows(&c->kernels[k]))
             emit_loop_kernel(c, k, prefix, exported, sb);
         else if (codegen_generates(c, k)) generate_rows(c, k, prefix, exported, sb);
     }

@@ -38,7 +38,7 @@ static int64_t rows_per_block(const kernel *K) {
 }
 
 static size_t slot_stride(const kernel *K) {
-    return (size_t)(K->kind == KERNEL_ROWS ? K->row_len * rows_per_block(K) : TILE) * 8;
+    return (size_t)(K->kind == KERNEL_ROWS && !fuse_is_long_rows(K) ? K->row_len * rows_per_block(K) : TILE) * 8;
 }
 
 /* The index maps of every leaf of a LOOP or ROWS kernel, from its
@@ -462,10 +462,150 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
     if (scratch) interp_release_scratch(p, which);
 }
 
-static void run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf) {
+/* ---- long rows ----
+ * One row too long for scratch (fusion.c: fuse_is_long_rows): the row's
+ * equations run tile by tile as in a LOOP kernel, each reduction folds its
+ * tile into partial[tile] with the primitive's row fold, and once every
+ * tile has run the partials are folded in tile order. Tiles start at
+ * multiples of TILE whatever the threads' ranges, so the result has the
+ * same bits for any thread count. Then the per-row (rank-0) equations run
+ * once, in order. Generated C runs the same form with the same folds. */
+typedef struct long_job {
+    program *p;
+    const kernel *K;
+    char *const *buf;
+    char **partial; /* per position in the kernel: a reduction's partials, else NULL */
+} long_job;
+
+static void run_long_tiles(void *arg, int64_t t_begin, int64_t t_end) {
+    long_job *job = arg;
+    program *p = job->p;
+    const ir_func *ir = p->c->ir;
+    const kernel *K = job->K;
+    int kidx = (int)(K - p->c->kernels);
+    int64_t n = K->row_len;
+    int which = 0;
+    char *scratch = p->scratch_each ? interp_claim_scratch(p, &which) : NULL;
+    for (int64_t t = t_begin; t < t_end; t++) {
+        int64_t t0 = t * TILE, len = n - t0 < TILE ? n - t0 : TILE;
+        for (int j = 0; j < K->n_eqns; j++) {
+            const ir_eqn *e = &ir->eqns[K->eqns[j]];
+            const int *in = ir_eqn_inputs(ir, e);
+            int v = e->out;
+            if (job->partial[j]) { /* a reduction: this tile's partial */
+                int u = in[0];
+                const char *x = p->c->kernel_of[u] == kidx && p->slot[u] >= 0
+                                    ? scratch + (size_t)p->slot[u] * TILE * 8
+                                    : job->buf[u] + (size_t)t0 * esize(ir, u);
+                prim_lower(e->prim)->row_fold(e->prim, ir->vars[u].dtype)(x, len,
+                                                                         job->partial[j] + (size_t)t * esize(ir, v));
+                continue;
+            }
+            if (fuse_row_form(K, &ir->vars[v]) != FORM_ROW) continue; /* per-row values: after the tiles */
+            char *dst = p->slot[v] >= 0 ? scratch + (size_t)p->slot[v] * TILE * 8
+                                        : job->buf[v] + (size_t)t0 * esize(ir, v);
+            if (fuse_is_leaf_map(e->prim)) {
+                gather_leaf(ir, e, &p->maps[p->map_at[K->eqns[j]]], &K->space, job->buf, dst, t0, len);
+                continue;
+            }
+            ew_operands ops;
+            memset(&ops, 0, sizeof ops);
+            for (int i = 0; i < e->n_in && i < 3; i++) {
+                int u = in[i];
+                if (p->c->kernel_of[u] == kidx && p->slot[u] >= 0) {
+                    ops.in[i] = scratch + (size_t)p->slot[u] * TILE * 8;
+                } else if (ir->vars[u].rank == 0 || !rt_aval_same_shape(&ir->vars[u], &K->space)) {
+                    ops.in[i] = job->buf[u]; /* a rank-0 buffer (fusion lets no own per-row value in) */
+                    ops.scalar[i] = true;
+                } else {
+                    ops.in[i] = job->buf[u] + (size_t)t0 * esize(ir, u);
+                }
+            }
+            ops.out = dst;
+            ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
+            ops.out_dtype = ir->vars[v].dtype;
+            ew_kernel(e->prim, ops.in_dtype)(&ops, 0, len);
+        }
+    }
+    if (scratch) interp_release_scratch(p, which);
+}
+
+static int run_long_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf) {
+    const ir_func *ir = p->c->ir;
+    int kidx = (int)(K - p->c->kernels);
+    int64_t n_tiles = (K->row_len + TILE - 1) / TILE;
+    size_t pbytes = sizeof(char *) * (size_t)K->n_eqns, each = (size_t)n_tiles * 8, cap = 0;
+    int n_red = 0;
+    for (int j = 0; j < K->n_eqns; j++) n_red += prim_lower(ir->eqns[K->eqns[j]].prim)->kind == LOWER_REDUCTION;
+    char **partial = rt_calloc(ctx->mem, pbytes);
+    char *store = partial ? rt_data_alloc(ctx->mem, each * (size_t)n_red, &cap) : NULL;
+    if (!store) {
+        if (partial) rt_free(ctx->mem, partial, pbytes);
+        return core_oom(ctx, "jit: partial sums of a long reduction");
+    }
+    for (int j = 0, r = 0; j < K->n_eqns; j++)
+        if (prim_lower(ir->eqns[K->eqns[j]].prim)->kind == LOWER_REDUCTION) partial[j] = store + each * (size_t)r++;
+    /* generated tiles write each reduction's partials where buf has its
+     * result: a copy of buf points there */
+    size_t nb = sizeof(char *) * (size_t)(ir->n_vars + 1);
+    char **tbuf = p->native_installed && p->native[kidx] ? rt_alloc(ctx->mem, nb) : NULL;
+    if (tbuf) {
+        memcpy(tbuf, buf, sizeof(char *) * (size_t)ir->n_vars);
+        for (int j = 0; j < K->n_eqns; j++)
+            if (partial[j]) tbuf[ir->eqns[K->eqns[j]].out] = partial[j];
+        native_run_loop_range(p, kidx, tbuf, 0, K->row_len);
+        rt_free(ctx->mem, tbuf, nb);
+    } else {
+        long_job job = {p, K, buf, partial};
+        int64_t grain = n_tiles;
+        if (K->row_len >= RT_PARALLEL_MIN_ELEMS) {
+            grain = n_tiles / ((int64_t)p->n_scratch * 4);
+            if (grain < 4) grain = 4;
+        }
+        rt_parallel_for(n_tiles, grain, run_long_tiles, &job);
+    }
+    /* the per-row values: each reduction's partials folded in tile order,
+     * then the equations on them, once */
+    int which = 0;
+    char *scratch = p->scratch_each ? interp_claim_scratch(p, &which) : NULL;
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        const int *in = ir_eqn_inputs(ir, e);
+        int v = e->out;
+        if (!partial[j] && fuse_row_form(K, &ir->vars[v]) == FORM_ROW) continue;
+        char *dst = p->slot[v] >= 0 ? scratch + (size_t)p->slot[v] * TILE * 8 : buf[v];
+        if (partial[j]) {
+            prim_lower(e->prim)->row_fold(e->prim, ir->vars[in[0]].dtype)(partial[j], n_tiles, dst);
+            continue;
+        }
+        const char *src[3] = {0};
+        for (int i = 0; i < e->n_in && i < 3; i++)
+            src[i] = p->c->kernel_of[in[i]] == kidx && p->slot[in[i]] >= 0
+                         ? scratch + (size_t)p->slot[in[i]] * TILE * 8
+                         : buf[in[i]];
+        if (fuse_is_leaf_map(e->prim)) { /* a per-row value reshaped */
+            memcpy(dst, src[0], esize(ir, v));
+            continue;
+        }
+        ew_operands ops;
+        memset(&ops, 0, sizeof ops);
+        for (int i = 0; i < e->n_in && i < 3; i++) ops.in[i] = src[i];
+        ops.out = dst;
+        ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
+        ops.out_dtype = ir->vars[v].dtype;
+        ew_kernel(e->prim, ops.in_dtype)(&ops, 0, 1);
+    }
+    if (scratch) interp_release_scratch(p, which);
+    rt_data_free(ctx->mem, store, cap);
+    rt_free(ctx->mem, partial, pbytes);
+    return 0;
+}
+
+static int run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf) {
+    if (fuse_is_long_rows(K)) return run_long_rows(ctx, p, K, buf);
     int64_t rows = 1;
     for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
-    if (rows == 0) return;
+    if (rows == 0) return 0;
     rows_job job = {p, K, buf, ctx};
     int64_t grain = rows;
     if (rows * K->row_len >= RT_PARALLEL_MIN_ELEMS) {
@@ -473,6 +613,7 @@ static void run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf)
         if (grain < 1) grain = 1;
     }
     rt_parallel_for(rows, grain, run_rows_range, &job);
+    return 0;
 }
 
 /* ---- SINGLE kernels ---- */
@@ -549,7 +690,7 @@ int interp_run_kernel(cj_ctx *ctx, program *p, int k, char **buf) {
     if (K->kind == KERNEL_LOOP) {
         if (!native_run_loop(p, k, buf)) interp_run_loop(p, K, buf);
     } else if (K->kind == KERNEL_ROWS) {
-        if (!native_run_rows(p, k, buf)) run_rows(ctx, p, K, buf);
+        if (!native_run_rows(p, k, buf)) status = run_rows(ctx, p, K, buf);
     } else if (K->kind == KERNEL_DOT_EPILOGUE) {
         status = dot_epilogue_run(ctx, p, k, buf);
     } else if (!native_run_construct(ctx, p, k, buf, &status)) { /* a construct's loop in generated C */

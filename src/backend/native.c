@@ -112,11 +112,11 @@ static char *required_symbols(const program *p) {
     const compiled *c = p->c;
     size_t size = 1, used = 0;
     for (int k = 0; k < c->n_kernels; k++)
-        size += (codegen_generates(c, k) ? 32 : 0) + (p->cf && p->cf[k] ? 32 : 0);
+        size += (codegen_exports(c, k) ? 32 : 0) + (p->cf && p->cf[k] ? 32 : 0);
     char *list = malloc(size);
     if (!list) return NULL;
     for (int k = 0; k < c->n_kernels; k++) {
-        if (codegen_generates(c, k)) used += (size_t)snprintf(list + used, 32, "cjk_kernel_%d", k) + 1;
+        if (codegen_exports(c, k)) used += (size_t)snprintf(list + used, 32, "cjk_kernel_%d", k) + 1;
         if (p->cf && p->cf[k]) used += (size_t)snprintf(list + used, 32, "cjk_construct_%d", k) + 1;
     }
     list[used] = 0;
@@ -128,7 +128,7 @@ void native_start(cj_ctx *ctx, program *p) {
     if (p->mode == CJ_BACKEND_INTERP) return;
     const compiled *c = p->c;
     int generated = 0;
-    for (int k = 0; k < c->n_kernels; k++) generated += codegen_generates(c, k);
+    for (int k = 0; k < c->n_kernels; k++) generated += codegen_exports(c, k);
     if (make_constructs(ctx, p, &generated) != 0) return;
     if (!generated) return; /* nothing to generate */
 
@@ -194,7 +194,7 @@ void native_poll(program *p) {
     if (p->native_installed || atomic_load(&p->native_state) != NATIVE_READY) return;
     const compiled *c = p->c;
     for (int k = 0; k < c->n_kernels; k++)
-        if (codegen_generates(c, k) && install_symbol(p, "cjk_kernel", k, &p->native[k], sizeof p->native[k]) != 0)
+        if (codegen_exports(c, k) && install_symbol(p, "cjk_kernel", k, &p->native[k], sizeof p->native[k]) != 0)
             return;
     for (int k = 0; k < c->n_kernels && p->cf; k++)
         if (p->cf[k] && install_symbol(p, "cjk_construct", k, &p->native_cf[k], sizeof p->native_cf[k]) != 0)
@@ -280,6 +280,7 @@ bool native_run_loop_range(program *p, int k, char *const *buf, int64_t begin, i
 bool native_run_rows(program *p, int k, char *const *buf) {
     if (!p->native_installed || !p->native[k]) return false;
     const kernel *K = &p->c->kernels[k];
+    if (fuse_is_long_rows(K)) return false; /* interp.c runs its tiles through native_run_loop_range */
     int64_t rows = 1;
     for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
     spread_rows(K, p->native[k], &p->rt, buf, 0, rows);

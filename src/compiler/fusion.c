@@ -86,13 +86,26 @@ bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t 
     for (int i = 0; i < q; i++) {
         if (e->params.axes.v[i] != p + i) return false;
         /* checked: the row of a huge spec (f32[2^40,2^40]) must not overflow */
-        if (__builtin_mul_overflow(len, a->dims[p + i], &len) || len > ROW_MAX_LEN) return false;
+        if (__builtin_mul_overflow(len, a->dims[p + i], &len)) return false;
     }
+    /* a longer row only as a whole-array reduction: one long row, run in
+     * tiles (fuse_is_long_rows) */
+    if (len > ROW_MAX_LEN && p != 0) return false;
     if (len < 2) return false;
     *outer = p;
     *row_len = len;
     return true;
 }
+
+/* A ROWS kernel of one row longer than ROW_MAX_LEN (a whole-array
+ * reduction of a large value): no row fits in scratch, so both backends run
+ * it tile by tile like a LOOP kernel, each reduction folding every tile to
+ * a partial, the partials folded in tile order after all tiles have run
+ * (the same bits for any thread count), then its per-row (rank-0) values.
+ * Nothing computed over the row may read a per-row value of the kernel: a
+ * broadcast of a reduction back across the row (variance's x - mean) needs
+ * the whole row reduced first, so it starts the next kernel, a second pass. */
+bool fuse_is_long_rows(const kernel *K) { return K->kind == KERNEL_ROWS && K->row_len > ROW_MAX_LEN; }
 
 /* A broadcast_in_dim that keeps the outer axes in place (dims[i] == i for
  * the outer axes), so a per-row value stays with its row. */
@@ -115,10 +128,13 @@ static bool rows_accept(const compiled *c, int k, int ei) {
     if (fuse_is_row_reduce(ir, e, &outer, &len))
         return outer == K->outer_rank && fuse_row_form(K, &ir->vars[in[0]]) == FORM_ROW;
     if (fo != FORM_ROW && fo != FORM_SCALAR) return false;
+    bool long_rows = fuse_is_long_rows(K);
     if (fuse_is_elementwise(e->prim)) {
         for (int i = 0; i < e->n_in; i++) {
             const rt_aval *a = &ir->vars[in[i]];
             row_form f = fuse_row_form(K, a);
+            /* a long row's tiles run before any per-row value exists */
+            if (long_rows && fo == FORM_ROW && c->kernel_of[in[i]] == k && f != FORM_ROW) return false;
             /* rank-0 operands broadcast for free, including a whole-array
              * reduction's result (outer rank 0) */
             if (f != fo && f != FORM_RANK0 && !(a->rank == 0 && fo == FORM_ROW)) return false;
@@ -137,7 +153,7 @@ static bool rows_accept(const compiled *c, int k, int ei) {
     /* a per-row value of this kernel: broadcast back across the row, or
      * reshaped among its per-row forms */
     if (fuse_row_form(K, &ir->vars[u]) != FORM_SCALAR) return false;
-    if (fo == FORM_ROW) return e->prim == PRIM_BROADCAST_IN_DIM && keeps_outer_axes(e, K->outer_rank);
+    if (fo == FORM_ROW) return !long_rows && e->prim == PRIM_BROADCAST_IN_DIM && keeps_outer_axes(e, K->outer_rank);
     return (e->prim == PRIM_RESHAPE || e->prim == PRIM_SQUEEZE || e->prim == PRIM_EXPAND_DIMS ||
             e->prim == PRIM_BROADCAST_IN_DIM) &&
            keeps_outer_axes(e, K->outer_rank);
