@@ -170,6 +170,54 @@ static void emit_call(const compiled *c, int k, int eqn, strbuf *sb) {
               (int)kernel_dtype(ir, e), (int)ir->vars[e->out].dtype, eqn);
 }
 
+/* ---- sin and cos of one value ----
+ * A tiled kernel (LOOP, a dot's epilogue, a long row's tiles) computing
+ * both sin(x) and cos(x) through the table makes one call of vm_sincos for
+ * the two (one argument reduction instead of two; the same bits as
+ * vm_sin and vm_cos, which tests/test_vmath.c checks). native.c puts
+ * vm_sincos in both equations' table slots; the first of the two makes
+ * the call, the second is then already computed. */
+static bool tiled_call(const compiled *c, int k, int j) {
+    const kernel *K = &c->kernels[k];
+    const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+    if (e->prim != PRIM_SIN && e->prim != PRIM_COS) return false;
+    if (K->kind != KERNEL_LOOP && !(K->kind == KERNEL_DOT_EPILOGUE && j > 0) && !fuse_is_long_rows(K)) return false;
+    int u = ir_eqn_inputs(c->ir, e)[0];
+    cj_dtype dt = c->ir->vars[u].dtype;
+    return (dt == CJ_F32 || dt == CJ_F64) && c->ir->vars[e->out].dtype == dt && !is_inline(c->ir, e) &&
+           rt_aval_same_shape(&c->ir->vars[u], &K->space) && rt_aval_same_shape(&c->ir->vars[e->out], &K->space);
+}
+
+static bool small_kernel(const compiled *c, int k);
+
+int codegen_sincos_partner(const compiled *c, int k, int j) {
+    const kernel *K = &c->kernels[k];
+    if (small_kernel(c, k) || codegen_nested_applies(c, k) || !tiled_call(c, k, j)) return -1;
+    const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+    prim_id other = e->prim == PRIM_SIN ? PRIM_COS : PRIM_SIN;
+    for (int q = 0; q < K->n_eqns; q++) {
+        const ir_eqn *f = &c->ir->eqns[K->eqns[q]];
+        if (q != j && f->prim == other && ir_eqn_inputs(c->ir, f)[0] == ir_eqn_inputs(c->ir, e)[0] &&
+            tiled_call(c, k, q))
+            return q;
+    }
+    return -1;
+}
+
+/* The one call computing equation j and its partner q (j < q). */
+static void emit_sincos(const compiled *c, int k, int j, int q, strbuf *sb) {
+    const kernel *K = &c->kernels[k];
+    const ir_eqn *e = &c->ir->eqns[K->eqns[j]], *f = &c->ir->eqns[K->eqns[q]];
+    char x[32], d[2][32];
+    int scalar;
+    operand_ptr(c, k, ir_eqn_inputs(c->ir, e)[0], x, sizeof x, &scalar);
+    dest_name(c, k, e->out, d[0], sizeof d[0]);
+    dest_name(c, k, f->out, d[1], sizeof d[1]);
+    bool sin_first = e->prim == PRIM_SIN;
+    sb_printf(sb, "    ((void (*)(const void *, void *, void *, i64))rt->ew[%d])(%s, %s, %s, n); /* sin, cos */\n",
+              K->eqns[j], x, d[sin_first ? 0 : 1], d[sin_first ? 1 : 0]);
+}
+
 /* The head of kernel k's function: exported cjk_kernel_<k>, or a
  * sub-program's static <prefix>kernel_<k>. */
 static void emit_kernel_head(const char *prefix, bool exported, int k, strbuf *sb) {
@@ -394,6 +442,8 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
         bool in_place = fuse_is_leaf_map(e->prim) && loop_leaf(c, k, K->eqns[j]) != CG_LEAF_GATHER;
         if (in_place && c->home[e->out] == HOME_NONE) continue; /* read where it is used */
         bool inl = (fuse_is_elementwise(e->prim) && is_inline(ir, e)) || in_place;
+        int partner = inl ? -1 : codegen_sincos_partner(c, k, j);
+        if (partner >= 0 && partner < j) continue; /* computed with its partner */
         if (inl && !in_loop) {
             sb_printf(sb, "    for (i64 j = 0; j < n; j++) {\n");
             in_loop = 1;
@@ -401,7 +451,8 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
             sb_printf(sb, "    }\n");
             in_loop = 0;
         }
-        if (in_place) { /* a materialised leaf read in place: copied out */
+        if (partner >= 0) emit_sincos(c, k, j, partner, sb);
+        else if (in_place) { /* a materialised leaf read in place: copied out */
             char g[32];
             operand_expr(c, k, e->out, g, sizeof g);
             sb_printf(sb, "      p%d[j] = %s;\n", e->out, g);

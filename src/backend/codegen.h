@@ -93,6 +93,10 @@ bool codegen_generates(const compiled *c, int k);
  * tiles of a long-rows kernel, which interp.c's run_long_rows calls over
  * elements (the construct code leaves such a kernel to the interpreter). */
 bool codegen_exports(const compiled *c, int k);
+/* The position in kernel k of the cos (sin) of the same operand as the sin
+ * (cos) at position j, when generated code computes the two with one
+ * vm_sincos call (both table slots then hold it); -1 otherwise. */
+int codegen_sincos_partner(const compiled *c, int k, int j);
 /* Test hook: ROWS kernels with rows shorter than n stay on the interpreter
  * (n < 0: the default, 64), so tests can generate small rows. */
 void codegen_set_short_row_for_testing(int64_t n);

@@ -23,6 +23,7 @@
 #include "../compiler/program.h"
 #include "../prim/elementwise_kernels.h"
 #include "../runtime/threads.h"
+#include "../runtime/vmath.h"
 #include "backend.h"
 #include "control_run.h"
 #include "program_impl.h"
@@ -305,6 +306,32 @@ char *interp_claim_scratch(program *p, int *which) {
 
 void interp_release_scratch(program *p, int which) { atomic_store(&p->busy[which], 0); }
 
+/* The position after j of the cos (sin) of the same f32/f64 operand as
+ * the sin (cos) at j in a tiled kernel, or -1: the two are then one
+ * vm_sincos call, with the bits of vm_sin and vm_cos. */
+static int sincos_partner(const ir_func *ir, const kernel *K, int j) {
+    const ir_eqn *e = &ir->eqns[K->eqns[j]];
+    if (e->prim != PRIM_SIN && e->prim != PRIM_COS) return -1;
+    int u = ir_eqn_inputs(ir, e)[0];
+    cj_dtype dt = ir->vars[u].dtype;
+    if ((dt != CJ_F32 && dt != CJ_F64) || ir->vars[e->out].dtype != dt || !rt_aval_same_shape(&ir->vars[u], &K->space))
+        return -1;
+    prim_id other = e->prim == PRIM_SIN ? PRIM_COS : PRIM_SIN;
+    for (int q = j + 1; q < K->n_eqns; q++) {
+        const ir_eqn *f = &ir->eqns[K->eqns[q]];
+        if (f->prim == other && ir_eqn_inputs(ir, f)[0] == u && ir->vars[f->out].dtype == dt) return q;
+    }
+    return -1;
+}
+
+static bool sincos_second(const ir_func *ir, const kernel *K, int first, int j) {
+    const ir_eqn *e = &ir->eqns[K->eqns[j]];
+    if (e->prim != PRIM_SIN && e->prim != PRIM_COS) return false;
+    for (int q = first; q < j; q++)
+        if (sincos_partner(ir, K, q) == j) return true;
+    return false;
+}
+
 static void run_tiles(void *arg, int64_t begin, int64_t end) {
     loop_job *job = arg;
     program *p = job->p;
@@ -325,6 +352,18 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
             const int *in = ir_eqn_inputs(ir, e);
             if (fuse_is_leaf_map(e->prim)) {
                 gather_leaf(ir, e, &p->maps[p->map_at[K->eqns[j]]], &K->space, job->buf, dst, t0, len);
+                continue;
+            }
+            if (sincos_second(ir, K, job->first, j)) continue; /* computed with its partner */
+            int partner = sincos_partner(ir, K, j);
+            if (partner >= 0) {
+                int u = in[0], w = ir->eqns[K->eqns[partner]].out;
+                const char *x = p->c->kernel_of[u] == kidx && p->slot[u] >= 0 ? scratch + (size_t)p->slot[u] * TILE * 8
+                                                                               : job->buf[u] + (size_t)t0 * esize(ir, u);
+                char *d2 = p->slot[w] >= 0 ? scratch + (size_t)p->slot[w] * TILE * 8 : job->buf[w] + (size_t)t0 * esize(ir, w);
+                char *s_ = e->prim == PRIM_SIN ? dst : d2, *c_ = e->prim == PRIM_SIN ? d2 : dst;
+                if (ir->vars[u].dtype == CJ_F64) vm_sincos_f64((const double *)x, (double *)s_, (double *)c_, len);
+                else vm_sincos_f32((const float *)x, (float *)s_, (float *)c_, len);
                 continue;
             }
             ew_operands ops;

@@ -20,6 +20,7 @@
 
 #include "../prim/elementwise_kernels.h"
 #include "../runtime/threads.h"
+#include "../runtime/vmath.h"
 #include "program_impl.h"
 
 /* Test hook: build options every program uses from now on (NULL: the
@@ -76,6 +77,13 @@ int native_fill_table(cj_ctx *ctx, program *p, cjk_rt *rt, void ***ew) {
             continue;
         }
         if (!codegen_needs_kernel(c, e)) continue;
+        int j = 0;
+        while ((q->prim == PRIM_SIN || q->prim == PRIM_COS) && K->eqns[j] != e) j++;
+        if ((q->prim == PRIM_SIN || q->prim == PRIM_COS) && codegen_sincos_partner(c, p->eqn_kernel[e], j) >= 0) { /* sin and cos of one value */
+            bool f64 = c->ir->vars[ir_eqn_inputs(c->ir, q)[0]].dtype == CJ_F64;
+            table[e] = f64 ? (void *)vm_sincos_f64 : (void *)vm_sincos_f32;
+            continue;
+        }
         cj_dtype dt = c->ir->vars[ir_eqn_inputs(c->ir, q)[prim_lower(q->prim)->dtype_operand]].dtype;
         table[e] = (void *)ew_kernel(q->prim, dt);
     }
