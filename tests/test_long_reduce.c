@@ -286,3 +286,42 @@ TEST(long_reduce_same_bits_for_any_thread_count) {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 6; j++) CHECK(memcmp(&got[i][j], &got[0][j % 3], sizeof(float)) == 0);
 }
+
+/* ---- inside a loop body ---- */
+
+/* carries (x, s): x = x * 0.5 + 1, s = s + sum(tanh(x)) */
+static void f_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    out[0] = cj_add(cj_mul(in[1], cj_scalar(ctx, 0.5)), cj_scalar(ctx, 1.0));
+    out[1] = cj_add(in[2], cj_sum(cj_tanh(out[0]), 0, NULL, 0));
+}
+
+static void f_loop(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    cj_val init[2] = {in[0], cj_scalar_typed(ctx, 0.0, CJ_F64)};
+    cj_fori_loop(0, 3, cj_func_new(ctx, "body", f_body, 3, 2, NULL), 2, init, out);
+}
+
+TEST(long_reduce_in_a_loop_body) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t n = N_ODD;
+    double *x = make_x(n, 5);
+    cj_val in = make_input(ctx, CJ_F64, x, n);
+    double ref = 0;
+    for (int it = 0; it < 3; it++)
+        for (int64_t i = 0; i < n; i++) {
+            x[i] = x[i] * 0.5 + 1.0;
+            ref += tanh(x[i]);
+        }
+    cj_val out[2][2];
+    for (int b = 0; b < 2; b++) {
+        cj_jit_opts o = {0, NULL, 0, NULL, b ? CJ_BACKEND_CC : CJ_BACKEND_INTERP};
+        cj_func *jf = cj_jit(cj_func_new(ctx, "loop", f_loop, 1, 2, NULL), &o);
+        CHECK(cj_call(jf, &in, out[b]) == CJ_OK);
+        CHECK(fabs(read1(out[b][1]) - ref) <= 1e-9 * fabs(ref));
+    }
+    CHECK(tu_same_bits(out[0][1], out[1][1]));
+    CHECK(tu_same_bits(out[0][0], out[1][0]));
+    free(x);
+    cj_ctx_free(ctx);
+}

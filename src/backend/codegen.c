@@ -404,6 +404,14 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
         if (!direct) continue;
         sb_printf(sb, "    const %s *p%d = (const %s *)buf[%d] + t;\n", ctype(ir->vars[u].dtype), u,
                   ctype(ir->vars[u].dtype), u);
+        /* a long row streams its operands from memory while the tile's
+         * math runs: ask for the tile after next now, so the loads overlap
+         * the table calls instead of waiting for them */
+        if (fuse_is_long_rows(K))
+            sb_printf(sb,
+                      "    if (t + 3 * TILE <= end)\n"
+                      "      for (i64 q = 2 * TILE; q < 3 * TILE; q += %d) __builtin_prefetch(p%d + q);\n",
+                      (int)(64 / rt_dtypes[ir->vars[u].dtype].size), u);
     }
     if (first && c->home[ir->eqns[K->eqns[0]].out] == HOME_NONE) {
         int d = ir->eqns[K->eqns[0]].out;

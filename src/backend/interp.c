@@ -29,6 +29,8 @@
 #include "program_impl.h"
 
 #define TILE 1024
+/* a long row's partials are per tile: generated tiles must be these */
+_Static_assert(TILE == CODEGEN_TILE, "interpreter and generated tiles differ");
 
 /* Bytes between tile slots: a tile for LOOP kernels, a row for ROWS. */
 /* Rows a ROWS kernel handles at once: short rows are grouped into blocks

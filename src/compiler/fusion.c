@@ -4,7 +4,9 @@
  * ROW_MAX_LEN elements) forms a ROWS kernel, taking over the LOOP kernel
  * that produces its operand; later elementwise equations over the same
  * rows or the per-row results, and broadcasts of per-row results back
- * across the row, join it — so softmax or layer norm run row by row.
+ * across the row, join it — so softmax or layer norm run row by row. A
+ * whole-array reduction of more elements is one long row, run in tiles
+ * (fuse_is_long_rows), so a large sum joins the loop producing its operand.
  * An elementwise equation, or a data-movement leaf (a primitive with an
  * index map: broadcast_in_dim, transpose, slice, rev, reshape, squeeze,
  * expand_dims, concatenate, pad, dynamic_slice, iota) whose operands are
@@ -59,8 +61,9 @@ static int kernel_add_eqn(cj_ctx *ctx, kernel *k, int eqn) {
 
 /* ---- ROWS kernels ---- */
 
-/* Rows longer than this are not fused: a row of each value must fit in a
- * thread's scratch and, ideally, in cache. */
+/* Rows longer than this are not fused row by row: a row of each value must
+ * fit in a thread's scratch and, ideally, in cache. A longer one is fused
+ * only as a whole-array reduction's long row (tile by tile). */
 #define ROW_MAX_LEN 65536
 
 row_form fuse_row_form(const kernel *K, const rt_aval *a) {
