@@ -6,7 +6,9 @@
  * the input), the values against plain double (or exact integer) loops,
  * the interpreter and generated C bit for bit, and the result bit for bit
  * across thread counts: child processes of this binary run with
- * CJAX_NUM_THREADS=1, 2 and 4 and write their bytes to a file. */
+ * CJAX_NUM_THREADS=1, 2 and 4 and write their bytes to a file. Also a
+ * long reduction inside a fori_loop body, and several long rows
+ * (f64[3, 100003] reduced over its rows). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,6 +324,62 @@ TEST(long_reduce_in_a_loop_body) {
     }
     CHECK(tu_same_bits(out[0][1], out[1][1]));
     CHECK(tu_same_bits(out[0][0], out[1][0]));
+    free(x);
+    cj_ctx_free(ctx);
+}
+
+/* ---- several long rows ---- */
+
+/* per row of f[3, 100003]: mean(tanh(x) * 2), max(x), and the rows' sum
+ * of squares plus 1 */
+static void f_rows(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    int64_t ax = 1;
+    out[0] = cj_mean(cj_mul(cj_tanh(in[0]), cj_scalar(ctx, 2.0)), 1, &ax, 0);
+    out[1] = cj_reduce_max(in[0], 1, &ax, 0);
+    out[2] = cj_add(cj_sum(cj_mul(in[0], in[0]), 1, &ax, 0), cj_scalar(ctx, 1.0));
+}
+
+TEST(long_reduce_several_rows) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t R = 3, C = 100003, n = R * C, dims[2] = {R, C};
+    double *x = make_x(n, 3);
+    cj_val flat = make_input(ctx, CJ_F64, x, n), in = cj_reshape(flat, 2, dims);
+    /* the kernels: one long-rows kernel, no SINGLE reduction */
+    rt_aval a = rt_aval_make(CJ_F64, 2, dims);
+    cj_func *f = cj_func_new(ctx, "rows", f_rows, 1, 3, NULL);
+    ir_func *ir = func_trace_to_ir(f, &a, NULL, "long rows test");
+    compiled *c = ir ? compile_ir(ctx, ir) : NULL;
+    CHECK(c != NULL);
+    int singles = 0, lr = 0;
+    for (int k = 0; c && k < c->n_kernels; k++) {
+        singles += c->kernels[k].kind == KERNEL_SINGLE;
+        lr += fuse_is_long_rows(&c->kernels[k]);
+    }
+    CHECK_EQ_INT(singles, 0);
+    CHECK_EQ_INT(lr, 1);
+    if (c) compiled_free(ctx, c);
+    if (ir) ir_free(ir);
+    cj_val out[2][3];
+    for (int b = 0; b < 2; b++) {
+        cj_jit_opts o = {0, NULL, 0, NULL, b ? CJ_BACKEND_CC : CJ_BACKEND_INTERP};
+        cj_func *jf = cj_jit(cj_func_new(ctx, "rows", f_rows, 1, 3, NULL), &o);
+        CHECK(cj_call(jf, &in, out[b]) == CJ_OK);
+        double got[3][3];
+        for (int i = 0; i < 3; i++) CHECK(cj_read_as(out[b][i], CJ_F64, got[i], sizeof got[i]) == CJ_OK);
+        for (int64_t r = 0; r < R; r++) {
+            double m = 0, mx = -INFINITY, sq = 0;
+            for (int64_t i = 0; i < C; i++) {
+                double v = x[r * C + i];
+                m += tanh(v) * 2.0, mx = fmax(mx, v), sq += v * v;
+            }
+            m /= (double)C;
+            CHECK(fabs(got[0][r] - m) <= 1e-12);
+            CHECK(got[1][r] == mx);
+            CHECK(fabs(got[2][r] - (sq + 1.0)) <= 1e-10 * sq);
+        }
+    }
+    for (int i = 0; i < 3; i++) CHECK(tu_same_bits(out[0][i], out[1][i]));
     free(x);
     cj_ctx_free(ctx);
 }

@@ -447,8 +447,10 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
             char x[32];
             int scalar;
             operand_ptr(c, k, ir_eqn_inputs(ir, e)[0], x, sizeof x, &scalar);
-            sb_printf(sb, "    ((cjk_fold)rt->ew[%d])(%s, n, (%s *)buf[%d] + t / TILE);\n", K->eqns[j], x,
-                      ctype(ir->vars[e->out].dtype), e->out);
+            /* partial (row, tile in the row): the caller runs a row per call */
+            long long C = (long long)K->row_len, per_row = (C + CODEGEN_TILE - 1) / CODEGEN_TILE;
+            sb_printf(sb, "    ((cjk_fold)rt->ew[%d])(%s, n, (%s *)buf[%d] + t / %lldLL * %lldLL + t %% %lldLL / TILE);\n",
+                      K->eqns[j], x, ctype(ir->vars[e->out].dtype), e->out, C, per_row, C);
             continue;
         }
         bool in_place = fuse_is_leaf_map(e->prim) && loop_leaf(c, k, K->eqns[j]) != CG_LEAF_GATHER;

@@ -31,6 +31,7 @@
 #define TILE 1024
 /* a long row's partials are per tile: generated tiles must be these */
 _Static_assert(TILE == CODEGEN_TILE, "interpreter and generated tiles differ");
+_Static_assert(FUSE_LONG_MAX_ROWS <= TILE, "a long-rows kernel's per-row values fill one tile slot");
 
 /* Bytes between tile slots: a tile for LOOP kernels, a row for ROWS. */
 /* Rows a ROWS kernel handles at once: short rows are grouped into blocks
@@ -516,6 +517,7 @@ typedef struct long_job {
     const kernel *K;
     char *const *buf;
     char **partial; /* per position in the kernel: a reduction's partials, else NULL */
+    int64_t per_row; /* tiles in a row */
 } long_job;
 
 static void run_long_tiles(void *arg, int64_t t_begin, int64_t t_end) {
@@ -527,8 +529,9 @@ static void run_long_tiles(void *arg, int64_t t_begin, int64_t t_end) {
     int64_t n = K->row_len;
     int which = 0;
     char *scratch = p->scratch_each ? interp_claim_scratch(p, &which) : NULL;
-    for (int64_t t = t_begin; t < t_end; t++) {
-        int64_t t0 = t * TILE, len = n - t0 < TILE ? n - t0 : TILE;
+    for (int64_t t = t_begin; t < t_end; t++) { /* tile t % per_row of row t / per_row */
+        int64_t r = t / job->per_row, in_row = (t % job->per_row) * TILE;
+        int64_t t0 = r * n + in_row, len = n - in_row < TILE ? n - in_row : TILE;
         for (int j = 0; j < K->n_eqns; j++) {
             const ir_eqn *e = &ir->eqns[K->eqns[j]];
             const int *in = ir_eqn_inputs(ir, e);
@@ -574,7 +577,10 @@ static void run_long_tiles(void *arg, int64_t t_begin, int64_t t_end) {
 static int run_long_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf) {
     const ir_func *ir = p->c->ir;
     int kidx = (int)(K - p->c->kernels);
-    int64_t n_tiles = (K->row_len + TILE - 1) / TILE;
+    int64_t rows = 1;
+    for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
+    if (rows == 0) return 0;
+    int64_t per_row = (K->row_len + TILE - 1) / TILE, n_tiles = rows * per_row;
     size_t pbytes = sizeof(char *) * (size_t)K->n_eqns, each = (size_t)n_tiles * 8, cap = 0;
     int n_red = 0;
     for (int j = 0; j < K->n_eqns; j++) n_red += prim_lower(ir->eqns[K->eqns[j]].prim)->kind == LOWER_REDUCTION;
@@ -594,12 +600,13 @@ static int run_long_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *
         memcpy(tbuf, buf, sizeof(char *) * (size_t)ir->n_vars);
         for (int j = 0; j < K->n_eqns; j++)
             if (partial[j]) tbuf[ir->eqns[K->eqns[j]].out] = partial[j];
-        native_run_loop_range(p, kidx, tbuf, 0, K->row_len);
+        for (int64_t r = 0; r < rows; r++) /* a call per row: its tiles start at the row */
+            native_run_loop_range(p, kidx, tbuf, r * K->row_len, (r + 1) * K->row_len);
         rt_free(ctx->mem, tbuf, nb);
     } else {
-        long_job job = {p, K, buf, partial};
+        long_job job = {p, K, buf, partial, per_row};
         int64_t grain = n_tiles;
-        if (K->row_len >= RT_PARALLEL_MIN_ELEMS) {
+        if (rows * K->row_len >= RT_PARALLEL_MIN_ELEMS) {
             grain = n_tiles / ((int64_t)p->n_scratch * 4);
             if (grain < 4) grain = 4;
         }
@@ -615,8 +622,11 @@ static int run_long_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *
         int v = e->out;
         if (!partial[j] && fuse_row_form(K, &ir->vars[v]) == FORM_ROW) continue;
         char *dst = p->slot[v] >= 0 ? scratch + (size_t)p->slot[v] * TILE * 8 : buf[v];
+        size_t es = esize(ir, v);
         if (partial[j]) {
-            prim_lower(e->prim)->row_fold(e->prim, ir->vars[in[0]].dtype)(partial[j], n_tiles, dst);
+            prim_row_fold_fn fold = prim_lower(e->prim)->row_fold(e->prim, ir->vars[in[0]].dtype);
+            for (int64_t r = 0; r < rows; r++)
+                fold(partial[j] + (size_t)(r * per_row) * es, per_row, dst + (size_t)r * es);
             continue;
         }
         const char *src[3] = {0};
@@ -624,17 +634,20 @@ static int run_long_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *
             src[i] = p->c->kernel_of[in[i]] == kidx && p->slot[in[i]] >= 0
                          ? scratch + (size_t)p->slot[in[i]] * TILE * 8
                          : buf[in[i]];
-        if (fuse_is_leaf_map(e->prim)) { /* a per-row value reshaped */
-            memcpy(dst, src[0], esize(ir, v));
+        if (fuse_is_leaf_map(e->prim)) { /* per-row values reshaped */
+            memcpy(dst, src[0], (size_t)rows * es);
             continue;
         }
         ew_operands ops;
         memset(&ops, 0, sizeof ops);
-        for (int i = 0; i < e->n_in && i < 3; i++) ops.in[i] = src[i];
+        for (int i = 0; i < e->n_in && i < 3; i++) {
+            ops.in[i] = src[i];
+            ops.scalar[i] = ir->vars[in[i]].rank == 0 && K->outer_rank > 0; /* the same for every row */
+        }
         ops.out = dst;
         ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
         ops.out_dtype = ir->vars[v].dtype;
-        ew_kernel(e->prim, ops.in_dtype)(&ops, 0, 1);
+        ew_kernel(e->prim, ops.in_dtype)(&ops, 0, rows);
     }
     if (scratch) interp_release_scratch(p, which);
     rt_data_free(ctx->mem, store, cap);

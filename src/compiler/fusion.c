@@ -91,20 +91,26 @@ bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t 
         /* checked: the row of a huge spec (f32[2^40,2^40]) must not overflow */
         if (__builtin_mul_overflow(len, a->dims[p + i], &len)) return false;
     }
-    /* a longer row only as a whole-array reduction: one long row, run in
-     * tiles (fuse_is_long_rows) */
-    if (len > ROW_MAX_LEN && p != 0) return false;
+    /* longer rows run in tiles (fuse_is_long_rows); their per-row values
+     * for all rows must fit one tile slot */
+    if (len > ROW_MAX_LEN) {
+        int64_t rows = 1;
+        for (int i = 0; i < p; i++)
+            if (__builtin_mul_overflow(rows, a->dims[i], &rows)) return false;
+        if (rows > FUSE_LONG_MAX_ROWS) return false;
+    }
     if (len < 2) return false;
     *outer = p;
     *row_len = len;
     return true;
 }
 
-/* A ROWS kernel of one row longer than ROW_MAX_LEN (a whole-array
- * reduction of a large value): no row fits in scratch, so both backends run
- * it tile by tile like a LOOP kernel, each reduction folding every tile to
- * a partial, the partials folded in tile order after all tiles have run
- * (the same bits for any thread count), then its per-row (rank-0) values.
+/* A ROWS kernel of rows longer than ROW_MAX_LEN (at most
+ * FUSE_LONG_MAX_ROWS of them: a whole-array reduction of a large value, or
+ * a few long rows): no row fits in scratch, so both backends run each row
+ * tile by tile like a LOOP kernel, each reduction folding every tile to a
+ * partial, the partials of a row folded in tile order after all its tiles
+ * have run (the same bits for any thread count), then its per-row values.
  * Nothing computed over the row may read a per-row value of the kernel: a
  * broadcast of a reduction back across the row (variance's x - mean) needs
  * the whole row reduced first, so it starts the next kernel, a second pass. */
