@@ -79,7 +79,8 @@ static cg_leaf loop_leaf(const compiled *c, int k, int eqn) {
     int v = c->ir->eqns[eqn].out;
     for (int j = 0; j < K->n_eqns; j++) {
         const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
-        if (!fuse_is_elementwise(e->prim) || is_inline(c->ir, e)) continue;
+        bool fold = prim_lower(e->prim)->kind == LOWER_REDUCTION; /* a long row's tile fold */
+        if (!fold && (!fuse_is_elementwise(e->prim) || is_inline(c->ir, e))) continue;
         for (int i = 0; i < e->n_in; i++)
             if (ir_eqn_inputs(c->ir, e)[i] == v) return CG_LEAF_GATHER;
     }
@@ -167,6 +168,54 @@ static void emit_call(const compiled *c, int k, int eqn, strbuf *sb) {
               "      ((cjk_ew)rt->ew[%d])(&o, 0, n); }\n",
               ptr[0], ptr[1], ptr[2], sc[0], sc[1], sc[2], d,
               (int)kernel_dtype(ir, e), (int)ir->vars[e->out].dtype, eqn);
+}
+
+/* ---- sin and cos of one value ----
+ * A tiled kernel (LOOP, a dot's epilogue, a long row's tiles) computing
+ * both sin(x) and cos(x) through the table makes one call of vm_sincos for
+ * the two (one argument reduction instead of two; the same bits as
+ * vm_sin and vm_cos, which tests/test_vmath.c checks). native.c puts
+ * vm_sincos in both equations' table slots; the first of the two makes
+ * the call, the second is then already computed. */
+static bool tiled_call(const compiled *c, int k, int j) {
+    const kernel *K = &c->kernels[k];
+    const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+    if (e->prim != PRIM_SIN && e->prim != PRIM_COS) return false;
+    if (K->kind != KERNEL_LOOP && !(K->kind == KERNEL_DOT_EPILOGUE && j > 0) && !fuse_is_long_rows(K)) return false;
+    int u = ir_eqn_inputs(c->ir, e)[0];
+    cj_dtype dt = c->ir->vars[u].dtype;
+    return (dt == CJ_F32 || dt == CJ_F64) && c->ir->vars[e->out].dtype == dt && !is_inline(c->ir, e) &&
+           rt_aval_same_shape(&c->ir->vars[u], &K->space) && rt_aval_same_shape(&c->ir->vars[e->out], &K->space);
+}
+
+static bool small_kernel(const compiled *c, int k);
+
+int codegen_sincos_partner(const compiled *c, int k, int j) {
+    const kernel *K = &c->kernels[k];
+    if (small_kernel(c, k) || codegen_nested_applies(c, k) || !tiled_call(c, k, j)) return -1;
+    const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+    prim_id other = e->prim == PRIM_SIN ? PRIM_COS : PRIM_SIN;
+    for (int q = 0; q < K->n_eqns; q++) {
+        const ir_eqn *f = &c->ir->eqns[K->eqns[q]];
+        if (q != j && f->prim == other && ir_eqn_inputs(c->ir, f)[0] == ir_eqn_inputs(c->ir, e)[0] &&
+            tiled_call(c, k, q))
+            return q;
+    }
+    return -1;
+}
+
+/* The one call computing equation j and its partner q (j < q). */
+static void emit_sincos(const compiled *c, int k, int j, int q, strbuf *sb) {
+    const kernel *K = &c->kernels[k];
+    const ir_eqn *e = &c->ir->eqns[K->eqns[j]], *f = &c->ir->eqns[K->eqns[q]];
+    char x[32], d[2][32];
+    int scalar;
+    operand_ptr(c, k, ir_eqn_inputs(c->ir, e)[0], x, sizeof x, &scalar);
+    dest_name(c, k, e->out, d[0], sizeof d[0]);
+    dest_name(c, k, f->out, d[1], sizeof d[1]);
+    bool sin_first = e->prim == PRIM_SIN;
+    sb_printf(sb, "    ((void (*)(const void *, void *, void *, i64))rt->ew[%d])(%s, %s, %s, n); /* sin, cos */\n",
+              K->eqns[j], x, d[sin_first ? 0 : 1], d[sin_first ? 1 : 0]);
 }
 
 /* The head of kernel k's function: exported cjk_kernel_<k>, or a
@@ -294,6 +343,18 @@ static void emit_small_kernel(const compiled *c, int k, const char *prefix, bool
     sb_printf(sb, "}\n");
 }
 
+/* A long-rows kernel's equations that are not over the row: its reductions
+ * (a fold per tile) and the per-row values computed after every tile has
+ * run (interp.c: run_long_rows). */
+static bool off_row(const compiled *c, const kernel *K, int j) {
+    return fuse_is_long_rows(K) && fuse_row_form(K, &c->ir->vars[c->ir->eqns[K->eqns[j]].out]) != FORM_ROW;
+}
+
+/* A LOOP kernel, a DOT_EPILOGUE kernel's epilogue, or the tiles of a long
+ * row (fusion.c: fuse_is_long_rows): the same loop over tiles, where each
+ * reduction folds its operand's tile through the table into partial
+ * t / TILE of its result's slot in buf (the caller points it at the
+ * partials). */
 static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool exported, strbuf *sb) {
     const ir_func *ir = c->ir;
     const kernel *K = &c->kernels[k];
@@ -303,13 +364,14 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
     emit_kernel_head(prefix, exported, k, sb);
     for (int j = first; j < K->n_eqns; j++) {
         int v = ir->eqns[K->eqns[j]].out;
+        if (off_row(c, K, j)) continue;
         if (c->home[v] == HOME_NONE && !leaf_in_place(c, k, v)) sb_printf(sb, "  %s v%d[TILE];\n", ctype(ir->vars[v].dtype), v);
     }
     /* leaves: dynamic offsets, and values repeated over the whole space */
     for (int j = first; j < K->n_eqns; j++) {
         int eq = K->eqns[j];
         const ir_eqn *e = &ir->eqns[eq];
-        if (!fuse_is_leaf_map(e->prim)) continue;
+        if (!fuse_is_leaf_map(e->prim) || off_row(c, K, j)) continue;
         codegen_leaf_prologue(c, eq, sb);
         if (loop_leaf(c, k, eq) == CG_LEAF_SCALAR) {
             char base[64];
@@ -325,6 +387,8 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
             sb_printf(sb, "  const %s s%d = *(const %s *)buf[%d];\n", ctype(ir->vars[u].dtype), u,
                       ctype(ir->vars[u].dtype), u);
     }
+    bool calls = false; /* an elementwise equation through the table */
+    for (int j = first; j < K->n_eqns; j++) calls |= codegen_needs_kernel(c, K->eqns[j]);
     sb_printf(sb, "  for (i64 t = begin; t < end; t += TILE) {\n");
     sb_printf(sb, "    const i64 n = end - t < TILE ? end - t : TILE;\n");
     for (int i = 0; i < K->n_in; i++) {
@@ -335,12 +399,23 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
         int direct = 0;
         for (int j = 0; j < K->n_eqns && !direct; j++) {
             const ir_eqn *e = &ir->eqns[K->eqns[j]];
-            if (!fuse_is_elementwise(e->prim)) continue;
+            if (!fuse_is_elementwise(e->prim) && prim_lower(e->prim)->kind != LOWER_REDUCTION) continue;
+            if (off_row(c, K, j) && prim_lower(e->prim)->kind != LOWER_REDUCTION) continue;
             for (int q = 0; q < e->n_in; q++) direct |= ir_eqn_inputs(ir, e)[q] == u;
         }
         if (!direct) continue;
         sb_printf(sb, "    const %s *p%d = (const %s *)buf[%d] + t;\n", ctype(ir->vars[u].dtype), u,
                   ctype(ir->vars[u].dtype), u);
+        /* a long row streams its operands from memory while the tile's
+         * math runs: ask for the tile after next now, so the loads overlap
+         * the table calls instead of waiting for them. Without a call the
+         * hardware prefetcher keeps up alone (variance, one thread: 3.1 ms
+         * with the prefetches, 2.9 without) */
+        if (fuse_is_long_rows(K) && calls)
+            sb_printf(sb,
+                      "    if (t + 3 * TILE <= end)\n"
+                      "      for (i64 q = 2 * TILE; q < 3 * TILE; q += %d) __builtin_prefetch(p%d + q);\n",
+                      (int)(64 / rt_dtypes[ir->vars[u].dtype].size), u);
     }
     if (first && c->home[ir->eqns[K->eqns[0]].out] == HOME_NONE) {
         int d = ir->eqns[K->eqns[0]].out;
@@ -349,6 +424,7 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
     }
     for (int i = 0; i < K->n_out; i++) {
         int v = K->out[i];
+        if (fuse_is_long_rows(K) && fuse_row_form(K, &ir->vars[v]) != FORM_ROW) continue; /* written after the tiles */
         sb_printf(sb, "    %s *p%d = (%s *)buf[%d] + t;\n", ctype(ir->vars[v].dtype), v, ctype(ir->vars[v].dtype),
                   v);
     }
@@ -364,9 +440,24 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
     int in_loop = 0;
     for (int j = first; j < K->n_eqns; j++) {
         const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        if (off_row(c, K, j)) {
+            if (prim_lower(e->prim)->kind != LOWER_REDUCTION) continue;
+            if (in_loop) sb_printf(sb, "    }\n");
+            in_loop = 0;
+            char x[32];
+            int scalar;
+            operand_ptr(c, k, ir_eqn_inputs(ir, e)[0], x, sizeof x, &scalar);
+            /* partial (row, tile in the row): the caller runs a row per call */
+            long long C = (long long)K->row_len, per_row = (C + CODEGEN_TILE - 1) / CODEGEN_TILE;
+            sb_printf(sb, "    ((cjk_fold)rt->ew[%d])(%s, n, (%s *)buf[%d] + t / %lldLL * %lldLL + t %% %lldLL / TILE);\n",
+                      K->eqns[j], x, ctype(ir->vars[e->out].dtype), e->out, C, per_row, C);
+            continue;
+        }
         bool in_place = fuse_is_leaf_map(e->prim) && loop_leaf(c, k, K->eqns[j]) != CG_LEAF_GATHER;
         if (in_place && c->home[e->out] == HOME_NONE) continue; /* read where it is used */
         bool inl = (fuse_is_elementwise(e->prim) && is_inline(ir, e)) || in_place;
+        int partner = inl ? -1 : codegen_sincos_partner(c, k, j);
+        if (partner >= 0 && partner < j) continue; /* computed with its partner */
         if (inl && !in_loop) {
             sb_printf(sb, "    for (i64 j = 0; j < n; j++) {\n");
             in_loop = 1;
@@ -374,7 +465,8 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
             sb_printf(sb, "    }\n");
             in_loop = 0;
         }
-        if (in_place) { /* a materialised leaf read in place: copied out */
+        if (partner >= 0) emit_sincos(c, k, j, partner, sb);
+        else if (in_place) { /* a materialised leaf read in place: copied out */
             char g[32];
             operand_expr(c, k, e->out, g, sizeof g);
             sb_printf(sb, "      p%d[j] = %s;\n", e->out, g);
@@ -898,6 +990,10 @@ static bool rows_supported(const compiled *c, int k) {
     return true;
 }
 
+bool codegen_exports(const compiled *c, int k) {
+    return codegen_generates(c, k) || fuse_is_long_rows(&c->kernels[k]);
+}
+
 bool codegen_generates(const compiled *c, int k) {
     switch (c->kernels[k].kind) {
     case KERNEL_LOOP: return true;
@@ -938,7 +1034,8 @@ void codegen_kernels(const compiled *c, const char *prefix, bool exported, strbu
     for (int k = 0; k < c->n_kernels; k++) {
         if (small_kernel(c, k)) emit_small_kernel(c, k, prefix, exported, sb);
         else if (codegen_nested_applies(c, k)) codegen_nested_kernel(c, k, prefix, exported, sb);
-        else if (c->kernels[k].kind == KERNEL_LOOP || c->kernels[k].kind == KERNEL_DOT_EPILOGUE)
+        else if (c->kernels[k].kind == KERNEL_LOOP || c->kernels[k].kind == KERNEL_DOT_EPILOGUE ||
+                 fuse_is_long_rows(&c->kernels[k]))
             emit_loop_kernel(c, k, prefix, exported, sb);
         else if (codegen_generates(c, k)) generate_rows(c, k, prefix, exported, sb);
     }

@@ -89,6 +89,14 @@ void codegen_constructs(const compiled *c, struct cf_native *const *cf, strbuf *
 /* Is kernel k written as C (LOOP kernels always; ROWS kernels whose
  * reductions have a generated form)? */
 bool codegen_generates(const compiled *c, int k);
+/* Does the unit define cjk_kernel_<k>? What codegen_generates, and the
+ * tiles of a long-rows kernel, which interp.c's run_long_rows calls over
+ * elements (the construct code leaves such a kernel to the interpreter). */
+bool codegen_exports(const compiled *c, int k);
+/* The position in kernel k of the cos (sin) of the same operand as the sin
+ * (cos) at position j, when generated code computes the two with one
+ * vm_sincos call (both table slots then hold it); -1 otherwise. */
+int codegen_sincos_partner(const compiled *c, int k, int j);
 /* Test hook: ROWS kernels with rows shorter than n stay on the interpreter
  * (n < 0: the default, 64), so tests can generate small rows. */
 void codegen_set_short_row_for_testing(int64_t n);

@@ -23,11 +23,15 @@
 #include "../compiler/program.h"
 #include "../prim/elementwise_kernels.h"
 #include "../runtime/threads.h"
+#include "../runtime/vmath.h"
 #include "backend.h"
 #include "control_run.h"
 #include "program_impl.h"
 
 #define TILE 1024
+/* a long row's partials are per tile: generated tiles must be these */
+_Static_assert(TILE == CODEGEN_TILE, "interpreter and generated tiles differ");
+_Static_assert(FUSE_LONG_MAX_ROWS <= TILE, "a long-rows kernel's per-row values fill one tile slot");
 
 /* Bytes between tile slots: a tile for LOOP kernels, a row for ROWS. */
 /* Rows a ROWS kernel handles at once: short rows are grouped into blocks
@@ -38,7 +42,7 @@ static int64_t rows_per_block(const kernel *K) {
 }
 
 static size_t slot_stride(const kernel *K) {
-    return (size_t)(K->kind == KERNEL_ROWS ? K->row_len * rows_per_block(K) : TILE) * 8;
+    return (size_t)(K->kind == KERNEL_ROWS && !fuse_is_long_rows(K) ? K->row_len * rows_per_block(K) : TILE) * 8;
 }
 
 /* The index maps of every leaf of a LOOP or ROWS kernel, from its
@@ -305,6 +309,32 @@ char *interp_claim_scratch(program *p, int *which) {
 
 void interp_release_scratch(program *p, int which) { atomic_store(&p->busy[which], 0); }
 
+/* The position after j of the cos (sin) of the same f32/f64 operand as
+ * the sin (cos) at j in a tiled kernel, or -1: the two are then one
+ * vm_sincos call, with the bits of vm_sin and vm_cos. */
+static int sincos_partner(const ir_func *ir, const kernel *K, int j) {
+    const ir_eqn *e = &ir->eqns[K->eqns[j]];
+    if (e->prim != PRIM_SIN && e->prim != PRIM_COS) return -1;
+    int u = ir_eqn_inputs(ir, e)[0];
+    cj_dtype dt = ir->vars[u].dtype;
+    if ((dt != CJ_F32 && dt != CJ_F64) || ir->vars[e->out].dtype != dt || !rt_aval_same_shape(&ir->vars[u], &K->space))
+        return -1;
+    prim_id other = e->prim == PRIM_SIN ? PRIM_COS : PRIM_SIN;
+    for (int q = j + 1; q < K->n_eqns; q++) {
+        const ir_eqn *f = &ir->eqns[K->eqns[q]];
+        if (f->prim == other && ir_eqn_inputs(ir, f)[0] == u && ir->vars[f->out].dtype == dt) return q;
+    }
+    return -1;
+}
+
+static bool sincos_second(const ir_func *ir, const kernel *K, int first, int j) {
+    const ir_eqn *e = &ir->eqns[K->eqns[j]];
+    if (e->prim != PRIM_SIN && e->prim != PRIM_COS) return false;
+    for (int q = first; q < j; q++)
+        if (sincos_partner(ir, K, q) == j) return true;
+    return false;
+}
+
 static void run_tiles(void *arg, int64_t begin, int64_t end) {
     loop_job *job = arg;
     program *p = job->p;
@@ -325,6 +355,18 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
             const int *in = ir_eqn_inputs(ir, e);
             if (fuse_is_leaf_map(e->prim)) {
                 gather_leaf(ir, e, &p->maps[p->map_at[K->eqns[j]]], &K->space, job->buf, dst, t0, len);
+                continue;
+            }
+            if (sincos_second(ir, K, job->first, j)) continue; /* computed with its partner */
+            int partner = sincos_partner(ir, K, j);
+            if (partner >= 0) {
+                int u = in[0], w = ir->eqns[K->eqns[partner]].out;
+                const char *x = p->c->kernel_of[u] == kidx && p->slot[u] >= 0 ? scratch + (size_t)p->slot[u] * TILE * 8
+                                                                               : job->buf[u] + (size_t)t0 * esize(ir, u);
+                char *d2 = p->slot[w] >= 0 ? scratch + (size_t)p->slot[w] * TILE * 8 : job->buf[w] + (size_t)t0 * esize(ir, w);
+                char *s_ = e->prim == PRIM_SIN ? dst : d2, *c_ = e->prim == PRIM_SIN ? d2 : dst;
+                if (ir->vars[u].dtype == CJ_F64) vm_sincos_f64((const double *)x, (double *)s_, (double *)c_, len);
+                else vm_sincos_f32((const float *)x, (float *)s_, (float *)c_, len);
                 continue;
             }
             ew_operands ops;
@@ -462,10 +504,162 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
     if (scratch) interp_release_scratch(p, which);
 }
 
-static void run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf) {
+/* ---- long rows ----
+ * One row too long for scratch (fusion.c: fuse_is_long_rows): the row's
+ * equations run tile by tile as in a LOOP kernel, each reduction folds its
+ * tile into partial[tile] with the primitive's row fold, and once every
+ * tile has run the partials are folded in tile order. Tiles start at
+ * multiples of TILE whatever the threads' ranges, so the result has the
+ * same bits for any thread count. Then the per-row (rank-0) equations run
+ * once, in order. Generated C runs the same form with the same folds. */
+typedef struct long_job {
+    program *p;
+    const kernel *K;
+    char *const *buf;
+    char **partial; /* per position in the kernel: a reduction's partials, else NULL */
+    int64_t per_row; /* tiles in a row */
+} long_job;
+
+static void run_long_tiles(void *arg, int64_t t_begin, int64_t t_end) {
+    long_job *job = arg;
+    program *p = job->p;
+    const ir_func *ir = p->c->ir;
+    const kernel *K = job->K;
+    int kidx = (int)(K - p->c->kernels);
+    int64_t n = K->row_len;
+    int which = 0;
+    char *scratch = p->scratch_each ? interp_claim_scratch(p, &which) : NULL;
+    for (int64_t t = t_begin; t < t_end; t++) { /* tile t % per_row of row t / per_row */
+        int64_t r = t / job->per_row, in_row = (t % job->per_row) * TILE;
+        int64_t t0 = r * n + in_row, len = n - in_row < TILE ? n - in_row : TILE;
+        for (int j = 0; j < K->n_eqns; j++) {
+            const ir_eqn *e = &ir->eqns[K->eqns[j]];
+            const int *in = ir_eqn_inputs(ir, e);
+            int v = e->out;
+            if (job->partial[j]) { /* a reduction: this tile's partial */
+                int u = in[0];
+                const char *x = p->c->kernel_of[u] == kidx && p->slot[u] >= 0
+                                    ? scratch + (size_t)p->slot[u] * TILE * 8
+                                    : job->buf[u] + (size_t)t0 * esize(ir, u);
+                prim_lower(e->prim)->row_fold(e->prim, ir->vars[u].dtype)(x, len,
+                                                                         job->partial[j] + (size_t)t * esize(ir, v));
+                continue;
+            }
+            if (fuse_row_form(K, &ir->vars[v]) != FORM_ROW) continue; /* per-row values: after the tiles */
+            char *dst = p->slot[v] >= 0 ? scratch + (size_t)p->slot[v] * TILE * 8
+                                        : job->buf[v] + (size_t)t0 * esize(ir, v);
+            if (fuse_is_leaf_map(e->prim)) {
+                gather_leaf(ir, e, &p->maps[p->map_at[K->eqns[j]]], &K->space, job->buf, dst, t0, len);
+                continue;
+            }
+            ew_operands ops;
+            memset(&ops, 0, sizeof ops);
+            for (int i = 0; i < e->n_in && i < 3; i++) {
+                int u = in[i];
+                if (p->c->kernel_of[u] == kidx && p->slot[u] >= 0) {
+                    ops.in[i] = scratch + (size_t)p->slot[u] * TILE * 8;
+                } else if (ir->vars[u].rank == 0 || !rt_aval_same_shape(&ir->vars[u], &K->space)) {
+                    ops.in[i] = job->buf[u]; /* a rank-0 buffer (fusion lets no own per-row value in) */
+                    ops.scalar[i] = true;
+                } else {
+                    ops.in[i] = job->buf[u] + (size_t)t0 * esize(ir, u);
+                }
+            }
+            ops.out = dst;
+            ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
+            ops.out_dtype = ir->vars[v].dtype;
+            ew_kernel(e->prim, ops.in_dtype)(&ops, 0, len);
+        }
+    }
+    if (scratch) interp_release_scratch(p, which);
+}
+
+static int run_long_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf) {
+    const ir_func *ir = p->c->ir;
+    int kidx = (int)(K - p->c->kernels);
     int64_t rows = 1;
     for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
-    if (rows == 0) return;
+    if (rows == 0) return 0;
+    int64_t per_row = (K->row_len + TILE - 1) / TILE, n_tiles = rows * per_row;
+    size_t pbytes = sizeof(char *) * (size_t)K->n_eqns, each = (size_t)n_tiles * 8, cap = 0;
+    int n_red = 0;
+    for (int j = 0; j < K->n_eqns; j++) n_red += prim_lower(ir->eqns[K->eqns[j]].prim)->kind == LOWER_REDUCTION;
+    char **partial = rt_calloc(ctx->mem, pbytes);
+    char *store = partial ? rt_data_alloc(ctx->mem, each * (size_t)n_red, &cap) : NULL;
+    if (!store) {
+        if (partial) rt_free(ctx->mem, partial, pbytes);
+        return core_oom(ctx, "jit: partial sums of a long reduction");
+    }
+    for (int j = 0, r = 0; j < K->n_eqns; j++)
+        if (prim_lower(ir->eqns[K->eqns[j]].prim)->kind == LOWER_REDUCTION) partial[j] = store + each * (size_t)r++;
+    /* generated tiles write each reduction's partials where buf has its
+     * result: a copy of buf points there */
+    size_t nb = sizeof(char *) * (size_t)(ir->n_vars + 1);
+    char **tbuf = p->native_installed && p->native[kidx] ? rt_alloc(ctx->mem, nb) : NULL;
+    if (tbuf) {
+        memcpy(tbuf, buf, sizeof(char *) * (size_t)ir->n_vars);
+        for (int j = 0; j < K->n_eqns; j++)
+            if (partial[j]) tbuf[ir->eqns[K->eqns[j]].out] = partial[j];
+        for (int64_t r = 0; r < rows; r++) /* a call per row: its tiles start at the row */
+            native_run_loop_range(p, kidx, tbuf, r * K->row_len, (r + 1) * K->row_len);
+        rt_free(ctx->mem, tbuf, nb);
+    } else {
+        long_job job = {p, K, buf, partial, per_row};
+        int64_t grain = n_tiles;
+        if (rows * K->row_len >= RT_PARALLEL_MIN_ELEMS) {
+            grain = n_tiles / ((int64_t)p->n_scratch * 4);
+            if (grain < 4) grain = 4;
+        }
+        rt_parallel_for(n_tiles, grain, run_long_tiles, &job);
+    }
+    /* the per-row values: each reduction's partials folded in tile order,
+     * then the equations on them, once */
+    int which = 0;
+    char *scratch = p->scratch_each ? interp_claim_scratch(p, &which) : NULL;
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        const int *in = ir_eqn_inputs(ir, e);
+        int v = e->out;
+        if (!partial[j] && fuse_row_form(K, &ir->vars[v]) == FORM_ROW) continue;
+        char *dst = p->slot[v] >= 0 ? scratch + (size_t)p->slot[v] * TILE * 8 : buf[v];
+        size_t es = esize(ir, v);
+        if (partial[j]) {
+            prim_row_fold_fn fold = prim_lower(e->prim)->row_fold(e->prim, ir->vars[in[0]].dtype);
+            for (int64_t r = 0; r < rows; r++)
+                fold(partial[j] + (size_t)(r * per_row) * es, per_row, dst + (size_t)r * es);
+            continue;
+        }
+        const char *src[3] = {0};
+        for (int i = 0; i < e->n_in && i < 3; i++)
+            src[i] = p->c->kernel_of[in[i]] == kidx && p->slot[in[i]] >= 0
+                         ? scratch + (size_t)p->slot[in[i]] * TILE * 8
+                         : buf[in[i]];
+        if (fuse_is_leaf_map(e->prim)) { /* per-row values reshaped */
+            memcpy(dst, src[0], (size_t)rows * es);
+            continue;
+        }
+        ew_operands ops;
+        memset(&ops, 0, sizeof ops);
+        for (int i = 0; i < e->n_in && i < 3; i++) {
+            ops.in[i] = src[i];
+            ops.scalar[i] = ir->vars[in[i]].rank == 0 && K->outer_rank > 0; /* the same for every row */
+        }
+        ops.out = dst;
+        ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
+        ops.out_dtype = ir->vars[v].dtype;
+        ew_kernel(e->prim, ops.in_dtype)(&ops, 0, rows);
+    }
+    if (scratch) interp_release_scratch(p, which);
+    rt_data_free(ctx->mem, store, cap);
+    rt_free(ctx->mem, partial, pbytes);
+    return 0;
+}
+
+static int run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf) {
+    if (fuse_is_long_rows(K)) return run_long_rows(ctx, p, K, buf);
+    int64_t rows = 1;
+    for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
+    if (rows == 0) return 0;
     rows_job job = {p, K, buf, ctx};
     int64_t grain = rows;
     if (rows * K->row_len >= RT_PARALLEL_MIN_ELEMS) {
@@ -473,6 +667,7 @@ static void run_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *buf)
         if (grain < 1) grain = 1;
     }
     rt_parallel_for(rows, grain, run_rows_range, &job);
+    return 0;
 }
 
 /* ---- SINGLE kernels ---- */
@@ -549,7 +744,7 @@ int interp_run_kernel(cj_ctx *ctx, program *p, int k, char **buf) {
     if (K->kind == KERNEL_LOOP) {
         if (!native_run_loop(p, k, buf)) interp_run_loop(p, K, buf);
     } else if (K->kind == KERNEL_ROWS) {
-        if (!native_run_rows(p, k, buf)) run_rows(ctx, p, K, buf);
+        if (!native_run_rows(p, k, buf)) status = run_rows(ctx, p, K, buf);
     } else if (K->kind == KERNEL_DOT_EPILOGUE) {
         status = dot_epilogue_run(ctx, p, k, buf);
     } else if (!native_run_construct(ctx, p, k, buf, &status)) { /* a construct's loop in generated C */

@@ -20,6 +20,7 @@
 
 #include "../prim/elementwise_kernels.h"
 #include "../runtime/threads.h"
+#include "../runtime/vmath.h"
 #include "program_impl.h"
 
 /* Test hook: build options every program uses from now on (NULL: the
@@ -76,6 +77,13 @@ int native_fill_table(cj_ctx *ctx, program *p, cjk_rt *rt, void ***ew) {
             continue;
         }
         if (!codegen_needs_kernel(c, e)) continue;
+        int j = 0;
+        while ((q->prim == PRIM_SIN || q->prim == PRIM_COS) && K->eqns[j] != e) j++;
+        if ((q->prim == PRIM_SIN || q->prim == PRIM_COS) && codegen_sincos_partner(c, p->eqn_kernel[e], j) >= 0) { /* sin and cos of one value */
+            bool f64 = c->ir->vars[ir_eqn_inputs(c->ir, q)[0]].dtype == CJ_F64;
+            table[e] = f64 ? (void *)vm_sincos_f64 : (void *)vm_sincos_f32;
+            continue;
+        }
         cj_dtype dt = c->ir->vars[ir_eqn_inputs(c->ir, q)[prim_lower(q->prim)->dtype_operand]].dtype;
         table[e] = (void *)ew_kernel(q->prim, dt);
     }
@@ -112,11 +120,11 @@ static char *required_symbols(const program *p) {
     const compiled *c = p->c;
     size_t size = 1, used = 0;
     for (int k = 0; k < c->n_kernels; k++)
-        size += (codegen_generates(c, k) ? 32 : 0) + (p->cf && p->cf[k] ? 32 : 0);
+        size += (codegen_exports(c, k) ? 32 : 0) + (p->cf && p->cf[k] ? 32 : 0);
     char *list = malloc(size);
     if (!list) return NULL;
     for (int k = 0; k < c->n_kernels; k++) {
-        if (codegen_generates(c, k)) used += (size_t)snprintf(list + used, 32, "cjk_kernel_%d", k) + 1;
+        if (codegen_exports(c, k)) used += (size_t)snprintf(list + used, 32, "cjk_kernel_%d", k) + 1;
         if (p->cf && p->cf[k]) used += (size_t)snprintf(list + used, 32, "cjk_construct_%d", k) + 1;
     }
     list[used] = 0;
@@ -128,7 +136,7 @@ void native_start(cj_ctx *ctx, program *p) {
     if (p->mode == CJ_BACKEND_INTERP) return;
     const compiled *c = p->c;
     int generated = 0;
-    for (int k = 0; k < c->n_kernels; k++) generated += codegen_generates(c, k);
+    for (int k = 0; k < c->n_kernels; k++) generated += codegen_exports(c, k);
     if (make_constructs(ctx, p, &generated) != 0) return;
     if (!generated) return; /* nothing to generate */
 
@@ -194,7 +202,7 @@ void native_poll(program *p) {
     if (p->native_installed || atomic_load(&p->native_state) != NATIVE_READY) return;
     const compiled *c = p->c;
     for (int k = 0; k < c->n_kernels; k++)
-        if (codegen_generates(c, k) && install_symbol(p, "cjk_kernel", k, &p->native[k], sizeof p->native[k]) != 0)
+        if (codegen_exports(c, k) && install_symbol(p, "cjk_kernel", k, &p->native[k], sizeof p->native[k]) != 0)
             return;
     for (int k = 0; k < c->n_kernels && p->cf; k++)
         if (p->cf[k] && install_symbol(p, "cjk_construct", k, &p->native_cf[k], sizeof p->native_cf[k]) != 0)
@@ -280,6 +288,7 @@ bool native_run_loop_range(program *p, int k, char *const *buf, int64_t begin, i
 bool native_run_rows(program *p, int k, char *const *buf) {
     if (!p->native_installed || !p->native[k]) return false;
     const kernel *K = &p->c->kernels[k];
+    if (fuse_is_long_rows(K)) return false; /* interp.c runs its tiles through native_run_loop_range */
     int64_t rows = 1;
     for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
     spread_rows(K, p->native[k], &p->rt, buf, 0, rows);

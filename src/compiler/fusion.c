@@ -4,7 +4,9 @@
  * ROW_MAX_LEN elements) forms a ROWS kernel, taking over the LOOP kernel
  * that produces its operand; later elementwise equations over the same
  * rows or the per-row results, and broadcasts of per-row results back
- * across the row, join it — so softmax or layer norm run row by row.
+ * across the row, join it — so softmax or layer norm run row by row. A
+ * whole-array reduction of more elements is one long row, run in tiles
+ * (fuse_is_long_rows), so a large sum joins the loop producing its operand.
  * An elementwise equation, or a data-movement leaf (a primitive with an
  * index map: broadcast_in_dim, transpose, slice, rev, reshape, squeeze,
  * expand_dims, concatenate, pad, dynamic_slice, iota) whose operands are
@@ -59,8 +61,9 @@ static int kernel_add_eqn(cj_ctx *ctx, kernel *k, int eqn) {
 
 /* ---- ROWS kernels ---- */
 
-/* Rows longer than this are not fused: a row of each value must fit in a
- * thread's scratch and, ideally, in cache. */
+/* Rows longer than this are not fused row by row: a row of each value must
+ * fit in a thread's scratch and, ideally, in cache. A longer one is fused
+ * only as a whole-array reduction's long row (tile by tile). */
 #define ROW_MAX_LEN 65536
 
 row_form fuse_row_form(const kernel *K, const rt_aval *a) {
@@ -86,13 +89,32 @@ bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t 
     for (int i = 0; i < q; i++) {
         if (e->params.axes.v[i] != p + i) return false;
         /* checked: the row of a huge spec (f32[2^40,2^40]) must not overflow */
-        if (__builtin_mul_overflow(len, a->dims[p + i], &len) || len > ROW_MAX_LEN) return false;
+        if (__builtin_mul_overflow(len, a->dims[p + i], &len)) return false;
+    }
+    /* longer rows run in tiles (fuse_is_long_rows); their per-row values
+     * for all rows must fit one tile slot */
+    if (len > ROW_MAX_LEN) {
+        int64_t rows = 1;
+        for (int i = 0; i < p; i++)
+            if (__builtin_mul_overflow(rows, a->dims[i], &rows)) return false;
+        if (rows > FUSE_LONG_MAX_ROWS) return false;
     }
     if (len < 2) return false;
     *outer = p;
     *row_len = len;
     return true;
 }
+
+/* A ROWS kernel of rows longer than ROW_MAX_LEN (at most
+ * FUSE_LONG_MAX_ROWS of them: a whole-array reduction of a large value, or
+ * a few long rows): no row fits in scratch, so both backends run each row
+ * tile by tile like a LOOP kernel, each reduction folding every tile to a
+ * partial, the partials of a row folded in tile order after all its tiles
+ * have run (the same bits for any thread count), then its per-row values.
+ * Nothing computed over the row may read a per-row value of the kernel: a
+ * broadcast of a reduction back across the row (variance's x - mean) needs
+ * the whole row reduced first, so it starts the next kernel, a second pass. */
+bool fuse_is_long_rows(const kernel *K) { return K->kind == KERNEL_ROWS && K->row_len > ROW_MAX_LEN; }
 
 /* A broadcast_in_dim that keeps the outer axes in place (dims[i] == i for
  * the outer axes), so a per-row value stays with its row. */
@@ -115,10 +137,13 @@ static bool rows_accept(const compiled *c, int k, int ei) {
     if (fuse_is_row_reduce(ir, e, &outer, &len))
         return outer == K->outer_rank && fuse_row_form(K, &ir->vars[in[0]]) == FORM_ROW;
     if (fo != FORM_ROW && fo != FORM_SCALAR) return false;
+    bool long_rows = fuse_is_long_rows(K);
     if (fuse_is_elementwise(e->prim)) {
         for (int i = 0; i < e->n_in; i++) {
             const rt_aval *a = &ir->vars[in[i]];
             row_form f = fuse_row_form(K, a);
+            /* a long row's tiles run before any per-row value exists */
+            if (long_rows && fo == FORM_ROW && c->kernel_of[in[i]] == k && f != FORM_ROW) return false;
             /* rank-0 operands broadcast for free, including a whole-array
              * reduction's result (outer rank 0) */
             if (f != fo && f != FORM_RANK0 && !(a->rank == 0 && fo == FORM_ROW)) return false;
@@ -137,7 +162,7 @@ static bool rows_accept(const compiled *c, int k, int ei) {
     /* a per-row value of this kernel: broadcast back across the row, or
      * reshaped among its per-row forms */
     if (fuse_row_form(K, &ir->vars[u]) != FORM_SCALAR) return false;
-    if (fo == FORM_ROW) return e->prim == PRIM_BROADCAST_IN_DIM && keeps_outer_axes(e, K->outer_rank);
+    if (fo == FORM_ROW) return !long_rows && e->prim == PRIM_BROADCAST_IN_DIM && keeps_outer_axes(e, K->outer_rank);
     return (e->prim == PRIM_RESHAPE || e->prim == PRIM_SQUEEZE || e->prim == PRIM_EXPAND_DIMS ||
             e->prim == PRIM_BROADCAST_IN_DIM) &&
            keeps_outer_axes(e, K->outer_rank);

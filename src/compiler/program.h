@@ -214,6 +214,10 @@ bool compiler_dump_wants(const char *what);
 typedef enum row_form { FORM_NONE, FORM_ROW, FORM_SCALAR, FORM_RANK0 } row_form;
 row_form fuse_row_form(const kernel *K, const rt_aval *a);
 bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t *row_len);
+bool fuse_is_long_rows(const kernel *K);
+/* The most rows a long-rows kernel has: its per-row values all fit one
+ * tile slot of the interpreter (1024 elements). */
+#define FUSE_LONG_MAX_ROWS 1024
 
 /* Is this equation fusible into a LOOP kernel, and how does it read its
  * operand when it is a data-movement leaf? */
