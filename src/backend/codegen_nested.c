@@ -152,7 +152,40 @@ static void operand_name(const nest *n, int u, char *out, size_t size) {
     const compiled *c = n->c;
     if (c->kernel_of[u] == n->k) snprintf(out, size, "v%d", u);
     else if (c->ir->vars[u].rank == 0) snprintf(out, size, "s%d", u);
-    else snprintf(out, size, "((const %s *)buf[%d])[t + q]", ctype(c->ir->vars[u].dtype), u);
+    else snprintf(out, size, "p%d[t + q]", u); /* hoisted_pointers */
+}
+
+/* The buffers the loop reads at the element's own index (p<var>) and
+ * writes (r<var>), each taken from the table once before the loop. Why:
+ * generated C is built with -fno-strict-aliasing (cc_build.h), so a store
+ * through a float pointer might, for the compiler, change buf[] itself; a
+ * pointer read from buf[] inside the loop was then reloaded after every
+ * store and the loop was not vectorised (3.4x slower on a jacfwd tangent
+ * kernel). Locals cannot be changed by those stores. */
+static void hoisted_pointers(const nest *n, strbuf *sb) {
+    const compiled *c = n->c;
+    const ir_func *ir = c->ir;
+    const kernel *K = &c->kernels[n->k];
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        const char *T = ctype(ir->vars[e->out].dtype);
+        if (c->home[e->out] != HOME_NONE) sb_printf(sb, "  %s *const r%d = (%s *)buf[%d];\n", T, e->out, T, e->out);
+        if (n->first_op[j] >= 0) continue; /* a leaf: its operands are the gathered a<op> */
+        const int *in = ir_eqn_inputs(ir, e);
+        for (int q = 0; q < e->n_in && q < 3; q++) {
+            int u = in[q], seen = 0;
+            if (c->kernel_of[u] == n->k || ir->vars[u].rank == 0) continue;
+            for (int jj = 0; jj < j && !seen; jj++) { /* declared for an earlier equation? */
+                const ir_eqn *f = &ir->eqns[K->eqns[jj]];
+                const int *fin = ir_eqn_inputs(ir, f);
+                for (int qq = 0; n->first_op[jj] < 0 && qq < f->n_in && qq < 3; qq++) seen |= fin[qq] == u;
+            }
+            for (int qq = 0; qq < q; qq++) seen |= in[qq] == u;
+            if (!seen)
+                sb_printf(sb, "  const %s *const p%d = (const %s *)buf[%d];\n", ctype(ir->vars[u].dtype), u,
+                          ctype(ir->vars[u].dtype), u);
+        }
+    }
 }
 
 /* The window test of operand o on the inner axis at index `x` ("" when open). */
@@ -236,7 +269,7 @@ static void emit_body(const nest *n, const char *x, const char *pad, bool fixed,
             codegen_inline_rhs(ir, e, a[0], a[1], a[2], rhs, sizeof rhs);
             sb_printf(sb, "%sconst %s v%d = %s;\n", pad, T, e->out, rhs);
         }
-        if (c->home[e->out] != HOME_NONE) sb_printf(sb, "%s((%s *)buf[%d])[t + q] = v%d;\n", pad, T, e->out, e->out);
+        if (c->home[e->out] != HOME_NONE) sb_printf(sb, "%sr%d[t + q] = v%d;\n", pad, e->out, e->out);
     }
 }
 
@@ -296,6 +329,7 @@ static void emit_nested(nest *n, const char *prefix, bool exported, strbuf *sb) 
             sb_printf(sb, "  const %s s%d = *(const %s *)buf[%d];\n", ctype(ir->vars[u].dtype), u,
                       ctype(ir->vars[u].dtype), u);
     }
+    hoisted_pointers(n, sb);
     /* the multi-index of begin, divided out once */
     int64_t pitch[CJ_MAX_RANK], p = 1;
     for (int a = L; a >= 0; a--) pitch[a] = p, p *= n->dim[a];
