@@ -49,6 +49,7 @@
 #include "bench_work.h"
 #include "bench_work_deep.h"
 #include "bench_work_linalg.h"
+#include "bench_work_gn.h"
 
 /* OpenBLAS, when cjax is linked with it, is asked to use the same number of
  * threads as cjax's pool (weak: absent without OpenBLAS). */
@@ -117,6 +118,9 @@ static row rows[] = {
     DOTS_ROW("solve_1024", "solve, n=1024", make_solve_1024, LA_SOLVE_FLOPS(1024, 1)),
     DOTS_ROW("chol_batch8", "cholesky, 10000 x 8x8", make_chol_batch8, LA_BATCH * LA_CHOL_FLOPS(8)),
     DOTS_ROW("solve_batch8", "solve, 10000 x 8x8", make_solve_batch8, LA_BATCH * LA_SOLVE_FLOPS(8, 1)),
+    /* issue 16's Gauss–Newton step (bench_work_gn.h): jacfwd + solve of a
+     * 100-parameter, 400-residual fit */
+    DOTS_ROW("gn_step", "Gauss-Newton step, 100 params", make_gn_step, GN_FLOPS),
     {.key = "cached_call", .name = "cached call x1000, f32[4]", .make = make_cached_call, .run = run_cached_calls},
     {.key = "first_call_small", .name = "first call: 10 ops, cold", .make = make_first_call_small, .first_call = 1},
     {.key = "first_call_step", .name = "first call: MLP step, cold", .make = make_train_step, .first_call = 1,

@@ -54,6 +54,7 @@ DEEP = (16, 512, 256)       # deep tanh MLP: layers, width, batch
 TB = (8, 128, 256, 4, 1024)  # transformer block: batch, seq, d_model, heads, d_ff
 LA_SIZES = (64, 256, 1024)  # cholesky and solve of one matrix
 LA_BATCH = 10_000           # ... and of a batch of 8x8
+GN = (50, 400, 10.0, 1e-2)  # Gauss-Newton: sinusoids (parameters 2x), residuals, t's end, damping
 LR = 0.01                   # the SGD step's learning rate
 SAMPLES = 32                # values per output sent for the checks
 REPS = 9                    # defaults of --reps, --round-ms
@@ -154,6 +155,14 @@ def inputs(np):
         d[f"la_b{n}"] = np.cos(ramp(0, 30, n))
     d["la_ab"] = spd((LA_BATCH, 8, 8), 500)
     d["la_bb"] = np.cos(ramp(0, 30, LA_BATCH * 8)).reshape(LA_BATCH, 8, 1)
+    # issue 16's Gauss-Newton step (examples/gauss_newton/gn_model.h): the
+    # model sum_k a_k sin(w_k t) at known [a; w], started off them
+    k, m, t_end, _ = GN
+    a_true = np.cos(ramp(0, 7, k)) * f32(0.5) + f32(1)
+    w_true = ramp(1, k, k)
+    d["gn_t"] = ramp(0, t_end, m)
+    d["gn_y"] = np.sin(np.outer(d["gn_t"], w_true)) @ a_true
+    d["gn_p0"] = np.concatenate([a_true * f32(0.8), w_true + np.sin(ramp(0, 20, k)) * f32(0.02)])
     return d
 
 
@@ -294,6 +303,15 @@ def numpy_side():
         for _ in range(1000):
             tiny * f32(1.5) + f32(0.25)
 
+    def gn_step(p, t, y):   # the Jacobian by hand: d/da_k = sin(w_k t), d/dw_k = a_k t cos(w_k t)
+        k, _, _, lam = GN
+        a, w = p[:k], p[k:]
+        ph = np.outer(t, w)
+        r = np.sin(ph) @ a - y
+        jac = np.concatenate([np.sin(ph), np.cos(ph) * t[:, None] * a[None, :]], 1)
+        normal = jac.T @ jac + f32(lam) * np.eye(2 * k, dtype=f32)
+        return p - np.linalg.solve(normal, jac.T @ r)
+
     def top_k_np(v, k):   # the k largest per row, largest first (the values are distinct)
         idx = np.argpartition(-v, k, axis=1)[:, :k]
         idx = np.take_along_axis(idx, np.argsort(-np.take_along_axis(v, idx, 1), axis=1), 1)
@@ -346,6 +364,7 @@ def numpy_side():
            for n in LA_SIZES},
         "chol_batch8": (lambda: np.linalg.cholesky(d["la_ab"]), None),
         "solve_batch8": (lambda: np.linalg.solve(d["la_ab"], d["la_bb"]), None),
+        "gn_step": (lambda: gn_step(d["gn_p0"], d["gn_t"], d["gn_y"]), None),
         "cached_call": (cached_calls, lambda: tiny * f32(1.5) + f32(0.25)),
         "first_call_small": (None, lambda: ten_ops(tiny)),
         "first_call_step": (None, step),
@@ -421,6 +440,16 @@ def jax_side():
     def flat_grads(g):
         return [a for pair in g for a in pair]
 
+    def gn_residuals(p, t, y):
+        k = GN[0]
+        return jnp.sin(jnp.outer(t, p[k:])) @ p[:k] - y
+
+    def gn_step(p, t, y):
+        r = gn_residuals(p, t, y)
+        jac = jax.jacfwd(gn_residuals)(p, t, y)
+        normal = jac.T @ jac + GN[3] * jnp.eye(p.shape[0], dtype=p.dtype)
+        return p - jnp.linalg.solve(normal, jac.T @ r)
+
     mp = (d["w1"], d["b1"], d["w2"], d["b2"])
     pp = (d["p_w1"], d["p_b1"], d["p_w2"], d["p_b2"])
     none4 = (None, None, None, None)
@@ -457,6 +486,7 @@ def jax_side():
         **{f"solve_{n}": (jnp.linalg.solve, (d[f"la_a{n}"], d[f"la_b{n}"])) for n in LA_SIZES},
         "chol_batch8": (jnp.linalg.cholesky, (d["la_ab"],)),
         "solve_batch8": (jnp.linalg.solve, (d["la_ab"], d["la_bb"])),
+        "gn_step": (gn_step, (d["gn_p0"], d["gn_t"], d["gn_y"])),
     }
     work = {}
     for key, (fn, args) in calls.items():
