@@ -501,13 +501,60 @@ static void check_rnn(int batched, int keep_product, int T, int B, int H) {
     CHECK(near_all(out[CC][1], ys, (int64_t)n_x, 1e-4));
     char *src = generated_c(f, in);
     CHECK_STR_CONTAINS(src, "control flow: scan");
-    CHECK_STR_CONTAINS(src, batched ? "dot+epilogue kernel" : "/* dot_general */");
+    /* W·h as the runtime's matrix-vector product called from the loop */
+    CHECK_STR_CONTAINS(src, batched ? "dot+epilogue kernel" : "/* dot_general: matrix-vector */");
     cj_string_free(ctx, src);
     free(W), free(h0), free(xs), free(h), free(ys);
     cj_ctx_free(ctx);
 }
 
-TEST(cfgen_rnn_scan_with_matrix_product) { check_rnn(0, 0, 25, 1, 16); }
+TEST(cfgen_rnn_scan_with_matrix_product) {
+    check_rnn(0, 0, 25, 1, 16);
+    check_rnn(0, 1, 7, 1, 37);  /* rows not a multiple of 4, a masked tail; the product as a y */
+    check_rnn(0, 0, 5, 1, 128); /* 64 KiB of weights: the product prefetches the next rows */
+}
+
+/* float64: h' = W h · 0.5 + x_t, the matrix-vector call's double form */
+static cj_val mv_W;
+static void mv64_cell(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_add(cj_mul(cj_matmul(mv_W, in[0]), cj_scalar_typed(ctx, 0.5, CJ_F64)), in[1]);
+}
+static void mv64_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx;
+    mv_W = in[0];
+    cj_scan(u, 1, &in[1], 1, &in[2], NULL, &out[0], NULL);
+}
+
+TEST(cfgen_f64_matrix_vector_scan_matches_c_loop) {
+    use_private_cache(NULL);
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    enum { T = 6, H = 9 };
+    double W[H * H], h[H], xs[T * H], p[H];
+    uint64_t rng = 11;
+    for (int i = 0; i < H * H; i++) W[i] = th_rand_uniform(&rng, -1, 1);
+    for (int i = 0; i < H; i++) h[i] = th_rand_uniform(&rng, -1, 1);
+    for (int i = 0; i < T * H; i++) xs[i] = th_rand_uniform(&rng, -1, 1);
+    cj_func *cell = cj_func_new(ctx, "mv64_cell", mv64_cell, 2, 1, NULL);
+    cj_func *f = cj_func_new(ctx, "mv64", mv64_fn, 3, 1, cell);
+    cj_val in[3] = {cj_array(ctx, CJ_F64, 2, (int64_t[]){H, H}, W), f64_vec(ctx, H, h),
+                    cj_array(ctx, CJ_F64, 2, (int64_t[]){T, H}, xs)};
+    cj_val out[2][1];
+    RUN_BOTH(f, in, 1, out);
+    for (int t = 0; t < T; t++) { /* the plain loop */
+        for (int i = 0; i < H; i++) {
+            double s = 0;
+            for (int j = 0; j < H; j++) s += W[i * H + j] * h[j];
+            p[i] = s * 0.5 + xs[t * H + i];
+        }
+        memcpy(h, p, sizeof h);
+    }
+    CHECK(near_all(out[CC][0], h, H, 1e-12));
+    char *src = generated_c(f, in);
+    CHECK_STR_CONTAINS(src, "cf->matvec(1, 9, 9,");
+    cj_string_free(ctx, src);
+    cj_ctx_free(ctx);
+}
 
 TEST(cfgen_batched_rnn_product_with_epilogue_in_blocks) {
     fuse_set_dot_block_bytes_for_testing(1); /* several blocks of rows per step */

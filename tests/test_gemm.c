@@ -28,6 +28,10 @@ static const shape shapes[] = {
     {64, 64, 64}, {100, 3, 50},  {3, 100, 50},   {500, 4, 7},    {4, 500, 7},
     {13, 300, 1}, {300, 13, 1},  {37, 41, 600},  {6, 16, 513},   {257, 129, 300},
     {7, 4100, 3}, {5, 1200, 800}, {1, 6000, 800}, {6000, 1, 800}, {150, 150, 150},
+    /* matrix · vector within L2, where rowdot prefetches the next rows: an
+     * RNN's 256×256, rows not a multiple of 4 with a masked tail, and
+     * vector · matrix (the rows of a transposed B) */
+    {256, 1, 256}, {97, 1, 130},  {1, 257, 300},
 };
 
 /* Logical operands opA (m×k) and opB (k×n) as doubles exactly representable

@@ -15,7 +15,8 @@
  * What generated code does not compute — SINGLE kernels (dot, gather,
  * dynamic_update_slice ...), ROWS kernels without a generated form, the
  * product of a DOT_EPILOGUE kernel — it calls through the callbacks in
- * cjk_cf; kernels large enough for the thread pool go through
+ * cjk_cf; a matrix-vector dot_general goes straight to the runtime's
+ * product (cf->matvec), not through the primitive's dispatch; kernels large enough for the thread pool go through
  * cf->spread, the same chunks native.c would run.
  *
  * Carries move as cf_run moves them, without allocating: each carry has
@@ -41,6 +42,7 @@ void codegen_construct_types(strbuf *sb) {
               "  int (*kernel)(void *, int, char **);\n"
               "  int (*product)(void *, int, char *const *, i64, i64, char *);\n"
               "  void (*spread)(void *, int, cjk_kernel, char *const *, i64, i64);\n"
+              "  void (*matvec)(int, i64, i64, const char *, const char *, char *);\n"
               "  i64 length;\n"
               "  void *const *slot;\n"
               "  cjk_sub sub[%d];\n"
@@ -106,12 +108,36 @@ static void emit_dot_epilogue(const cf_sub *s, int k, const char *fn, strbuf *sb
     sb_printf(sb, "    }\n");
 }
 
+/* Is SINGLE kernel K a matrix-vector product, A [m, k] · x [k] summed over
+ * A's last axis, all float32 or all float64? Then the loop calls the
+ * product itself (cf->matvec) instead of the dot primitive through the
+ * interpreter: per step that path builds array views, merges axes, picks
+ * the layout and plans the product again, 6–7 % of an RNN step with
+ * hidden size 256. A, x and y are whole planned buffers, dense. */
+static bool matvec_form(const compiled *c, const kernel *K, int *A, int *x, int64_t *m, int64_t *k) {
+    const ir_func *ir = c->ir;
+    const ir_eqn *e = &ir->eqns[K->eqns[0]];
+    if (e->prim != PRIM_DOT_GENERAL || e->n_in != 2 || e->n_out != 1) return false;
+    const prim_params *p = &e->params;
+    const int *in = ir_eqn_inputs(ir, e);
+    const rt_aval *a = &ir->vars[in[0]], *v = &ir->vars[in[1]], *y = &ir->vars[e->out];
+    if (a->rank != 2 || v->rank != 1 || p->lhs_batch.n || p->rhs_batch.n || p->lhs_contract.n != 1 ||
+        p->rhs_contract.n != 1 || p->lhs_contract.v[0] != 1 || p->rhs_contract.v[0] != 0)
+        return false;
+    if ((a->dtype != CJ_F32 && a->dtype != CJ_F64) || v->dtype != a->dtype || y->dtype != a->dtype) return false;
+    if (a->dims[0] <= 0 || a->dims[1] <= 0) return false; /* the primitive's path handles empty sums */
+    *A = in[0], *x = in[1], *m = a->dims[0], *k = a->dims[1];
+    return true;
+}
+
 static void emit_run_sub(const cf_native *n, const char *path, int j, strbuf *sb) {
     const cf_sub *s = &n->sub[j];
     const compiled *c = s->p->c;
     for (int k = 0; k < c->n_kernels; k++) {
         const kernel *K = &c->kernels[k];
         char fn[96], end[32];
+        int A, x;
+        int64_t m, kk;
         snprintf(fn, sizeof fn, "cjk_s%s_%d_kernel_%d", path, j, k);
         if (K->kind == KERNEL_LOOP) {
             int64_t size = rt_aval_size(&K->space);
@@ -127,6 +153,10 @@ static void emit_run_sub(const cf_native *n, const char *path, int j, strbuf *sb
         } else if (s->nested[k]) {
             sb_printf(sb, "    if (cjk_construct_%s_%d_%d((cjk_cf *)cf->slot[%d], b)) return -1;\n", path, j, k,
                       s->slot_of[k]);
+        } else if (K->kind == KERNEL_SINGLE && matvec_form(c, K, &A, &x, &m, &kk)) {
+            int y = c->ir->eqns[K->eqns[0]].out;
+            sb_printf(sb, "    cf->matvec(%d, %lld, %lld, b[%d], b[%d], b[%d]); /* dot_general: matrix-vector */\n",
+                      c->ir->vars[A].dtype == CJ_F64, (long long)m, (long long)kk, A, x, y);
         } else { /* dot, gather, ..., or a construct left to cf_run */
             sb_printf(sb, "    if (cf->kernel(s->run, %d, b)) return -1; /* %s */\n", k,
                       prim_names[c->ir->eqns[K->eqns[0]].prim]);

@@ -19,11 +19,13 @@
  * The callbacks run what generated code does not: SINGLE kernels (dot,
  * gather, dynamic_update_slice ...) and ROWS kernels without a generated
  * form through the interpreter's dispatcher (interp_run_kernel), a
- * DOT_EPILOGUE's product block by block, and generated kernels large
- * enough to be spread over the thread pool. */
+ * DOT_EPILOGUE's product block by block, a matrix-vector product
+ * straight into the runtime's kernel, and generated kernels large enough
+ * to be spread over the thread pool. */
 #include <string.h>
 
 #include "../core/core.h"
+#include "../runtime/gemm.h"
 #include "control_run.h"
 #include "program_impl.h"
 
@@ -46,6 +48,15 @@ static int cb_product(void *run, int k, char *const *buf, int64_t r0, int64_t r1
     cf_sub *s = run;
     const ir_func *ir = s->p->c->ir;
     return dot_epilogue_product_rows(s->ctx, ir, &ir->eqns[s->p->c->kernels[k].eqns[0]], buf, r0, r1, dst);
+}
+
+/* A matrix-vector dot_general (codegen_control.c's matvec_form): the call
+ * dot_impl makes for it, rt_gemm with A's rows contiguous (ld = k), x as
+ * a k×1 column (ld 1) and y as m×1, so the two paths compute the same
+ * bits. */
+static void cb_matvec(int f64, int64_t m, int64_t k, const char *A, const char *x, char *y) {
+    if (f64) rt_gemm_f64(m, 1, k, (const double *)A, k, 0, (const double *)x, 1, 0, (double *)y, 1, 0);
+    else rt_gemm_f32(m, 1, k, (const float *)A, k, 0, (const float *)x, 1, 0, (float *)y, 1, 0);
 }
 
 /* ---- making the state ---- */
@@ -238,6 +249,7 @@ cf_native *cf_native_make(cj_ctx *ctx, const compiled *c, int k, cj_backend mode
     n->gen.kernel = cb_kernel;
     n->gen.product = cb_product;
     n->gen.spread = cb_spread;
+    n->gen.matvec = cb_matvec;
     n->gen.length = rec->length;
     int status = 0;
     for (int j = 0; j < rec->n_progs && status == 0; j++, n->n_subs++) status = make_sub(ctx, n, j, mode, depth);

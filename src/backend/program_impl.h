@@ -24,8 +24,8 @@
  * buffer table and a handle for the runtime's callbacks, which run what
  * generated code does not (SINGLE kernels: dot, gather, ...; ROWS kernels
  * without a generated form; constructs not generated), compute the rows
- * of a DOT_EPILOGUE's product, and spread a large generated kernel over
- * the thread pool. */
+ * of a DOT_EPILOGUE's product, run a matrix-vector product, and spread a
+ * large generated kernel over the thread pool. */
 typedef struct cjk_sub {
     const cjk_rt *rt; /* the sub-program's table (ew kernels, scratch) */
     char **buf;       /* its per-variable buffers: constants and arena set once,
@@ -41,6 +41,11 @@ typedef struct cjk_cf {
     int (*product)(void *run, int k, char *const *buf, int64_t r0, int64_t r1, char *dst);
     /* generated kernel fn of kernel k over [begin, end) on the pool */
     void (*spread)(void *run, int k, cjk_kernel_fn fn, char *const *buf, int64_t begin, int64_t end);
+    /* y = A·x for a dense A [m, k] and x [k] (double when f64, else
+     * float): a matrix-vector dot_general straight into the runtime's
+     * product, the kernel the dot primitive reaches for the same shapes
+     * (so the bits agree), without its per-call views and dispatch */
+    void (*matvec)(int f64, int64_t m, int64_t k, const char *A, const char *x, char *y);
     int64_t length;    /* scan: steps (not in the source: one build serves every trip count) */
     void *const *slot; /* kept buffers and nested constructs' states (cf_native.slots) */
     cjk_sub sub[CF_MAX_BRANCHES];
