@@ -348,6 +348,14 @@ cj_val cj_matmul(cj_val a, cj_val b);
 /* jnp.linalg.cholesky: lower L with L Lᵀ = (a + aᵀ)/2. A matrix that is not
  * numerically positive definite gives all NaN (as JAX: no error). */
 cj_val cj_linalg_cholesky(cj_val a);
+/* jnp.linalg.qr: a = q r with q's columns orthonormal and r upper
+ * triangular (Householder; r's diagonal signs as LAPACK's). mode
+ * "reduced" (NULL too): q [..., m, k], r [..., k, n] with k = min(m, n);
+ * "complete": q [..., m, m], r [..., m, n]; "r": r alone (reduced; q may
+ * be NULL and is not set). The derivative exists for m >= n, reduced (or
+ * square); elsewhere cj_jvp/cj_grad refuse with CJ_ERR_UNSUPPORTED, as
+ * JAX's. 0, or -1 with the error set (error values in q and r). */
+int cj_linalg_qr(cj_val a, const char *mode, cj_val *q, cj_val *r);
 /* jax.lax.linalg.lu: out[0] the factors (L strictly below the diagonal,
  * unit diagonal implied; U on and above), out[1] the pivots (i32, min(m,n):
  * row i swapped with pivots[i] at step i), out[2] the permutation (i32, m:

@@ -20,7 +20,12 @@
  *     padding); pivots and permutation have no tangent.
  *   linear_solve(lu, perm, a, b) is custom_linear_solve: linear in b (the
  *     transpose solves with aᵀ through the same factors), dx = solve(db -
- *     op(da)·x) in a, and nothing through the factors. */
+ *     op(da)·x) in a, and nothing through the factors.
+ *   qr (Townsend's derivation, as JAX's qr_jvp_rule): with C = Qᵀ dA R⁻¹
+ *     and Ω = tril(C, -1) - tril(C, -1)ᵀ (skew), dQ = Q (Ω - C) + dA R⁻¹
+ *     and dR = (C - Ω) R. Defined for m >= n with reduced factors (or a
+ *     square complete one) only: elsewhere Q is not a smooth function of
+ *     A, and the rule refuses, as JAX's does. */
 #include "../prim/linalg_bind.h"
 #include "ad_rules.h"
 
@@ -136,7 +141,38 @@ static int lsolve_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int
     return ad_set(lb_linear_solve(in[0], in[1], in[2], ct, !(p->flag & LB_TRANSPOSE)), &ct_in[3]);
 }
 
+/* ---- qr ----------------------------------------------------------------- */
+
+static int qr_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
+                  int n_out, cj_val *primal, cj_val *tout) {
+    (void)n_in, (void)n_out;
+    const rt_aval *a = ad_aval(in[0]);
+    if (!a) return -1;
+    int64_t m = a->dims[a->rank - 2], n = a->dims[a->rank - 1];
+    int full = (p->flag & LB_FULL_MATRICES) != 0;
+    if (m < n || (full && m != n)) {
+        char t[96];
+        rt_aval_str(a, t, sizeof t);
+        return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim,
+                          "jvp: the derivative is defined for m >= n with reduced factors (or square), got %s with "
+                          "full_matrices=%s", t, full ? "True" : "False");
+    }
+    if (lb_qr(in[0], full, primal) != 0) return -1;
+    tout[0] = tout[1] = ad_zero(ctx);
+    if (ad_is_zero(tin[0])) return 0;
+    cj_val q = primal[0], r = primal[1];
+    cj_val dx_rinv = lb_trsm(r, tin[0], 0);                /* dA R⁻¹ (right side, upper) */
+    cj_val c = lb_matmul(q, dx_rinv, 1, 0);                /* Qᵀ dA R⁻¹ */
+    cj_val low = lb_tril(c, -1);
+    cj_val omega = bind_binary(PRIM_SUB, low, lb_mT(low)); /* skew-symmetric */
+    cj_val dq = bind_binary(PRIM_ADD, lb_matmul(q, bind_binary(PRIM_SUB, omega, c), 0, 0), dx_rinv);
+    cj_val dr = lb_matmul(bind_binary(PRIM_SUB, c, omega), r, 0, 0);
+    if (ad_set(dq, &tout[0]) != 0) return -1;
+    return ad_set(dr, &tout[1]);
+}
+
 void ad_register_linalg(void) {
+    prim_rules[PRIM_QR].jvp_multi = qr_jvp;
     prim_rules[PRIM_LINEAR_SOLVE].jvp = lsolve_jvp;
     prim_rules[PRIM_LINEAR_SOLVE].transpose = lsolve_transpose;
     prim_rules[PRIM_CHOLESKY].jvp = cholesky_jvp;

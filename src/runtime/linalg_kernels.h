@@ -64,4 +64,12 @@ void rt_trsm_f64(int64_t batch, int64_t m, int64_t k, const double *a, double *b
 void rt_lu_f32(int64_t batch, int64_t m, int64_t n, float *a, int32_t *pivots, int32_t *perm);
 void rt_lu_f64(int64_t batch, int64_t m, int64_t n, double *a, int32_t *pivots, int32_t *perm);
 
+/* Householder QR, as lax.linalg.qr (LAPACK's geqrf/orgqr conventions):
+ * each m×n matrix a (k = min(m, n)) gives q (m × k, or m × m when
+ * complete) with orthonormal columns and r (k × n, or m × n when complete)
+ * upper triangular, a = q r. a may be the buffer of whichever result has
+ * its shape; nothing else may overlap. Built-in only (no LAPACK path yet). */
+void rt_qr_f32(int64_t batch, int64_t m, int64_t n, int complete, const float *a, float *q, float *r);
+void rt_qr_f64(int64_t batch, int64_t m, int64_t n, int complete, const double *a, double *q, double *r);
+
 #endif

@@ -1,7 +1,10 @@
 """gen_linalg_fixtures.py — writes the JAX results tests/test_linalg_fixtures.c
 compares cjax's linear algebra with (tests/data/linalg/*.npy). Not run by
 `make test`: it needs JAX. Run it from anywhere:
-python3 tests/data/gen_linalg_fixtures.py
+python3 tests/data/gen_linalg_fixtures.py            (everything)
+python3 tests/data/gen_linalg_fixtures.py --decomp   (the decompositions' cases
+                                                      alone, decomp_*.npy and
+                                                      DECOMP_CASES)
 
 Every case stores its inputs (<case>_a.npy, <case>_b.npy, ...) and JAX's
 outputs (<case>_<what>.npy), so the C test reads the same inputs JAX saw.
@@ -95,7 +98,54 @@ def main():
                 cases.append(name)
     with open(os.path.join(OUT, "CASES"), "w") as f:
         f.write("\n".join(cases) + "\n")
+    decomp()
+
+
+def decomp():
+    """The decompositions (qr): random general matrices, tall, square and
+    wide, single and batched, f32 and f64, with their own random stream so
+    that adding them left the solve cases' files byte-identical."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(20261203)
+    cases = []
+    for dtype, dn in ((np.float32, "f32"), (np.float64, "f64")):
+        for batch, m, n in (((), 6, 4), ((), 5, 5), ((3,), 5, 3), ((), 3, 5), ((), 40, 40)):
+            name = f"decomp_{dn}_{'x'.join(map(str, batch)) or 'single'}_{m}x{n}"
+            a = rng.uniform(-1, 1, tuple(batch) + (m, n)).astype(dtype)
+            save(name + "_a", a)
+            save(name + "_cond", np.linalg.cond(a.astype(np.float64)).reshape(-1))
+            q, r = jnp.linalg.qr(a, mode="reduced")
+            save(name + "_qr_q", q)
+            save(name + "_qr_r", r)
+            q, r = jnp.linalg.qr(a, mode="complete")
+            save(name + "_qrc_q", q)
+            save(name + "_qrc_r", r)
+            if m >= n:
+                k = min(m, n)
+                wq = rng.uniform(-1, 1, tuple(batch) + (m, k)).astype(dtype)
+                wr = rng.uniform(-1, 1, tuple(batch) + (k, n)).astype(dtype)
+                save(name + "_wq", wq)
+                save(name + "_wr", wr)
+
+                def loss(a):
+                    q, r = jnp.linalg.qr(a)
+                    return jnp.sum(wq * q) + jnp.sum(wr * r)
+
+                save(name + "_grad_qr", jax.grad(loss)(a))
+            cases.append(name)
+    with open(os.path.join(OUT, "DECOMP_CASES"), "w") as f:
+        f.write("\n".join(cases) + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:] == ["--decomp"]:
+        decomp()
+    else:
+        main()
