@@ -356,6 +356,14 @@ cj_val cj_linalg_cholesky(cj_val a);
  * square); elsewhere cj_jvp/cj_grad refuse with CJ_ERR_UNSUPPORTED, as
  * JAX's. 0, or -1 with the error set (error values in q and r). */
 int cj_linalg_qr(cj_val a, const char *mode, cj_val *q, cj_val *r);
+/* jnp.linalg.eigh: *w the eigenvalues of (a + aᵀ)/2, ascending, and *v
+ * its unit eigenvectors (column j for w[j]; each up to sign); a square.
+ * Jacobi, accurate to a few ulps·n·‖a‖. The derivative is JAX's: the
+ * eigenvectors' is undefined at repeated eigenvalues (infinite/NaN there,
+ * as JAX's), the eigenvalues' always fine. 0, or -1 with the error set.
+ * jnp.linalg.eigvalsh: w alone. */
+int cj_linalg_eigh(cj_val a, cj_val *v, cj_val *w);
+cj_val cj_linalg_eigvalsh(cj_val a);
 /* jax.lax.linalg.lu: out[0] the factors (L strictly below the diagonal,
  * unit diagonal implied; U on and above), out[1] the pivots (i32, min(m,n):
  * row i swapped with pivots[i] at step i), out[2] the permutation (i32, m:

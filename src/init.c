@@ -25,6 +25,7 @@ static void register_all(void) {
     prim_register_sort();
     prim_register_linalg();
     prim_register_linalg_decomp();
+    prim_register_linalg_eigh();
     ad_register_elementwise();
     ad_register_shape();
     ad_register_reduce();

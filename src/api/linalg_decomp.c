@@ -35,3 +35,44 @@ int cj_linalg_qr(cj_val a, const char *mode, cj_val *q, cj_val *r) {
     if (!only_r) *q = f[0];
     return 0;
 }
+
+/* a as a float square matrix (or batch), symmetrised as jnp's
+ * symmetrize_input=True does, (a + aᵀ)/2, so the derivative sees only a
+ * tangent's symmetric part; an error value after the error. */
+static cj_val symmetric_operand(cj_val a, const char *op) {
+    const rt_aval *av = api_aval(a, op);
+    if (!av) return api_err(a.ctx);
+    char t[96];
+    rt_aval_str(av, t, sizeof t);
+    if (av->rank < 2 || av->dims[av->rank - 1] != av->dims[av->rank - 2]) {
+        core_error(a.ctx, CJ_ERR_SHAPE, "%s: a must be a square matrix (or a batch of them), got %s", op, t);
+        return api_err(a.ctx);
+    }
+    a = api_convert(a, api_inexact_dtype(av->dtype), 0);
+    if (cj_is_error(a)) return a;
+    return cj_mul(cj_add(a, lb_mT(a)), cj_scalar(a.ctx, 0.5));
+}
+
+int cj_linalg_eigh(cj_val a, cj_val *v, cj_val *w) {
+    const char *op = "linalg_eigh";
+    if (v) *v = api_err(a.ctx);
+    if (w) *w = api_err(a.ctx);
+    if (!a.ctx) return (void)api_no_ctx(op, API_NO_VALUE_CTX), -1;
+    if (!v || !w) return core_error(a.ctx, CJ_ERR_ARG, "%s: v and w must not be NULL", op);
+    a = symmetric_operand(a, op);
+    if (cj_is_error(a)) return -1;
+    cj_val f[2];
+    if (lb_eigh(a, f) != 0) return -1;
+    *v = f[0], *w = f[1];
+    return 0;
+}
+
+cj_val cj_linalg_eigvalsh(cj_val a) {
+    const char *op = "linalg_eigvalsh";
+    if (!a.ctx) return api_no_ctx(op, API_NO_VALUE_CTX);
+    a = symmetric_operand(a, op);
+    if (cj_is_error(a)) return a;
+    cj_val f[2];
+    if (lb_eigh(a, f) != 0) return api_err(a.ctx);
+    return f[1];
+}

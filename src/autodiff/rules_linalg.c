@@ -25,7 +25,12 @@
  *     and Ω = tril(C, -1) - tril(C, -1)ᵀ (skew), dQ = Q (Ω - C) + dA R⁻¹
  *     and dR = (C - Ω) R. Defined for m >= n with reduced factors (or a
  *     square complete one) only: elsewhere Q is not a smooth function of
- *     A, and the rule refuses, as JAX's does. */
+ *     A, and the rule refuses, as JAX's does.
+ *   eigh (JAX's eigh_jvp_rule): with C = Vᵀ dA V, dw = diag(C) and
+ *     dV = V (F ∘ C), F_ij = 1/(w_j - w_i) off the diagonal, 0 on it. The
+ *     tangent is taken as given (symmetric: the public cj_linalg_eigh
+ *     symmetrises its input first). Near a repeated eigenvalue F blows up:
+ *     dV is then meaningless (infinite or NaN), as in JAX; dw stays right. */
 #include "../prim/linalg_bind.h"
 #include "ad_rules.h"
 
@@ -171,7 +176,37 @@ static int qr_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, con
     return ad_set(dr, &tout[1]);
 }
 
+/* ---- eigh --------------------------------------------------------------- */
+
+static int eigh_jvp(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in, const cj_val *tin,
+                    int n_out, cj_val *primal, cj_val *tout) {
+    (void)prim, (void)p, (void)n_in, (void)n_out;
+    if (lb_eigh(in[0], primal) != 0) return -1;
+    tout[0] = tout[1] = ad_zero(ctx);
+    if (ad_is_zero(tin[0])) return 0;
+    cj_val v = primal[0], w = primal[1];
+    const rt_aval *a = ad_aval(in[0]);
+    if (!a) return -1;
+    int r = a->rank;
+    int64_t rows[CJ_MAX_RANK], cols[CJ_MAX_RANK];
+    for (int d = 0; d < r - 1; d++) rows[d] = cols[d] = d;
+    rows[r - 2] = r - 2; /* w_i along the rows */
+    cols[r - 2] = r - 1; /* w_j along the columns */
+    cj_val wi = bind_broadcast_in_dim(w, r, a->dims, rows), wj = bind_broadcast_in_dim(w, r, a->dims, cols);
+    cj_val eye = lb_band_const(v, 0, 1, 0);
+    cj_val fmat = bind_binary(PRIM_SUB, bind_binary(PRIM_DIV, ad_const_like(v, 1),
+                                                    bind_binary(PRIM_ADD, eye, bind_binary(PRIM_SUB, wj, wi))),
+                              eye);
+    cj_val c = lb_matmul(lb_matmul(v, tin[0], 1, 0), v, 0, 0); /* Vᵀ dA V */
+    cj_val dv = lb_matmul(v, bind_binary(PRIM_MUL, fmat, c), 0, 0);
+    int64_t last = r - 1;
+    cj_val dw = bind_reduce(PRIM_REDUCE_SUM, bind_binary(PRIM_MUL, c, eye), 1, &last);
+    if (ad_set(dv, &tout[0]) != 0) return -1;
+    return ad_set(dw, &tout[1]);
+}
+
 void ad_register_linalg(void) {
+    prim_rules[PRIM_EIGH].jvp_multi = eigh_jvp;
     prim_rules[PRIM_QR].jvp_multi = qr_jvp;
     prim_rules[PRIM_LINEAR_SOLVE].jvp = lsolve_jvp;
     prim_rules[PRIM_LINEAR_SOLVE].transpose = lsolve_transpose;

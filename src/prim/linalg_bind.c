@@ -44,6 +44,11 @@ int lb_qr(cj_val a, int full_matrices, cj_val *out) {
     return core_bind_multi(a.ctx, PRIM_QR, &p, 1, &a, 2, out);
 }
 
+int lb_eigh(cj_val a, cj_val *out) {
+    prim_params p = prim_params_zero();
+    return core_bind_multi(a.ctx, PRIM_EIGH, &p, 1, &a, 2, out);
+}
+
 cj_val lb_matmul(cj_val x, cj_val y, int tx, int ty) {
     const rt_aval *ax = aval_of(x), *ay = aval_of(y);
     if (!ax || !ay) return core_err_val(x.ctx);

@@ -34,6 +34,8 @@ cj_val lb_linear_solve(cj_val lu, cj_val perm, cj_val a, cj_val b, int transpose
 int lb_lu(cj_val a, cj_val *out);
 /* qr's two results (q, r) into out[0..1]; 0, or -1 (error values in out). */
 int lb_qr(cj_val a, int full_matrices, cj_val *out);
+/* eigh's two results (v, w) into out[0..1]; 0, or -1 (error values in out). */
+int lb_eigh(cj_val a, cj_val *out);
 /* op(x) · op(y) over the last two axes, the leading ones batch axes
  * (dot_general); op transposes when tx / ty. */
 cj_val lb_matmul(cj_val x, cj_val y, int tx, int ty);

@@ -72,4 +72,13 @@ void rt_lu_f64(int64_t batch, int64_t m, int64_t n, double *a, int32_t *pivots, 
 void rt_qr_f32(int64_t batch, int64_t m, int64_t n, int complete, const float *a, float *q, float *r);
 void rt_qr_f64(int64_t batch, int64_t m, int64_t n, int complete, const double *a, double *q, double *r);
 
+/* Symmetric eigendecomposition, as lax.linalg.eigh (lower = True,
+ * sort_eigenvalues = True): each n×n matrix a, reading only its lower
+ * triangle, gives w (n eigenvalues, ascending) and v (n×n, column j the
+ * unit eigenvector of w[j]), a = v diag(w) vᵀ. Cyclic Jacobi, built in
+ * only. work: batch·(n·n + n) elements of the caller's. A matrix with a
+ * NaN gives all NaN. */
+void rt_eigh_f32(int64_t batch, int64_t n, const float *a, float *v, float *w, float *work);
+void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w, double *work);
+
 #endif

@@ -2,9 +2,10 @@
 compares cjax's linear algebra with (tests/data/linalg/*.npy). Not run by
 `make test`: it needs JAX. Run it from anywhere:
 python3 tests/data/gen_linalg_fixtures.py            (everything)
-python3 tests/data/gen_linalg_fixtures.py --decomp   (the decompositions' cases
-                                                      alone, decomp_*.npy and
-                                                      DECOMP_CASES)
+python3 tests/data/gen_linalg_fixtures.py --decomp   (qr's cases alone,
+                                                      decomp_*.npy, DECOMP_CASES)
+python3 tests/data/gen_linalg_fixtures.py --eigh     (eigh's, eigh_*.npy,
+                                                      EIGH_CASES)
 
 Every case stores its inputs (<case>_a.npy, <case>_b.npy, ...) and JAX's
 outputs (<case>_<what>.npy), so the C test reads the same inputs JAX saw.
@@ -99,6 +100,47 @@ def main():
     with open(os.path.join(OUT, "CASES"), "w") as f:
         f.write("\n".join(cases) + "\n")
     decomp()
+    eigh()
+
+
+def eigh():
+    """eigh: random symmetric matrices (eigenvalues separated enough that
+    the eigenvectors' derivative exists), single and batched, f32 and
+    f64, with their own random stream. Eigenvectors are unique only up to
+    sign; the loss whose gradient is stored sees them squared."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(20261204)
+    cases = []
+    for dtype, dn in ((np.float32, "f32"), (np.float64, "f64")):
+        for batch, n in (((), 5), ((3,), 6), ((), 40)):
+            name = f"eigh_{dn}_{'x'.join(map(str, batch)) or 'single'}_{n}"
+            m = rng.uniform(-1, 1, tuple(batch) + (n, n))
+            a = (m + np.swapaxes(m, -1, -2)).astype(dtype)
+            save(name + "_a", a)
+            lam = np.linalg.eigvalsh(a.astype(np.float64))
+            gap = np.min(np.diff(lam, axis=-1))
+            save(name + "_gap", np.array([gap / np.max(np.abs(lam))]))
+            w, v = jnp.linalg.eigh(a)
+            save(name + "_w", w)
+            save(name + "_v", v)
+            ww = rng.uniform(-1, 1, tuple(batch) + (n,)).astype(dtype)
+            wv = rng.uniform(-1, 1, tuple(batch) + (n, n)).astype(dtype)
+            save(name + "_ww", ww)
+            save(name + "_wv", wv)
+
+            def loss(a):
+                w, v = jnp.linalg.eigh(a)
+                return jnp.sum(ww * w) + jnp.sum(wv * v * v)
+
+            save(name + "_grad", jax.grad(loss)(a))
+            cases.append(name)
+    with open(os.path.join(OUT, "EIGH_CASES"), "w") as f:
+        f.write("\n".join(cases) + "\n")
 
 
 def decomp():
@@ -147,5 +189,7 @@ if __name__ == "__main__":
 
     if sys.argv[1:] == ["--decomp"]:
         decomp()
+    elif sys.argv[1:] == ["--eigh"]:
+        eigh()
     else:
         main()
