@@ -364,6 +364,14 @@ int cj_linalg_qr(cj_val a, const char *mode, cj_val *q, cj_val *r);
  * jnp.linalg.eigvalsh: w alone. */
 int cj_linalg_eigh(cj_val a, cj_val *v, cj_val *w);
 cj_val cj_linalg_eigvalsh(cj_val a);
+/* jnp.linalg.svd: a = u diag(s) vt, s descending (k = min(m, n) values);
+ * u [..., m, k] and vt [..., k, n], or [..., m, m] and [..., n, n] with
+ * full_matrices. One-sided Jacobi. The derivative is JAX's: reduced only
+ * (full_matrices refuses with CJ_ERR_UNSUPPORTED), u's and vt's undefined
+ * at repeated or zero singular values, s's always fine. 0, or -1 with the
+ * error set. jnp.linalg.svdvals: s alone. */
+int cj_linalg_svd(cj_val a, int full_matrices, cj_val *u, cj_val *s, cj_val *vt);
+cj_val cj_linalg_svdvals(cj_val a);
 /* jax.lax.linalg.lu: out[0] the factors (L strictly below the diagonal,
  * unit diagonal implied; U on and above), out[1] the pivots (i32, min(m,n):
  * row i swapped with pivots[i] at step i), out[2] the permutation (i32, m:

@@ -26,6 +26,7 @@ static void register_all(void) {
     prim_register_linalg();
     prim_register_linalg_decomp();
     prim_register_linalg_eigh();
+    prim_register_linalg_svd();
     ad_register_elementwise();
     ad_register_shape();
     ad_register_reduce();

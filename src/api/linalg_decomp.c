@@ -76,3 +76,41 @@ cj_val cj_linalg_eigvalsh(cj_val a) {
     if (lb_eigh(a, f) != 0) return api_err(a.ctx);
     return f[1];
 }
+
+/* a as a float matrix (or batch); an error value after the error. */
+static cj_val float_matrix(cj_val a, const char *op) {
+    const rt_aval *av = api_aval(a, op);
+    if (!av) return api_err(a.ctx);
+    if (av->rank < 2) {
+        char t[96];
+        rt_aval_str(av, t, sizeof t);
+        core_error(a.ctx, CJ_ERR_SHAPE, "%s: a must have at least 2 dimensions, got %s", op, t);
+        return api_err(a.ctx);
+    }
+    return api_convert(a, api_inexact_dtype(av->dtype), 0);
+}
+
+int cj_linalg_svd(cj_val a, int full_matrices, cj_val *u, cj_val *s, cj_val *vt) {
+    const char *op = "linalg_svd";
+    cj_val *outs[3] = {u, s, vt};
+    for (int i = 0; i < 3; i++)
+        if (outs[i]) *outs[i] = api_err(a.ctx);
+    if (!a.ctx) return (void)api_no_ctx(op, API_NO_VALUE_CTX), -1;
+    if (!u || !s || !vt) return core_error(a.ctx, CJ_ERR_ARG, "%s: u, s and vt must not be NULL", op);
+    a = float_matrix(a, op);
+    if (cj_is_error(a)) return -1;
+    cj_val f[3];
+    if (lb_svd(a, full_matrices, 1, f) != 0) return -1;
+    *s = f[0], *u = f[1], *vt = f[2];
+    return 0;
+}
+
+cj_val cj_linalg_svdvals(cj_val a) {
+    const char *op = "linalg_svdvals";
+    if (!a.ctx) return api_no_ctx(op, API_NO_VALUE_CTX);
+    a = float_matrix(a, op);
+    if (cj_is_error(a)) return a;
+    cj_val f[1];
+    if (lb_svd(a, 0, 0, f) != 0) return api_err(a.ctx);
+    return f[0];
+}

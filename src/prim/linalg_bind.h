@@ -36,6 +36,11 @@ int lb_lu(cj_val a, cj_val *out);
 int lb_qr(cj_val a, int full_matrices, cj_val *out);
 /* eigh's two results (v, w) into out[0..1]; 0, or -1 (error values in out). */
 int lb_eigh(cj_val a, cj_val *out);
+/* svd's option bits (params.flag, with LB_FULL_MATRICES). */
+#define LB_COMPUTE_UV 2
+/* svd's results: (s, u, vt) into out[0..2] with compute_uv, s alone in
+ * out[0] without; 0, or -1 (error values in out). */
+int lb_svd(cj_val a, int full_matrices, int compute_uv, cj_val *out);
 /* op(x) · op(y) over the last two axes, the leading ones batch axes
  * (dot_general); op transposes when tx / ty. */
 cj_val lb_matmul(cj_val x, cj_val y, int tx, int ty);

@@ -81,4 +81,16 @@ void rt_qr_f64(int64_t batch, int64_t m, int64_t n, int complete, const double *
 void rt_eigh_f32(int64_t batch, int64_t n, const float *a, float *v, float *w, float *work);
 void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w, double *work);
 
+/* Singular value decomposition, as lax.linalg.svd: each m×n matrix a
+ * (r = min(m, n)) gives s (r values, descending) and, unless u and vt are
+ * NULL, u (m × r, or m × m when full) and vt (r × n, or n × n when full)
+ * with orthonormal columns / rows, a = u diag(s) vt. One-sided Jacobi,
+ * built in only. work: batch · rt_svd_work(m, n) elements of the
+ * caller's. A matrix with a NaN gives all NaN. */
+int64_t rt_svd_work(int64_t m, int64_t n);
+void rt_svd_f32(int64_t batch, int64_t m, int64_t n, int full, const float *a, float *s, float *u, float *vt,
+                float *work);
+void rt_svd_f64(int64_t batch, int64_t m, int64_t n, int full, const double *a, double *s, double *u, double *vt,
+                double *work);
+
 #endif
