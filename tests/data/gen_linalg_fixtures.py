@@ -6,6 +6,8 @@ python3 tests/data/gen_linalg_fixtures.py --decomp   (qr's cases alone,
                                                       decomp_*.npy, DECOMP_CASES)
 python3 tests/data/gen_linalg_fixtures.py --eigh     (eigh's, eigh_*.npy,
                                                       EIGH_CASES)
+python3 tests/data/gen_linalg_fixtures.py --svd      (svd's, svd_*.npy,
+                                                      SVD_CASES)
 
 Every case stores its inputs (<case>_a.npy, <case>_b.npy, ...) and JAX's
 outputs (<case>_<what>.npy), so the C test reads the same inputs JAX saw.
@@ -101,6 +103,49 @@ def main():
         f.write("\n".join(cases) + "\n")
     decomp()
     eigh()
+    svd()
+
+
+def svd():
+    """svd: random general matrices, tall, square, wide and a batch, f32
+    and f64, own random stream. Singular vectors are unique only up to a
+    shared sign per pair; the loss whose gradient is stored sees s, u∘u and
+    vt∘vt."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(20261205)
+    cases = []
+    for dtype, dn in ((np.float32, "f32"), (np.float64, "f64")):
+        for batch, m, n in (((), 6, 4), ((), 5, 5), ((3,), 4, 6), ((), 40, 30)):
+            name = f"svd_{dn}_{'x'.join(map(str, batch)) or 'single'}_{m}x{n}"
+            a = rng.uniform(-1, 1, tuple(batch) + (m, n)).astype(dtype)
+            save(name + "_a", a)
+            sv = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+            save(name + "_gap", np.array([np.min(np.diff(-sv, axis=-1)) / np.max(sv)]))
+            u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+            save(name + "_s", s)
+            save(name + "_u", u)
+            save(name + "_vt", vt)
+            k = min(m, n)
+            ws = rng.uniform(-1, 1, tuple(batch) + (k,)).astype(dtype)
+            wu = rng.uniform(-1, 1, tuple(batch) + (m, k)).astype(dtype)
+            wv = rng.uniform(-1, 1, tuple(batch) + (k, n)).astype(dtype)
+            save(name + "_ws", ws)
+            save(name + "_wu", wu)
+            save(name + "_wv", wv)
+
+            def loss(a):
+                u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+                return jnp.sum(ws * s) + jnp.sum(wu * u * u) + jnp.sum(wv * vt * vt)
+
+            save(name + "_grad", jax.grad(loss)(a))
+            cases.append(name)
+    with open(os.path.join(OUT, "SVD_CASES"), "w") as f:
+        f.write("\n".join(cases) + "\n")
 
 
 def eigh():
@@ -191,5 +236,7 @@ if __name__ == "__main__":
         decomp()
     elif sys.argv[1:] == ["--eigh"]:
         eigh()
+    elif sys.argv[1:] == ["--svd"]:
+        svd()
     else:
         main()
