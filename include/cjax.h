@@ -372,6 +372,18 @@ cj_val cj_linalg_eigvalsh(cj_val a);
  * error set. jnp.linalg.svdvals: s alone. */
 int cj_linalg_svd(cj_val a, int full_matrices, cj_val *u, cj_val *s, cj_val *vt);
 cj_val cj_linalg_svdvals(cj_val a);
+/* jnp.linalg.norm(x, ord, axis): ord NULL (the 2-norm of vectors, the
+ * Frobenius norm of matrices), "fro", "nuc", "inf", "-inf" or a number
+ * as text ("1", "-2", "0.5"). n_axes 0 (axes NULL): x 1-D is a vector,
+ * 2-D a matrix, any other rank takes the flattened 2-norm (ord NULL
+ * only); 1 axis: a vector norm along it; 2: a matrix norm over them
+ * (rows, columns): fro, nuc, ±1 (column sums), ±2 (singular values),
+ * ±inf (row sums). jnp.linalg.cond (p None: s_max / s_min over the last
+ * two axes); jnp.linalg.pinv (rtol < 0: JAX's default 10·max(m, n)·eps;
+ * singular values at or below rtol·s_max are dropped). */
+cj_val cj_linalg_norm(cj_val x, const char *ord, int n_axes, const int64_t *axes);
+cj_val cj_linalg_cond(cj_val x);
+cj_val cj_linalg_pinv(cj_val a, double rtol);
 /* jax.lax.linalg.lu: out[0] the factors (L strictly below the diagonal,
  * unit diagonal implied; U on and above), out[1] the pivots (i32, min(m,n):
  * row i swapped with pivots[i] at step i), out[2] the permutation (i32, m:
