@@ -348,6 +348,42 @@ cj_val cj_matmul(cj_val a, cj_val b);
 /* jnp.linalg.cholesky: lower L with L Lᵀ = (a + aᵀ)/2. A matrix that is not
  * numerically positive definite gives all NaN (as JAX: no error). */
 cj_val cj_linalg_cholesky(cj_val a);
+/* jnp.linalg.qr: a = q r with q's columns orthonormal and r upper
+ * triangular (Householder; r's diagonal signs as LAPACK's). mode
+ * "reduced" (NULL too): q [..., m, k], r [..., k, n] with k = min(m, n);
+ * "complete": q [..., m, m], r [..., m, n]; "r": r alone (reduced; q may
+ * be NULL and is not set). The derivative exists for m >= n, reduced (or
+ * square); elsewhere cj_jvp/cj_grad refuse with CJ_ERR_UNSUPPORTED, as
+ * JAX's. 0, or -1 with the error set (error values in q and r). */
+int cj_linalg_qr(cj_val a, const char *mode, cj_val *q, cj_val *r);
+/* jnp.linalg.eigh: *w the eigenvalues of (a + aᵀ)/2, ascending, and *v
+ * its unit eigenvectors (column j for w[j]; each up to sign); a square.
+ * Jacobi, accurate to a few ulps·n·‖a‖. The derivative is JAX's: the
+ * eigenvectors' is undefined at repeated eigenvalues (infinite/NaN there,
+ * as JAX's), the eigenvalues' always fine. 0, or -1 with the error set.
+ * jnp.linalg.eigvalsh: w alone. */
+int cj_linalg_eigh(cj_val a, cj_val *v, cj_val *w);
+cj_val cj_linalg_eigvalsh(cj_val a);
+/* jnp.linalg.svd: a = u diag(s) vt, s descending (k = min(m, n) values);
+ * u [..., m, k] and vt [..., k, n], or [..., m, m] and [..., n, n] with
+ * full_matrices. One-sided Jacobi. The derivative is JAX's: reduced only
+ * (full_matrices refuses with CJ_ERR_UNSUPPORTED), u's and vt's undefined
+ * at repeated or zero singular values, s's always fine. 0, or -1 with the
+ * error set. jnp.linalg.svdvals: s alone. */
+int cj_linalg_svd(cj_val a, int full_matrices, cj_val *u, cj_val *s, cj_val *vt);
+cj_val cj_linalg_svdvals(cj_val a);
+/* jnp.linalg.norm(x, ord, axis): ord NULL (the 2-norm of vectors, the
+ * Frobenius norm of matrices), "fro", "nuc", "inf", "-inf" or a number
+ * as text ("1", "-2", "0.5"). n_axes 0 (axes NULL): x 1-D is a vector,
+ * 2-D a matrix, any other rank takes the flattened 2-norm (ord NULL
+ * only); 1 axis: a vector norm along it; 2: a matrix norm over them
+ * (rows, columns): fro, nuc, ±1 (column sums), ±2 (singular values),
+ * ±inf (row sums). jnp.linalg.cond (p None: s_max / s_min over the last
+ * two axes); jnp.linalg.pinv (rtol < 0: JAX's default 10·max(m, n)·eps;
+ * singular values at or below rtol·s_max are dropped). */
+cj_val cj_linalg_norm(cj_val x, const char *ord, int n_axes, const int64_t *axes);
+cj_val cj_linalg_cond(cj_val x);
+cj_val cj_linalg_pinv(cj_val a, double rtol);
 /* jax.lax.linalg.lu: out[0] the factors (L strictly below the diagonal,
  * unit diagonal implied; U on and above), out[1] the pivots (i32, min(m,n):
  * row i swapped with pivots[i] at step i), out[2] the permutation (i32, m:

@@ -24,6 +24,9 @@ static void register_all(void) {
     prim_register_random();
     prim_register_sort();
     prim_register_linalg();
+    prim_register_linalg_decomp();
+    prim_register_linalg_eigh();
+    prim_register_linalg_svd();
     ad_register_elementwise();
     ad_register_shape();
     ad_register_reduce();

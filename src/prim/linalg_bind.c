@@ -38,6 +38,23 @@ int lb_lu(cj_val a, cj_val *out) {
     return core_bind_multi(a.ctx, PRIM_LU, &p, 1, &a, 3, out);
 }
 
+int lb_qr(cj_val a, int full_matrices, cj_val *out) {
+    prim_params p = prim_params_zero();
+    p.flag = full_matrices ? LB_FULL_MATRICES : 0;
+    return core_bind_multi(a.ctx, PRIM_QR, &p, 1, &a, 2, out);
+}
+
+int lb_eigh(cj_val a, cj_val *out) {
+    prim_params p = prim_params_zero();
+    return core_bind_multi(a.ctx, PRIM_EIGH, &p, 1, &a, 2, out);
+}
+
+int lb_svd(cj_val a, int full_matrices, int compute_uv, cj_val *out) {
+    prim_params p = prim_params_zero();
+    p.flag = (full_matrices ? LB_FULL_MATRICES : 0) | (compute_uv ? LB_COMPUTE_UV : 0);
+    return core_bind_multi(a.ctx, PRIM_SVD, &p, 1, &a, compute_uv ? 3 : 1, out);
+}
+
 cj_val lb_matmul(cj_val x, cj_val y, int tx, int ty) {
     const rt_aval *ax = aval_of(x), *ay = aval_of(y);
     if (!ax || !ay) return core_err_val(x.ctx);

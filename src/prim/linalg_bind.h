@@ -19,6 +19,9 @@
 #define LB_CONJUGATE 8
 #define LB_UNIT 16
 
+/* qr's option bit (params.flag): q m×m and r m×n rather than reduced. */
+#define LB_FULL_MATRICES 1
+
 /* cholesky; lb_cholesky_sym factors (a + aᵀ)/2 (symmetrize_input). */
 cj_val lb_cholesky(cj_val a);
 cj_val lb_cholesky_sym(cj_val a);
@@ -29,6 +32,15 @@ cj_val lb_trsm(cj_val a, cj_val b, int flags);
 cj_val lb_linear_solve(cj_val lu, cj_val perm, cj_val a, cj_val b, int transpose);
 /* lu's three results into out[0..2]; 0, or -1 (error values in out). */
 int lb_lu(cj_val a, cj_val *out);
+/* qr's two results (q, r) into out[0..1]; 0, or -1 (error values in out). */
+int lb_qr(cj_val a, int full_matrices, cj_val *out);
+/* eigh's two results (v, w) into out[0..1]; 0, or -1 (error values in out). */
+int lb_eigh(cj_val a, cj_val *out);
+/* svd's option bits (params.flag, with LB_FULL_MATRICES). */
+#define LB_COMPUTE_UV 2
+/* svd's results: (s, u, vt) into out[0..2] with compute_uv, s alone in
+ * out[0] without; 0, or -1 (error values in out). */
+int lb_svd(cj_val a, int full_matrices, int compute_uv, cj_val *out);
 /* op(x) · op(y) over the last two axes, the leading ones batch axes
  * (dot_general); op transposes when tx / ty. */
 cj_val lb_matmul(cj_val x, cj_val y, int tx, int ty);

@@ -320,6 +320,9 @@ void prim_register_ad(void);
 void prim_register_random(void);
 void prim_register_sort(void);
 void prim_register_linalg(void);
+void prim_register_linalg_decomp(void); /* qr (src/prim/linalg_qr.c) */
+void prim_register_linalg_eigh(void);   /* eigh (src/prim/linalg_eigh.c) */
+void prim_register_linalg_svd(void);    /* svd (src/prim/linalg_svd.c) */
 /* checkpoint_name's table: the id of a name (added when new; at most 63
  * characters), -1 when it cannot be stored; and the name of an id. */
 int prim_name_id(const char *name);

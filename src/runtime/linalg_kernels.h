@@ -64,4 +64,33 @@ void rt_trsm_f64(int64_t batch, int64_t m, int64_t k, const double *a, double *b
 void rt_lu_f32(int64_t batch, int64_t m, int64_t n, float *a, int32_t *pivots, int32_t *perm);
 void rt_lu_f64(int64_t batch, int64_t m, int64_t n, double *a, int32_t *pivots, int32_t *perm);
 
+/* Householder QR, as lax.linalg.qr (LAPACK's geqrf/orgqr conventions):
+ * each m×n matrix a (k = min(m, n)) gives q (m × k, or m × m when
+ * complete) with orthonormal columns and r (k × n, or m × n when complete)
+ * upper triangular, a = q r. a may be the buffer of whichever result has
+ * its shape; nothing else may overlap. Built-in only (no LAPACK path yet). */
+void rt_qr_f32(int64_t batch, int64_t m, int64_t n, int complete, const float *a, float *q, float *r);
+void rt_qr_f64(int64_t batch, int64_t m, int64_t n, int complete, const double *a, double *q, double *r);
+
+/* Symmetric eigendecomposition, as lax.linalg.eigh (lower = True,
+ * sort_eigenvalues = True): each n×n matrix a, reading only its lower
+ * triangle, gives w (n eigenvalues, ascending) and v (n×n, column j the
+ * unit eigenvector of w[j]), a = v diag(w) vᵀ. Cyclic Jacobi, built in
+ * only. work: batch·(n·n + n) elements of the caller's. A matrix with a
+ * NaN gives all NaN. */
+void rt_eigh_f32(int64_t batch, int64_t n, const float *a, float *v, float *w, float *work);
+void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w, double *work);
+
+/* Singular value decomposition, as lax.linalg.svd: each m×n matrix a
+ * (r = min(m, n)) gives s (r values, descending) and, unless u and vt are
+ * NULL, u (m × r, or m × m when full) and vt (r × n, or n × n when full)
+ * with orthonormal columns / rows, a = u diag(s) vt. One-sided Jacobi,
+ * built in only. work: batch · rt_svd_work(m, n) elements of the
+ * caller's. A matrix with a NaN gives all NaN. */
+int64_t rt_svd_work(int64_t m, int64_t n);
+void rt_svd_f32(int64_t batch, int64_t m, int64_t n, int full, const float *a, float *s, float *u, float *vt,
+                float *work);
+void rt_svd_f64(int64_t batch, int64_t m, int64_t n, int full, const double *a, double *s, double *u, double *vt,
+                double *work);
+
 #endif

@@ -1,7 +1,13 @@
 """gen_linalg_fixtures.py — writes the JAX results tests/test_linalg_fixtures.c
 compares cjax's linear algebra with (tests/data/linalg/*.npy). Not run by
 `make test`: it needs JAX. Run it from anywhere:
-python3 tests/data/gen_linalg_fixtures.py
+python3 tests/data/gen_linalg_fixtures.py            (everything)
+python3 tests/data/gen_linalg_fixtures.py --decomp   (qr's cases alone,
+                                                      decomp_*.npy, DECOMP_CASES)
+python3 tests/data/gen_linalg_fixtures.py --eigh     (eigh's, eigh_*.npy,
+                                                      EIGH_CASES)
+python3 tests/data/gen_linalg_fixtures.py --svd      (svd's, svd_*.npy,
+                                                      SVD_CASES)
 
 Every case stores its inputs (<case>_a.npy, <case>_b.npy, ...) and JAX's
 outputs (<case>_<what>.npy), so the C test reads the same inputs JAX saw.
@@ -95,7 +101,142 @@ def main():
                 cases.append(name)
     with open(os.path.join(OUT, "CASES"), "w") as f:
         f.write("\n".join(cases) + "\n")
+    decomp()
+    eigh()
+    svd()
+
+
+def svd():
+    """svd: random general matrices, tall, square, wide and a batch, f32
+    and f64, own random stream. Singular vectors are unique only up to a
+    shared sign per pair; the loss whose gradient is stored sees s, u∘u and
+    vt∘vt."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(20261205)
+    cases = []
+    for dtype, dn in ((np.float32, "f32"), (np.float64, "f64")):
+        for batch, m, n in (((), 6, 4), ((), 5, 5), ((3,), 4, 6), ((), 40, 30)):
+            name = f"svd_{dn}_{'x'.join(map(str, batch)) or 'single'}_{m}x{n}"
+            a = rng.uniform(-1, 1, tuple(batch) + (m, n)).astype(dtype)
+            save(name + "_a", a)
+            sv = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+            save(name + "_gap", np.array([np.min(np.diff(-sv, axis=-1)) / np.max(sv)]))
+            u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+            save(name + "_s", s)
+            save(name + "_u", u)
+            save(name + "_vt", vt)
+            k = min(m, n)
+            ws = rng.uniform(-1, 1, tuple(batch) + (k,)).astype(dtype)
+            wu = rng.uniform(-1, 1, tuple(batch) + (m, k)).astype(dtype)
+            wv = rng.uniform(-1, 1, tuple(batch) + (k, n)).astype(dtype)
+            save(name + "_ws", ws)
+            save(name + "_wu", wu)
+            save(name + "_wv", wv)
+
+            def loss(a):
+                u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+                return jnp.sum(ws * s) + jnp.sum(wu * u * u) + jnp.sum(wv * vt * vt)
+
+            save(name + "_grad", jax.grad(loss)(a))
+            cases.append(name)
+    with open(os.path.join(OUT, "SVD_CASES"), "w") as f:
+        f.write("\n".join(cases) + "\n")
+
+
+def eigh():
+    """eigh: random symmetric matrices (eigenvalues separated enough that
+    the eigenvectors' derivative exists), single and batched, f32 and
+    f64, with their own random stream. Eigenvectors are unique only up to
+    sign; the loss whose gradient is stored sees them squared."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(20261204)
+    cases = []
+    for dtype, dn in ((np.float32, "f32"), (np.float64, "f64")):
+        for batch, n in (((), 5), ((3,), 6), ((), 40)):
+            name = f"eigh_{dn}_{'x'.join(map(str, batch)) or 'single'}_{n}"
+            m = rng.uniform(-1, 1, tuple(batch) + (n, n))
+            a = (m + np.swapaxes(m, -1, -2)).astype(dtype)
+            save(name + "_a", a)
+            lam = np.linalg.eigvalsh(a.astype(np.float64))
+            gap = np.min(np.diff(lam, axis=-1))
+            save(name + "_gap", np.array([gap / np.max(np.abs(lam))]))
+            w, v = jnp.linalg.eigh(a)
+            save(name + "_w", w)
+            save(name + "_v", v)
+            ww = rng.uniform(-1, 1, tuple(batch) + (n,)).astype(dtype)
+            wv = rng.uniform(-1, 1, tuple(batch) + (n, n)).astype(dtype)
+            save(name + "_ww", ww)
+            save(name + "_wv", wv)
+
+            def loss(a):
+                w, v = jnp.linalg.eigh(a)
+                return jnp.sum(ww * w) + jnp.sum(wv * v * v)
+
+            save(name + "_grad", jax.grad(loss)(a))
+            cases.append(name)
+    with open(os.path.join(OUT, "EIGH_CASES"), "w") as f:
+        f.write("\n".join(cases) + "\n")
+
+
+def decomp():
+    """The decompositions (qr): random general matrices, tall, square and
+    wide, single and batched, f32 and f64, with their own random stream so
+    that adding them left the solve cases' files byte-identical."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(20261203)
+    cases = []
+    for dtype, dn in ((np.float32, "f32"), (np.float64, "f64")):
+        for batch, m, n in (((), 6, 4), ((), 5, 5), ((3,), 5, 3), ((), 3, 5), ((), 40, 40)):
+            name = f"decomp_{dn}_{'x'.join(map(str, batch)) or 'single'}_{m}x{n}"
+            a = rng.uniform(-1, 1, tuple(batch) + (m, n)).astype(dtype)
+            save(name + "_a", a)
+            save(name + "_cond", np.linalg.cond(a.astype(np.float64)).reshape(-1))
+            q, r = jnp.linalg.qr(a, mode="reduced")
+            save(name + "_qr_q", q)
+            save(name + "_qr_r", r)
+            q, r = jnp.linalg.qr(a, mode="complete")
+            save(name + "_qrc_q", q)
+            save(name + "_qrc_r", r)
+            if m >= n:
+                k = min(m, n)
+                wq = rng.uniform(-1, 1, tuple(batch) + (m, k)).astype(dtype)
+                wr = rng.uniform(-1, 1, tuple(batch) + (k, n)).astype(dtype)
+                save(name + "_wq", wq)
+                save(name + "_wr", wr)
+
+                def loss(a):
+                    q, r = jnp.linalg.qr(a)
+                    return jnp.sum(wq * q) + jnp.sum(wr * r)
+
+                save(name + "_grad_qr", jax.grad(loss)(a))
+            cases.append(name)
+    with open(os.path.join(OUT, "DECOMP_CASES"), "w") as f:
+        f.write("\n".join(cases) + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:] == ["--decomp"]:
+        decomp()
+    elif sys.argv[1:] == ["--eigh"]:
+        eigh()
+    elif sys.argv[1:] == ["--svd"]:
+        svd()
+    else:
+        main()

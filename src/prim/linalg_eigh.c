@@ -1,0 +1,86 @@
+/* linalg_eigh.c — the eigh primitive (prim layer; kernel in
+ * src/runtime/linalg_eigh.c, jvp in src/autodiff/rules_linalg.c, the
+ * public cj_linalg_eigh / _eigvalsh in src/api/linalg_decomp.c).
+ *
+ * eigh(a[..., n, n]) → (v [..., n, n], w [..., n]), as jax.lax.linalg.eigh
+ * with lower=True, sort_eigenvalues=True: only a's lower triangle is read,
+ * w ascending, column j of v the eigenvector of w[j]. Strict: f32 or f64,
+ * square, leading axes a batch. Under jit a SINGLE kernel running the
+ * eager kernel (LOWER_OPAQUE); its working copy of the matrix (n² + n
+ * elements per matrix) comes from the context's allocator, not yet planned
+ * or counted by the memory analysis. vmap moves the batch axis to the
+ * front. */
+#include "../core/core.h"
+#include "../runtime/linalg_kernels.h"
+#include "batching.h"
+#include "linalg_bind.h"
+#include "prim.h"
+
+static int eigh_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
+                              int *n_out, rt_aval *out) {
+    (void)p, (void)n_in;
+    const rt_aval *a = &in[0];
+    char t[96];
+    rt_aval_str(a, t, sizeof t);
+    if (a->dtype != CJ_F32 && a->dtype != CJ_F64)
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "the operand must be f32 or f64, got %s", t);
+    if (a->rank < 2 || a->dims[a->rank - 1] != a->dims[a->rank - 2])
+        return prim_error(ctx, CJ_ERR_SHAPE, prim, "the operand must be a square matrix (or a batch of them), got %s",
+                          t);
+    *n_out = 2;
+    out[0] = *a;
+    out[0].weak = 0;
+    out[1] = out[0];
+    out[1].rank = a->rank - 1;
+    return 0;
+}
+
+static int eigh_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,
+                     int n_out, rt_array *const *out) {
+    (void)prim, (void)p, (void)n_in, (void)n_out;
+    const rt_aval *a = &in[0]->aval;
+    int64_t n = a->dims[a->rank - 1], batch = 1;
+    for (int d = 0; d < a->rank - 2; d++) batch *= a->dims[d];
+    size_t bytes = (size_t)(batch * (n * n + n)) * rt_dtypes[a->dtype].size;
+    void *work = rt_alloc(ctx->mem, bytes ? bytes : 1);
+    if (!work) return core_oom(ctx, "eigh: working copy");
+    if (a->dtype == CJ_F32)
+        rt_eigh_f32(batch, n, in[0]->data, out[0]->data, out[1]->data, work);
+    else
+        rt_eigh_f64(batch, n, in[0]->data, out[0]->data, out[1]->data, work);
+    rt_free(ctx->mem, work, bytes ? bytes : 1);
+    return 0;
+}
+
+static int eigh_print_params(const prim_params *p, char *buf, size_t size) {
+    (void)p;
+    return snprintf(buf, size, "lower=True sort_eigenvalues=True subset_by_index=None");
+}
+
+static double eigh_flops(const prim_params *p, const rt_aval *in, const rt_aval *out) {
+    (void)p, (void)out;
+    double n = (double)in[0].dims[in[0].rank - 1], b = 1;
+    for (int d = 0; d < in[0].rank - 2; d++) b *= (double)in[0].dims[d];
+    return b * 8 * 6 * n * n * n / 2; /* ~8 sweeps of n²/2 rotations, 6n multiply-adds each */
+}
+
+static int eigh_batch(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                      const int64_t *bdim, int64_t size, int n_out, cj_val *out, int64_t *out_bdim) {
+    (void)n_in;
+    cj_val a = batch_to(in[0], bdim[0], size, 0);
+    if (!a.slot) return -1;
+    if (core_bind_multi(ctx, prim, p, 1, &a, n_out, out) != 0) return -1;
+    for (int i = 0; i < n_out; i++) out_bdim[i] = 0;
+    return 0;
+}
+
+void prim_register_linalg_eigh(void) {
+    prim_rules[PRIM_EIGH] = (prim_rule){
+        .multiple_results = 1,
+        .abstract_eval_multi = eigh_abstract_eval,
+        .impl_multi = eigh_impl,
+        .print_params = eigh_print_params,
+        .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = eigh_flops}},
+        .batch_multi = eigh_batch,
+    };
+}

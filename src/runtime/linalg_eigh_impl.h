@@ -1,0 +1,108 @@
+/* linalg_eigh_impl.h — the body of linalg_eigh.c for one element type
+ * (runtime layer), included once per type with T, S, SQRT, FABS and EPS.
+ *
+ * Cyclic two-sided Jacobi on the full symmetric matrix (Numerical
+ * Recipes' rotation: cot 2θ = (a_qq - a_pp) / 2a_pq, t = tan θ the smaller
+ * root), each rotation applied to columns p, q and rows p, q of A and to
+ * rows p, q of Vᵀ (contiguous). A pair is rotated while |a_pq| >
+ * eps·sqrt(|a_pp a_qq|) (Demmel and Veselić's criterion, which gives small
+ * eigenvalues to high relative accuracy too) and |a_pq| > eps²·max|a_ij|
+ * (below that a rotation changes nothing representable, and zero
+ * diagonals would otherwise rotate forever); sweeps stop when none was, at
+ * most 60.
+ * Jacobi converges quadratically, typically in 6–10 sweeps. */
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define F(name) CAT(name, S)
+
+/* a: n×n symmetric (both triangles), destroyed; vt: n×n, becomes Vᵀ
+ * (rows the eigenvectors, unsorted); the eigenvalues end on a's diagonal. */
+static void F(jacobi)(T *a, T *vt, int64_t n) {
+    for (int64_t i = 0; i < n * n; i++) vt[i] = i / n == i % n;
+    T tiny = 0;
+    for (int64_t i = 0; i < n * n; i++) tiny = FABS(a[i]) > tiny ? FABS(a[i]) : tiny;
+    tiny *= EPS * EPS; /* rotations below this change nothing visible */
+    for (int sweep = 0; sweep < 60; sweep++) {
+        int rotated = 0;
+        for (int64_t p = 0; p < n - 1; p++)
+            for (int64_t q = p + 1; q < n; q++) {
+                T apq = a[p * n + q], app = a[p * n + p], aqq = a[q * n + q];
+                if (FABS(apq) <= EPS * SQRT(FABS(app * aqq)) || FABS(apq) <= tiny) continue;
+                rotated = 1;
+                T theta = (aqq - app) / (2 * apq);
+                T t = (theta >= 0 ? 1 : -1) / (FABS(theta) + SQRT(theta * theta + 1));
+                T c = 1 / SQRT(t * t + 1), s = t * c;
+                for (int64_t k = 0; k < n; k++) { /* columns p, q */
+                    T akp = a[k * n + p], akq = a[k * n + q];
+                    a[k * n + p] = c * akp - s * akq;
+                    a[k * n + q] = s * akp + c * akq;
+                }
+                T *rp = a + p * n, *rq = a + q * n;
+                for (int64_t k = 0; k < n; k++) { /* rows p, q */
+                    T x = rp[k], y = rq[k];
+                    rp[k] = c * x - s * y;
+                    rq[k] = s * x + c * y;
+                }
+                rp[q] = rq[p] = 0;
+                T *vp = vt + p * n, *vq = vt + q * n;
+                for (int64_t k = 0; k < n; k++) {
+                    T x = vp[k], y = vq[k];
+                    vp[k] = c * x - s * y;
+                    vq[k] = s * x + c * y;
+                }
+            }
+        if (!rotated) break;
+    }
+}
+
+/* One matrix: a (reading its lower triangle) → v (columns the
+ * eigenvectors, ascending eigenvalues), w; work: n·n + n elements. */
+static void F(eigh_one)(int64_t n, const T *a, T *v, T *w, T *work) {
+    T *m = work, *order = work + n * n;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j <= i; j++) m[i * n + j] = m[j * n + i] = a[i * n + j];
+    int nan = 0;
+    for (int64_t i = 0; i < n * n; i++) nan |= m[i] != m[i];
+    if (nan) { /* no convergence to wait for: all NaN, as LAPACK gives garbage and JAX NaN */
+        for (int64_t i = 0; i < n * n; i++) v[i] = (T)NAN;
+        for (int64_t i = 0; i < n; i++) w[i] = (T)NAN;
+        return;
+    }
+    F(jacobi)(m, v, n); /* v holds Vᵀ for now */
+    /* ascending, stable: insertion sort of the indices (exact as T: n < 2^24) */
+    for (int64_t i = 0; i < n; i++) {
+        T d = m[i * n + i];
+        int64_t j = i;
+        for (; j > 0 && m[(int64_t)order[j - 1] * (n + 1)] > d; j--) order[j] = order[j - 1];
+        order[j] = (T)i;
+    }
+    for (int64_t i = 0; i < n; i++) w[i] = m[(int64_t)order[i] * (n + 1)];
+    /* m is free now: Vᵀ's rows into it, then v[i][j] = Vᵀ[order[j]][i] */
+    for (int64_t i = 0; i < n * n; i++) m[i] = v[i];
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) v[i * n + j] = m[(int64_t)order[j] * n + i];
+}
+
+typedef struct {
+    int64_t n;
+    const T *a;
+    T *v, *w, *work;
+} F(eigh_job);
+
+static void F(eigh_range)(void *arg, int64_t begin, int64_t end) {
+    F(eigh_job) *j = arg;
+    int64_t nn = j->n * j->n;
+    for (int64_t i = begin; i < end; i++)
+        F(eigh_one)(j->n, j->a + i * nn, j->v + i * nn, j->w + i * j->n, j->work + i * (nn + j->n));
+}
+
+void F(rt_eigh_)(int64_t batch, int64_t n, const T *a, T *v, T *w, T *work) {
+    if (batch <= 0 || n <= 0) return;
+    F(eigh_job) job = {n, a, v, w, work};
+    rt_parallel_for(batch, eigh_grain(8 * n * n * n), F(eigh_range), &job);
+}
+
+#undef F
+#undef CAT
+#undef CAT_

@@ -1,0 +1,42 @@
+/* linalg_qr.c — Householder QR for f32 and f64 (runtime layer; the
+ * interface is in linalg_kernels.h, the kernel body in linalg_qr_impl.h,
+ * included once per type). The qr primitive (src/prim/linalg_qr.c) runs it
+ * eagerly and, under jit, as a single kernel on whole buffers. A batch is
+ * split over the pool a whole matrix at a time. */
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "linalg_kernels.h"
+#include "threads.h"
+
+/* Columns per pass of a reflection: the accumulated row stays on the stack. */
+#define QR_CHUNK 256
+
+/* Matrices per chunk of a batch: enough that one chunk is ~2^15 flops. */
+static int64_t qr_grain(int64_t flops_each) {
+    if (flops_each < 1) flops_each = 1;
+    int64_t g = ((int64_t)1 << 15) / flops_each;
+    return g < 1 ? 1 : g;
+}
+
+#define T float
+#define S f32
+#define SQRT sqrtf
+#define EPS FLT_EPSILON
+#include "linalg_qr_impl.h"
+#undef T
+#undef S
+#undef SQRT
+#undef EPS
+
+#define T double
+#define S f64
+#define SQRT sqrt
+#define EPS DBL_EPSILON
+#include "linalg_qr_impl.h"
+#undef T
+#undef S
+#undef SQRT
+#undef EPS
