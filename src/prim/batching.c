@@ -110,3 +110,13 @@ int batch_elementwise(struct cj_ctx *ctx, prim_id prim, const prim_params *p, in
     *out_bdim = at;
     return out->slot ? 0 : -1;
 }
+
+int batch_leading_multi(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                        const int64_t *bdim, int64_t size, int n_out, cj_val *out, int64_t *out_bdim) {
+    (void)n_in;
+    cj_val a = batch_to(in[0], bdim[0], size, 0);
+    if (!a.slot) return -1;
+    if (core_bind_multi(ctx, prim, p, 1, &a, n_out, out) != 0) return -1;
+    for (int i = 0; i < n_out; i++) out_bdim[i] = 0;
+    return 0;
+}

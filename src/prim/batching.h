@@ -29,5 +29,10 @@ static inline int64_t batch_axis(int64_t a, int64_t bdim) { return bdim != BDIM_
 /* Rules shared by several families. */
 int batch_elementwise(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
                       const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim);
+/* The vmap rule of a one-operand primitive with several results that
+ * treats any leading axes as a batch (lu, qr, eigh, svd): the batch axis
+ * moved to the front, every result batched there. */
+int batch_leading_multi(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
+                        const int64_t *bdim, int64_t size, int n_out, cj_val *out, int64_t *out_bdim);
 
 #endif

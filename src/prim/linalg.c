@@ -236,16 +236,6 @@ static double lu_flops(const prim_params *p, const rt_aval *in, const rt_aval *o
     return (double)batch_count(&in[0]) * (m * n * k - (m + n) * k * k / 2 + k * k * k / 3);
 }
 
-static int lu_batch(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
-                    const int64_t *bdim, int64_t size, int n_out, cj_val *out, int64_t *out_bdim) {
-    (void)n_in;
-    cj_val a = batch_to(in[0], bdim[0], size, 0);
-    if (!a.slot) return -1;
-    if (core_bind_multi(ctx, prim, p, 1, &a, n_out, out) != 0) return -1;
-    for (int i = 0; i < n_out; i++) out_bdim[i] = 0;
-    return 0;
-}
-
 /* ---- linear_solve -------------------------------------------------------
  * linear_solve(lu, perm, a, b): x with a x = b (transpose_a: aᵀ x = b)
  * from a's LU factors as lu gives them. The kernel reads only the factors;
@@ -352,7 +342,7 @@ void prim_register_linalg(void) {
         .abstract_eval_multi = lu_abstract_eval,
         .impl_multi = lu_impl,
         .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = lu_flops}},
-        .batch_multi = lu_batch,
+        .batch_multi = batch_leading_multi,
     };
     prim_rules[PRIM_LINEAR_SOLVE] = (prim_rule){
         .abstract_eval = lsolve_abstract_eval,

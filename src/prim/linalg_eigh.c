@@ -64,16 +64,6 @@ static double eigh_flops(const prim_params *p, const rt_aval *in, const rt_aval 
     return b * 8 * 6 * n * n * n / 2; /* ~8 sweeps of n²/2 rotations, 6n multiply-adds each */
 }
 
-static int eigh_batch(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
-                      const int64_t *bdim, int64_t size, int n_out, cj_val *out, int64_t *out_bdim) {
-    (void)n_in;
-    cj_val a = batch_to(in[0], bdim[0], size, 0);
-    if (!a.slot) return -1;
-    if (core_bind_multi(ctx, prim, p, 1, &a, n_out, out) != 0) return -1;
-    for (int i = 0; i < n_out; i++) out_bdim[i] = 0;
-    return 0;
-}
-
 void prim_register_linalg_eigh(void) {
     prim_rules[PRIM_EIGH] = (prim_rule){
         .multiple_results = 1,
@@ -81,6 +71,6 @@ void prim_register_linalg_eigh(void) {
         .impl_multi = eigh_impl,
         .print_params = eigh_print_params,
         .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = eigh_flops}},
-        .batch_multi = eigh_batch,
+        .batch_multi = batch_leading_multi,
     };
 }

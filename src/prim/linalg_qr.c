@@ -65,16 +65,6 @@ static double qr_flops(const prim_params *p, const rt_aval *in, const rt_aval *o
     return b * 4 * m * n * k; /* the factorisation and forming Q, 2mnk each (to leading order, m >= n) */
 }
 
-static int qr_batch(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
-                    const int64_t *bdim, int64_t size, int n_out, cj_val *out, int64_t *out_bdim) {
-    (void)n_in;
-    cj_val a = batch_to(in[0], bdim[0], size, 0);
-    if (!a.slot) return -1;
-    if (core_bind_multi(ctx, prim, p, 1, &a, n_out, out) != 0) return -1;
-    for (int i = 0; i < n_out; i++) out_bdim[i] = 0;
-    return 0;
-}
-
 void prim_register_linalg_decomp(void) {
     prim_rules[PRIM_QR] = (prim_rule){
         .multiple_results = 1,
@@ -82,6 +72,6 @@ void prim_register_linalg_decomp(void) {
         .impl_multi = qr_impl,
         .print_params = qr_print_params,
         .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = qr_flops}},
-        .batch_multi = qr_batch,
+        .batch_multi = batch_leading_multi,
     };
 }

@@ -73,16 +73,6 @@ static double svd_flops(const prim_params *p, const rt_aval *in, const rt_aval *
     return b * 8 * 3 * k * k * (l + k); /* ~8 sweeps of k²/2 pairs, 3(l + k) multiply-adds each */
 }
 
-static int svd_batch(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,
-                     const int64_t *bdim, int64_t size, int n_out, cj_val *out, int64_t *out_bdim) {
-    (void)n_in;
-    cj_val a = batch_to(in[0], bdim[0], size, 0);
-    if (!a.slot) return -1;
-    if (core_bind_multi(ctx, prim, p, 1, &a, n_out, out) != 0) return -1;
-    for (int i = 0; i < n_out; i++) out_bdim[i] = 0;
-    return 0;
-}
-
 void prim_register_linalg_svd(void) {
     prim_rules[PRIM_SVD] = (prim_rule){
         .multiple_results = 1,
@@ -90,6 +80,6 @@ void prim_register_linalg_svd(void) {
         .impl_multi = svd_impl,
         .print_params = svd_print_params,
         .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = svd_flops}},
-        .batch_multi = svd_batch,
+        .batch_multi = batch_leading_multi,
     };
 }

@@ -11,13 +11,6 @@
 #include "linalg_kernels.h"
 #include "threads.h"
 
-/* Matrices per chunk of a batch: enough that one chunk is ~2^15 flops. */
-static int64_t eigh_grain(int64_t flops_each) {
-    if (flops_each < 1) flops_each = 1;
-    int64_t g = ((int64_t)1 << 15) / flops_each;
-    return g < 1 ? 1 : g;
-}
-
 #define T float
 #define S f32
 #define SQRT sqrtf

@@ -100,7 +100,7 @@ static void F(eigh_range)(void *arg, int64_t begin, int64_t end) {
 void F(rt_eigh_)(int64_t batch, int64_t n, const T *a, T *v, T *w, T *work) {
     if (batch <= 0 || n <= 0) return;
     F(eigh_job) job = {n, a, v, w, work};
-    rt_parallel_for(batch, eigh_grain(8 * n * n * n), F(eigh_range), &job);
+    rt_parallel_for(batch, rt_linalg_grain(8 * n * n * n), F(eigh_range), &job);
 }
 
 #undef F

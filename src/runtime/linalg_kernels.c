@@ -44,8 +44,7 @@ static int use_lapack(int64_t n) {
 
 const char *rt_linalg_backend(int64_t n) { return use_lapack(n) ? "lapack" : "built-in"; }
 
-/* Matrices per chunk of a batch: enough that one chunk is ~2^15 flops. */
-static int64_t grain_for(int64_t flops_each) {
+int64_t rt_linalg_grain(int64_t flops_each) {
     if (flops_each < 1) flops_each = 1;
     int64_t g = ((int64_t)1 << 15) / flops_each;
     return g < 1 ? 1 : g;

@@ -33,6 +33,9 @@ void rt_linalg_set_path(rt_linalg_path p); /* process-wide; for tests and benche
 int rt_linalg_have_lapack(void);
 /* "lapack" or "built-in": what a single n×n factorisation would use now. */
 const char *rt_linalg_backend(int64_t n);
+/* Matrices per chunk of a batch for rt_parallel_for: enough that one chunk
+ * is about 2^15 flops (every factorisation's batch loop uses it). */
+int64_t rt_linalg_grain(int64_t flops_each);
 
 /* The block size of the blocked kernels. */
 #define RT_LINALG_BLOCK 64

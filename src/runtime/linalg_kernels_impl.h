@@ -172,7 +172,7 @@ static void F(chol_range)(void *arg, int64_t begin, int64_t end) {
 void F(rt_cholesky_)(int64_t batch, int64_t n, T *a) {
     if (batch <= 0 || n <= 0) return;
     F(chol_job) job = {n, a};
-    int64_t grain = grain_for(n * n * n / 3);
+    int64_t grain = rt_linalg_grain(n * n * n / 3);
     if (n <= LANES_N) grain = (grain + LANES - 1) / LANES * LANES; /* whole groups of lanes per range */
     rt_parallel_for(batch, grain, F(chol_range), &job);
 }
@@ -269,7 +269,7 @@ static void F(trsm_range)(void *arg, int64_t begin, int64_t end) {
 void F(rt_trsm_)(int64_t batch, int64_t m, int64_t k, const T *a, T *b, rt_trsm_opts o) {
     if (batch <= 0 || m <= 0 || k <= 0) return;
     F(trsm_job) job = {m, k, a, b, o};
-    rt_parallel_for(batch, grain_for(m * m * k), F(trsm_range), &job);
+    rt_parallel_for(batch, rt_linalg_grain(m * m * k), F(trsm_range), &job);
 }
 
 /* ---- LU with partial pivoting ------------------------------------------ */
@@ -386,7 +386,7 @@ void F(rt_lu_)(int64_t batch, int64_t m, int64_t n, T *a, int32_t *pivots, int32
     }
     F(lu_job) job = {m, n, a, pivots, perm};
     int64_t k = m < n ? m : n;
-    rt_parallel_for(batch, grain_for(m * n * k), F(lu_range), &job);
+    rt_parallel_for(batch, rt_linalg_grain(m * n * k), F(lu_range), &job);
 }
 
 #undef LANES

@@ -128,7 +128,7 @@ void F(rt_qr_)(int64_t batch, int64_t m, int64_t n, int complete, const T *a, T 
     }
     F(qr_job) job = {m, n, complete, a, q, r};
     int64_t k = m < n ? m : n;
-    rt_parallel_for(batch, qr_grain(4 * m * n * k), F(qr_range), &job);
+    rt_parallel_for(batch, rt_linalg_grain(4 * m * n * k), F(qr_range), &job);
 }
 
 #undef F

@@ -15,12 +15,6 @@ int64_t rt_svd_work(int64_t m, int64_t n) {
     return r * len + r * r + len * len + 2 * len; /* the last len: flags, as bytes (fewer than len elements) */
 }
 
-static int64_t svd_grain(int64_t flops_each) {
-    if (flops_each < 1) flops_each = 1;
-    int64_t g = ((int64_t)1 << 15) / flops_each;
-    return g < 1 ? 1 : g;
-}
-
 #define T float
 #define S f32
 #define SQRT sqrtf

@@ -161,7 +161,7 @@ void F(rt_svd_)(int64_t batch, int64_t m, int64_t n, int full, const T *a, T *s,
     if (batch <= 0 || m <= 0 || n <= 0) return;
     F(svd_job) job = {m, n, full, a, s, u, vt, work, rt_svd_work(m, n)};
     int64_t r = m < n ? m : n;
-    rt_parallel_for(batch, svd_grain(8 * 6 * r * r * (m > n ? m : n)), F(svd_range), &job);
+    rt_parallel_for(batch, rt_linalg_grain(8 * 6 * r * r * (m > n ? m : n)), F(svd_range), &job);
 }
 
 #undef F
