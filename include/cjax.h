@@ -480,6 +480,124 @@ cj_val cj_logsumexp(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_clip(cj_val x, double lo, double hi);
 cj_val cj_square(cj_val x);
 
+/* ---- jax.numpy shape functions (composites of the shape operations) --- */
+/* "axis=None" where a function takes one: flatten first (cj_repeat). */
+#define CJ_AXIS_NONE INT64_MIN
+/* jnp.stack: n arrays of one shape joined along a new axis (counted in
+ * the result, negative from its end); dtypes promote as cj_concatenate.
+ * jnp.hstack (1-D end to end, else axis 1), vstack (atleast_2d, axis 0),
+ * dstack (atleast_3d, axis 2), column_stack (rank < 2 as columns, axis 1). */
+cj_val cj_stack(int n, const cj_val *xs, int64_t axis);
+cj_val cj_hstack(int n, const cj_val *xs);
+cj_val cj_vstack(int n, const cj_val *xs);
+cj_val cj_dstack(int n, const cj_val *xs);
+cj_val cj_column_stack(int n, const cj_val *xs);
+/* jnp.atleast_1d/2d/3d (3d: [n] -> [1,n,1], [m,n] -> [m,n,1]). */
+cj_val cj_atleast_1d(cj_val x);
+cj_val cj_atleast_2d(cj_val x);
+cj_val cj_atleast_3d(cj_val x);
+/* jnp.tile(x, reps): reps[i] >= 0; fewer reps than x's rank tile its last
+ * axes, more give x leading size-1 axes first. */
+cj_val cj_tile(cj_val x, int n_reps, const int64_t *reps);
+/* jnp.repeat(x, repeats, axis) with one count (axis CJ_AXIS_NONE: of the
+ * flattened x). */
+cj_val cj_repeat(cj_val x, int64_t repeats, int64_t axis);
+/* jnp.repeat with per-element repeats (an integer scalar or 1-D value of
+ * the axis's length, concrete or traced) and total_repeat_length: the
+ * result's length along axis (a total beyond the sum repeats the last
+ * element, a shorter one cuts, as jnp). total_repeat_length < 0: the sum
+ * of the repeats, which must then be concrete (a traced one is
+ * CJ_ERR_CONCRETIZATION, as JAX). */
+cj_val cj_repeat_each(cj_val x, cj_val repeats, int64_t axis, int64_t total_repeat_length);
+/* jnp.roll with static shifts: x rolled by shifts[k] along axes[k] (an
+ * axis may repeat); axes NULL rolls the flattened x by each shift. */
+cj_val cj_roll(cj_val x, int n, const int64_t *shifts, const int64_t *axes);
+/* jnp.flip: reversed along the axes (n_axes < 0 or axes NULL: all). */
+cj_val cj_flip(cj_val x, int n_axes, const int64_t *axes);
+/* jnp.moveaxis(x, source, destination) for n axes; jnp.swapaxes. */
+cj_val cj_moveaxis(cj_val x, int n, const int64_t *source, const int64_t *destination);
+cj_val cj_swapaxes(cj_val x, int64_t axis1, int64_t axis2);
+/* jnp.broadcast_arrays: out[i] is xs[i] broadcast to the common shape. */
+cj_status cj_broadcast_arrays(int n, const cj_val *xs, cj_val *out);
+/* jnp.split(x, sections, axis): `sections` equal pieces into out (an axis
+ * that does not divide is CJ_ERR_SHAPE); jnp.array_split: the first
+ * size % sections pieces one longer; jnp.split(x, indices, axis): n + 1
+ * pieces cut at the indices, which must be non-decreasing within
+ * 0..size (as JAX; NumPy's negative or decreasing indices are errors). */
+cj_status cj_split(cj_val x, int64_t sections, int64_t axis, cj_val *out);
+cj_status cj_array_split(cj_val x, int64_t sections, int64_t axis, cj_val *out);
+cj_status cj_split_indices(cj_val x, int n, const int64_t *indices, int64_t axis, cj_val *out);
+/* jnp.meshgrid(*xs, indexing, sparse): n 1-D arrays (n <= 8); indexing
+ * "xy" (NULL too) or "ij". Dtypes are kept. */
+cj_status cj_meshgrid(int n, const cj_val *xs, const char *indexing, int sparse, cj_val *out);
+/* jnp.tri(n, m, k, dtype): ones at and below diagonal k (m < 0: m = n). */
+cj_val cj_tri(cj_ctx *ctx, int64_t n, int64_t m, int64_t k, cj_dtype dtype);
+
+/* ---- jax.numpy reductions (composites) --------------------------------- */
+/* Axes as in cj_sum. jnp.var(x, ddof=ddof): Σ(x - mean)²/(N - ddof);
+ * jnp.std: its square root. */
+cj_val cj_var_ddof(cj_val x, int n_axes, const int64_t *axes, int64_t ddof, int keepdims);
+cj_val cj_std(cj_val x, int n_axes, const int64_t *axes, int64_t ddof, int keepdims);
+/* jnp.any / jnp.all: bool, of x != 0 (NaN is true). */
+cj_val cj_any(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_all(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+/* jnp.nansum / nanprod / nanmax / nanmin / nanmean: NaNs ignored; nanmax
+ * and nanmin give NaN where every value is NaN, nanmean 0/0 = NaN there.
+ * Integers and bools reduce as cj_sum, cj_prod, ... do. */
+cj_val cj_nansum(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_nanprod(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_nanmax(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_nanmin(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_nanmean(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+/* jnp.average(x, axes): the mean; with returned=True, *sum_of_weights
+ * (NULL: not wanted) gets the count, shaped as the mean.
+ * jnp.average(x, axes, weights): Σx·w/Σw, in the promoted inexact dtype;
+ * weights of x's shape, or 1-D of the length of the single axis given;
+ * *sum_of_weights gets Σw broadcast to the result's shape. */
+cj_val cj_average(cj_val x, int n_axes, const int64_t *axes, int keepdims, cj_val *sum_of_weights);
+cj_val cj_average_weighted(cj_val x, cj_val weights, int n_axes, const int64_t *axes, int keepdims,
+                           cj_val *sum_of_weights);
+/* jnp.ptp: max - min. jnp.count_nonzero: i32 count of x != 0. */
+cj_val cj_ptp(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_count_nonzero(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+/* lax.cummin(x, axis, reverse) (cj_cumsum, cj_cumprod, cj_cummax above
+ * take reverse too); lax.cumlogsumexp: log Σ_{j<=i} exp x_j, computed by
+ * the associative scan of a stable logaddexp. */
+cj_val cj_cummin(cj_val x, int64_t axis, int reverse);
+cj_val cj_cumlogsumexp(cj_val x, int64_t axis, int reverse);
+
+
+/* ---- jax.nn (composites) ----------------------------------------------- */
+/* Integers and bools become the default float. Derivatives at kinks are
+ * JAX's: relu6's and hard_sigmoid's 0 at the ends, leaky_relu's and
+ * hard_tanh's 1 at the kink, elu's alpha at 0, celu's 1, softplus's
+ * sigmoid (½ at 0). docs/API.md lists each. */
+cj_val cj_silu(cj_val x);  /* x·sigmoid(x) */
+cj_val cj_swish(cj_val x); /* = cj_silu */
+cj_val cj_softplus(cj_val x);    /* log(1 + eˣ), stable */
+cj_val cj_log_sigmoid(cj_val x); /* -softplus(-x) */
+cj_val cj_mish(cj_val x);        /* x·tanh(softplus(x)) */
+cj_val cj_elu(cj_val x, double alpha);            /* jax default alpha 1 */
+cj_val cj_celu(cj_val x, double alpha);           /* jax default alpha 1 */
+cj_val cj_selu(cj_val x);
+cj_val cj_leaky_relu(cj_val x, double negative_slope); /* jax default 0.01 */
+cj_val cj_gelu_exact(cj_val x); /* jax.nn.gelu(approximate=False), erf form */
+cj_val cj_glu(cj_val x, int64_t axis); /* first half · sigmoid(second half) */
+cj_val cj_relu6(cj_val x);
+cj_val cj_hard_sigmoid(cj_val x); /* relu6(x + 3)/6 */
+cj_val cj_hard_silu(cj_val x);    /* x·hard_sigmoid(x) (hard_swish) */
+cj_val cj_hard_tanh(cj_val x);
+cj_val cj_sparse_plus(cj_val x);
+cj_val cj_sparse_sigmoid(cj_val x);
+cj_val cj_soft_sign(cj_val x);
+cj_val cj_squareplus(cj_val x, double b); /* jax default b 4 */
+/* jax.nn.standardize(x, axes, epsilon) (algorithm "fast"; jax default
+ * axes (-1,), epsilon 1e-5). */
+cj_val cj_standardize(cj_val x, int n_axes, const int64_t *axes, double epsilon);
+/* jax.nn.one_hot(x, num_classes, dtype, axis): the class axis at axis of
+ * the result (-1: last, which is cj_one_hot). */
+cj_val cj_one_hot_axis(cj_val indices, int64_t num_classes, cj_dtype dtype, int64_t axis);
+
 /* ---- Functions and jit ------------------------------------------------ */
 typedef struct cj_func cj_func;
 
@@ -778,6 +896,14 @@ typedef struct cj_scan_opts {
 cj_status cj_scan(cj_func *body, int n_carry, const cj_val *init, int n_xs,
                   const cj_val *xs, const cj_scan_opts *opts, cj_val *carry_out,
                   cj_val *ys);
+/* jax.lax.associative_scan(fn, elems, reverse, axis): the inclusive scan
+ * of n arrays (n <= 32; one length along axis, normalised against the
+ * first) under an associative fn with 2n inputs (a[0..n), then b[0..n),
+ * a the earlier slices) and n outputs, each of its a's dtype and shape.
+ * JAX's parallel-prefix algorithm: fn is called O(log length) times on
+ * whole slices (it must broadcast over them); reverse scans from the end.
+ * Writes n results to out; CJ_OK or the error. */
+cj_status cj_associative_scan(cj_func *fn, int n, const cj_val *elems, int64_t axis, int reverse, cj_val *out);
 
 /* ---- Autodiff ---------------------------------------------------------- */
 /* Derivatives as JAX computes them: a jvp rule per primitive (forward
