@@ -70,6 +70,11 @@ int cc_modes(cj_ctx *ctx, const char *what, cj_fn fn, void *user, int n_in, int 
             th_fail(__FILE__, __LINE__, "%s jit %s: %s", what, b ? "cc" : "interp", cj_error_message(ctx));
             return 0;
         }
+        cj_program_info info = {0};
+        if (b == 1 && (cj_jit_program_info(jf, in, &info) != CJ_OK || !info.native)) {
+            th_fail(__FILE__, __LINE__, "%s jit cc: no generated code (%s)", what, info.compile_error ? info.compile_error : "no program");
+            return 0;
+        }
         for (int o = 0; o < n_out; o++) {
             snprintf(msg, sizeof msg, "%s jit %s output %d", what, b ? "cc" : "interp", o);
             if (!cc_close(got[o], eager[o], tol, tol, msg)) return 0;

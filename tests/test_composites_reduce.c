@@ -262,3 +262,30 @@ TEST(composites_reduce_errors_name_the_function) {
 #undef ERR
     cj_ctx_free(ctx);
 }
+
+static void f_scan_last(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_cumlogsumexp(in[0], -1, 1);
+    out[1] = cj_cummin(in[0], -1, 0);
+}
+
+/* vmap over a middle axis: the scans along each example's last axis are
+ * those of the slices, one call at a time. */
+TEST(composites_scans_vmap_middle_axis_against_slices) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t s = 9;
+    float xf[60];
+    for (int i = 0; i < 60; i++) xf[i] = (float)th_rand_uniform(&s, -3, 3);
+    cj_val x = cj_array(ctx, CJ_F32, 3, L(3, 4, 5), xf), vo[2], o[2];
+    cj_func *f = cj_func_new(ctx, "scan_last", f_scan_last, 1, 2, NULL);
+    CHECK(cj_call(cj_vmap(f, &(cj_vmap_opts){.in_axes = L(1), .out_axes = L(0, 0)}), &x, vo) == CJ_OK);
+    for (int64_t b = 0; b < 4; b++) {
+        cj_val xb = cj_squeeze(cj_slice(x, L(0, b, 0), L(3, b + 1, 5), NULL), 1, L(1));
+        CHECK(cj_call(f, &xb, o) == CJ_OK);
+        for (int k = 0; k < 2; k++) {
+            cj_val got = cj_squeeze(cj_slice(vo[k], L(b, 0, 0), L(b + 1, 3, 5), NULL), 1, L(0));
+            CHECK(cc_close(got, o[k], 0, 0, k ? "cummin" : "cumlogsumexp"));
+        }
+    }
+    cj_ctx_free(ctx);
+}

@@ -10,9 +10,11 @@
  * (composite_check.c), differentiated against finite differences, and its
  * errors read. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "composite_check.h"
 #include "harness.h"
+#include "test_util.h"
 
 #define L(...) ((const int64_t[]){__VA_ARGS__})
 #define FX(name) cc_fixture(ctx, name)
@@ -242,4 +244,33 @@ TEST(composites_shape_errors_name_the_function) {
     cj_error_clear(NULL);
 #undef ERR
     cj_ctx_free(ctx);
+}
+
+/* Failing allocation 1, 2, 3, ... of the composites that take memory of
+ * their own (stack's and broadcast_arrays' tables, split's bounds,
+ * repeat_each's host copy of the repeats) and of an associative scan:
+ * every run ends in a clean CJ_ERR_OOM or in results, nothing leaked. */
+TEST(composites_out_of_memory_is_clean) {
+    int succeeded = 0;
+    for (long long fail = 1; fail < 2000 && !succeeded; fail++) {
+        tu_alloc st;
+        memset(&st, 0, sizeof st);
+        st.fail_at = fail;
+        cj_allocator al = tu_allocator(&st);
+        cj_ctx *ctx = cj_ctx_new(&al);
+        if (!ctx) continue;
+        cj_val x = cj_iota(ctx, CJ_F32, 2, L(3, 4), 1), o[3];
+        cj_val s = cj_stack(3, (cj_val[]){x, x, x}, 1);
+        cj_status t1 = cj_array_split(x, 3, 1, o);
+        cj_val r = cj_repeat_each(x, cj_array(ctx, CJ_I32, 1, L(3), (int32_t[]){1, 0, 2}), 0, -1);
+        cj_status t2 = cj_broadcast_arrays(2, (cj_val[]){x, cj_zeros(ctx, CJ_F32, 1, L(4))}, o);
+        cj_val c = cj_cumlogsumexp(x, 1, 1);
+        int failed = st.failed;
+        if (cj_error(ctx)) CHECK_MSG(failed && cj_error(ctx) == CJ_ERR_OOM, "allocation %lld: %s", fail, cj_error_message(ctx));
+        else CHECK(!cj_is_error(s) && t1 == CJ_OK && !cj_is_error(r) && t2 == CJ_OK && !cj_is_error(c));
+        cj_ctx_free(ctx);
+        CHECK_EQ_INT(st.live, 0);
+        succeeded = !failed;
+    }
+    CHECK(succeeded);
 }
