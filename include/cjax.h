@@ -512,6 +512,8 @@ cj_val cj_repeat_each(cj_val x, cj_val repeats, int64_t axis, int64_t total_repe
 /* jnp.roll with static shifts: x rolled by shifts[k] along axes[k] (an
  * axis may repeat); axes NULL rolls the flattened x by each shift. */
 cj_val cj_roll(cj_val x, int n, const int64_t *shifts, const int64_t *axes);
+/* jnp.roll by a traced (or concrete) integer scalar shift along one axis. */
+cj_val cj_roll_dynamic(cj_val x, cj_val shift, int64_t axis);
 /* jnp.flip: reversed along the axes (n_axes < 0 or axes NULL: all). */
 cj_val cj_flip(cj_val x, int n_axes, const int64_t *axes);
 /* jnp.moveaxis(x, source, destination) for n axes; jnp.swapaxes. */
@@ -549,6 +551,13 @@ cj_val cj_nanprod(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_nanmax(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_nanmin(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_nanmean(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+/* jnp.nanvar / nanstd(x, axes, ddof): over the non-NaN values, NaN where
+ * their count less ddof is <= 0. jnp.nanargmax / nanargmin: i32 indices
+ * with NaNs skipped, -1 where every value is NaN. */
+cj_val cj_nanvar(cj_val x, int n_axes, const int64_t *axes, int64_t ddof, int keepdims);
+cj_val cj_nanstd(cj_val x, int n_axes, const int64_t *axes, int64_t ddof, int keepdims);
+cj_val cj_nanargmax(cj_val x, int64_t axis, int keepdims);
+cj_val cj_nanargmin(cj_val x, int64_t axis, int keepdims);
 /* jnp.average(x, axes): the mean; with returned=True, *sum_of_weights
  * (NULL: not wanted) gets the count, shaped as the mean.
  * jnp.average(x, axes, weights): Σx·w/Σw, in the promoted inexact dtype;
@@ -591,6 +600,7 @@ cj_val cj_sparse_plus(cj_val x);
 cj_val cj_sparse_sigmoid(cj_val x);
 cj_val cj_soft_sign(cj_val x);
 cj_val cj_squareplus(cj_val x, double b); /* jax default b 4 */
+cj_val cj_log1mexp(cj_val x); /* log(1 - e^-x), x >= 0; derivative 1/expm1(x) */
 /* jax.nn.standardize(x, axes, epsilon) (algorithm "fast"; jax default
  * axes (-1,), epsilon 1e-5). */
 cj_val cj_standardize(cj_val x, int n_axes, const int64_t *axes, double epsilon);

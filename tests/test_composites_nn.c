@@ -125,6 +125,29 @@ TEST(composites_nn_softplus_second_derivative) {
     cj_ctx_free(ctx);
 }
 
+static void f_log1mexp_sum(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_sum(cj_log1mexp(in[0]), -1, NULL, 0);
+}
+
+static void f_log1mexp(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_log1mexp(in[0]);
+}
+
+/* on x > 0 only: log1mexp is undefined below 0 */
+TEST(composites_nn_log1mexp_match_jax) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val gp = FX("gp"), d;
+    CHECK(cc_close(cj_log1mexp(gp), FX("nn_log1mexp"), 4e-6, 1e-6, "log1mexp"));
+    CHECK(cj_call(cj_grad(cj_func_new(ctx, "l1me", f_log1mexp_sum, 1, 1, NULL), NULL), &gp, &d) == CJ_OK);
+    CHECK(cc_close(d, FX("nn_grad_log1mexp"), 1e-5, 1e-6, "grad log1mexp"));
+    cj_val x = cj_array(ctx, CJ_F32, 1, L(4), (float[]){0.1f, 0.6f, 0.8f, 3});
+    CHECK(cc_modes(ctx, "log1mexp", f_log1mexp, NULL, 1, 1, &x, 2e-6));
+    CHECK(cc_jvp_fd(ctx, "log1mexp", f_log1mexp, NULL, 1, cj_array(ctx, CJ_F64, 1, L(4), (double[]){0.1, 0.6, 0.8, 3}), 1e-6));
+    cj_ctx_free(ctx);
+}
+
 TEST(composites_nn_glu_standardize_one_hot_match_jax) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     cj_val h = FX("h"), idx = FX("oh_idx");

@@ -35,6 +35,10 @@ TEST(composites_nan_reductions_match_jax) {
     SAME(cj_nanmin(x, 1, L(0), 0), "nanmin_ax0");
     NEAR(cj_nanmean(x, 1, L(1), 0), "nanmean_ax1");
     NEAR(cj_nanmean(x, 1, L(0), 0), "nanmean_ax0");
+    NEAR(cj_nanvar(x, 1, L(1), 0, 0), "nanvar_ax1");
+    NEAR(cj_nanstd(x, 1, L(0), 1, 0), "nanstd_ddof1_ax0");
+    SAME(cj_nanargmax(x, 1, 0), "nanargmax_ax1");
+    SAME(cj_nanargmin(x, -2, 0), "nanargmin_ax0");
     /* integers: the plain reductions */
     cj_val i = cj_array(ctx, CJ_I32, 1, L(3), (int32_t[]){4, -1, 7});
     CHECK(cj_item_or_nan(cj_nanmax(i, -1, NULL, 0)) == 7 && cj_val_dtype(cj_nanmax(i, -1, NULL, 0)) == CJ_I32);
@@ -165,6 +169,7 @@ static void f_reductions(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user)
     out[4] = cj_ptp(x, -1, NULL, 0);
     out[5] = cj_add(cj_cummin(x, 1, 1), cj_cumlogsumexp(x, 0, 0));
     out[6] = cj_add(cj_cumsum(x, 0, 1), cj_cumprod(x, 1, 1));
+    out[7] = cj_add(cj_nanstd(x, 1, L(1), 0, 0), cj_astype(cj_nanargmax(x, 1, 0), CJ_F32));
 }
 
 static void f_counts(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
@@ -186,8 +191,8 @@ TEST(composites_reductions_jit_vmap_jvp) {
     double xd[20];
     for (int i = 0; i < 20; i++) xd[i] = th_rand_uniform(&s, -2, 2), xf[i] = (float)xd[i];
     cj_val x = cj_array(ctx, CJ_F32, 2, L(4, 5), xf);
-    CHECK(cc_modes(ctx, "reductions", f_reductions, NULL, 1, 7, &x, 2e-6));
-    CHECK(cc_jvp_fd(ctx, "reductions", f_reductions, NULL, 7, cj_array(ctx, CJ_F64, 2, L(4, 5), xd), 1e-6));
+    CHECK(cc_modes(ctx, "reductions", f_reductions, NULL, 1, 8, &x, 2e-6));
+    CHECK(cc_jvp_fd(ctx, "reductions", f_reductions, NULL, 8, cj_array(ctx, CJ_F64, 2, L(4, 5), xd), 1e-6));
     float zf[20] = {0, 1, 0, 0, 2, 0, 0, 0, 0, 0, NAN, 0, 0, -1, 0, 3, 3, 3, 3, 3};
     cj_val z = cj_array(ctx, CJ_F32, 2, L(4, 5), zf);
     CHECK(cc_modes(ctx, "counts", f_counts, NULL, 1, 3, &z, 0));
@@ -242,6 +247,8 @@ TEST(composites_reduce_errors_name_the_function) {
     ERR(cj_std(a, 1, L(2), 0, 0), "cj_std: axis 2 is out of range for f32[2,3]");
     ERR(cj_any(a, 2, L(1, -1), 0), "cj_any: axis -1 is repeated for f32[2,3]");
     ERR(cj_nanmax(a, 1, L(-3), 0), "cj_nanmax: axis -3 is out of range for f32[2,3]");
+    ERR(cj_nanvar(a, 1, L(2), 0, 0), "cj_nanvar: axis 2 is out of range for f32[2,3]");
+    ERR(cj_nanargmin(a, 2, 0), "cj_nanargmin: axis 2 is out of range for f32[2,3]");
     ERR(cj_cummin(a, 2, 0), "cj_cummin: axis 2 is out of range for f32[2,3]");
     ERR(cj_cumlogsumexp(a, -3, 0), "cj_cumlogsumexp: axis -3 is out of range for f32[2,3]");
     ERR(cj_average_weighted(a, cj_ones(ctx, CJ_F32, 1, L(2)), 1, L(1), 0, NULL),

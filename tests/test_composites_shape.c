@@ -151,6 +151,38 @@ static void f_shapes(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     out[6] = cj_add(cj_swapaxes(cj_dstack(1, &p[1]), 0, 2), cj_atleast_3d(cj_sum(p[0], -1, NULL, 0)));
 }
 
+/* a traced shift, batched under vmap */
+static void f_roll_dynamic(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_roll_dynamic(in[0], in[1], -1);
+}
+
+TEST(composites_roll_dynamic_matches_static_roll) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val z = FX("z");
+    SAME(cj_roll_dynamic(cj_roll_dynamic(z, cj_scalar_int(ctx, 1), 0), cj_scalar_int(ctx, -2), 2), "roll_1_m2");
+    float x[7] = {0, 1, 2, 3, 4, 5, 6};
+    cj_val xv = cj_array(ctx, CJ_F32, 1, L(7), x);
+    cj_func *jf = cj_jit(cj_func_new(ctx, "rolld", f_roll_dynamic, 2, 1, NULL), NULL);
+    for (int64_t s = -16; s <= 16; s++) {
+        cj_val in[2] = {xv, cj_scalar_typed(ctx, (double)s, s & 1 ? CJ_I64 : CJ_I32)}, y;
+        CHECK(cj_call(jf, in, &y) == CJ_OK);
+        CHECK(cc_close(y, cj_roll(xv, 1, &s, L(0)), 0, 0, "roll_dynamic under jit"));
+    }
+    cj_val in[2] = {cj_array(ctx, CJ_F32, 2, L(3, 4), (float[]){1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
+                    cj_scalar_typed(ctx, 3, CJ_I32)};
+    CHECK(cc_modes(ctx, "roll_dynamic", f_roll_dynamic, NULL, 2, 1, in, 0));
+    /* a different shift per example */
+    cj_val xs = cj_stack(2, (cj_val[]){xv, cj_neg(xv)}, 0), sh = cj_array(ctx, CJ_I32, 1, L(2), (int32_t[]){2, -10}), y;
+    CHECK(cj_call(cj_vmap(cj_func_new(ctx, "rolld", f_roll_dynamic, 2, 1, NULL), NULL), (cj_val[]){xs, sh}, &y) == CJ_OK);
+    CHECK(cc_close(y, cj_stack(2, (cj_val[]){cj_roll(xv, 1, L(2), L(0)), cj_neg(cj_roll(xv, 1, L(-10), L(0)))}, 0), 0, 0,
+                   "roll_dynamic vmapped shifts"));
+    CHECK(cj_is_error(cj_roll_dynamic(xv, cj_scalar(ctx, 1.5), 0)));
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_roll_dynamic: the shift must be an integer scalar, got f32[]");
+    cj_error_clear(ctx);
+    cj_ctx_free(ctx);
+}
+
 /* repeats given as a value, traced under jit and batched under vmap */
 static void f_repeat_each(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     (void)ctx, (void)user;

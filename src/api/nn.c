@@ -2,7 +2,8 @@
  * (cj_swish), cj_softplus, cj_log_sigmoid, cj_elu, cj_leaky_relu,
  * cj_celu, cj_selu, cj_gelu_exact, cj_glu, cj_relu6, cj_hard_sigmoid,
  * cj_hard_silu, cj_hard_tanh, cj_sparse_plus, cj_sparse_sigmoid,
- * cj_soft_sign, cj_squareplus, cj_mish, cj_standardize, cj_one_hot_axis.
+ * cj_soft_sign, cj_squareplus, cj_mish, cj_log1mexp, cj_standardize,
+ * cj_one_hot_axis.
  *
  * Each is jax.nn's formula in cjax operations, so jit, vmap and grad come
  * from the primitives. Where JAX attaches a custom derivative, the
@@ -220,4 +221,19 @@ cj_val cj_one_hot_axis(cj_val indices, int64_t num_classes, cj_dtype dtype, int6
     cj_dtype class_dt = a.dtype == CJ_BOOL ? CJ_I32 : a.dtype;
     cj_val classes = cj_iota(ctx, class_dt, a.rank + 1, shape, ax);
     return cj_astype(cj_eq(cj_expand_dims(indices, ax), classes), dtype);
+}
+
+/* jax.nn.log1mexp: log(1 - e^-x) for x >= 0, by log(-expm1(-x)) below
+ * log 2 and log1p(-e^-x) above (Mächler's split). Each branch reads a
+ * value inside its own range where it is not taken (the double where),
+ * so its derivative 1/expm1(x), as JAX's custom jvp, carries no NaN from
+ * the other branch. */
+cj_val cj_log1mexp(cj_val x) {
+    cj_dtype dt;
+    x = inexact(x, "cj_log1mexp", &dt);
+    cj_val c = K(0.69314718055994530942 /* log 2 */), low = cj_lt(x, c);
+    cj_val xl = cj_where(low, x, c), xh = cj_where(low, c, x);
+    cj_val below = cj_log(cj_neg(cj_expm1(cj_neg(xl))));
+    cj_val above = cj_log1p(cj_neg(cj_exp(cj_neg(xh))));
+    return cj_where(low, below, above);
 }

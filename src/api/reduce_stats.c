@@ -1,6 +1,7 @@
 /* reduce_stats.c — jax.numpy's further reductions, made of the reduction
  * primitives (api layer): cj_var_ddof, cj_std, cj_any, cj_all, cj_nansum,
- * cj_nanprod, cj_nanmax, cj_nanmin, cj_nanmean, cj_average,
+ * cj_nanprod, cj_nanmax, cj_nanmin, cj_nanmean,
+ * cj_nanvar, cj_nanstd, cj_nanargmax, cj_nanargmin, cj_average,
  * cj_average_weighted, cj_ptp, cj_count_nonzero, cj_cummin,
  * cj_cumlogsumexp.
  *
@@ -242,3 +243,47 @@ cj_val cj_cumlogsumexp(cj_val x, int64_t axis, int reverse) {
         return api_err(x.ctx);
     return out;
 }
+
+/* jnp.nanvar(x, axes, ddof): Σ over the non-NaN values of (x - nanmean)²
+ * divided by their count less ddof, NaN where that is <= 0 (as JAX, the
+ * NaNs are replaced before squaring, so no NaN reaches a gradient).
+ * Integers and bools are cj_var_ddof's. */
+cj_val cj_nanvar(cj_val x, int n_axes, const int64_t *axes, int64_t ddof, int keepdims) {
+    rt_aval a;
+    int64_t ax[CJ_MAX_RANK];
+    int n = axes_of(x, "cj_nanvar", n_axes, axes, &a, ax);
+    if (n < 0) return api_err(x.ctx);
+    if (!rt_is_float(a.dtype)) return cj_var_ddof(x, n, ax, ddof, keepdims);
+    cj_val nan_mask = cj_ne(x, x);
+    cj_val centered = cj_where(nan_mask, compose_const(x.ctx, 0, a.dtype), cj_sub(x, cj_nanmean(x, n, ax, 1)));
+    cj_val sum = cj_sum(cj_mul(centered, centered), n, ax, keepdims);
+    cj_val count = cj_sub(cj_sum(cj_not(nan_mask), n, ax, keepdims), cj_scalar_int(x.ctx, ddof));
+    cj_val empty = cj_le(count, cj_scalar_int(x.ctx, 0));
+    cj_val divisor = api_convert(cj_where(empty, cj_scalar_int(x.ctx, 1), count), a.dtype, 0);
+    return cj_where(empty, compose_const(x.ctx, NAN, a.dtype), cj_div(sum, divisor));
+}
+
+cj_val cj_nanstd(cj_val x, int n_axes, const int64_t *axes, int64_t ddof, int keepdims) {
+    rt_aval a;
+    int64_t ax[CJ_MAX_RANK];
+    int n = axes_of(x, "cj_nanstd", n_axes, axes, &a, ax);
+    if (n < 0) return api_err(x.ctx);
+    return cj_sqrt(cj_nanvar(x, n, ax, ddof, keepdims));
+}
+
+/* jnp.nanargmax / nanargmin: the arg-reduction with NaNs as -inf (+inf),
+ * -1 where every value is NaN. */
+static cj_val nan_arg(const char *op, cj_val x, int64_t axis, int keepdims, int is_max) {
+    rt_aval a;
+    int64_t ax;
+    if (compose_operand(x, op, &a) != 0 || compose_axis(x.ctx, op, axis, a.rank, &a, &ax) != 0)
+        return api_err(x.ctx);
+    if (!rt_is_float(a.dtype)) return is_max ? cj_argmax(x, ax, keepdims) : cj_argmin(x, ax, keepdims);
+    cj_val nan_mask = cj_ne(x, x);
+    cj_val filled = cj_where(nan_mask, compose_const(x.ctx, is_max ? -INFINITY : INFINITY, a.dtype), x);
+    cj_val r = is_max ? cj_argmax(filled, ax, keepdims) : cj_argmin(filled, ax, keepdims);
+    return cj_where(cj_reduce_min(nan_mask, 1, &ax, keepdims), cj_scalar_int(x.ctx, -1), r);
+}
+
+cj_val cj_nanargmax(cj_val x, int64_t axis, int keepdims) { return nan_arg("cj_nanargmax", x, axis, keepdims, 1); }
+cj_val cj_nanargmin(cj_val x, int64_t axis, int keepdims) { return nan_arg("cj_nanargmin", x, axis, keepdims, 0); }

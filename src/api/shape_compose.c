@@ -1,6 +1,7 @@
 /* shape_compose.c — jax.numpy's shape functions made of the shape
  * operations (api layer): cj_stack, cj_hstack, cj_vstack, cj_dstack,
- * cj_column_stack, cj_tile, cj_repeat, cj_repeat_each, cj_roll, cj_flip,
+ * cj_column_stack, cj_tile, cj_repeat, cj_repeat_each, cj_roll,
+ * cj_roll_dynamic, cj_flip,
  * cj_moveaxis, cj_swapaxes, cj_atleast_1d/2d/3d, cj_broadcast_arrays.
  *
  * Each follows jnp's definition in terms of lax operations (expand_dims +
@@ -444,4 +445,30 @@ cj_status cj_broadcast_arrays(int n, const cj_val *xs, cj_val *out) {
     rt_free(ctx->mem, avals, sizeof(rt_aval) * (size_t)n);
     for (int i = 0; i < n; i++) out[i] = bad ? api_err(ctx) : api_broadcast_to(xs[i], rank, dims);
     return ctx->err;
+}
+
+/* jnp.roll with a traced shift along one axis (jnp's _roll_dynamic): the
+ * window of length n at n - (shift mod n) of x concatenated with itself. */
+cj_val cj_roll_dynamic(cj_val x, cj_val shift, int64_t axis) {
+    rt_aval a, s;
+    int64_t ax;
+    if (compose_operand(x, "cj_roll_dynamic", &a) != 0) return api_err(x.ctx);
+    if (compose_other(x.ctx, shift, "cj_roll_dynamic", "the shift", &s) != 0) return api_err(x.ctx);
+    if (s.rank != 0 || !rt_is_int(s.dtype)) {
+        char t[96];
+        rt_aval_str(&s, t, sizeof t);
+        return compose_fail(x.ctx, CJ_ERR_DTYPE, "cj_roll_dynamic: the shift must be an integer scalar, got %s", t);
+    }
+    if (compose_axis(x.ctx, "cj_roll_dynamic", axis, a.rank, &a, &ax) != 0) return api_err(x.ctx);
+    int64_t n = a.dims[ax];
+    if (n == 0) return x;
+    cj_dtype dt = s.dtype == CJ_I32 && n > INT32_MAX / 2 ? CJ_I64 : s.dtype;
+    cj_val sh = api_convert(shift, dt, 0), len = cj_scalar_typed(x.ctx, (double)n, dt);
+    /* shift mod n in [0, n): C's remainder takes the dividend's sign */
+    cj_val m = cj_rem(sh, len);
+    m = cj_where(cj_lt(m, cj_scalar_typed(x.ctx, 0, dt)), cj_add(m, len), m);
+    cj_val doubled = cj_concatenate(2, (cj_val[]){x, x}, ax);
+    cj_val start[CJ_MAX_RANK];
+    for (int d = 0; d < a.rank; d++) start[d] = d == ax ? cj_sub(len, m) : cj_scalar_typed(x.ctx, 0, dt);
+    return cj_dynamic_slice(doubled, start, a.dims);
 }

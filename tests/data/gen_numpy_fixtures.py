@@ -89,6 +89,10 @@ def reductions(jax, jnp, rng):
                     ("nanmin", jnp.nanmin), ("nanmean", jnp.nanmean)):
         save(f"{name}_ax1", f(x, axis=1))
         save(f"{name}_ax0", f(x, axis=0))
+    save("nanvar_ax1", jnp.nanvar(x, axis=1))
+    save("nanstd_ddof1_ax0", jnp.nanstd(x, axis=0, ddof=1))
+    save("nanargmax_ax1", jnp.nanargmax(x, axis=1))
+    save("nanargmin_ax0", jnp.nanargmin(x, axis=0))
     y = rng.normal(size=(3, 5)).astype(np.float32)
     y[1, 2] = 0
     y[2, :] = 0
@@ -154,6 +158,10 @@ def nn(jax, jnp):
     # a grid through every kink: 0, ±1, ±3, 6; and far tails
     g = np.concatenate([np.linspace(-8, 8, 33), [-1, 1, -3, 3, 6, 0, -30, 30, 90, -90]]).astype(np.float32)
     save("g", g)
+    gp = np.concatenate([np.linspace(0.01, 6, 25), [np.log(2.0), 40.0]]).astype(np.float32)
+    save("gp", gp)
+    save("nn_log1mexp", jax.nn.log1mexp(gp))
+    save("nn_grad_log1mexp", jax.vmap(jax.grad(jax.nn.log1mexp))(gp))
     fns = {
         "silu": jax.nn.silu, "softplus": jax.nn.softplus, "log_sigmoid": jax.nn.log_sigmoid,
         "mish": jax.nn.mish, "elu": jax.nn.elu, "elu_a2": lambda t: jax.nn.elu(t, 2.0),
