@@ -50,6 +50,7 @@
 #include "bench_work_deep.h"
 #include "bench_work_linalg.h"
 #include "bench_work_gn.h"
+#include "bench_work_composites.h"
 
 /* OpenBLAS, when cjax is linked with it, is asked to use the same number of
  * threads as cjax's pool (weak: absent without OpenBLAS). */
@@ -108,6 +109,9 @@ static row rows[] = {
              2.0 * RNN_STEPS * (RNN_HID * RNN_HID + RNN_HID * RNN_INP)),
     /* sorting (issue 16): the limit is one read and one write of the data */
     BW("sort", "sort, 1e7 f32", make_sort, F32 * SORT_N, F32 * SORT_N),
+    /* issue 17: an associative scan (the limit is one read and one write) */
+    BW("cumlogsumexp", "cumlogsumexp rows, 8192x1024", make_cumlogsumexp, F32 * LN_ROWS * LN_COLS,
+       F32 * LN_ROWS * LN_COLS),
     BW("top_k", "top_k 16 of 16 rows of 1e6", make_top_k, F32 * TOPK_ROWS * TOPK_LEN, 8.0 * TOPK_ROWS * TOPK_K),
     /* issue 16's linear-algebra rows (bench_work_linalg.h) */
     DOTS_ROW("chol_64", "cholesky, n=64", make_chol_64, LA_CHOL_FLOPS(64)),

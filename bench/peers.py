@@ -358,6 +358,7 @@ def numpy_side():
         "dots_hand": (lambda: (d["dots_a"] * d["dots_b"]).sum(1), None),
         "rnn_scan": (rnn, None),
         "sort": (lambda: np.sort(d["sort_x"]), None),
+        "cumlogsumexp": (lambda: np.logaddexp.accumulate(d["ln_x"], axis=1), None),
         "top_k": (lambda: top_k_np(d["topk_x"], TOPK[2]), None),
         **{f"chol_{n}": ((lambda n: lambda: np.linalg.cholesky(d[f"la_a{n}"]))(n), None) for n in LA_SIZES},
         **{f"solve_{n}": ((lambda n: lambda: np.linalg.solve(d[f"la_a{n}"], d[f"la_b{n}"]))(n), None)
@@ -481,6 +482,7 @@ def jax_side():
         "dots_hand": (lambda a, b: jnp.sum(a * b, axis=1), (d["dots_a"], d["dots_b"])),
         "rnn_scan": (rnn, (d["rnn_w"], d["rnn_u"], d["rnn_b"], d["rnn_h0"], d["rnn_xs"])),
         "sort": (jnp.sort, (d["sort_x"],)),
+        "cumlogsumexp": (lambda v: jax.lax.cumlogsumexp(v, axis=1), (d["ln_x"],)),
         "top_k": (lambda v: jax.lax.top_k(v, TOPK[2]), (d["topk_x"],)),
         **{f"chol_{n}": (jnp.linalg.cholesky, (d[f"la_a{n}"],)) for n in LA_SIZES},
         **{f"solve_{n}": (jnp.linalg.solve, (d[f"la_a{n}"], d[f"la_b{n}"])) for n in LA_SIZES},
