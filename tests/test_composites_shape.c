@@ -9,6 +9,7 @@
  * function also jitted on both backends and vmapped against single calls
  * (composite_check.c), differentiated against finite differences, and its
  * errors read. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,4 +306,27 @@ TEST(composites_out_of_memory_is_clean) {
         succeeded = !failed;
     }
     CHECK(succeeded);
+}
+
+/* Empty arrays and zero counts give empty results of the right shapes. */
+TEST(composites_empty_and_zero_counts) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val e = cj_zeros(ctx, CJ_F32, 2, L(2, 0)), x = cj_iota(ctx, CJ_I32, 2, L(2, 3), 1), o[3];
+    int64_t d[3];
+    CHECK(cj_val_shape(cj_tile(x, 2, L(0, 2)), d) == 2 && d[0] == 0 && d[1] == 6);
+    CHECK(cj_val_shape(cj_repeat(x, 0, 1), d) == 2 && d[0] == 2 && d[1] == 0);
+    CHECK(cj_val_shape(cj_repeat_each(x, cj_zeros(ctx, CJ_I32, 1, L(3)), 1, -1), d) == 2 && d[1] == 0);
+    CHECK(cj_val_shape(cj_stack(2, (cj_val[]){e, e}, 1), d) == 3 && d[0] == 2 && d[1] == 2 && d[2] == 0);
+    CHECK(cj_val_shape(cj_roll(e, 1, L(3), L(1)), d) == 2 && d[1] == 0);
+    CHECK(cj_val_shape(cj_roll_dynamic(e, cj_scalar_int(ctx, 3), 1), d) == 2 && d[1] == 0);
+    CHECK(cj_array_split(e, 3, 1, o) == CJ_OK && cj_val_shape(o[2], d) == 2 && d[1] == 0);
+    CHECK(cj_val_shape(cj_cumlogsumexp(e, 1, 1), d) == 2 && d[1] == 0);
+    CHECK(cj_val_shape(cj_cummin(e, 1, 0), d) == 2 && d[1] == 0);
+    CHECK(cj_val_shape(cj_nanmean(e, 1, L(1), 0), d) == 1 && d[0] == 2);
+    CHECK(isnan(cj_item_or_nan(cj_slice(cj_nanmax(e, 1, L(1), 0), L(0), L(1), NULL))));
+    CHECK(cj_val_shape(cj_tri(ctx, 0, 3, 0, CJ_F32), d) == 2 && d[0] == 0 && d[1] == 3);
+    CHECK_MSG(!cj_error(ctx), "%s", cj_error_message(ctx));
+    /* integers keep their dtype through the data movement */
+    CHECK(cj_val_dtype(cj_tile(x, 1, L(2))) == CJ_I32 && cj_val_dtype(cj_roll(x, 1, L(1), L(0))) == CJ_I32);
+    cj_ctx_free(ctx);
 }
