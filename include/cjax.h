@@ -604,6 +604,11 @@ cj_val cj_log1mexp(cj_val x); /* log(1 - e^-x), x >= 0; derivative 1/expm1(x) */
 /* jax.nn.standardize(x, axes, epsilon) (algorithm "fast"; jax default
  * axes (-1,), epsilon 1e-5). */
 cj_val cj_standardize(cj_val x, int n_axes, const int64_t *axes, double epsilon);
+/* The same with a given mean and/or variance (NULL: computed; they
+ * broadcast against x) and algorithm "fast" (NULL too) or "stable"
+ * (var = mean((x - mean)²)). */
+cj_val cj_standardize_with(cj_val x, int n_axes, const int64_t *axes, const cj_val *mean,
+                           const cj_val *variance, double epsilon, const char *algorithm);
 /* jax.nn.one_hot(x, num_classes, dtype, axis): the class axis at axis of
  * the result (-1: last, which is cj_one_hot). */
 cj_val cj_one_hot_axis(cj_val indices, int64_t num_classes, cj_dtype dtype, int64_t axis);

@@ -155,6 +155,15 @@ TEST(composites_nn_glu_standardize_one_hot_match_jax) {
     CHECK(cc_close(cj_glu(cj_slice(h, L(0, 0), L(2, 6), NULL), 0), FX("nn_glu_ax0"), 4e-6, 1e-6, "glu axis 0"));
     CHECK(cc_close(cj_standardize(h, 1, L(-1), 1e-5), FX("nn_standardize"), 1e-5, 1e-6, "standardize"));
     CHECK(cc_close(cj_standardize(h, 1, L(0), 1e-3), FX("nn_standardize_ax0"), 1e-5, 1e-6, "standardize axis 0"));
+    cj_val shifted = cj_add(cj_mul(h, cj_scalar(ctx, 100)), cj_scalar(ctx, 1000));
+    CHECK(cc_close(cj_standardize_with(shifted, 1, L(-1), NULL, NULL, 1e-5, "stable"), FX("nn_standardize_stable"), 1e-5,
+                   1e-5, "standardize stable"));
+    cj_val m = cj_scalar_typed(ctx, 0.5, CJ_F32), v = cj_var(h, 1, L(0), 0);
+    CHECK(cc_close(cj_standardize_with(h, 1, L(0), &m, &v, 1e-5, NULL), FX("nn_standardize_given"), 1e-5, 1e-6,
+                   "standardize given mean and variance"));
+    CHECK(cj_is_error(cj_standardize_with(h, 1, L(0), NULL, NULL, 1e-5, "exact")));
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_standardize_with: algorithm must be \"fast\" or \"stable\", got \"exact\"");
+    cj_error_clear(ctx);
     CHECK(cc_close(cj_one_hot_axis(idx, 4, CJ_F32, 0), FX("nn_one_hot_ax0"), 0, 0, "one_hot axis 0"));
     CHECK(cc_close(cj_one_hot_axis(idx, 4, CJ_F32, 1), FX("nn_one_hot_ax1"), 0, 0, "one_hot axis 1"));
     CHECK(cc_close(cj_one_hot_axis(idx, 4, CJ_F32, -1), FX("nn_one_hot_m1"), 0, 0, "one_hot axis -1"));

@@ -3,7 +3,7 @@
  * cj_celu, cj_selu, cj_gelu_exact, cj_glu, cj_relu6, cj_hard_sigmoid,
  * cj_hard_silu, cj_hard_tanh, cj_sparse_plus, cj_sparse_sigmoid,
  * cj_soft_sign, cj_squareplus, cj_mish, cj_log1mexp, cj_standardize,
- * cj_one_hot_axis.
+ * cj_standardize_with, cj_one_hot_axis.
  *
  * Each is jax.nn's formula in cjax operations, so jit, vmap and grad come
  * from the primitives. Where JAX attaches a custom derivative, the
@@ -188,19 +188,42 @@ cj_val cj_squareplus(cj_val x, double b) {
     return cj_div(cj_add(x, cj_sqrt(cj_add(cj_mul(x, x), K(b)))), K(2));
 }
 
-/* jax.nn.standardize(x, axes, epsilon) with its default algorithm "fast":
- * (x - mean)·rsqrt(var + epsilon), var = max(mean(x²) - mean², 0). */
-cj_val cj_standardize(cj_val x, int n_axes, const int64_t *axes, double epsilon) {
+/* jax.nn.standardize(x, axes, mean, variance, epsilon, algorithm):
+ * (x - mean)·rsqrt(var + epsilon). The mean and variance given (NULL:
+ * computed over the axes, keeping them); algorithm "fast" var =
+ * max(mean(x²) - mean², 0), "stable" mean((x - mean)²). */
+static cj_val standardize(const char *op, cj_val x, int n_axes, const int64_t *axes, const cj_val *mean_in,
+                          const cj_val *var_in, double epsilon, int stable) {
     rt_aval a;
     int64_t ax[CJ_MAX_RANK];
-    if (compose_operand(x, "cj_standardize", &a) != 0) return api_err(x.ctx);
-    int n = compose_axes(x.ctx, "cj_standardize", n_axes, axes, &a, ax);
+    if (compose_operand(x, op, &a) != 0) return api_err(x.ctx);
+    int n = compose_axes(x.ctx, op, n_axes, axes, &a, ax);
     if (n < 0) return api_err(x.ctx);
     x = compose_inexact(x, &a);
     cj_dtype dt = a.dtype;
-    cj_val mean = cj_mean(x, n, ax, 1);
-    cj_val var = cj_max(cj_sub(cj_mean(cj_mul(x, x), n, ax, 1), cj_mul(mean, mean)), K(0));
+    cj_val mean = mean_in ? *mean_in : cj_mean(x, n, ax, 1), var;
+    if (var_in) {
+        var = *var_in;
+    } else if (stable) {
+        cj_val c = cj_sub(x, mean);
+        var = cj_mean(cj_mul(c, c), n, ax, 1);
+    } else {
+        var = cj_max(cj_sub(cj_mean(cj_mul(x, x), n, ax, 1), cj_mul(mean, mean)), K(0));
+    }
     return cj_mul(cj_sub(x, mean), cj_rsqrt(cj_add(var, K(epsilon))));
+}
+
+cj_val cj_standardize(cj_val x, int n_axes, const int64_t *axes, double epsilon) {
+    return standardize("cj_standardize", x, n_axes, axes, NULL, NULL, epsilon, 0);
+}
+
+cj_val cj_standardize_with(cj_val x, int n_axes, const int64_t *axes, const cj_val *mean, const cj_val *variance,
+                           double epsilon, const char *algorithm) {
+    int stable = algorithm && strcmp(algorithm, "stable") == 0;
+    if (algorithm && !stable && strcmp(algorithm, "fast") != 0)
+        return compose_fail(x.ctx, CJ_ERR_ARG, "cj_standardize_with: algorithm must be \"fast\" or \"stable\", got \"%s\"",
+                            algorithm);
+    return standardize("cj_standardize_with", x, n_axes, axes, mean, variance, epsilon, stable);
 }
 
 /* jax.nn.one_hot(x, num_classes, dtype, axis): the class axis at `axis`

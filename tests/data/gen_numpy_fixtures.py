@@ -182,6 +182,8 @@ def nn(jax, jnp):
     save("nn_glu_ax0", jax.nn.glu(h[:2], axis=0))
     save("nn_standardize", jax.nn.standardize(h))
     save("nn_standardize_ax0", jax.nn.standardize(h, axis=0, epsilon=1e-3))
+    save("nn_standardize_stable", jax.nn.standardize(h * 100 + 1000, algorithm="stable"))
+    save("nn_standardize_given", jax.nn.standardize(h, axis=0, mean=np.float32(0.5), variance=h.var(0)))
     idx = np.array([[0, 2, 1], [3, -1, 2]], np.int32)
     save("oh_idx", idx)
     save("nn_one_hot_ax0", jax.nn.one_hot(idx, 4, axis=0))
