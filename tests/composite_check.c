@@ -149,3 +149,51 @@ int cc_jvp_fd(cj_ctx *ctx, const char *what, cj_fn fn, void *user, int n_out, cj
     }
     return 1;
 }
+
+/* A random f64 array of v's shape (the cotangent of a float output; zeros
+ * for the others, which carry none). */
+static cj_val random_like(cj_ctx *ctx, cj_val v, uint64_t *s) {
+    int64_t dims[CJ_MAX_RANK], n = cj_val_size(v);
+    int rank = cj_val_shape(v, dims);
+    cj_dtype dt = cj_val_dtype(v);
+    if (dt != CJ_F64 && dt != CJ_F32) return cj_zeros(ctx, dt, rank, dims);
+    double *h = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++) h[i] = th_rand_uniform(s, -1, 1);
+    cj_val r = cj_astype(cj_array(ctx, CJ_F64, rank, dims, h), dt);
+    free(h);
+    return r;
+}
+
+static double dot_all(cj_val a, cj_val b) {
+    int64_t n, m;
+    double *x = read_all(a, &n), *y = read_all(b, &m), s = 0;
+    for (int64_t i = 0; x && y && i < n && i < m; i++) s += x[i] * y[i];
+    free(x), free(y);
+    return s;
+}
+
+int cc_vjp_jvp(cj_ctx *ctx, const char *what, cj_fn fn, void *user, int n_out, cj_val x, double tol) {
+    cj_func *f = cj_func_new(ctx, what, fn, 1, n_out, user);
+    uint64_t s = 0xfeed ^ (uint64_t)cj_val_size(x);
+    cj_val v = random_like(ctx, x, &s), po[MAX_IO], to[MAX_IO], u[MAX_IO], ct;
+    if (cj_jvp(f, &x, &v, po, to) != CJ_OK) {
+        th_fail(__FILE__, __LINE__, "%s jvp: %s", what, cj_error_message(ctx));
+        return 0;
+    }
+    cj_func *pullback = cj_vjp(f, &x, po);
+    for (int o = 0; o < n_out; o++) u[o] = random_like(ctx, po[o], &s);
+    if (!pullback || cj_call(pullback, u, &ct) != CJ_OK) {
+        th_fail(__FILE__, __LINE__, "%s vjp: %s", what, cj_error_message(ctx));
+        return 0;
+    }
+    double ujv = 0;
+    for (int o = 0; o < n_out; o++) ujv += dot_all(u[o], to[o]);
+    double jtuv = dot_all(ct, v), e = fabs(ujv - jtuv) / (1 + fabs(ujv));
+    cj_func_free(pullback);
+    cj_func_free(f);
+    if (!(e <= tol)) {
+        th_fail(__FILE__, __LINE__, "%s: <u, J v> = %.17g but <J^T u, v> = %.17g", what, ujv, jtuv);
+        return 0;
+    }
+    return 1;
+}

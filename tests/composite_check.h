@@ -3,8 +3,8 @@
  * test_composites_nn.c): JAX fixtures from tests/data/numpy/ (written by
  * tests/data/gen_numpy_fixtures.py), comparison within tolerances, and
  * one function run every way — eagerly, jitted on the interpreter and on
- * generated C, vmapped against a loop of single calls — and its jvp
- * against central finite differences. */
+ * generated C, vmapped against a loop of single calls — its jvp against
+ * central finite differences, and its vjp against its jvp. */
 #ifndef CJ_TEST_COMPOSITE_CHECK_H
 #define CJ_TEST_COMPOSITE_CHECK_H
 #include "cjax.h"
@@ -27,5 +27,9 @@ int cc_modes(cj_ctx *ctx, const char *what, cj_fn fn, void *user, int n_in, int 
  * tangent against (f(x + h t) - f(x - h t)) / 2h: the largest error
  * |jvp - fd| / (1 + |fd|) over the outputs is at most tol. 1 or 0. */
 int cc_jvp_fd(cj_ctx *ctx, const char *what, cj_fn fn, void *user, int n_out, cj_val x, double tol);
+/* Reverse mode against forward mode: <u, J v> from cj_jvp and <Jᵀu, v>
+ * from cj_vjp agree for random v and u (f64 x; one input): their
+ * difference relative to 1 + |<u, J v>| is at most tol. 1 or 0. */
+int cc_vjp_jvp(cj_ctx *ctx, const char *what, cj_fn fn, void *user, int n_out, cj_val x, double tol);
 
 #endif

@@ -99,6 +99,7 @@ TEST(composites_nn_jit_vmap_jvp) {
     for (int k = 0; k < N_UNARY; k++) {
         CHECK(cc_modes(ctx, UNARY[k].name, f_unary, (void *)&UNARY[k], 1, 1, &x, 2e-6));
         CHECK(cc_jvp_fd(ctx, UNARY[k].name, f_unary, (void *)&UNARY[k], 1, xv, 1e-6));
+        CHECK(cc_vjp_jvp(ctx, UNARY[k].name, f_unary, (void *)&UNARY[k], 1, xv, 1e-12));
     }
     cj_ctx_free(ctx);
 }
@@ -187,6 +188,7 @@ TEST(composites_nn_axes_jit_vmap_jvp) {
     cj_val x = cj_array(ctx, CJ_F32, 2, L(4, 3), xf);
     CHECK(cc_modes(ctx, "nn axes", f_nn_axes, NULL, 1, 3, &x, 2e-6));
     CHECK(cc_jvp_fd(ctx, "nn axes", f_nn_axes, NULL, 3, cj_array(ctx, CJ_F64, 2, L(4, 3), xd), 1e-6));
+    CHECK(cc_vjp_jvp(ctx, "nn axes", f_nn_axes, NULL, 3, cj_array(ctx, CJ_F64, 2, L(4, 3), xd), 1e-12));
     cj_ctx_free(ctx);
 }
 

@@ -193,6 +193,7 @@ TEST(composites_reductions_jit_vmap_jvp) {
     cj_val x = cj_array(ctx, CJ_F32, 2, L(4, 5), xf);
     CHECK(cc_modes(ctx, "reductions", f_reductions, NULL, 1, 8, &x, 2e-6));
     CHECK(cc_jvp_fd(ctx, "reductions", f_reductions, NULL, 8, cj_array(ctx, CJ_F64, 2, L(4, 5), xd), 1e-6));
+    CHECK(cc_vjp_jvp(ctx, "reductions", f_reductions, NULL, 8, cj_array(ctx, CJ_F64, 2, L(4, 5), xd), 1e-12));
     float zf[20] = {0, 1, 0, 0, 2, 0, 0, 0, 0, 0, NAN, 0, 0, -1, 0, 3, 3, 3, 3, 3};
     cj_val z = cj_array(ctx, CJ_F32, 2, L(4, 5), zf);
     CHECK(cc_modes(ctx, "counts", f_counts, NULL, 1, 3, &z, 0));

@@ -208,6 +208,7 @@ TEST(composites_shape_jit_vmap_grad) {
     CHECK(cc_modes(ctx, "shapes", f_shapes, NULL, 1, 7, &x, 0));
     cj_val xd = cj_array(ctx, CJ_F64, 2, L(3, 5), buf);
     CHECK(cc_jvp_fd(ctx, "shapes", f_shapes, NULL, 7, xd, 1e-8));
+    CHECK(cc_vjp_jvp(ctx, "shapes", f_shapes, NULL, 7, xd, 1e-12));
     int32_t reps[3] = {2, 0, 3};
     cj_val in[2] = {cj_array(ctx, CJ_F32, 2, L(3, 2), (float[]){1, 2, 3, 4, 5, 6}), cj_array(ctx, CJ_I32, 1, L(3), reps)};
     CHECK(cc_modes(ctx, "repeat_each", f_repeat_each, NULL, 2, 1, in, 0));
