@@ -63,10 +63,8 @@ static int combine(const scan_state *s, const cj_val *a, const cj_val *b, cj_val
  * many slices as b or one more. */
 static cj_val interleave(const scan_state *s, cj_val a, cj_val b) {
     int64_t na = cj_val_dim(a, (int)s->axis), nb = cj_val_dim(b, (int)s->axis);
-    int r = cj_val_rank(a);
     int64_t alo[CJ_MAX_RANK] = {0}, ahi[CJ_MAX_RANK] = {0}, blo[CJ_MAX_RANK] = {0}, bhi[CJ_MAX_RANK] = {0},
             in[CJ_MAX_RANK] = {0};
-    (void)r;
     ahi[s->axis] = na == nb ? 1 : 0;
     blo[s->axis] = 1;
     bhi[s->axis] = na == nb ? 0 : 1;
