@@ -358,7 +358,8 @@ cj_val cj_linalg_cholesky(cj_val a);
 int cj_linalg_qr(cj_val a, const char *mode, cj_val *q, cj_val *r);
 /* jnp.linalg.eigh: *w the eigenvalues of (a + aᵀ)/2, ascending, and *v
  * its unit eigenvectors (column j for w[j]; each up to sign); a square.
- * Jacobi, accurate to a few ulps·n·‖a‖. The derivative is JAX's: the
+ * Jacobi for n <= 8, tridiagonalisation above (or LAPACK's syevd), accurate
+ * to a few ulps·n·‖a‖. The derivative is JAX's: the
  * eigenvectors' is undefined at repeated eigenvalues (infinite/NaN there,
  * as JAX's), the eigenvalues' always fine. 0, or -1 with the error set.
  * jnp.linalg.eigvalsh: w alone. */

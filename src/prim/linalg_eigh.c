@@ -41,7 +41,7 @@ static int eigh_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int
     const rt_aval *a = &in[0]->aval;
     int64_t n = a->dims[a->rank - 1], batch = 1;
     for (int d = 0; d < a->rank - 2; d++) batch *= a->dims[d];
-    size_t bytes = (size_t)(batch * (n * n + n)) * rt_dtypes[a->dtype].size;
+    size_t bytes = (size_t)(batch * rt_eigh_work(n)) * rt_dtypes[a->dtype].size;
     void *work = rt_alloc(ctx->mem, bytes ? bytes : 1);
     if (!work) return core_oom(ctx, "eigh: working copy");
     if (a->dtype == CJ_F32)

@@ -10,7 +10,8 @@
  * (below that a rotation changes nothing representable, and zero
  * diagonals would otherwise rotate forever); sweeps stop when none was, at
  * most 60.
- * Jacobi converges quadratically, typically in 6–10 sweeps. */
+ * Jacobi converges quadratically, typically in 6–10 sweeps; its 4n³
+ * flops a sweep make it the choice for small matrices only. */
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -57,7 +58,9 @@ static void F(jacobi)(T *a, T *vt, int64_t n) {
 }
 
 /* One matrix: a (reading its lower triangle) → v (columns the
- * eigenvectors, ascending eigenvalues), w; work: n·n + n elements. */
+ * eigenvectors, ascending eigenvalues), w; work: rt_eigh_work(n)
+ * elements. Jacobi up to rt_eigh_jacobi_max(), tridiagonalisation
+ * (linalg_tridiag_impl.h) above. */
 static void F(eigh_one)(int64_t n, const T *a, T *v, T *w, T *work) {
     T *m = work, *order = work + n * n;
     for (int64_t i = 0; i < n; i++)
@@ -67,6 +70,11 @@ static void F(eigh_one)(int64_t n, const T *a, T *v, T *w, T *work) {
     if (nan) { /* no convergence to wait for: all NaN, as LAPACK gives garbage and JAX NaN */
         for (int64_t i = 0; i < n * n; i++) v[i] = (T)NAN;
         for (int64_t i = 0; i < n; i++) w[i] = (T)NAN;
+        return;
+    }
+    if (F(lapack_syevd)(n, a, v, w, work)) return;
+    if (n > rt_eigh_jacobi_max()) {
+        F(eigh_tridiag)(n, a, v, w, work);
         return;
     }
     F(jacobi)(m, v, n); /* v holds Vᵀ for now */
@@ -92,9 +100,9 @@ typedef struct {
 
 static void F(eigh_range)(void *arg, int64_t begin, int64_t end) {
     F(eigh_job) *j = arg;
-    int64_t nn = j->n * j->n;
+    int64_t nn = j->n * j->n, we = rt_eigh_work(j->n);
     for (int64_t i = begin; i < end; i++)
-        F(eigh_one)(j->n, j->a + i * nn, j->v + i * nn, j->w + i * j->n, j->work + i * (nn + j->n));
+        F(eigh_one)(j->n, j->a + i * nn, j->v + i * nn, j->w + i * j->n, j->work + i * we);
 }
 
 void F(rt_eigh_)(int64_t batch, int64_t n, const T *a, T *v, T *w, T *work) {

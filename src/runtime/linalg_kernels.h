@@ -33,6 +33,9 @@ void rt_linalg_set_path(rt_linalg_path p); /* process-wide; for tests and benche
 int rt_linalg_have_lapack(void);
 /* "lapack" or "built-in": what a single n×n factorisation would use now. */
 const char *rt_linalg_backend(int64_t n);
+/* Does a single n×n factorisation go to LAPACK now (the kernels' files
+ * ask; the answer follows rt_linalg_set_path)? */
+int rt_linalg_use_lapack(int64_t n);
 /* Matrices per chunk of a batch for rt_parallel_for: enough that one chunk
  * is about 2^15 flops (every factorisation's batch loop uses it). */
 int64_t rt_linalg_grain(int64_t flops_each);
@@ -78,9 +81,18 @@ void rt_qr_f64(int64_t batch, int64_t m, int64_t n, int complete, const double *
 /* Symmetric eigendecomposition, as lax.linalg.eigh (lower = True,
  * sort_eigenvalues = True): each n×n matrix a, reading only its lower
  * triangle, gives w (n eigenvalues, ascending) and v (n×n, column j the
- * unit eigenvector of w[j]), a = v diag(w) vᵀ. Cyclic Jacobi, built in
- * only. work: batch·(n·n + n) elements of the caller's. A matrix with a
- * NaN gives all NaN. */
+ * unit eigenvector of w[j]), a = v diag(w) vᵀ. Cyclic Jacobi for n up to
+ * rt_eigh_jacobi_max(); above, Householder tridiagonalisation, QL for the
+ * eigenvalues, inverse iteration for the vectors and a blocked
+ * back-transformation through rt_gemm (linalg_tridiag_impl.h). work:
+ * batch · rt_eigh_work(n) elements of the caller's. A matrix with a NaN
+ * gives all NaN. */
+int64_t rt_eigh_work(int64_t n);
+/* The largest n that takes Jacobi (process-wide; tests set 2 or a large
+ * value to exercise either path on the same matrices; negative restores
+ * the default). */
+void rt_eigh_set_jacobi_max(int64_t n);
+int64_t rt_eigh_jacobi_max(void);
 void rt_eigh_f32(int64_t batch, int64_t n, const float *a, float *v, float *w, float *work);
 void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w, double *work);
 
