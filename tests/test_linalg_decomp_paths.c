@@ -180,3 +180,144 @@ TEST(linalg_eigh_tridiagonal_batch_matches_single) {
     rt_eigh_set_jacobi_max(-1);
     free(a), free(v), free(w), free(work);
 }
+
+/* ---- svd ---------------------------------------------------------------- */
+
+enum { SV_RANDOM, SV_REPEATED, SV_GRADED, SV_RANK_DEFICIENT, SV_COUNT };
+static const char *const sv_name[] = {"random", "repeated", "graded", "rank-deficient"};
+
+/* An m×n matrix: random, or U diag(σ) Vᵀ from the eigenvectors of two
+ * random symmetric matrices (computed by the kernel under test's sibling,
+ * eigh, whose own tests stand apart) with chosen σ. */
+static void make_rect(double *a, int64_t m, int64_t n, int kind, uint64_t *seed) {
+    if (kind == SV_RANDOM) {
+        for (int64_t i = 0; i < m * n; i++) a[i] = dp_rand(seed);
+        return;
+    }
+    int64_t r = m < n ? m : n;
+    double *qm = malloc(sizeof(double) * (size_t)(m * m)), *qn = malloc(sizeof(double) * (size_t)(n * n));
+    double *d = malloc(sizeof(double) * (size_t)(m > n ? m : n)), *sg = malloc(sizeof(double) * (size_t)r);
+    for (int64_t i = 0; i < (m > n ? m : n); i++) d[i] = (double)i + 1; /* spectrum irrelevant: only Q is used */
+    make_sym(qm, m, K_RANDOM, seed), make_sym(qn, n, K_RANDOM, seed);
+    double *sm = malloc(sizeof(double) * (size_t)(m * m)), *sn = malloc(sizeof(double) * (size_t)(n * n));
+    memcpy(sm, qm, sizeof(double) * (size_t)(m * m)), memcpy(sn, qn, sizeof(double) * (size_t)(n * n));
+    double *w = malloc(sizeof(double) * (size_t)(m > n ? m : n));
+    double *work = malloc(sizeof(double) * (size_t)rt_eigh_work(m > n ? m : n));
+    rt_eigh_f64(1, m, sm, qm, w, work), rt_eigh_f64(1, n, sn, qn, w, work);
+    for (int64_t t = 0; t < r; t++)
+        sg[t] = kind == SV_REPEATED ? (double)(1 + t % 3)
+                : kind == SV_GRADED ? pow(10, -12 * (double)t / (double)r)
+                                    : (t < r / 2 ? 1 + (double)t : 0);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            long double s = 0;
+            for (int64_t t = 0; t < r; t++) s += (long double)qm[i * m + t] * sg[t] * qn[j * n + t];
+            a[i * n + j] = (double)s;
+        }
+    free(qm), free(qn), free(d), free(sg), free(sm), free(sn), free(w), free(work);
+}
+
+/* max |A - U S Vt| / ‖A‖ and max of |UᵀU - I|, |Vt Vtᵀ - I|, long double;
+ * -1 when s is not descending and non-negative. */
+static void svd_errors(const double *a, int64_t m, int64_t n, int full, const double *u, const double *s,
+                       const double *vt, double *rec, double *orth) {
+    int64_t r = m < n ? m : n, uc = full ? m : r, vr = full ? n : r;
+    double norm = 1e-300;
+    for (int64_t i = 0; i < m * n; i++) norm = fmax(norm, fabs(a[i]));
+    *rec = *orth = 0;
+    for (int64_t t = 0; t < r; t++)
+        if (s[t] < 0 || (t && s[t] > s[t - 1])) *rec = *orth = -1;
+    if (*rec < 0) return;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            long double x = 0;
+            for (int64_t t = 0; t < r; t++) x += (long double)u[i * uc + t] * s[t] * vt[t * n + j];
+            *rec = fmax(*rec, (double)fabsl(x - a[i * n + j]) / norm);
+        }
+    for (int64_t i = 0; i < uc; i++)
+        for (int64_t j = 0; j < uc; j++) {
+            long double x = 0;
+            for (int64_t p = 0; p < m; p++) x += (long double)u[p * uc + i] * u[p * uc + j];
+            *orth = fmax(*orth, (double)fabsl(x - (i == j)));
+        }
+    for (int64_t i = 0; i < vr; i++)
+        for (int64_t j = 0; j < vr; j++) {
+            long double x = 0;
+            for (int64_t p = 0; p < n; p++) x += (long double)vt[i * n + p] * vt[j * n + p];
+            *orth = fmax(*orth, (double)fabsl(x - (i == j)));
+        }
+}
+
+/* One path in f64 and f32 (errors[0..1], [2..3]); s of the f64 run kept. */
+static void run_svd(const double *a, int64_t m, int64_t n, int full, double *s64, double *errs) {
+    int64_t r = m < n ? m : n, uc = full ? m : r, vr = full ? n : r;
+    size_t mn = (size_t)(m * n);
+    double *u = malloc(sizeof(double) * (size_t)(m * uc)), *vt = malloc(sizeof(double) * (size_t)(vr * n));
+    double *work = malloc(sizeof(double) * (size_t)rt_svd_work(m, n));
+    rt_svd_f64(1, m, n, full, a, s64, u, vt, work);
+    svd_errors(a, m, n, full, u, s64, vt, &errs[0], &errs[1]);
+    float *af = malloc(sizeof(float) * mn), *uf = malloc(sizeof(float) * (size_t)(m * uc));
+    float *vf = malloc(sizeof(float) * (size_t)(vr * n)), *sf = malloc(sizeof(float) * (size_t)r);
+    float *wf = malloc(sizeof(float) * (size_t)rt_svd_work(m, n));
+    double *ar = malloc(sizeof(double) * mn), *sr = malloc(sizeof(double) * (size_t)r);
+    for (size_t i = 0; i < mn; i++) af[i] = (float)a[i], ar[i] = af[i];
+    rt_svd_f32(1, m, n, full, af, sf, uf, vf, wf);
+    for (int64_t i = 0; i < m * uc; i++) u[i] = uf[i];
+    for (int64_t i = 0; i < vr * n; i++) vt[i] = vf[i];
+    for (int64_t i = 0; i < r; i++) sr[i] = sf[i];
+    svd_errors(ar, m, n, full, u, sr, vt, &errs[2], &errs[3]);
+    free(u), free(vt), free(work), free(af), free(uf), free(vf), free(sf), free(wf), free(ar), free(sr);
+}
+
+TEST(linalg_svd_paths_agree_on_hard_spectra) {
+    static const int64_t shapes[][2] = {{9, 9}, {20, 12}, {12, 20}, {64, 64}, {65, 70}, {130, 100}, {200, 200}};
+    uint64_t seed = 11;
+    int n_paths = rt_linalg_have_lapack() ? 3 : 2;
+    int64_t fb0 = rt_svd_testing_fallbacks(), random_fb = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (int kind = 0; kind < SV_COUNT; kind++) {
+            int64_t m = shapes[sh][0], n = shapes[sh][1], r = m < n ? m : n, big = m > n ? m : n;
+            if (big >= 200 && kind != SV_RANDOM) continue; /* the long-double checks are cubic */
+            double *a = malloc(sizeof(double) * (size_t)(m * n)), *s[3];
+            make_rect(a, m, n, kind, &seed);
+            for (int p = 0; p < n_paths; p++) {
+                s[p] = malloc(sizeof(double) * (size_t)r);
+                rt_svd_set_jacobi_max(p == 0 ? 1 << 30 : 2);
+                rt_linalg_set_path(p == 2 ? RT_LINALG_LAPACK : RT_LINALG_BUILTIN);
+                int full = (int)(sh % 2);
+                double e[4];
+                run_svd(a, m, n, full, s[p], e);
+                if (p == 1 && kind == SV_RANDOM) { /* the f32 run alone, for the count */
+                    int64_t fb = rt_svd_testing_fallbacks();
+                    float *af = malloc(sizeof(float) * (size_t)(m * n)), *sf = malloc(sizeof(float) * (size_t)r);
+                    float *uf = malloc(sizeof(float) * (size_t)(m * m)), *vf = malloc(sizeof(float) * (size_t)(n * n));
+                    float *wf = malloc(sizeof(float) * (size_t)rt_svd_work(m, n));
+                    for (int64_t i = 0; i < m * n; i++) af[i] = (float)a[i];
+                    rt_svd_f32(1, m, n, 0, af, sf, uf, vf, wf);
+                    random_fb += rt_svd_testing_fallbacks() - fb;
+                    free(af), free(sf), free(uf), free(vf), free(wf);
+                }
+                double tol64 = 16 * (double)big * 2.2e-16, tol32 = 16 * (double)big * 1.2e-7;
+                if (getenv("CJAX_TEST_VERBOSE"))
+                    printf("svd path %d %-14s %lldx%lld full %d  f64 %.1e %.1e  f32 %.1e %.1e\n", p, sv_name[kind],
+                           (long long)m, (long long)n, full, e[0] / tol64, e[1] / tol64, e[2] / tol32, e[3] / tol32);
+                CHECK_MSG(e[0] >= 0 && e[0] <= tol64 && e[1] <= tol64 && e[2] >= 0 && e[2] <= tol32 && e[3] <= tol32,
+                          "svd path %d %s %lldx%lld full %d: f64 |A-USVt|/|A| %g orth %g; f32 %g %g", p, sv_name[kind],
+                          (long long)m, (long long)n, full, e[0], e[1], e[2], e[3]);
+                if (p > 0) {
+                    double ds = 0;
+                    for (int64_t i = 0; i < r; i++) ds = fmax(ds, fabs(s[p][i] - s[0][i]));
+                    CHECK_MSG(ds <= 16 * (double)big * 2.2e-16 * s[0][0], "svd path %d vs Jacobi, %s %lldx%lld: |Δs| %g",
+                              p, sv_name[kind], (long long)m, (long long)n, ds);
+                }
+            }
+            rt_svd_set_jacobi_max(-1);
+            rt_linalg_set_path(RT_LINALG_AUTO);
+            for (int p = 0; p < n_paths; p++) free(s[p]);
+            free(a);
+        }
+    /* random f32 matrices are well separated: the bidiagonal path kept
+     * them; graded and rank-deficient ones went to Jacobi */
+    CHECK_MSG(random_fb == 0, "%lld random f32 matrices fell back to Jacobi", (long long)random_fb);
+    CHECK(rt_svd_testing_fallbacks() > fb0);
+}

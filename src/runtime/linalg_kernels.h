@@ -99,10 +99,18 @@ void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w
 /* Singular value decomposition, as lax.linalg.svd: each m×n matrix a
  * (r = min(m, n)) gives s (r values, descending) and, unless u and vt are
  * NULL, u (m × r, or m × m when full) and vt (r × n, or n × n when full)
- * with orthonormal columns / rows, a = u diag(s) vt. One-sided Jacobi,
- * built in only. work: batch · rt_svd_work(m, n) elements of the
- * caller's. A matrix with a NaN gives all NaN. */
+ * with orthonormal columns / rows, a = u diag(s) vt. One-sided Jacobi for
+ * r up to rt_svd_jacobi_max(); above, Householder bidiagonalisation and
+ * the Golub–Kahan tridiagonal's eigenpairs (falling back to Jacobi when
+ * σ_min/σ_max is too small for that to separate the vectors); LAPACK's
+ * gesdd under rt_linalg_use_lapack. work: batch · rt_svd_work(m, n)
+ * elements of the caller's. A matrix with a NaN gives all NaN. */
 int64_t rt_svd_work(int64_t m, int64_t n);
+/* The largest r = min(m, n) that takes Jacobi (as rt_eigh_set_jacobi_max). */
+void rt_svd_set_jacobi_max(int64_t r);
+int64_t rt_svd_jacobi_max(void);
+/* Testing only: how many matrices the bidiagonal path handed to Jacobi. */
+int64_t rt_svd_testing_fallbacks(void);
 void rt_svd_f32(int64_t batch, int64_t m, int64_t n, int full, const float *a, float *s, float *u, float *vt,
                 float *work);
 void rt_svd_f64(int64_t batch, int64_t m, int64_t n, int full, const double *a, double *s, double *u, double *vt,

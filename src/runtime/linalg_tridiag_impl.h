@@ -1,8 +1,9 @@
 /* linalg_tridiag_impl.h — the symmetric eigendecomposition of one large
  * matrix by tridiagonalisation, for one element type (runtime layer),
- * included by linalg_eigh.c once per type with T, S, SQRT, FABS, EPS and
- * GEMM defined. linalg_eigh_impl.h's eigh_one calls F(eigh_tridiag) for
- * n above the Jacobi range; the reduction's flops are level-2 (memory
+ * included by linalg_eigh.c (and, for steps 2 and 3, linalg_svd.c) once
+ * per type with T, S, SQRT, FABS, EPS and GEMM defined. F(eigh_tridiag)
+ * in linalg_eigh_impl.h strings the steps together for n above the
+ * Jacobi range; the reduction's flops are level-2 (memory
  * bound, one fused pass per column), the back-transformation's GEMM.
  *
  * 1. A = Q T Qᵀ by Householder reflections (as LAPACK's sytd2 with
@@ -45,6 +46,7 @@ static inline T F(td_dot)(const T *x, const T *y, int64_t n) {
     return s;
 }
 
+#ifndef TD_STEPS_2_3_ONLY /* linalg_svd.c wants steps 2 and 3 only */
 /* The reflector of row k's part right of the diagonal (r entries: the
  * column below the diagonal, by symmetry), in place there (v[0] = 1),
  * tau returned, e[k] = beta. */
@@ -139,6 +141,8 @@ static void F(td_reduce)(T *a, int64_t n, double *d, double *e, T *taus, T *p, T
     e[n - 2] = a[(n - 2) * n + n - 1];
 }
 
+#endif
+
 /* The eigenvalues of the unreduced tridiagonal block (d, e: L and L-1
  * entries, destroyed; e needs L) into d, by implicit QL with Wilkinson's
  * shift (the textbook tql1 recurrence), unsorted. */
@@ -228,9 +232,14 @@ static void F(td_normalise)(double *y, int64_t L) {
     for (int64_t i = 0; i < L; i++) y[i] *= s;
 }
 
-/* Step 2: the tridiagonal (d, e: n, n-1; destroyed) → w (ascending) and
- * zt's rows the unit eigenvectors (row j for w[j]). dw: 11·n doubles. */
-static void F(td_eig)(int64_t n, double *d, double *e, T *w, T *zt, double *dw) {
+/* Step 2: the tridiagonal (d, e: n, n-1; destroyed) → w (all n
+ * eigenvalues, ascending) and, unless zt is NULL, the unit eigenvectors of
+ * those of ascending rank >= first as zt's rows (row r - first for rank
+ * r, n entries each). first < 0 asks for every eigenvalue above
+ * -10⁻³‖T‖ (the Golub–Kahan matrix's positive ones and, to orthogonalise
+ * against, the negative ones near zero). Returns the first rank computed.
+ * dw: 11·n doubles. */
+static int64_t F(td_eig)(int64_t n, double *d, double *e, T *w, int64_t first, T *zt, double *dw) {
     double *lam = dw, *ee = dw + 2 * n, *u0 = dw + 3 * n, *u1 = dw + 4 * n, *u2 = dw + 5 * n;
     double *lm = dw + 6 * n, *sw = dw + 7 * n, *y = dw + 8 * n, *rank = dw + 9 * n, *order = dw + 10 * n;
     /* eigenvalues block by block, each block's ascending */
@@ -255,13 +264,20 @@ static void F(td_eig)(int64_t n, double *d, double *e, T *w, T *zt, double *dw) 
         order[j] = (double)i;
     }
     for (int64_t r = 0; r < n; r++) rank[(int64_t)order[r]] = (double)r, w[r] = (T)lam[(int64_t)order[r]];
-    for (int64_t i = 0; i < n * n; i++) zt[i] = 0;
+    if (first < 0) {
+        double tn = 0;
+        for (int64_t i = 0; i < n; i++) tn = fmax(tn, fabs(lam[i]));
+        first = 0;
+        while (first < n && lam[(int64_t)order[first]] < -1e-3 * tn) first++;
+    }
+    if (!zt) return first;
+    for (int64_t i = 0; i < (n - first) * n; i++) zt[i] = 0;
     for (int64_t b0 = 0; b0 < n;) {
         int64_t b1 = b0 + 1;
         while (b1 < n && fabs(e[b1 - 1]) > DBL_EPSILON * (fabs(d[b1 - 1]) + fabs(d[b1]))) b1++;
         int64_t L = b1 - b0;
         if (L == 1) {
-            zt[(int64_t)rank[b0] * n + b0] = 1;
+            if (rank[b0] >= (double)first) zt[((int64_t)rank[b0] - first) * n + b0] = 1;
             b0 = b1;
             continue;
         }
@@ -272,11 +288,15 @@ static void F(td_eig)(int64_t n, double *d, double *e, T *w, T *zt, double *dw) 
         }
         double tiny = DBL_EPSILON * tnorm, ortol = 1e-3 * tnorm, pert = 10 * DBL_EPSILON * tnorm, prev = 0;
         uint64_t seed = 0x9E3779B97F4A7C15u;
-        int64_t win = b0; /* the first vector within ortol of the current one */
+        int64_t win = b0; /* the first computed vector within ortol of the current one */
         for (int64_t j = b0; j < b1; j++) {
             double shift = lam[j];
             if (j > b0 && shift - prev < pert) shift = prev + pert; /* distinct shifts for equal values */
             prev = shift;
+            if (rank[j] < (double)first) { /* not wanted (within a block, ranks ascend) */
+                win = j + 1;
+                continue;
+            }
             while (lam[j] - lam[win] > ortol) win++;
             F(td_lu)(d + b0, e + b0, L, shift, tiny, u0, u1, u2, lm, sw);
             for (int64_t i = 0; i < L; i++) {
@@ -288,37 +308,43 @@ static void F(td_eig)(int64_t n, double *d, double *e, T *w, T *zt, double *dw) 
                 F(td_normalise)(y, L);
                 for (int pass = 0; pass < (j > win ? 2 : 0); pass++)
                     for (int64_t o = win; o < j; o++) {
-                        const T *z = zt + (int64_t)rank[o] * n + b0;
+                        const T *z = zt + ((int64_t)rank[o] - first) * n + b0;
                         double dot = 0;
                         for (int64_t i = 0; i < L; i++) dot += (double)z[i] * y[i];
                         for (int64_t i = 0; i < L; i++) y[i] -= dot * (double)z[i];
                     }
                 if (j > win) F(td_normalise)(y, L);
             }
-            T *z = zt + (int64_t)rank[j] * n + b0;
+            T *z = zt + ((int64_t)rank[j] - first) * n + b0;
             for (int64_t i = 0; i < L; i++) z[i] = (T)y[i];
         }
         b0 = b1;
     }
+    return first;
 }
 
-/* Step 3: z (n×n, row-major, column j an eigenvector of T) becomes Q z.
- * ys, wk, wk2: TD_NB × n each; tt: TD_NB². */
-static void F(td_back)(const T *a, int64_t n, const T *taus, T *z, T *ys, T *wk, T *wk2, T *tt) {
-    int64_t nref = n - 2;
-    for (int64_t k0 = (nref - 1) / TD_NB * TD_NB; k0 >= 0; k0 -= TD_NB) {
-        int64_t nb = nref - k0 < TD_NB ? nref - k0 : TD_NB, s = k0 + 1, L = n - s;
+/* Step 3, for every reflector product of this family: z (M × nc, row
+ * stride ldz, row-major over coordinates 0..M-1) becomes H_0 ⋯ H_{cnt-1} z,
+ * where H_k = I - taus[k] u_k u_kᵀ has u_k[k + off] = 1, zeros before, and
+ * u_k[k + off + i] = vb[k·step + i·stride] for i >= 1 up to coordinate
+ * M-1. Blocks of TD_NB reflectors, last first, each as I - Y Tt Yᵀ:
+ * three GEMMs. ys, wk, wk2: TD_NB × max(M, nc) each; tt: TD_NB². */
+static void F(wy_apply)(T *z, int64_t M, int64_t nc, int64_t ldz, int64_t cnt, int64_t off, const T *vb,
+                        int64_t step, int64_t stride, const T *taus, T *ys, T *wk, T *wk2, T *tt) {
+    if (cnt <= 0) return;
+    for (int64_t k0 = (cnt - 1) / TD_NB * TD_NB; k0 >= 0; k0 -= TD_NB) {
+        int64_t nb = cnt - k0 < TD_NB ? cnt - k0 : TD_NB, s = k0 + off, L = M - s;
         for (int64_t c = 0; c < nb; c++) { /* Y's columns as rows over coordinates s.. */
             T *yr = ys + c * L;
-            const T *v = a + (k0 + c) * n + k0 + c + 1;
-            for (int64_t i = 0; i < c; i++) yr[i] = 0;
-            yr[c] = 1;
-            for (int64_t i = c + 1; i < L; i++) yr[i] = v[i - c];
+            const T *v = vb + (k0 + c) * step;
+            for (int64_t i = 0; i < c && i < L; i++) yr[i] = 0;
+            if (c < L) yr[c] = 1;
+            for (int64_t i = c + 1; i < L; i++) yr[i] = v[(i - c) * stride];
         }
         /* Tt (upper): Tt[i][i] = tau_i, Tt[0..i)[i] = -tau_i Tt[0..i)[0..i) (Yᵀ y_i) */
         for (int64_t i = 0; i < nb; i++) {
             T ti = taus[k0 + i], *col = wk; /* wk as scratch: Yᵀ y_i */
-            for (int64_t j = 0; j < i; j++) col[j] = F(td_dot)(ys + j * L + i, ys + i * L + i, L - i);
+            for (int64_t j = 0; j < i; j++) col[j] = i < L ? F(td_dot)(ys + j * L + i, ys + i * L + i, L - i) : 0;
             for (int64_t r = 0; r < i; r++) {
                 T acc = 0;
                 for (int64_t j = r; j < i; j++) acc += tt[r * TD_NB + j] * col[j];
@@ -328,35 +354,21 @@ static void F(td_back)(const T *a, int64_t n, const T *taus, T *z, T *ys, T *wk,
             for (int64_t r = i + 1; r < nb; r++) tt[r * TD_NB + i] = 0;
         }
         /* z[s..] -= Y (Tt (Yᵀ z[s..])) */
-        GEMM(nb, n, L, ys, L, 0, z + s * n, n, 0, wk, n, 0);
+        GEMM(nb, nc, L, ys, L, 0, z + s * ldz, ldz, 0, wk, nc, 0);
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < nb; j++) tt[i * TD_NB + j] = -tt[i * TD_NB + j];
-        GEMM(nb, n, nb, tt, TD_NB, 0, wk, n, 0, wk2, n, 0);
-        GEMM(L, n, nb, ys, L, 1, wk2, n, 0, z + s * n, n, 1);
+        GEMM(nb, nc, nb, tt, TD_NB, 0, wk, nc, 0, wk2, nc, 0);
+        GEMM(L, nc, nb, ys, L, 1, wk2, nc, 0, z + s * ldz, ldz, 1);
     }
 }
 
-/* One matrix, n >= 3: a (reading its lower triangle) → v, w (ascending).
- * work: TD_WORK(n) elements. */
-static void F(eigh_tridiag)(int64_t n, const T *a, T *v, T *w, T *work) {
-    T *m = work, *ys = m + n * n, *wk = ys + TD_NB * n, *wk2 = wk + TD_NB * n, *tt = wk2 + TD_NB * n;
-    T *taus = tt + TD_NB * TD_NB, *p = taus + n, *q = p + n;
-    uintptr_t at = (uintptr_t)(q + n);
-    double *dw = (double *)((at + 7) & ~(uintptr_t)7), *d = dw, *e = dw + n, *rest = dw + 2 * n;
-    enum { TILE = 32 }; /* a's lower triangle into m's upper, tile by tile */
-    for (int64_t i0 = 0; i0 < n; i0 += TILE)
-        for (int64_t j0 = 0; j0 <= i0; j0 += TILE)
-            for (int64_t i = i0; i < i0 + TILE && i < n; i++)
-                for (int64_t j = j0; j < j0 + TILE && j <= i; j++) m[j * n + i] = a[i * n + j];
-    F(td_reduce)(m, n, d, e, taus, p, q);
-    F(td_eig)(n, d, e, w, v, rest); /* v holds Zᵀ */
+static void F(transpose_square)(T *v, int64_t n) {
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = i + 1; j < n; j++) {
             T t = v[i * n + j];
             v[i * n + j] = v[j * n + i];
             v[j * n + i] = t;
         }
-    F(td_back)(m, n, taus, v, ys, wk, wk2, tt);
 }
 
 #undef F
