@@ -95,3 +95,26 @@ TEST(linalg_workspace_shared_by_consecutive_kernels) {
     CHECK_MSG(!cj_error(ctx), "%s", cj_error_message(ctx));
     cj_ctx_free(ctx);
 }
+
+/* The declared size follows the path taken now (LAPACK's syevd wants
+ * more than the tridiagonal path at n = 300): a program planned for the built-in path
+ * and then run with LAPACK forced still works, its kernel allocating what
+ * the plan lacks. Without LAPACK both paths are the built-in one. */
+TEST(linalg_workspace_survives_a_path_change) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint64_t seed = 6;
+    cj_val m = adc_uniform(ctx, DIMS(300, 300), -1, 1, &seed); /* syevd: 2n² + 11n + 4, built-in n² + 221n + 4104 */
+    cj_val a = cj_add(m, cj_transpose(m, NULL)), want[2], got[2];
+    cj_func *f = cj_func_new(ctx, "eigh", f_eigh, 1, 2, NULL), *j = cj_jit(f, NULL);
+    rt_linalg_set_path(RT_LINALG_BUILTIN);
+    CHECK(cj_call(j, &a, got) == CJ_OK); /* planned now */
+    rt_linalg_set_path(RT_LINALG_LAPACK);
+    CHECK(cj_call(f, &a, want) == CJ_OK);
+    uint64_t before = ctx->workspace_allocs;
+    CHECK(cj_call(j, &a, got) == CJ_OK);
+    CHECK_MSG(ctx->workspace_allocs == before + (rt_linalg_have_lapack() ? 1 : 0), "%llu allocations", (unsigned long long)(ctx->workspace_allocs - before));
+    for (int o = 0; o < 2; o++) CHECK(tu_same_bits(got[o], want[o]));
+    rt_linalg_set_path(RT_LINALG_AUTO);
+    CHECK_MSG(!cj_error(ctx), "%s", cj_error_message(ctx));
+    cj_ctx_free(ctx);
+}

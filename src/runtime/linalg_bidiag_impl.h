@@ -11,7 +11,8 @@
  *    trailing matrix per column: each row takes the left reflection, the
  *    right one, and adds its share of the next left reflection's product
  *    (the next column's entries are final as soon as their row is).
- * 2. B's singular values and vectors from the eigenpairs of its
+ * 2. B's singular values by dqds (F(bd_dqds)), and its vectors from the
+ *    eigenpairs of its
  *    Golub–Kahan matrix, the 2r × 2r tridiagonal with zero diagonal and
  *    off-diagonal (d_0, e_0, d_1, e_1, ...): its eigenvalues are ±σ_i and
  *    the eigenvector of +σ_i interleaves (v_i, u_i)/√2. This keeps B's
@@ -38,11 +39,11 @@
 /* F(svd_bidiag)'s working memory in elements of T (either type), r =
  * min(m, n), L = max(m, n): G, U' (wide: L × L), the Golub–Kahan vectors
  * (up to 2r × 2r), WY blocks (3 · TD_NB · L + TD_NB²), taus and row buffers
- * (4L), then 2 · (11 · 2r + 2r + 2 · 2r) + 8 for the doubles. */
+ * (4L), then 2 · (11 · 2r + 2r + 3 · 2r + 4r) + 8 for the doubles. */
 #define BD_WORK(m, n)                                                                                              \
     ((m) * (n) + ((m) > (n) ? (m) : (n)) * ((m) > (n) ? (m) : (n)) + 4 * ((m) < (n) ? (m) : (n)) *                 \
      ((m) < (n) ? (m) : (n)) + 3 * TD_NB * ((m) > (n) ? (m) : (n)) + TD_NB * TD_NB + 5 * ((m) > (n) ? (m) : (n)) + \
-     2 * 28 * ((m) < (n) ? (m) : (n)) + 8)
+     2 * 34 * ((m) < (n) ? (m) : (n)) + 8)
 #endif
 
 /* A Householder reflector from x (len entries, stride st) in place:
@@ -134,6 +135,70 @@ static void F(bd_reduce)(T *g, int64_t L, int64_t r, double *d, double *e, T *ta
     }
 }
 
+/* The singular values of the bidiagonal (d, e: n, n-1 entries, none zero)
+ * by dqds (Fernando and Parlett's differential qd with shifts, positive
+ * case; simple shifts): q_i = d_i², z_i = e_i² hold a matrix with
+ * eigenvalues σ², each transform moves them by the shift tau (summed in
+ * sh) while z's bottom entry goes to zero; a negligible one (below
+ * (100 eps)²·(sh + q)) deflates sh + q_bottom. The shift after a
+ * successful transform is just under its smallest d (about the new
+ * smallest eigenvalue), halved after a failed one (a q or d not positive:
+ * the transform is discarded), zero last. Every value is as accurate
+ * relative to itself as the bidiagonal's entries allow, and a sweep costs
+ * one division per entry (QL on the Golub–Kahan matrix: a square root
+ * and two per rotation, on twice the size). sig: n values, descending;
+ * w: 4n doubles. 0 when it has not converged in 30 sweeps per value (the
+ * caller then takes QL's). */
+static int F(bd_dqds)(const double *d, const double *e, int64_t n, double *sig, double *w) {
+    double *q = w, *z = w + n, *qn = w + 2 * n, *zn = w + 3 * n;
+    for (int64_t i = 0; i < n; i++) q[i] = d[i] * d[i], z[i] = i + 1 < n ? e[i] * e[i] : 0;
+    const double tol2 = (100 * DBL_EPSILON) * (100 * DBL_EPSILON);
+    double sh = 0, tau = 0;
+    int64_t m = n, found = 0, sweeps = 0, cap = 30 * n + 60;
+    int fails = 0;
+    while (m > 0) {
+        if (m == 1 || z[m - 2] <= tol2 * (sh + q[m - 1])) {
+            sig[found++] = sh + q[m - 1];
+            m--;
+            continue;
+        }
+        if (++sweeps > cap) return 0;
+        double dd = q[0] - tau, dmin = dd;
+        int ok = dd >= 0;
+        for (int64_t k = 0; ok && k < m - 1; k++) {
+            double qh = dd + z[k];
+            if (!(qh > 0)) {
+                ok = 0;
+                break;
+            }
+            double t = q[k + 1] / qh;
+            zn[k] = z[k] * t, qn[k] = qh;
+            dd = dd * t - tau;
+            if (!(dd >= 0)) ok = 0;
+            dmin = dd < dmin ? dd : dmin;
+        }
+        if (!ok) { /* discard: a smaller shift */
+            if (tau == 0) return 0;
+            tau = ++fails >= 3 ? 0 : tau * 0.5;
+            continue;
+        }
+        qn[m - 1] = dd;
+        for (int64_t k = 0; k < m; k++) q[k] = qn[k];
+        for (int64_t k = 0; k < m - 1; k++) z[k] = zn[k];
+        sh += tau;
+        fails = 0;
+        tau = dmin * 0.999;
+    }
+    for (int64_t i = 0; i < n; i++) sig[i] = sqrt(sig[i] > 0 ? sig[i] : 0);
+    for (int64_t i = 1; i < n; i++) { /* descending; deflation gives them nearly ascending */
+        double x = sig[i];
+        int64_t j = i;
+        for (; j > 0 && sig[j - 1] < x; j--) sig[j] = sig[j - 1];
+        sig[j] = x;
+    }
+    return 1;
+}
+
 /* One matrix, r = min(m, n) >= 3: 1 when done, 0 when the caller should
  * fall back to Jacobi (see the top). s descending; u, vt as svd_one's
  * (NULL: values only). work: BD_WORK(m, n) elements. */
@@ -144,7 +209,7 @@ static int F(svd_bidiag)(int64_t m, int64_t n, int full, const T *a, T *s, T *u,
     T *tt = wk2 + TD_NB * L, *tauq = tt + TD_NB * TD_NB, *taup = tauq + L, *acc = taup + L, *wrow = acc + L;
     uintptr_t at = (uintptr_t)(wrow + L);
     double *dw = (double *)((at + 7) & ~(uintptr_t)7), *d = dw, *e = d + r, *td = e + r, *te = td + N;
-    double *rest = te + N;
+    double *given = te + N, *dqw = given + N, *rest = dqw + 4 * r;
     if (tall)
         for (int64_t i = 0; i < m * n; i++) g[i] = a[i];
     else
@@ -157,7 +222,21 @@ static int F(svd_bidiag)(int64_t m, int64_t n, int full, const T *a, T *s, T *u,
         if (i + 1 < r) te[2 * i + 1] = e[i];
     }
     T *wv = up; /* the 2r eigenvalues: up is free until the left vectors (L² >= 2r) */
-    int64_t first = F(td_eig)(N, td, te, wv, -1, u ? zt : NULL, rest);
+    /* the eigenvalues ±σ by dqds when B has no zero entry (its Golub–Kahan
+     * matrix is then one unreduced block), else QL's inside td_eig */
+    int unreduced = 1;
+    for (int64_t i = 0; i < N - 1; i++) unreduced &= te[i] != 0;
+    const double *gv = NULL;
+    if (unreduced && F(bd_dqds)(d, e, r, given + r, dqw)) {
+        for (int64_t i = 0; i < r; i++) given[i] = -given[r + i]; /* -σ_max .. -σ_min */
+        for (int64_t i = 0; i < r / 2; i++) { /* σ_min .. σ_max */
+            double t = given[r + i];
+            given[r + i] = given[N - 1 - i];
+            given[N - 1 - i] = t;
+        }
+        gv = given;
+    }
+    int64_t first = F(td_eig)(N, td, te, wv, -1, u ? zt : NULL, rest, gv);
     for (int64_t t = 0; t < r; t++) s[t] = wv[N - 1 - t] > 0 ? wv[N - 1 - t] : 0;
     if (!u) return 1;
     if (!(s[0] > 0)) return 0; /* zero: Jacobi completes the bases */

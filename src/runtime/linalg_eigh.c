@@ -89,10 +89,13 @@ int64_t rt_eigh_jacobi_max(void) {
 #undef EPS
 #undef GEMM
 
-/* The most any path needs (the path may change between sizing and use). */
+/* What the path taken now needs (built-in: the larger of Jacobi's and the
+ * tridiagonal path's). A plan sized before a path change is still safe:
+ * the kernel asks again at run time and core_workspace allocates when
+ * the planned block is too small. */
 int64_t rt_eigh_work(int64_t n) {
     int64_t jac = n * n + n, td = TD_WORK(n), la = SYEVD_WORK(n) + SYEVD_IWORK(n), m = jac > td ? jac : td;
-    return m > la ? m : la;
+    return rt_linalg_use_lapack(n) && la > m ? la : m;
 }
 
 #define T double

@@ -70,7 +70,7 @@ static void F(eigh_tridiag)(int64_t n, const T *a, T *v, T *w, T *work) {
             for (int64_t i = i0; i < i0 + TILE && i < n; i++)
                 for (int64_t j = j0; j < j0 + TILE && j <= i; j++) m[j * n + i] = a[i * n + j];
     F(td_reduce)(m, n, d, e, taus, p, q);
-    F(td_eig)(n, d, e, w, 0, v, rest); /* v holds Zᵀ */
+    F(td_eig)(n, d, e, w, 0, v, rest, NULL); /* v holds Zᵀ */
     F(transpose_square)(v, n);
     /* reflector k: u_k[k+1] = 1, its tail in row k from column k+2 */
     F(wy_apply)(v, n, n, n, n - 2, 1, m + 1, n + 1, 1, taus, ys, wk, wk2, tt);

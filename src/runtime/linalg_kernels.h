@@ -85,7 +85,8 @@ void rt_qr_f64(int64_t batch, int64_t m, int64_t n, int complete, const double *
  * rt_eigh_jacobi_max(); above, Householder tridiagonalisation, QL for the
  * eigenvalues, inverse iteration for the vectors and a blocked
  * back-transformation through rt_gemm (linalg_tridiag_impl.h). work:
- * batch · rt_eigh_work(n) elements of the caller's. A matrix with a NaN
+ * batch · rt_eigh_work(n) elements of the caller's (for the path taken now:
+ * ask again after rt_linalg_set_path). A matrix with a NaN
  * gives all NaN. */
 int64_t rt_eigh_work(int64_t n);
 /* The largest n that takes Jacobi (process-wide; tests set 2 or a large
@@ -100,11 +101,12 @@ void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w
  * (r = min(m, n)) gives s (r values, descending) and, unless u and vt are
  * NULL, u (m × r, or m × m when full) and vt (r × n, or n × n when full)
  * with orthonormal columns / rows, a = u diag(s) vt. One-sided Jacobi for
- * r up to rt_svd_jacobi_max(); above, Householder bidiagonalisation and
- * the Golub–Kahan tridiagonal's eigenpairs (falling back to Jacobi when
- * σ_min/σ_max is too small for that to separate the vectors); LAPACK's
- * gesdd under rt_linalg_use_lapack. work: batch · rt_svd_work(m, n)
- * elements of the caller's. A matrix with a NaN gives all NaN. */
+ * r up to rt_svd_jacobi_max(); above, Householder bidiagonalisation,
+ * dqds for the values and the Golub–Kahan tridiagonal's eigenvectors
+ * (falling back to Jacobi when σ_min/σ_max is too small for those to
+ * separate); LAPACK's gesdd under rt_linalg_use_lapack. work: batch ·
+ * rt_svd_work(m, n) elements of the caller's (for the path taken now, as
+ * rt_eigh_work). A matrix with a NaN gives all NaN. */
 int64_t rt_svd_work(int64_t m, int64_t n);
 /* The largest r = min(m, n) that takes Jacobi (as rt_eigh_set_jacobi_max). */
 void rt_svd_set_jacobi_max(int64_t r);

@@ -98,12 +98,14 @@ static int lapack_gesddf64(int64_t m, int64_t n, int full, const double *a, doub
 #undef EPS
 #undef GEMM
 
-/* The most any path needs (the path may change between sizing and use). */
+/* What the path taken now needs (as rt_eigh_work: a plan sized before a
+ * path change still works, the kernel allocating the difference). */
 int64_t rt_svd_work(int64_t m, int64_t n) {
     int64_t r = RMIN(m, n), len = RMAX(m, n);
     int64_t jac = r * len + r * r + len * len + 2 * len; /* the last len: flags, as bytes */
     int64_t bd = BD_WORK(m, n), la = m * n + GESDD_WORK(m, n) + GESDD_IWORK(m, n);
-    return RMAX(jac, RMAX(bd, la));
+    int lapack = rt_linalg_use_lapack(r) && rt_linalg_use_lapack(len);
+    return RMAX(jac, RMAX(bd, lapack ? la : 0));
 }
 
 #define T double

@@ -238,8 +238,11 @@ static void F(td_normalise)(double *y, int64_t L) {
  * r, n entries each). first < 0 asks for every eigenvalue above
  * -10⁻³‖T‖ (the Golub–Kahan matrix's positive ones and, to orthogonalise
  * against, the negative ones near zero). Returns the first rank computed.
+ * given: T's eigenvalues, ascending, computed by the caller (T must then
+ * be unreduced: no off-diagonal negligible), or NULL for QL's.
  * dw: 11·n doubles. */
-static int64_t F(td_eig)(int64_t n, double *d, double *e, T *w, int64_t first, T *zt, double *dw) {
+static int64_t F(td_eig)(int64_t n, double *d, double *e, T *w, int64_t first, T *zt, double *dw,
+                         const double *given) {
     double *lam = dw, *ee = dw + 2 * n, *u0 = dw + 3 * n, *u1 = dw + 4 * n, *u2 = dw + 5 * n;
     double *lm = dw + 6 * n, *sw = dw + 7 * n, *y = dw + 8 * n, *rank = dw + 9 * n, *order = dw + 10 * n;
     /* eigenvalues block by block, each block's ascending */
@@ -247,6 +250,10 @@ static int64_t F(td_eig)(int64_t n, double *d, double *e, T *w, int64_t first, T
         int64_t b1 = b0 + 1;
         while (b1 < n && fabs(e[b1 - 1]) > DBL_EPSILON * (fabs(d[b1 - 1]) + fabs(d[b1]))) b1++;
         int64_t L = b1 - b0;
+        if (given && L == n) { /* the caller's (an unreduced T is one block) */
+            for (int64_t i = 0; i < n; i++) lam[i] = given[i];
+            break;
+        }
         for (int64_t i = 0; i < L; i++) lam[b0 + i] = d[b0 + i], ee[i] = i + 1 < L ? e[b0 + i] : 0;
         if (L > 1) F(td_ql)(lam + b0, ee, L);
         for (int64_t i = b0 + 1; i < b1; i++) { /* insertion sort: QL leaves them nearly in order */
