@@ -321,3 +321,79 @@ TEST(linalg_svd_paths_agree_on_hard_spectra) {
     CHECK_MSG(random_fb == 0, "%lld random f32 matrices fell back to Jacobi", (long long)random_fb);
     CHECK(rt_svd_testing_fallbacks() > fb0);
 }
+
+/* ---- qr ------------------------------------------------------------------ */
+
+/* max |Q R - A| / ‖A‖, max |QᵀQ - I|, and whether R is upper triangular. */
+static void qr_errors(const double *a, const double *q, const double *r, int64_t m, int64_t n, int complete,
+                      double *rec, double *orth, int *upper) {
+    int64_t k = m < n ? m : n, qc = complete ? m : k;
+    double norm = 1e-300;
+    for (int64_t i = 0; i < m * n; i++) norm = fmax(norm, fabs(a[i]));
+    *rec = *orth = 0, *upper = 1;
+    for (int64_t i = 0; i < qc; i++)
+        for (int64_t j = 0; j < n && j < i; j++) *upper &= r[i * n + j] == 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            long double x = 0;
+            for (int64_t t = 0; t < qc; t++) x += (long double)q[i * qc + t] * r[t * n + j];
+            *rec = fmax(*rec, (double)fabsl(x - a[i * n + j]) / norm);
+        }
+    for (int64_t i = 0; i < qc; i++)
+        for (int64_t j = 0; j < qc; j++) {
+            long double x = 0;
+            for (int64_t p = 0; p < m; p++) x += (long double)q[p * qc + i] * q[p * qc + j];
+            *orth = fmax(*orth, (double)fabsl(x - (i == j)));
+        }
+}
+
+/* The blocked QR (panels of 64 applied by GEMM; rt_qr_set_blocked_min
+ * forces it or the unblocked loop) against the identities in f64 and f32,
+ * and against the unblocked kernel in f64: the same reflectors, so the
+ * same Q and R (LAPACK's signs) to rounding, on well-conditioned matrices
+ * (random plus 3 on the diagonal), tall, square, wide, reduced and
+ * complete, with partial last panels. */
+TEST(linalg_qr_blocked_matches_unblocked_and_identities) {
+    static const int64_t shapes[][3] = {{130, 130, 0}, {300, 140, 0}, {140, 300, 0}, {200, 150, 1}, {257, 129, 1}};
+    uint64_t seed = 21;
+    for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
+        int64_t m = shapes[c][0], n = shapes[c][1], k = m < n ? m : n, big = m > n ? m : n;
+        int complete = (int)shapes[c][2];
+        int64_t qc = complete ? m : k;
+        double *a = malloc(sizeof(double) * (size_t)(m * n)), *q[2], *r[2];
+        for (int64_t i = 0; i < m * n; i++) a[i] = dp_rand(&seed) + 3.0 * (i / n == i % n);
+        for (int path = 0; path < 2; path++) { /* 0 unblocked, 1 blocked */
+            rt_qr_set_blocked_min(path ? 1 : 1 << 30);
+            q[path] = malloc(sizeof(double) * (size_t)(m * qc)), r[path] = malloc(sizeof(double) * (size_t)(qc * n));
+            double *work = malloc(sizeof(double) * (size_t)(rt_qr_work(m, n) + 1));
+            rt_qr_f64(1, m, n, complete, a, q[path], r[path], work);
+            double rec, orth;
+            int upper;
+            qr_errors(a, q[path], r[path], m, n, complete, &rec, &orth, &upper);
+            double tol64 = 16 * (double)big * 2.2e-16;
+            CHECK_MSG(upper && rec <= tol64 && orth <= tol64, "qr path %d %lldx%lld complete %d f64: |QR-A| %g |QᵀQ-I| %g",
+                      path, (long long)m, (long long)n, complete, rec, orth);
+            /* f32 */
+            float *af = malloc(sizeof(float) * (size_t)(m * n)), *qf = malloc(sizeof(float) * (size_t)(m * qc));
+            float *rf = malloc(sizeof(float) * (size_t)(qc * n)), *wf = malloc(sizeof(float) * (size_t)(rt_qr_work(m, n) + 1));
+            double *ar = malloc(sizeof(double) * (size_t)(m * n)), *qd = malloc(sizeof(double) * (size_t)(m * qc));
+            double *rd2 = malloc(sizeof(double) * (size_t)(qc * n));
+            for (int64_t i = 0; i < m * n; i++) af[i] = (float)a[i], ar[i] = af[i];
+            rt_qr_f32(1, m, n, complete, af, qf, rf, wf);
+            for (int64_t i = 0; i < m * qc; i++) qd[i] = qf[i];
+            for (int64_t i = 0; i < qc * n; i++) rd2[i] = rf[i];
+            qr_errors(ar, qd, rd2, m, n, complete, &rec, &orth, &upper);
+            double tol32 = 16 * (double)big * 1.2e-7;
+            CHECK_MSG(upper && rec <= tol32 && orth <= tol32, "qr path %d %lldx%lld complete %d f32: |QR-A| %g |QᵀQ-I| %g",
+                      path, (long long)m, (long long)n, complete, rec, orth);
+            free(work), free(af), free(qf), free(rf), free(wf), free(ar), free(qd), free(rd2);
+        }
+        double dq = 0, dr = 0;
+        for (int64_t i = 0; i < m * qc; i++) dq = fmax(dq, fabs(q[0][i] - q[1][i]));
+        for (int64_t i = 0; i < qc * n; i++) dr = fmax(dr, fabs(r[0][i] - r[1][i]));
+        CHECK_MSG(dq <= 1e-12 && dr <= 1e-12 * (double)big, "qr %lldx%lld: blocked vs unblocked |ΔQ| %g |ΔR| %g",
+                  (long long)m, (long long)n, dq, dr);
+        rt_qr_set_blocked_min(-1);
+        free(a), free(q[0]), free(q[1]), free(r[0]), free(r[1]);
+    }
+}

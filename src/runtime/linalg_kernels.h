@@ -74,9 +74,17 @@ void rt_lu_f64(int64_t batch, int64_t m, int64_t n, double *a, int32_t *pivots, 
  * each m×n matrix a (k = min(m, n)) gives q (m × k, or m × m when
  * complete) with orthonormal columns and r (k × n, or m × n when complete)
  * upper triangular, a = q r. a may be the buffer of whichever result has
- * its shape; nothing else may overlap. Built-in only (no LAPACK path yet). */
-void rt_qr_f32(int64_t batch, int64_t m, int64_t n, int complete, const float *a, float *q, float *r);
-void rt_qr_f64(int64_t batch, int64_t m, int64_t n, int complete, const double *a, double *q, double *r);
+ * its shape; nothing else may overlap. Built-in only (no LAPACK path yet):
+ * unblocked for k < 352, blocked above (panels of 64 reflectors applied
+ * by GEMM, as geqrf / orgqr), which wants work: batch · rt_qr_work(m, n)
+ * elements (0 below 352: work may then be NULL). */
+int64_t rt_qr_work(int64_t m, int64_t n);
+/* The smallest k that takes the blocked kernels (process-wide, for tests;
+ * negative restores 352; the work size follows it). */
+void rt_qr_set_blocked_min(int64_t k);
+void rt_qr_f32(int64_t batch, int64_t m, int64_t n, int complete, const float *a, float *q, float *r, float *work);
+void rt_qr_f64(int64_t batch, int64_t m, int64_t n, int complete, const double *a, double *q, double *r,
+               double *work);
 
 /* Symmetric eigendecomposition, as lax.linalg.eigh (lower = True,
  * sort_eigenvalues = True): each n×n matrix a, reading only its lower
