@@ -122,6 +122,17 @@ static row rows[] = {
     DOTS_ROW("solve_1024", "solve, n=1024", make_solve_1024, LA_SOLVE_FLOPS(1024, 1)),
     DOTS_ROW("chol_batch8", "cholesky, 10000 x 8x8", make_chol_batch8, LA_BATCH * LA_CHOL_FLOPS(8)),
     DOTS_ROW("solve_batch8", "solve, 10000 x 8x8", make_solve_batch8, LA_BATCH * LA_SOLVE_FLOPS(8, 1)),
+    /* eigenvectors and singular vectors squared: f32 directions of close
+     * eigenvalues agree to about eps·‖a‖/gap */
+    {.key = "eigh_64", .name = "eigh, n=64", .make = make_eigh_64, .flops = LA_EIGH_FLOPS(64), .limit = 1e-2},
+    {.key = "eigh_256", .name = "eigh, n=256", .make = make_eigh_256, .flops = LA_EIGH_FLOPS(256), .limit = 1e-2},
+    {.key = "eigh_1024", .name = "eigh, n=1024", .make = make_eigh_1024, .flops = LA_EIGH_FLOPS(1024), .limit = 1e-2},
+    {.key = "svd_64", .name = "svd, n=64", .make = make_svd_64, .flops = LA_SVD_FLOPS(64), .limit = 1e-2},
+    {.key = "svd_256", .name = "svd, n=256", .make = make_svd_256, .flops = LA_SVD_FLOPS(256), .limit = 1e-2},
+    {.key = "svd_1024", .name = "svd, n=1024", .make = make_svd_1024, .flops = LA_SVD_FLOPS(1024), .limit = 1e-2},
+    DOTS_ROW("qr_64", "qr, n=64", make_qr_64, LA_QR_FLOPS(64)),
+    DOTS_ROW("qr_256", "qr, n=256", make_qr_256, LA_QR_FLOPS(256)),
+    DOTS_ROW("qr_1024", "qr, n=1024", make_qr_1024, LA_QR_FLOPS(1024)),
     /* issue 16's Gauss–Newton step (bench_work_gn.h): jacfwd + solve of a
      * 100-parameter, 400-residual fit */
     DOTS_ROW("gn_step", "Gauss-Newton step, 100 params", make_gn_step, GN_FLOPS),

@@ -154,6 +154,12 @@ def inputs(np):
         d[f"la_a{n}"] = spd((n, n), 50)
         d[f"la_b{n}"] = np.cos(ramp(0, 30, n))
     d["la_ab"] = spd((LA_BATCH, 8, 8), 500)
+    # the decompositions' matrix: sin((k mod 97)(k mod 89)), k = i n + j
+    for n in LA_SIZES:
+        k = np.arange(n * n, dtype=f32)
+        g = np.sin(np.fmod(k, f32(97)) * np.fmod(k, f32(89))).reshape(n, n)
+        d[f"la_g{n}"] = g
+        d[f"la_s{n}"] = (g + g.T) * f32(0.5)
     d["la_bb"] = np.cos(ramp(0, 30, LA_BATCH * 8)).reshape(LA_BATCH, 8, 1)
     # issue 16's Gauss-Newton step (examples/gauss_newton/gn_model.h): the
     # model sum_k a_k sin(w_k t) at known [a; w], started off them
@@ -364,6 +370,11 @@ def numpy_side():
         **{f"solve_{n}": ((lambda n: lambda: np.linalg.solve(d[f"la_a{n}"], d[f"la_b{n}"]))(n), None)
            for n in LA_SIZES},
         "chol_batch8": (lambda: np.linalg.cholesky(d["la_ab"]), None),
+        **{f"eigh_{n}": ((lambda n: lambda: (lambda w, v: (w, v * v))(*np.linalg.eigh(d[f"la_s{n}"])))(n), None)
+           for n in LA_SIZES},
+        **{f"svd_{n}": ((lambda n: lambda: (lambda u, s, vt: (s, u * u, vt * vt))(
+            *np.linalg.svd(d[f"la_g{n}"], full_matrices=False)))(n), None) for n in LA_SIZES},
+        **{f"qr_{n}": ((lambda n: lambda: np.linalg.qr(d[f"la_g{n}"]))(n), None) for n in LA_SIZES},
         "solve_batch8": (lambda: np.linalg.solve(d["la_ab"], d["la_bb"]), None),
         "gn_step": (lambda: gn_step(d["gn_p0"], d["gn_t"], d["gn_y"]), None),
         "cached_call": (cached_calls, lambda: tiny * f32(1.5) + f32(0.25)),
@@ -487,6 +498,11 @@ def jax_side():
         **{f"chol_{n}": (jnp.linalg.cholesky, (d[f"la_a{n}"],)) for n in LA_SIZES},
         **{f"solve_{n}": (jnp.linalg.solve, (d[f"la_a{n}"], d[f"la_b{n}"])) for n in LA_SIZES},
         "chol_batch8": (jnp.linalg.cholesky, (d["la_ab"],)),
+        **{f"eigh_{n}": (lambda a: (lambda w, v: (w, v * v))(*jnp.linalg.eigh(a)), (d[f"la_s{n}"],))
+           for n in LA_SIZES},
+        **{f"svd_{n}": (lambda a: (lambda u, s, vt: (s, u * u, vt * vt))(*jnp.linalg.svd(a, full_matrices=False)),
+                        (d[f"la_g{n}"],)) for n in LA_SIZES},
+        **{f"qr_{n}": (lambda a: tuple(jnp.linalg.qr(a)), (d[f"la_g{n}"],)) for n in LA_SIZES},
         "solve_batch8": (jnp.linalg.solve, (d["la_ab"], d["la_bb"])),
         "gn_step": (gn_step, (d["gn_p0"], d["gn_t"], d["gn_y"])),
     }

@@ -1,13 +1,15 @@
 # FindCjaxLapack.cmake — optional LAPACK for cjax's factorisations.
 #
-# src/runtime/linalg_kernels.c calls LAPACK's ?potrf/?getrf for large single
-# matrices when compiled with CJAX_HAVE_LAPACK, and its built-in kernels
+# src/runtime/linalg_kernels.c calls LAPACK's ?potrf/?getrf, linalg_eigh.c
+# ?syevd and linalg_svd.c ?gesdd for large single matrices when compiled
+# with CJAX_HAVE_LAPACK, and its built-in kernels
 # otherwise (and always for batches of small matrices). This module never
 # fails the configure step: cjax builds and passes its tests without LAPACK.
 # Option CJAX_LAPACK (default ON): OFF skips the search.
 #
 # Sets:
-#   CJAX_LAPACK_FOUND      TRUE when a library providing dpotrf_ and dgetrf_
+#   CJAX_LAPACK_FOUND      TRUE when a library providing dpotrf_, dgetrf_,
+#                          dsyevd_ and dgesdd_
 #                          was found and a test program calling them links
 #   CJAX_LAPACK_LIBRARIES  what to link
 #
@@ -34,8 +36,15 @@ set(_cjax_lapack_probe "
 #include <stddef.h>
 void dpotrf_(const char *, const int *, double *, const int *, int *, size_t);
 void dgetrf_(const int *, const int *, double *, const int *, int *, int *);
-int main(void) { double a = 4; int n = 1, info = 0, piv = 0;
-  dpotrf_(\"U\", &n, &a, &n, &info, 1); dgetrf_(&n, &n, &a, &n, &piv, &info); return info; }")
+void dsyevd_(const char *, const char *, const int *, double *, const int *, double *, double *, const int *,
+             int *, const int *, int *, size_t, size_t);
+void dgesdd_(const char *, const int *, const int *, double *, const int *, double *, double *, const int *,
+             double *, const int *, double *, const int *, int *, int *, size_t);
+int main(int argc, char **argv) { double a = 4; int n = 1, info = 0, piv = 0;
+  dpotrf_(\"U\", &n, &a, &n, &info, 1); dgetrf_(&n, &n, &a, &n, &piv, &info);
+  if (argc > 5) { dsyevd_(\"N\", \"U\", &n, &a, &n, &a, &a, &n, &piv, &n, &info, 1, 1);
+    dgesdd_(\"N\", &n, &n, &a, &n, &a, &a, &n, &a, &n, &a, &n, &piv, &info, 1); }
+  (void)argv; return info; }")
 
 set(_cjax_i 0)
 foreach(_lib IN LISTS _cjax_lapack_candidates)

@@ -358,7 +358,8 @@ cj_val cj_linalg_cholesky(cj_val a);
 int cj_linalg_qr(cj_val a, const char *mode, cj_val *q, cj_val *r);
 /* jnp.linalg.eigh: *w the eigenvalues of (a + aᵀ)/2, ascending, and *v
  * its unit eigenvectors (column j for w[j]; each up to sign); a square.
- * Jacobi, accurate to a few ulps·n·‖a‖. The derivative is JAX's: the
+ * Jacobi for n <= 8, tridiagonalisation above (or LAPACK's syevd), accurate
+ * to a few ulps·n·‖a‖. The derivative is JAX's: the
  * eigenvectors' is undefined at repeated eigenvalues (infinite/NaN there,
  * as JAX's), the eigenvalues' always fine. 0, or -1 with the error set.
  * jnp.linalg.eigvalsh: w alone. */
@@ -366,7 +367,8 @@ int cj_linalg_eigh(cj_val a, cj_val *v, cj_val *w);
 cj_val cj_linalg_eigvalsh(cj_val a);
 /* jnp.linalg.svd: a = u diag(s) vt, s descending (k = min(m, n) values);
  * u [..., m, k] and vt [..., k, n], or [..., m, m] and [..., n, n] with
- * full_matrices. One-sided Jacobi. The derivative is JAX's: reduced only
+ * full_matrices. One-sided Jacobi for min(m, n) <= 8, bidiagonalisation
+ * above (or LAPACK's gesdd). The derivative is JAX's: reduced only
  * (full_matrices refuses with CJ_ERR_UNSUPPORTED), u's and vt's undefined
  * at repeated or zero singular values, s's always fine. 0, or -1 with the
  * error set. jnp.linalg.svdvals: s alone. */
@@ -384,6 +386,16 @@ cj_val cj_linalg_svdvals(cj_val a);
 cj_val cj_linalg_norm(cj_val x, const char *ord, int n_axes, const int64_t *axes);
 cj_val cj_linalg_cond(cj_val x);
 cj_val cj_linalg_pinv(cj_val a, double rtol);
+/* jnp.linalg.lstsq: the least-squares (minimum-norm) x of a x ≈ b through
+ * the reduced svd, singular values below rcond·s_max dropped (rcond < 0:
+ * JAX's default, max(m, n)·eps). a [..., m, n]; b [m] (a vector, shared by
+ * a batch) or [..., m, k] with a's batch. *x [..., n] or [..., n, k];
+ * *resid the squared 2-norms of b - a x per column ([..., 1] for a vector
+ * b, as JAX's (1,); computed always, as JAX does without numpy_resid);
+ * *rank (i32, [...]) the singular values kept; *s a's singular values.
+ * Differentiable through svd's jvp. 0, or -1 with the error set (error
+ * values in the results). */
+int cj_linalg_lstsq(cj_val a, cj_val b, double rcond, cj_val *x, cj_val *resid, cj_val *rank, cj_val *s);
 /* jax.lax.linalg.lu: out[0] the factors (L strictly below the diagonal,
  * unit diagonal implied; U on and above), out[1] the pivots (i32, min(m,n):
  * row i swapped with pivots[i] at step i), out[2] the permutation (i32, m:

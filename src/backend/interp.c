@@ -685,7 +685,10 @@ static void view(rt_array *hdr, cj_ctx *ctx, const rt_aval *aval, char *data) {
  * place: a control-flow construct runs once through cf_run with its bodies
  * on the program's own backend; other primitives through their eager
  * kernel. */
-static int run_single(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const kernel *K, char *const *buf) {
+static int run_single(cj_ctx *ctx, const program *p, int k, char *const *buf) {
+    cj_backend mode = p->mode;
+    const ir_func *ir = p->c->ir;
+    const kernel *K = &p->c->kernels[k];
     const ir_eqn *e = &ir->eqns[K->eqns[0]];
     const int *in = ir_eqn_inputs(ir, e);
     /* array headers over the buffers, one per operand and result: small
@@ -707,11 +710,18 @@ static int run_single(cj_ctx *ctx, cj_backend mode, const ir_func *ir, const ker
             view(&hdr[e->n_in + j], ctx, &ir->vars[e->out + j], buf[e->out + j]);
             res[j] = &hdr[e->n_in + j];
         }
+        /* the working memory the plan reserved (plan.c), for this kernel only */
+        void *ws_was = ctx->workspace;
+        size_t ws_bytes_was = ctx->workspace_bytes;
+        size_t ws = k < p->c->ws_kernels ? p->c->ws_bytes[k] : 0;
+        ctx->workspace = ws ? (char *)p->arena + p->c->ws_offset[k] : NULL;
+        ctx->workspace_bytes = ws;
         if (prim_lower(e->prim)->kind == LOWER_CONSTRUCT) status = cf_run(ctx, cf_of(&e->params), mode, args, res);
         else if (prim_rules[e->prim].multiple_results)
             status = prim_rules[e->prim].impl_multi(ctx, e->prim, &e->params, e->n_in, args, e->n_out, res);
         else
             status = prim_rules[e->prim].impl(ctx, e->prim, &e->params, e->n_in, args, res[0]);
+        ctx->workspace = ws_was, ctx->workspace_bytes = ws_bytes_was;
     }
     core_table_free(ctx, hdr, hdr_s, n, sizeof *hdr);
     core_table_free(ctx, args, ptr_s, n, sizeof *args);
@@ -748,7 +758,7 @@ int interp_run_kernel(cj_ctx *ctx, program *p, int k, char **buf) {
     } else if (K->kind == KERNEL_DOT_EPILOGUE) {
         status = dot_epilogue_run(ctx, p, k, buf);
     } else if (!native_run_construct(ctx, p, k, buf, &status)) { /* a construct's loop in generated C */
-        status = run_single(ctx, p->mode, p->c->ir, K, buf);
+        status = run_single(ctx, p, k, buf);
     }
     return status;
 }

@@ -206,6 +206,8 @@ void compiled_free(cj_ctx *ctx, compiled *c) {
     }
     if (c->kernels) rt_free(ctx->mem, c->kernels, sizeof(kernel) * (size_t)(c->ir->n_eqns ? c->ir->n_eqns : 1));
     if (c->kernel_of) rt_free(ctx->mem, c->kernel_of, sizeof(int) * nv);
+    if (c->ws_offset) rt_free(ctx->mem, c->ws_offset, sizeof(size_t) * (size_t)c->ws_kernels);
+    if (c->ws_bytes) rt_free(ctx->mem, c->ws_bytes, sizeof(size_t) * (size_t)c->ws_kernels);
     for (int e = 0; c->composed && e < c->ir->n_eqns; e++)
         if (c->composed[e]) rt_free(ctx->mem, c->composed[e], sizeof(prim_index_map) * (size_t)c->ir->eqns[e].n_in);
     if (c->composed)

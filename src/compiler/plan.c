@@ -47,7 +47,15 @@
  * arena: generated loops bind their outputs per step.
  *
  * The same field says when a result shares an argument's buffer: an
- * optimization_barrier of an argument or constant (share_read_only). */
+ * optimization_barrier of an argument or constant (share_read_only).
+ *
+ * Working memory: a SINGLE kernel whose primitive declares it
+ * (lower.workspace_of: eigh's and svd's working copies) gets a block of
+ * the arena live for that kernel alone, placed after its results (so it
+ * overlaps neither them nor its operands) and released with the kernel's
+ * dead operands; c->ws_offset / ws_bytes record it for the backend
+ * (interp.c's run_single hands it to the kernel) and, being in the arena,
+ * the memory analysis counts it. */
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -112,6 +120,24 @@ static void drop_plan(cj_ctx *ctx, compiled *c, size_t nv) {
     c->offset = NULL;
     c->first_use = c->last_use = NULL;
     c->arena_bytes = 0;
+    if (c->ws_offset) rt_free(ctx->mem, c->ws_offset, sizeof(size_t) * (size_t)c->ws_kernels);
+    if (c->ws_bytes) rt_free(ctx->mem, c->ws_bytes, sizeof(size_t) * (size_t)c->ws_kernels);
+    c->ws_offset = c->ws_bytes = NULL;
+    c->ws_kernels = 0;
+}
+
+/* The working memory kernel k's primitive declares, in bytes (0: none). */
+static size_t kernel_workspace(const compiled *c, int k) {
+    const kernel *K = &c->kernels[k];
+    if (K->kind != KERNEL_SINGLE || K->n_eqns != 1) return 0;
+    const ir_eqn *e = &c->ir->eqns[K->eqns[0]];
+    size_t (*of)(const prim_params *, int, const rt_aval *) = prim_lower(e->prim)->workspace_of;
+    enum { MAX_IN = 8 }; /* the primitives declaring one take a single operand */
+    if (!of || e->n_in > MAX_IN) return 0;
+    rt_aval in[MAX_IN];
+    const int *ins = ir_eqn_inputs(c->ir, e);
+    for (int i = 0; i < e->n_in; i++) in[i] = c->ir->vars[ins[i]];
+    return of(&e->params, e->n_in, in);
 }
 
 /* Homes and live ranges (kernel indices) of every variable. */
@@ -293,14 +319,18 @@ static int plan(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
     c->first_use = rt_alloc(ctx->mem, sizeof(int) * nv);
     c->last_use = rt_alloc(ctx->mem, sizeof(int) * nv);
     c->host = rt_alloc(ctx->mem, sizeof(int) * nv);
-    block *live = rt_alloc(ctx->mem, sizeof(block) * nv);
+    c->ws_kernels = c->n_kernels > 0 ? c->n_kernels : 1;
+    c->ws_offset = rt_calloc(ctx->mem, sizeof(size_t) * (size_t)c->ws_kernels);
+    c->ws_bytes = rt_calloc(ctx->mem, sizeof(size_t) * (size_t)c->ws_kernels);
+    /* live blocks: every variable's at most, and one kernel's workspace */
+    block *live = rt_alloc(ctx->mem, sizeof(block) * (nv + 1));
     pool *pools = rt_alloc(ctx->mem, sizeof(pool) * np);
     int *donor = donated ? rt_alloc(ctx->mem, sizeof(int) * nv) : NULL;
     int *chain = rt_alloc(ctx->mem, sizeof(int) * nv);
     if (!c->home || !c->offset || !c->first_use || !c->last_use || !c->host || !live || !pools || !chain ||
-        (donated && !donor)) {
+        (donated && !donor) || !c->ws_offset || !c->ws_bytes) {
         if (chain) rt_free(ctx->mem, chain, sizeof(int) * nv);
-        if (live) rt_free(ctx->mem, live, sizeof(block) * nv);
+        if (live) rt_free(ctx->mem, live, sizeof(block) * (nv + 1));
         if (pools) rt_free(ctx->mem, pools, sizeof(pool) * np);
         if (donor) rt_free(ctx->mem, donor, sizeof(int) * nv);
         return core_oom(ctx, "jit: buffer planning");
@@ -342,8 +372,20 @@ static int plan(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
             c->host[v] = pools[p].host;
             if (p == 0 && off + size > arena) arena = off + size;
         }
+        size_t ws = kernel_workspace(c, k);
+        if (ws) { /* after the results, in the arena, for this kernel only (var -1) */
+            size_t size = align_up(ws), off, gap;
+            best_fit(live, n_live, 0, size, ws, SIZE_MAX, &off, &gap);
+            int pos = 0;
+            while (pos < n_live && live[pos].pool == 0 && live[pos].off < off) pos++;
+            memmove(&live[pos + 1], &live[pos], sizeof(block) * (size_t)(n_live - pos));
+            live[pos] = (block){off, size, -1, 0};
+            n_live++;
+            c->ws_offset[k] = off, c->ws_bytes[k] = ws;
+            if (off + size > arena) arena = off + size;
+        }
         for (int i = 0; i < n_live;) {
-            if (c->last_use[live[i].var] <= k) {
+            if (live[i].var < 0 || c->last_use[live[i].var] <= k) {
                 memmove(&live[i], &live[i + 1], sizeof(block) * (size_t)(n_live - i - 1));
                 n_live--;
             } else {
@@ -352,7 +394,7 @@ static int plan(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
         }
     }
     c->arena_bytes = arena;
-    rt_free(ctx->mem, live, sizeof(block) * nv);
+    rt_free(ctx->mem, live, sizeof(block) * (nv + 1));
     rt_free(ctx->mem, pools, sizeof(pool) * np);
     rt_free(ctx->mem, chain, sizeof(int) * nv);
     if (donor) rt_free(ctx->mem, donor, sizeof(int) * nv);

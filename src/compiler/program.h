@@ -93,6 +93,10 @@ typedef struct compiled {
     int *kernel_of;  /* per variable: defining kernel, -1 for inputs/constants */
     int *first_use, *last_use; /* per variable: kernel range over which its buffer is live */
     size_t arena_bytes;
+    size_t *ws_offset, *ws_bytes; /* per kernel: the arena block of its working memory
+                                     (a SINGLE kernel whose primitive declares
+                                     lower.workspace_of; ws_bytes 0: none) */
+    int ws_kernels;               /* entries in ws_offset / ws_bytes */
     size_t tile_scratch_bytes; /* per thread, for LOOP kernel tiles */
     size_t dot_block_bytes;    /* the largest DOT_EPILOGUE block buffer: scratch
                                   taken per call, outside the arena (0: none) */

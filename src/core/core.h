@@ -102,6 +102,13 @@ struct cj_ctx {
 
     cj_func *funcs; /* every function object, freed with the context */
 
+    /* The planned working memory of the SINGLE kernel running now (set by
+     * the interpreter's run_single from the plan, NULL outside one), handed
+     * out once by core_workspace; how often core_workspace had to allocate
+     * instead (tests read it). */
+    void *workspace;
+    size_t workspace_bytes;
+    uint64_t workspace_allocs;
 };
 
 /* ---- one thread at a time ----
@@ -134,6 +141,14 @@ static inline cj_val core_err_val(cj_ctx *ctx) {
     cj_val v = {ctx, 0, 0};
     return v;
 }
+
+/* ---- an eager kernel's working memory ----
+ * `bytes` for the kernel now running: the block its plan reserved, when
+ * it runs under jit and the block is that large (*owned = 0), else from
+ * the context's allocator (*owned = 1; NULL after the out-of-memory error,
+ * naming `what`). Give it back with core_workspace_done. */
+void *core_workspace(cj_ctx *ctx, size_t bytes, int *owned, const char *what);
+void core_workspace_done(cj_ctx *ctx, void *w, size_t bytes, int owned);
 
 /* ---- per-equation tables ----
  * An equation has no fixed limit on its operands or results (a construct

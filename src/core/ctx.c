@@ -168,6 +168,25 @@ int core_oom(cj_ctx *ctx, const char *where) {
     return core_error(ctx, CJ_ERR_OOM, "%s: out of memory", where);
 }
 
+/* ---- an eager kernel's working memory ---- */
+void *core_workspace(cj_ctx *ctx, size_t bytes, int *owned, const char *what) {
+    if (ctx->workspace && ctx->workspace_bytes >= bytes) {
+        void *w = ctx->workspace;
+        ctx->workspace = NULL; /* once: nothing the kernel calls may take it again */
+        *owned = 0;
+        return w;
+    }
+    *owned = 1;
+    ctx->workspace_allocs++;
+    void *w = rt_alloc(ctx->mem, bytes ? bytes : 1);
+    if (!w) core_oom(ctx, what);
+    return w;
+}
+
+void core_workspace_done(cj_ctx *ctx, void *w, size_t bytes, int owned) {
+    if (owned && w) rt_free(ctx->mem, w, bytes ? bytes : 1);
+}
+
 /* ---- strbuf ---- */
 void sb_init(strbuf *sb, rt_mem *mem) {
     memset(sb, 0, sizeof *sb);

@@ -8,8 +8,10 @@
  * and r [..., m, n]. Strict like the other linear-algebra primitives: f32
  * or f64, rank >= 2, leading axes a batch. Under jit it is a SINGLE kernel
  * running the eager kernel on whole buffers (LOWER_OPAQUE); the kernel
- * factors in whichever result buffer has a's shape, so it needs no
- * scratch. vmap moves the batch axis to the front, one more batch axis. */
+ * factors in whichever result buffer has a's shape, and for min(m, n) >=
+ * 352 (blocked) declares its working memory (workspace_of: the
+ * reflectors and GEMM panels), which the planner reserves. vmap moves the
+ * batch axis to the front, one more batch axis. */
 #include "../core/core.h"
 #include "../runtime/linalg_kernels.h"
 #include "batching.h"
@@ -38,17 +40,32 @@ static int qr_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_params 
     return 0;
 }
 
+/* The blocked kernel's working memory (the rule the planner reads; 0 for
+ * small matrices). */
+static size_t qr_workspace(const prim_params *p, int n_in, const rt_aval *in) {
+    (void)p, (void)n_in;
+    const rt_aval *a = &in[0];
+    int64_t m = a->dims[a->rank - 2], n = a->dims[a->rank - 1], batch = 1;
+    for (int d = 0; d < a->rank - 2; d++) batch *= a->dims[d];
+    return (size_t)(batch * rt_qr_work(m, n)) * rt_dtypes[a->dtype].size;
+}
+
 static int qr_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in, int n_out,
                    rt_array *const *out) {
-    (void)ctx, (void)prim, (void)n_in, (void)n_out;
+    (void)prim, (void)n_out;
     const rt_aval *a = &in[0]->aval;
     int r = a->rank, full = (p->flag & LB_FULL_MATRICES) != 0;
     int64_t m = a->dims[r - 2], n = a->dims[r - 1], batch = 1;
     for (int d = 0; d < r - 2; d++) batch *= a->dims[d];
+    size_t bytes = qr_workspace(p, n_in, a);
+    int owned = 0;
+    void *work = bytes ? core_workspace(ctx, bytes, &owned, "qr: working memory") : NULL;
+    if (bytes && !work) return -1;
     if (a->dtype == CJ_F32)
-        rt_qr_f32(batch, m, n, full, in[0]->data, out[0]->data, out[1]->data);
+        rt_qr_f32(batch, m, n, full, in[0]->data, out[0]->data, out[1]->data, work);
     else
-        rt_qr_f64(batch, m, n, full, in[0]->data, out[0]->data, out[1]->data);
+        rt_qr_f64(batch, m, n, full, in[0]->data, out[0]->data, out[1]->data, work);
+    core_workspace_done(ctx, work, bytes, owned);
     return 0;
 }
 
@@ -71,7 +88,7 @@ void prim_register_linalg_decomp(void) {
         .abstract_eval_multi = qr_abstract_eval,
         .impl_multi = qr_impl,
         .print_params = qr_print_params,
-        .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = qr_flops}},
+        .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = qr_flops}, .workspace_of = qr_workspace},
         .batch_multi = batch_leading_multi,
     };
 }

@@ -7,8 +7,10 @@
  * with full_matrices [..., m, m] and [..., n, n]; without compute_uv
  * (params.flag bit 2) s alone. Strict: f32 or f64, rank >= 2. Under jit a
  * SINGLE kernel running the eager kernel (LOWER_OPAQUE); its working
- * memory comes from the context's allocator, not yet planned or counted by
- * the memory analysis. vmap moves the batch axis to the front. */
+ * memory (rt_svd_work elements per matrix) is declared by the rule
+ * (workspace_of), so under jit the planner reserves it in the arena and
+ * the memory analysis counts it; eagerly it comes from the context's
+ * allocator. vmap moves the batch axis to the front. */
 #include "../core/core.h"
 #include "../runtime/linalg_kernels.h"
 #include "batching.h"
@@ -41,22 +43,32 @@ static int svd_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_params
     return 0;
 }
 
+/* The kernel's working memory (the rule the planner reads). */
+static size_t svd_workspace(const prim_params *p, int n_in, const rt_aval *in) {
+    (void)p, (void)n_in;
+    const rt_aval *a = &in[0];
+    int64_t m = a->dims[a->rank - 2], n = a->dims[a->rank - 1], batch = 1;
+    for (int d = 0; d < a->rank - 2; d++) batch *= a->dims[d];
+    return (size_t)(batch * rt_svd_work(m, n)) * rt_dtypes[a->dtype].size;
+}
+
 static int svd_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,
                     int n_out, rt_array *const *out) {
-    (void)prim, (void)n_in;
+    (void)prim;
     const rt_aval *a = &in[0]->aval;
     int r = a->rank, full = (p->flag & LB_FULL_MATRICES) != 0;
     int64_t m = a->dims[r - 2], n = a->dims[r - 1], batch = 1;
     for (int d = 0; d < r - 2; d++) batch *= a->dims[d];
-    size_t bytes = (size_t)(batch * rt_svd_work(m, n)) * rt_dtypes[a->dtype].size;
-    void *work = rt_alloc(ctx->mem, bytes ? bytes : 1);
-    if (!work) return core_oom(ctx, "svd: working memory");
+    size_t bytes = svd_workspace(p, n_in, a);
+    int owned;
+    void *work = core_workspace(ctx, bytes, &owned, "svd: working memory");
+    if (!work) return -1;
     void *u = n_out == 3 ? out[1]->data : NULL, *vt = n_out == 3 ? out[2]->data : NULL;
     if (a->dtype == CJ_F32)
         rt_svd_f32(batch, m, n, full, in[0]->data, out[0]->data, u, vt, work);
     else
         rt_svd_f64(batch, m, n, full, in[0]->data, out[0]->data, u, vt, work);
-    rt_free(ctx->mem, work, bytes ? bytes : 1);
+    core_workspace_done(ctx, work, bytes, owned);
     return 0;
 }
 
@@ -70,7 +82,9 @@ static double svd_flops(const prim_params *p, const rt_aval *in, const rt_aval *
     int r = in[0].rank;
     double m = (double)in[0].dims[r - 2], n = (double)in[0].dims[r - 1], k = m < n ? m : n, l = m < n ? n : m, b = 1;
     for (int d = 0; d < r - 2; d++) b *= (double)in[0].dims[d];
-    return b * 8 * 3 * k * k * (l + k); /* ~8 sweeps of k²/2 pairs, 3(l + k) multiply-adds each */
+    if (k <= (double)rt_svd_jacobi_max()) return b * 8 * 3 * k * k * (l + k); /* ~8 sweeps of k²/2 pairs */
+    /* bidiagonalise (4lk² - 4k³/3), transform both sides back (2lk² + 2k³) */
+    return b * (6 * l * k * k + 2 * k * k * k / 3);
 }
 
 void prim_register_linalg_svd(void) {
@@ -79,7 +93,7 @@ void prim_register_linalg_svd(void) {
         .abstract_eval_multi = svd_abstract_eval,
         .impl_multi = svd_impl,
         .print_params = svd_print_params,
-        .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = svd_flops}},
+        .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = svd_flops}, .workspace_of = svd_workspace},
         .batch_multi = batch_leading_multi,
     };
 }

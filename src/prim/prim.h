@@ -181,6 +181,13 @@ typedef struct prim_lowering {
      * memcpy (select_n with one predicate per tile), so the result must not
      * be planned into an operand's buffer. */
     bool copies_whole_operand;
+    /* Working memory the eager kernel needs beside its results, in bytes,
+     * from its operands' types (NULL: none; eigh's and svd's working
+     * copies). Under jit the planner gives the primitive's SINGLE kernel
+     * that much of the arena for the kernel's duration (plan.c), so the
+     * memory analysis counts it, and the kernel takes it with
+     * core_workspace (which allocates instead when run eagerly). */
+    size_t (*workspace_of)(const prim_params *p, int n_in, const rt_aval *in);
 } prim_lowering;
 
 /* vmap: the batch axis of a value that is not batched. */

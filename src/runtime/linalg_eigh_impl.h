@@ -10,7 +10,8 @@
  * (below that a rotation changes nothing representable, and zero
  * diagonals would otherwise rotate forever); sweeps stop when none was, at
  * most 60.
- * Jacobi converges quadratically, typically in 6–10 sweeps. */
+ * Jacobi converges quadratically, typically in 6–10 sweeps; its 4n³
+ * flops a sweep make it the choice for small matrices only. */
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -56,8 +57,29 @@ static void F(jacobi)(T *a, T *vt, int64_t n) {
     }
 }
 
+/* One matrix by tridiagonalisation (linalg_tridiag_impl.h), n >= 3: a (reading its lower triangle) → v, w (ascending).
+ * work: TD_WORK(n) elements. */
+static void F(eigh_tridiag)(int64_t n, const T *a, T *v, T *w, T *work) {
+    T *m = work, *ys = m + n * n, *wk = ys + TD_NB * n, *wk2 = wk + TD_NB * n, *tt = wk2 + TD_NB * n;
+    T *taus = tt + TD_NB * TD_NB, *p = taus + n, *q = p + n;
+    uintptr_t at = (uintptr_t)(q + n);
+    double *dw = (double *)((at + 7) & ~(uintptr_t)7), *d = dw, *e = dw + n, *rest = dw + 2 * n;
+    enum { TILE = 32 }; /* a's lower triangle into m's upper, tile by tile */
+    for (int64_t i0 = 0; i0 < n; i0 += TILE)
+        for (int64_t j0 = 0; j0 <= i0; j0 += TILE)
+            for (int64_t i = i0; i < i0 + TILE && i < n; i++)
+                for (int64_t j = j0; j < j0 + TILE && j <= i; j++) m[j * n + i] = a[i * n + j];
+    F(td_reduce)(m, n, d, e, taus, p, q);
+    F(td_eig)(n, d, e, w, 0, v, rest, NULL); /* v holds Zᵀ */
+    F(transpose_square)(v, n);
+    /* reflector k: u_k[k+1] = 1, its tail in row k from column k+2 */
+    F(wy_apply)(v, n, n, n, n - 2, 1, m + 1, n + 1, 1, taus, ys, wk, wk2, tt);
+}
+
 /* One matrix: a (reading its lower triangle) → v (columns the
- * eigenvectors, ascending eigenvalues), w; work: n·n + n elements. */
+ * eigenvectors, ascending eigenvalues), w; work: rt_eigh_work(n)
+ * elements. Jacobi up to rt_eigh_jacobi_max(), tridiagonalisation
+ * (linalg_tridiag_impl.h) above. */
 static void F(eigh_one)(int64_t n, const T *a, T *v, T *w, T *work) {
     T *m = work, *order = work + n * n;
     for (int64_t i = 0; i < n; i++)
@@ -67,6 +89,11 @@ static void F(eigh_one)(int64_t n, const T *a, T *v, T *w, T *work) {
     if (nan) { /* no convergence to wait for: all NaN, as LAPACK gives garbage and JAX NaN */
         for (int64_t i = 0; i < n * n; i++) v[i] = (T)NAN;
         for (int64_t i = 0; i < n; i++) w[i] = (T)NAN;
+        return;
+    }
+    if (F(lapack_syevd)(n, a, v, w, work)) return;
+    if (n > rt_eigh_jacobi_max()) {
+        F(eigh_tridiag)(n, a, v, w, work);
         return;
     }
     F(jacobi)(m, v, n); /* v holds Vᵀ for now */
@@ -92,9 +119,9 @@ typedef struct {
 
 static void F(eigh_range)(void *arg, int64_t begin, int64_t end) {
     F(eigh_job) *j = arg;
-    int64_t nn = j->n * j->n;
+    int64_t nn = j->n * j->n, we = rt_eigh_work(j->n);
     for (int64_t i = begin; i < end; i++)
-        F(eigh_one)(j->n, j->a + i * nn, j->v + i * nn, j->w + i * j->n, j->work + i * (nn + j->n));
+        F(eigh_one)(j->n, j->a + i * nn, j->v + i * nn, j->w + i * j->n, j->work + i * we);
 }
 
 void F(rt_eigh_)(int64_t batch, int64_t n, const T *a, T *v, T *w, T *work) {

@@ -44,6 +44,8 @@ static int use_lapack(int64_t n) {
 
 const char *rt_linalg_backend(int64_t n) { return use_lapack(n) ? "lapack" : "built-in"; }
 
+int rt_linalg_use_lapack(int64_t n) { return use_lapack(n); }
+
 int64_t rt_linalg_grain(int64_t flops_each) {
     if (flops_each < 1) flops_each = 1;
     int64_t g = ((int64_t)1 << 15) / flops_each;

@@ -33,6 +33,9 @@ void rt_linalg_set_path(rt_linalg_path p); /* process-wide; for tests and benche
 int rt_linalg_have_lapack(void);
 /* "lapack" or "built-in": what a single n×n factorisation would use now. */
 const char *rt_linalg_backend(int64_t n);
+/* Does a single n×n factorisation go to LAPACK now (the kernels' files
+ * ask; the answer follows rt_linalg_set_path)? */
+int rt_linalg_use_lapack(int64_t n);
 /* Matrices per chunk of a batch for rt_parallel_for: enough that one chunk
  * is about 2^15 flops (every factorisation's batch loop uses it). */
 int64_t rt_linalg_grain(int64_t flops_each);
@@ -71,26 +74,53 @@ void rt_lu_f64(int64_t batch, int64_t m, int64_t n, double *a, int32_t *pivots, 
  * each m×n matrix a (k = min(m, n)) gives q (m × k, or m × m when
  * complete) with orthonormal columns and r (k × n, or m × n when complete)
  * upper triangular, a = q r. a may be the buffer of whichever result has
- * its shape; nothing else may overlap. Built-in only (no LAPACK path yet). */
-void rt_qr_f32(int64_t batch, int64_t m, int64_t n, int complete, const float *a, float *q, float *r);
-void rt_qr_f64(int64_t batch, int64_t m, int64_t n, int complete, const double *a, double *q, double *r);
+ * its shape; nothing else may overlap. Built-in only (no LAPACK path yet):
+ * unblocked for k < 352, blocked above (panels of 64 reflectors applied
+ * by GEMM, as geqrf / orgqr), which wants work: batch · rt_qr_work(m, n)
+ * elements (0 below 352: work may then be NULL). */
+int64_t rt_qr_work(int64_t m, int64_t n);
+/* The smallest k that takes the blocked kernels (process-wide, for tests;
+ * negative restores 352; the work size follows it). */
+void rt_qr_set_blocked_min(int64_t k);
+void rt_qr_f32(int64_t batch, int64_t m, int64_t n, int complete, const float *a, float *q, float *r, float *work);
+void rt_qr_f64(int64_t batch, int64_t m, int64_t n, int complete, const double *a, double *q, double *r,
+               double *work);
 
 /* Symmetric eigendecomposition, as lax.linalg.eigh (lower = True,
  * sort_eigenvalues = True): each n×n matrix a, reading only its lower
  * triangle, gives w (n eigenvalues, ascending) and v (n×n, column j the
- * unit eigenvector of w[j]), a = v diag(w) vᵀ. Cyclic Jacobi, built in
- * only. work: batch·(n·n + n) elements of the caller's. A matrix with a
- * NaN gives all NaN. */
+ * unit eigenvector of w[j]), a = v diag(w) vᵀ. Cyclic Jacobi for n up to
+ * rt_eigh_jacobi_max(); above, Householder tridiagonalisation, QL for the
+ * eigenvalues, inverse iteration for the vectors and a blocked
+ * back-transformation through rt_gemm (linalg_tridiag_impl.h). work:
+ * batch · rt_eigh_work(n) elements of the caller's (for the path taken now:
+ * ask again after rt_linalg_set_path). A matrix with a NaN
+ * gives all NaN. */
+int64_t rt_eigh_work(int64_t n);
+/* The largest n that takes Jacobi (process-wide; tests set 2 or a large
+ * value to exercise either path on the same matrices; negative restores
+ * the default). */
+void rt_eigh_set_jacobi_max(int64_t n);
+int64_t rt_eigh_jacobi_max(void);
 void rt_eigh_f32(int64_t batch, int64_t n, const float *a, float *v, float *w, float *work);
 void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w, double *work);
 
 /* Singular value decomposition, as lax.linalg.svd: each m×n matrix a
  * (r = min(m, n)) gives s (r values, descending) and, unless u and vt are
  * NULL, u (m × r, or m × m when full) and vt (r × n, or n × n when full)
- * with orthonormal columns / rows, a = u diag(s) vt. One-sided Jacobi,
- * built in only. work: batch · rt_svd_work(m, n) elements of the
- * caller's. A matrix with a NaN gives all NaN. */
+ * with orthonormal columns / rows, a = u diag(s) vt. One-sided Jacobi for
+ * r up to rt_svd_jacobi_max(); above, Householder bidiagonalisation,
+ * dqds for the values and the Golub–Kahan tridiagonal's eigenvectors
+ * (falling back to Jacobi when σ_min/σ_max is too small for those to
+ * separate); LAPACK's gesdd under rt_linalg_use_lapack. work: batch ·
+ * rt_svd_work(m, n) elements of the caller's (for the path taken now, as
+ * rt_eigh_work). A matrix with a NaN gives all NaN. */
 int64_t rt_svd_work(int64_t m, int64_t n);
+/* The largest r = min(m, n) that takes Jacobi (as rt_eigh_set_jacobi_max). */
+void rt_svd_set_jacobi_max(int64_t r);
+int64_t rt_svd_jacobi_max(void);
+/* Testing only: how many matrices the bidiagonal path handed to Jacobi. */
+int64_t rt_svd_testing_fallbacks(void);
 void rt_svd_f32(int64_t batch, int64_t m, int64_t n, int full, const float *a, float *s, float *u, float *vt,
                 float *work);
 void rt_svd_f64(int64_t batch, int64_t m, int64_t n, int full, const double *a, double *s, double *u, double *vt,

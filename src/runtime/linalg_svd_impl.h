@@ -1,7 +1,8 @@
 /* linalg_svd_impl.h — the body of linalg_svd.c for one element type
  * (runtime layer), included once per type with T, S, SQRT, FABS and EPS.
  *
- * One-sided Jacobi (Hestenes): the r = min(m, n) rows of G, each of length
+ * The small-matrix and fallback path (linalg_bidiag_impl.h has the large
+ * one), one-sided Jacobi (Hestenes): the r = min(m, n) rows of G, each of length
  * L = max(m, n) (aᵀ's rows when m >= n, a's own when m < n), are rotated
  * in pairs until mutually orthogonal (|g_p·g_q| <= eps·‖g_p‖‖g_q‖, at most
  * 60 sweeps), the rotations accumulated in W (r × r, rows). Then the
@@ -83,10 +84,10 @@ static void F(svd_complete)(T *y, int64_t count, int64_t len, const unsigned cha
     }
 }
 
-/* One matrix. s: r values, descending; u: m × (full ? m : r); vt: (full ?
- * n : r) × n; either may be NULL (values only). work: r·L + r·r + L·L + 2L
- * elements. */
-static void F(svd_one)(int64_t m, int64_t n, int full, const T *a, T *s, T *u, T *vt, T *work) {
+/* One matrix by Jacobi. s: r values, descending; u: m × (full ? m : r);
+ * vt: (full ? n : r) × n; either may be NULL (values only). work: r·L +
+ * r·r + L·L + 2L elements. */
+static void F(svd_jacobi)(int64_t m, int64_t n, int full, const T *a, T *s, T *u, T *vt, T *work) {
     int tall = m >= n;
     int64_t r = tall ? n : m, len = tall ? m : n;
     T *g = work, *w = g + r * len, *y = w + r * r, *order = y + len * len;
@@ -139,6 +140,21 @@ static void F(svd_one)(int64_t m, int64_t n, int full, const T *a, T *s, T *u, T
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < r; j++) u[i * r + j] = w[(int64_t)order[j] * r + i];
     }
+}
+
+/* One matrix: LAPACK's gesdd when rt_linalg_use_lapack says so, else
+ * bidiagonalisation above Jacobi's range unless it declines (tiny
+ * singular values), else Jacobi. work: rt_svd_work(m, n) elements. */
+static void F(svd_one)(int64_t m, int64_t n, int full, const T *a, T *s, T *u, T *vt, T *work) {
+    int64_t r = m < n ? m : n;
+    int nan = 0;
+    for (int64_t i = 0; i < m * n; i++) nan |= a[i] != a[i];
+    if (!nan && F(lapack_gesdd)(m, n, full, a, s, u, vt, work)) return;
+    if (!nan && r > rt_svd_jacobi_max()) {
+        if (F(svd_bidiag)(m, n, full, a, s, u, vt, work)) return;
+        count_fallback();
+    }
+    F(svd_jacobi)(m, n, full, a, s, u, vt, work);
 }
 
 typedef struct {

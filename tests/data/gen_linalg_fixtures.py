@@ -8,6 +8,8 @@ python3 tests/data/gen_linalg_fixtures.py --eigh     (eigh's, eigh_*.npy,
                                                       EIGH_CASES)
 python3 tests/data/gen_linalg_fixtures.py --svd      (svd's, svd_*.npy,
                                                       SVD_CASES)
+python3 tests/data/gen_linalg_fixtures.py --lstsq    (lstsq's, lstsq_*.npy,
+                                                      LSTSQ_CASES)
 
 Every case stores its inputs (<case>_a.npy, <case>_b.npy, ...) and JAX's
 outputs (<case>_<what>.npy), so the C test reads the same inputs JAX saw.
@@ -229,6 +231,71 @@ def decomp():
         f.write("\n".join(cases) + "\n")
 
 
+def lstsq():
+    """lstsq: tall, square and wide, a vector or a matrix b, a batch (JAX's
+    lstsq is 2-D only: vmapped), a rank-deficient matrix (two singular
+    values zero; rcond 1e-4 so f32 rounding cannot keep them), f32 and f64,
+    with their own random stream. Stores x, resid, rank, s, rcond (-1: the
+    default), the 2-norm condition number of the kept part, and for the
+    full-rank tall and square cases the gradients of a loss seeing x and
+    resid with respect to a and b."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(20261205)
+    cases = []
+    for dtype, dn in ((np.float32, "f32"), (np.float64, "f64")):
+        for batch, m, n, k, kind in (((), 6, 4, 0, "full"), ((), 6, 4, 2, "full"), ((), 5, 5, 0, "full"),
+                                     ((), 3, 5, 0, "full"), ((3,), 5, 3, 2, "full"), ((), 6, 4, 0, "rank2")):
+            name = f"lstsq_{dn}_{'x'.join(map(str, batch)) or 'single'}_{m}x{n}_{'k%d' % k if k else 'vec'}_{kind}"
+            shape = tuple(batch) + (m, n)
+            if kind == "full":
+                a = rng.uniform(-1, 1, shape) + np.eye(m, n) * 2
+                rcond = None
+            else:
+                u, _ = np.linalg.qr(rng.normal(size=(m, m)))
+                v, _ = np.linalg.qr(rng.normal(size=(n, n)))
+                sv = np.array([3.0, 1.5] + [0.0] * (min(m, n) - 2))
+                a = (u[:, : len(sv)] * sv) @ v.T[: len(sv)]
+                rcond = 1e-4
+            a = a.astype(dtype)
+            b = rng.uniform(-1, 1, tuple(batch) + ((m, k) if k else (m,))).astype(dtype)
+            save(name + "_a", a)
+            save(name + "_b", b)
+            save(name + "_rcond", np.array([-1.0 if rcond is None else rcond]))
+            sv64 = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+            kept = sv64[..., 0:1] * (1e-4 if rcond else 1e-9)
+            cond = np.max(sv64[..., 0] / np.min(np.where(sv64 > kept, sv64, np.inf), axis=-1))
+            save(name + "_cond", np.array([cond]))
+
+            def f(a, b):
+                return jnp.linalg.lstsq(a, b, rcond=rcond)
+
+            fn = jax.vmap(f) if batch else f
+            x, resid, rank, s = fn(a, b)
+            save(name + "_x", x)
+            save(name + "_resid", resid)
+            save(name + "_rank", np.asarray(rank).astype(np.int32))
+            save(name + "_s", s)
+            if kind == "full" and m >= n:
+                wx = rng.uniform(-1, 1, x.shape).astype(dtype)
+                save(name + "_wx", wx)
+
+                def loss(a, b):
+                    x, resid, _, _ = fn(a, b)
+                    return jnp.sum(wx * x) + jnp.sum(resid)
+
+                ga, gb = jax.grad(loss, argnums=(0, 1))(a, b)
+                save(name + "_grad_a", ga)
+                save(name + "_grad_b", gb)
+            cases.append(name)
+    with open(os.path.join(OUT, "LSTSQ_CASES"), "w") as f:
+        f.write("\n".join(cases) + "\n")
+
+
 if __name__ == "__main__":
     import sys
 
@@ -238,5 +305,7 @@ if __name__ == "__main__":
         eigh()
     elif sys.argv[1:] == ["--svd"]:
         svd()
+    elif sys.argv[1:] == ["--lstsq"]:
+        lstsq()
     else:
         main()

@@ -1,0 +1,282 @@
+/* linalg_bidiag_impl.h — the singular value decomposition of one larger
+ * matrix by bidiagonalisation, for one element type (runtime layer),
+ * included by linalg_svd.c once per type after linalg_tridiag_impl.h
+ * (whose tridiagonal eigensolver and WY back-transformation it reuses).
+ * linalg_svd_impl.h's svd_one calls F(svd_bidiag) above Jacobi's range.
+ *
+ * 1. G = Q_L B Q_Rᵀ (G = a, or aᵀ when a is wide, so G is L × r with
+ *    L >= r), B upper bidiagonal, by alternating Householder reflections
+ *    as LAPACK's gebd2 (left ones in G's columns below the diagonal, right
+ *    ones in its rows right of the superdiagonal). One pass over the
+ *    trailing matrix per column: each row takes the left reflection, the
+ *    right one, and adds its share of the next left reflection's product
+ *    (the next column's entries are final as soon as their row is).
+ * 2. B's singular values by dqds (F(bd_dqds)), and its vectors from the
+ *    eigenpairs of its
+ *    Golub–Kahan matrix, the 2r × 2r tridiagonal with zero diagonal and
+ *    off-diagonal (d_0, e_0, d_1, e_1, ...): its eigenvalues are ±σ_i and
+ *    the eigenvector of +σ_i interleaves (v_i, u_i)/√2. This keeps B's
+ *    singular values as accurate as B's entries (not squared, as BᵀB's
+ *    eigenvalues would be), all in double.
+ * 3. U = Q_L [U_B; 0], V = Q_R V_B by the WY blocks (GEMM).
+ * A +σ_i vector mixing with its own -σ_i one only scales its halves
+ * (each is normalised apart); mixing with another pair's -σ_j, which
+ * lies σ_i + σ_j away, would spoil both halves when the two are small, so
+ * the negative eigenvalues near zero get vectors too and the positive
+ * ones are orthogonalised against them (td_eig's first < 0). Still, a
+ * vector is only as accurate as eps_double·σ_max over its gap, which for
+ * the smallest is at most about σ_min, so where eps_double·σ_max/σ_min
+ * exceeds the type's eps·r (for f32, σ_min/σ_max below ~2·10⁻⁹/r; for
+ * f64 below 1/r: f64 matrices of any real condition number), or a
+ * vector's two halves differ in length (σ = 0 to rounding), F(svd_bidiag)
+ * returns 0 and the caller falls back to one-sided Jacobi. */
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define F(name) CAT(name, S)
+
+#ifndef BD_WORK
+/* F(svd_bidiag)'s working memory in elements of T (either type), r =
+ * min(m, n), L = max(m, n): G, U' (wide: L × L), the Golub–Kahan vectors
+ * (up to 2r × 2r), WY blocks (3 · TD_NB · L + TD_NB²), taus and row buffers
+ * (4L), then 2 · (11 · 2r + 2r + 3 · 2r + 4r) + 8 for the doubles. */
+#define BD_WORK(m, n)                                                                                              \
+    ((m) * (n) + ((m) > (n) ? (m) : (n)) * ((m) > (n) ? (m) : (n)) + 4 * ((m) < (n) ? (m) : (n)) *                 \
+     ((m) < (n) ? (m) : (n)) + 3 * TD_NB * ((m) > (n) ? (m) : (n)) + TD_NB * TD_NB + 5 * ((m) > (n) ? (m) : (n)) + \
+     2 * 34 * ((m) < (n) ? (m) : (n)) + 8)
+#endif
+
+/* A Householder reflector from x (len entries, stride st) in place:
+ * x[0] := 1, the tail scaled; beta into *b; tau returned (0: H = I). The
+ * tail's sum of squares is given (the caller has it). */
+static T F(bd_reflector)(T *x, int64_t len, int64_t st, double sigma, double *b) {
+    T alpha = x[0];
+    x[0] = 1;
+    if (len <= 1 || sigma == 0) {
+        *b = alpha;
+        return 0;
+    }
+    double beta = -copysign(sqrt((double)alpha * alpha + sigma), (double)alpha);
+    T scale = (T)(1 / ((double)alpha - beta));
+    for (int64_t i = 1; i < len; i++) x[i * st] *= scale;
+    *b = beta;
+    return (T)((beta - alpha) / beta);
+}
+
+/* Step 1 on g (L × r, row-major, L >= r >= 3): d (r), e (r-1), tauq (r),
+ * taup (r-2); reflectors stored in g. acc, wrow: r elements each. */
+static void F(bd_reduce)(T *g, int64_t L, int64_t r, double *d, double *e, T *tauq, T *taup, T *acc, T *wrow) {
+    /* the first column's tail: its sum of squares and Σ x_i row_i */
+    double sigma = 0;
+    for (int64_t c = 0; c < r; c++) acc[c] = 0;
+    for (int64_t i = 1; i < L; i++) {
+        const T *row = g + i * r;
+        T x = row[0];
+        sigma += (double)x * x;
+        for (int64_t c = 1; c < r; c++) acc[c] += x * row[c];
+    }
+    for (int64_t j = 0; j < r; j++) {
+        T *rj = g + j * r, alpha = rj[j];
+        int64_t w = r - j - 1; /* trailing columns */
+        /* left reflector of column j: tau, scale of its tail, d_j */
+        T tq = 0, scale = 0;
+        if (sigma != 0 && j + 1 < L) {
+            double beta = -copysign(sqrt((double)alpha * alpha + sigma), (double)alpha);
+            scale = (T)(1 / ((double)alpha - beta));
+            tq = (T)((beta - alpha) / beta);
+            d[j] = beta;
+        } else {
+            d[j] = alpha;
+        }
+        tauq[j] = tq;
+        rj[j] = 1;
+        if (w == 0) { /* the last column: only its tail to scale */
+            for (int64_t i = j + 1; i < L; i++) g[i * r + j] *= scale;
+            break;
+        }
+        /* wrow = uᵀ G[j.., j+1..] = row_j + scale Σ_{i>j} x_i row_i; row j updated */
+        T *rr = rj + j + 1;
+        for (int64_t c = 0; c < w; c++) {
+            wrow[c] = rr[c] + scale * acc[j + 1 + c];
+            rr[c] -= tq * wrow[c];
+        }
+        /* right reflector of row j's part right of the diagonal */
+        T tp = 0;
+        if (w >= 2) {
+            double sg = 0;
+            for (int64_t c = 1; c < w; c++) sg += (double)rr[c] * rr[c];
+            tp = F(bd_reflector)(rr, w, 1, sg, &e[j]);
+            if (j < r - 2) taup[j] = tp;
+        } else {
+            e[j] = rr[0];
+            rr[0] = 1;
+        }
+        /* the pass: rows j+1.. take both reflections and feed the next column's sums */
+        sigma = 0;
+        for (int64_t c = 0; c < r; c++) acc[c] = 0;
+        const T *v = rr;
+        for (int64_t i = j + 1; i < L; i++) {
+            T *row = g + i * r + j + 1, ui = g[i * r + j] * scale;
+            g[i * r + j] = ui;
+            if (tq != 0) {
+                T k = tq * ui;
+                for (int64_t c = 0; c < w; c++) row[c] -= k * wrow[c];
+            }
+            if (tp != 0) {
+                T sdot = tp * F(td_dot)(row, v, w);
+                for (int64_t c = 0; c < w; c++) row[c] -= sdot * v[c];
+            }
+            if (i >= j + 2) {
+                T x = row[0];
+                sigma += (double)x * x;
+                for (int64_t c = 1; c < w; c++) acc[j + 1 + c] += x * row[c];
+            }
+        }
+    }
+}
+
+/* The singular values of the bidiagonal (d, e: n, n-1 entries, none zero)
+ * by dqds (Fernando and Parlett's differential qd with shifts, positive
+ * case; simple shifts): q_i = d_i², z_i = e_i² hold a matrix with
+ * eigenvalues σ², each transform moves them by the shift tau (summed in
+ * sh) while z's bottom entry goes to zero; a negligible one (below
+ * (100 eps)²·(sh + q)) deflates sh + q_bottom. The shift after a
+ * successful transform is just under its smallest d (about the new
+ * smallest eigenvalue), halved after a failed one (a q or d not positive:
+ * the transform is discarded), zero last. Every value is as accurate
+ * relative to itself as the bidiagonal's entries allow, and a sweep costs
+ * one division per entry (QL on the Golub–Kahan matrix: a square root
+ * and two per rotation, on twice the size). sig: n values, descending;
+ * w: 4n doubles. 0 when it has not converged in 30 sweeps per value (the
+ * caller then takes QL's). */
+static int F(bd_dqds)(const double *d, const double *e, int64_t n, double *sig, double *w) {
+    double *q = w, *z = w + n, *qn = w + 2 * n, *zn = w + 3 * n;
+    for (int64_t i = 0; i < n; i++) q[i] = d[i] * d[i], z[i] = i + 1 < n ? e[i] * e[i] : 0;
+    const double tol2 = (100 * DBL_EPSILON) * (100 * DBL_EPSILON);
+    double sh = 0, tau = 0;
+    int64_t m = n, found = 0, sweeps = 0, cap = 30 * n + 60;
+    int fails = 0;
+    while (m > 0) {
+        if (m == 1 || z[m - 2] <= tol2 * (sh + q[m - 1])) {
+            sig[found++] = sh + q[m - 1];
+            m--;
+            continue;
+        }
+        if (++sweeps > cap) return 0;
+        double dd = q[0] - tau, dmin = dd;
+        int ok = dd >= 0;
+        for (int64_t k = 0; ok && k < m - 1; k++) {
+            double qh = dd + z[k];
+            if (!(qh > 0)) {
+                ok = 0;
+                break;
+            }
+            double t = q[k + 1] / qh;
+            zn[k] = z[k] * t, qn[k] = qh;
+            dd = dd * t - tau;
+            if (!(dd >= 0)) ok = 0;
+            dmin = dd < dmin ? dd : dmin;
+        }
+        if (!ok) { /* discard: a smaller shift */
+            if (tau == 0) return 0;
+            tau = ++fails >= 3 ? 0 : tau * 0.5;
+            continue;
+        }
+        qn[m - 1] = dd;
+        for (int64_t k = 0; k < m; k++) q[k] = qn[k];
+        for (int64_t k = 0; k < m - 1; k++) z[k] = zn[k];
+        sh += tau;
+        fails = 0;
+        tau = dmin * 0.999;
+    }
+    for (int64_t i = 0; i < n; i++) sig[i] = sqrt(sig[i] > 0 ? sig[i] : 0);
+    for (int64_t i = 1; i < n; i++) { /* descending; deflation gives them nearly ascending */
+        double x = sig[i];
+        int64_t j = i;
+        for (; j > 0 && sig[j - 1] < x; j--) sig[j] = sig[j - 1];
+        sig[j] = x;
+    }
+    return 1;
+}
+
+/* One matrix, r = min(m, n) >= 3: 1 when done, 0 when the caller should
+ * fall back to Jacobi (see the top). s descending; u, vt as svd_one's
+ * (NULL: values only). work: BD_WORK(m, n) elements. */
+static int F(svd_bidiag)(int64_t m, int64_t n, int full, const T *a, T *s, T *u, T *vt, T *work) {
+    int tall = m >= n;
+    int64_t r = tall ? n : m, L = tall ? m : n, N = 2 * r;
+    T *g = work, *up = g + L * r, *zt = up + L * L, *ys = zt + N * N, *wk = ys + TD_NB * L, *wk2 = wk + TD_NB * L;
+    T *tt = wk2 + TD_NB * L, *tauq = tt + TD_NB * TD_NB, *taup = tauq + L, *acc = taup + L, *wrow = acc + L;
+    uintptr_t at = (uintptr_t)(wrow + L);
+    double *dw = (double *)((at + 7) & ~(uintptr_t)7), *d = dw, *e = d + r, *td = e + r, *te = td + N;
+    double *given = te + N, *dqw = given + N, *rest = dqw + 4 * r;
+    if (tall)
+        for (int64_t i = 0; i < m * n; i++) g[i] = a[i];
+    else
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) g[j * m + i] = a[i * n + j];
+    F(bd_reduce)(g, L, r, d, e, tauq, taup, acc, wrow);
+    for (int64_t i = 0; i < N; i++) td[i] = 0;
+    for (int64_t i = 0; i < r; i++) {
+        te[2 * i] = d[i];
+        if (i + 1 < r) te[2 * i + 1] = e[i];
+    }
+    T *wv = up; /* the 2r eigenvalues: up is free until the left vectors (L² >= 2r) */
+    /* the eigenvalues ±σ by dqds when B has no zero entry (its Golub–Kahan
+     * matrix is then one unreduced block), else QL's inside td_eig */
+    int unreduced = 1;
+    for (int64_t i = 0; i < N - 1; i++) unreduced &= te[i] != 0;
+    const double *gv = NULL;
+    if (unreduced && F(bd_dqds)(d, e, r, given + r, dqw)) {
+        for (int64_t i = 0; i < r; i++) given[i] = -given[r + i]; /* -σ_max .. -σ_min */
+        for (int64_t i = 0; i < r / 2; i++) { /* σ_min .. σ_max */
+            double t = given[r + i];
+            given[r + i] = given[N - 1 - i];
+            given[N - 1 - i] = t;
+        }
+        gv = given;
+    }
+    int64_t first = F(td_eig)(N, td, te, wv, -1, u ? zt : NULL, rest, gv);
+    for (int64_t t = 0; t < r; t++) s[t] = wv[N - 1 - t] > 0 ? wv[N - 1 - t] : 0;
+    if (!u) return 1;
+    if (!(s[0] > 0)) return 0; /* zero: Jacobi completes the bases */
+    /* the vectors of small σ are as accurate as eps_double·σ_max/gap, and
+     * their gaps are no larger than σ_min: within the type's eps·r? */
+    if (DBL_EPSILON * (double)s[0] > (double)s[r - 1] * EPS * (double)r) return 0;
+    /* each vector's halves must be of equal length */
+    for (int64_t t = 0; t < r; t++) {
+        const T *z = zt + (N - 1 - t - first) * N;
+        double nv = 0, nu = 0;
+        for (int64_t i = 0; i < r; i++) nv += (double)z[2 * i] * z[2 * i], nu += (double)z[2 * i + 1] * z[2 * i + 1];
+        if (fabs(nv - 0.5) > 0.05 || fabs(nu - 0.5) > 0.05) return 0;
+    }
+    /* B's vectors (normalised halves) into the matrices to transform:
+     * the left ones (length L after padding) into lz, the right ones (r)
+     * into rz, as columns */
+    int64_t lc = full ? L : r; /* columns of the left factor */
+    T *lz = tall ? u : up, *rz = tall ? vt : u;
+    for (int64_t i = 0; i < L * lc; i++) lz[i] = 0;
+    for (int64_t t = 0; t < r; t++) {
+        const T *z = zt + (N - 1 - t - first) * N;
+        double nv = 0, nu = 0;
+        for (int64_t i = 0; i < r; i++) nv += (double)z[2 * i] * z[2 * i], nu += (double)z[2 * i + 1] * z[2 * i + 1];
+        T iv = (T)(1 / sqrt(nv)), iu = (T)(1 / sqrt(nu));
+        for (int64_t i = 0; i < r; i++) lz[i * lc + t] = z[2 * i + 1] * iu, rz[i * r + t] = z[2 * i] * iv;
+    }
+    for (int64_t t = r; t < lc; t++) lz[t * lc + t] = 1; /* full: Q_L's remaining columns */
+    /* left reflector j: unit at coordinate j, tail down column j */
+    F(wy_apply)(lz, L, lc, lc, r, 0, g, r + 1, r, tauq, ys, wk, wk2, tt);
+    /* right reflector j: unit at coordinate j+1, tail along row j */
+    F(wy_apply)(rz, r, r, r, r - 2, 1, g + 1, r + 1, 1, taup, ys, wk, wk2, tt);
+    if (tall) {
+        F(transpose_square)(vt, r); /* vt = Vᵀ */
+    } else { /* a = (G)ᵀ = V' Σ U'ᵀ: u = V' (in place already), vt = U'ᵀ */
+        for (int64_t i = 0; i < lc; i++)
+            for (int64_t j = 0; j < L; j++) vt[i * L + j] = up[j * lc + i];
+    }
+    return 1;
+}
+
+#undef F
+#undef CAT
+#undef CAT_
