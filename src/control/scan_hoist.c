@@ -357,6 +357,7 @@ static int products_steps_first(cj_ctx *ctx, ir_func **pp) {
     int *dot_of = rt_alloc(ctx->mem, sizeof(int) * ((size_t)p->n_eqns + 1)); /* per transpose: its product */
     if (!use || !dot_of) {
         if (use) rt_free(ctx->mem, use, sizeof(int) * ((size_t)p->n_vars + 1));
+        if (dot_of) rt_free(ctx->mem, dot_of, sizeof(int) * ((size_t)p->n_eqns + 1));
         return core_oom(ctx, "jit: scan hoisting");
     }
     for (int e = 0; e < p->n_eqns; e++)
