@@ -5,7 +5,7 @@
  *        → donate
  *
  * Every pass has the signature compiler_pass_fn and works on the compiled
- * form; the IR passes (inline, simplify) replace c->ir, the later ones
+ * form; the IR passes (inline, hoist, simplify) replace c->ir, the later ones
  * build kernels and the plan around it. The table records the form each
  * pass leaves (c->stage), which says what the verifier checks and what a
  * dump shows. After each pass the loop verifies the program — the IR
