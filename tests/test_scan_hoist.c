@@ -577,7 +577,8 @@ static void loss_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     out[0] = cj_add(cj_sum(r[1], 0, NULL, 0), cj_sum(cj_mul(r[0], r[0]), 0, NULL, 0));
 }
 
-TEST(hoist_grad_of_a_scan_matches_finite_differences) {
+/* grad of the RNN's loss, its step checkpointed or not */
+static void check_grad(int checkpointed) {
     use_private_cache();
     enum { T = 15 };
     rnn_data d;
@@ -605,6 +606,7 @@ TEST(hoist_grad_of_a_scan_matches_finite_differences) {
         cf_hoist_set_limit_for_testing(hoist ? -1 : 0);
         lc[hoist].rc = (rnn_case){.T = T};
         lc[hoist].rc.cell = cj_func_new(ctx, "rnn_cell", rnn_cell, 2, 2, &lc[hoist].rc);
+        if (checkpointed) lc[hoist].rc.cell = cj_checkpoint(lc[hoist].rc.cell, NULL);
         lc[hoist].rnn = cj_func_new(ctx, "rnn", rnn_fn, 5, 2, &lc[hoist].rc);
         cj_func *g = cj_grad(cj_func_new(ctx, "loss", loss_fn, 5, 1, &lc[hoist]), &go);
         shape[hoist] = shape_after_hoist(ctx, g, 5, in, NULL);
@@ -623,8 +625,11 @@ TEST(hoist_grad_of_a_scan_matches_finite_differences) {
     for (int k = 0; k < HID * INP; k++) CHECK_NEAR(got[1][1][k], got[0][1][k], 1e-12, 1e-12);
     for (int i = 0; i < 2; i++) free(got[i][0]), free(got[i][1]);
     /* the forward scan and the backward one; the forward one reads U x as
-     * an x slice (the backward step's products all read the carried
-     * cotangent: nothing of it moves) */
+     * an x slice. The backward step's own products all read the carried
+     * cotangent; a checkpointed step's recomputation there sits behind an
+     * optimization_barrier with the cotangent (so it runs per step, as the
+     * checkpoint asks: stacking it would save what the checkpoint does not
+     * want saved), so nothing of it moves either. */
     CHECK_EQ_INT(shape[0].n_scans, 2);
     CHECK_EQ_INT(shape[1].n_scans, 2);
     CHECK_MSG(shape[1].n_xs == shape[0].n_xs + 1, "forward scan: %d x slices hoisted, %d not", shape[1].n_xs,
@@ -633,6 +638,9 @@ TEST(hoist_grad_of_a_scan_matches_finite_differences) {
     free(d.xs);
     cj_ctx_free(ctx);
 }
+
+TEST(hoist_grad_of_a_scan_matches_finite_differences) { check_grad(0); }
+TEST(hoist_grad_of_a_checkpointed_scan_matches_finite_differences) { check_grad(1); }
 
 /* ---- out of memory anywhere while hoisting is clean ---- */
 static cj_status fault_scenario(cj_ctx *ctx, double *result) {
