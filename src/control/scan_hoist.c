@@ -353,11 +353,13 @@ static int swap_product(const ir_func *p, const ir_eqn *t, int *use_count) {
 
 static int products_steps_first(cj_ctx *ctx, ir_func **pp) {
     const ir_func *p = *pp;
-    int *use = rt_calloc(ctx->mem, sizeof(int) * ((size_t)p->n_vars + 1));
-    int *dot_of = rt_alloc(ctx->mem, sizeof(int) * ((size_t)p->n_eqns + 1)); /* per transpose: its product */
+    /* (sizes kept: p is replaced, and freed, below) */
+    size_t use_bytes = sizeof(int) * ((size_t)p->n_vars + 1), dot_bytes = sizeof(int) * ((size_t)p->n_eqns + 1);
+    int *use = rt_calloc(ctx->mem, use_bytes);
+    int *dot_of = rt_alloc(ctx->mem, dot_bytes); /* per transpose: its product */
     if (!use || !dot_of) {
-        if (use) rt_free(ctx->mem, use, sizeof(int) * ((size_t)p->n_vars + 1));
-        if (dot_of) rt_free(ctx->mem, dot_of, sizeof(int) * ((size_t)p->n_eqns + 1));
+        if (use) rt_free(ctx->mem, use, use_bytes);
+        if (dot_of) rt_free(ctx->mem, dot_of, dot_bytes);
         return core_oom(ctx, "jit: scan hoisting");
     }
     for (int e = 0; e < p->n_eqns; e++)
@@ -411,8 +413,8 @@ static int products_steps_first(cj_ctx *ctx, ir_func **pp) {
             ir_free(q);
         }
     }
-    rt_free(ctx->mem, use, sizeof(int) * ((size_t)p->n_vars + 1));
-    rt_free(ctx->mem, dot_of, sizeof(int) * ((size_t)p->n_eqns + 1));
+    rt_free(ctx->mem, use, use_bytes);
+    rt_free(ctx->mem, dot_of, dot_bytes);
     return status;
 }
 
