@@ -31,10 +31,11 @@
  *
  * Memory: the stacked values are T times a step's boundary, temporaries
  * of the enclosing program (its memory analysis counts them). The rule
- * hoists only when they are at most CJAX_SCAN_HOIST_MAX_MB (64 MiB; 0 turns
- * the rule off) and at most HOIST_XS_FACTOR times the bytes of the xs the
- * hoisted work reads (an outer product of each x slice with itself would
- * grow T·n into T·n²).
+ * hoists only when they, and everything P makes on the way, are at most
+ * CJAX_SCAN_HOIST_MAX_MB (64 MiB; 0 turns the rule off) and at most
+ * HOIST_XS_FACTOR times the bytes of the xs the hoisted work reads (an
+ * outer product of each x slice with itself would grow T·n into T·n²,
+ * even when only its sum is returned).
  *
  * The program made is kept by the record (with its new record, whose body
  * is marked as holding nothing more to hoist), so compiling the construct
@@ -100,7 +101,7 @@ static void plan_free(cj_ctx *ctx, hoist_plan *pl) {
     if (pl->keep) rt_free(ctx->mem, pl->keep, ne);
 }
 
-/* Per-variable marks that are set by the equations defining them. */
+/* Whether any of e's results is marked (per-variable marks). */
 static int any_out(const uint8_t *marks, const ir_eqn *e) {
     for (int j = 0; j < e->n_out; j++)
         if (marks[e->out + j]) return 1;
@@ -554,11 +555,17 @@ static int build(cj_ctx *ctx, cf_record *rec, const rt_aval *in, size_t limit) {
         status = -1;
         goto done;
     }
-    if (!stacked_as_expected(&pl, p)) {
+    /* what P makes on the way may be larger than what it returns (x xᵀ
+     * summed): the limits hold for all of it, fusion aside */
+    size_t p_bytes = 0;
+    for (int e = 0; e < p->n_eqns; e++)
+        for (int j = 0; j < p->eqns[e].n_out; j++) p_bytes += rt_aval_nbytes(&p->vars[p->eqns[e].out + j]);
+    if (!stacked_as_expected(&pl, p) || p_bytes > (size_t)HOIST_XS_FACTOR * pl.xs_bytes || p_bytes > limit) {
         ir_free(p);
-        rec->hoist_none = 1;
+        if (p_bytes <= limit) rec->hoist_none = 1; /* else a larger limit may take it */
         goto done;
     }
+    pl.bytes = p_bytes;
     ir_func *body = make_body(ctx, &pl);
     cf_record *nrec = body ? make_record(ctx, rec, &pl, body) : NULL;
     ir_func *r = nrec ? make_replacement(ctx, rec, &pl, in, p, nrec) : NULL;
