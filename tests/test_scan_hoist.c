@@ -194,7 +194,7 @@ static void check_rnn(int64_t T, int reverse) {
     use_private_cache();
     rnn_data d;
     rnn_data_make(&d, T);
-    double hT[HID], *hs = malloc(sizeof(double) * (size_t)(T * HID + 1));
+    double hT[HID], *hs = calloc((size_t)(T * HID + 1), sizeof(double));
     rnn_ref(d.W, d.U, d.b, d.h0, d.xs, T, reverse, hT, hs);
     cj_ctx *ctx = cj_ctx_new(NULL);
     cj_val in[5];
