@@ -59,10 +59,11 @@ TEST(pipeline_until_each_pass_gives_a_program_that_verifies) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     ir_func *ir = every_kind_ir(ctx);
     CHECK_MSG(ir, "%s", cj_error_message(ctx));
-    static const compile_stage stage[] = {STAGE_IR,      STAGE_IR,      STAGE_KERNELS,  STAGE_KERNELS,
+    static const compile_stage stage[] = {STAGE_IR,      STAGE_IR,      STAGE_IR,       STAGE_KERNELS, STAGE_KERNELS,
                                           STAGE_KERNELS, STAGE_PLANNED, STAGE_ANALYSED, STAGE_DONATED};
-    static const char *const names[] = {"inline", "simplify", "fuse", "schedule", "epilogue", "plan", "analyse", "donate"};
-    CHECK_EQ_INT(compiler_n_passes(), 8);
+    static const char *const names[] = {"inline", "hoist",   "simplify", "fuse",  "schedule",
+                                        "epilogue", "plan", "analyse", "donate"};
+    CHECK_EQ_INT(compiler_n_passes(), 9);
     compile_options o = {.donated = donate_y, .verify = true};
     for (int i = 0; i < compiler_n_passes(); i++) {
         const char *name = compiler_pass_name(i);
@@ -76,7 +77,7 @@ TEST(pipeline_until_each_pass_gives_a_program_that_verifies) {
         if (stage[i] >= STAGE_KERNELS) {
             CHECK(has_kind(c, KERNEL_ROWS) && has_kind(c, KERNEL_SINGLE) && has_kind(c, KERNEL_LOOP));
             /* epilogue fusion is its own pass */
-            CHECK(has_kind(c, KERNEL_DOT_EPILOGUE) == (i >= 4));
+            CHECK(has_kind(c, KERNEL_DOT_EPILOGUE) == (i >= 5));
         }
         CHECK((c->mem.peak_bytes != 0) == (stage[i] >= STAGE_ANALYSED));
         CHECK((c->donor != NULL) == (stage[i] >= STAGE_DONATED));
@@ -108,14 +109,14 @@ TEST(pipeline_unknown_pass_is_an_error_naming_the_passes) {
     CHECK(compile_ir_until(ctx, ir, "fusion", NULL) == NULL);
     CHECK_EQ_INT(cj_error(ctx), CJ_ERR_ARG);
     CHECK_STR_CONTAINS(cj_error_message(ctx), "no pass named 'fusion'");
-    CHECK_STR_CONTAINS(cj_error_message(ctx), "inline, simplify, fuse, schedule, epilogue, plan, analyse, donate");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "inline, hoist, simplify, fuse, schedule, epilogue, plan, analyse, donate");
     cj_error_clear(ctx);
     /* and a dump list naming no pass */
     compile_options o = {.dump = "fuse,planning"};
     CHECK(compile_ir_until(ctx, ir, NULL, &o) == NULL);
     CHECK_EQ_INT(cj_error(ctx), CJ_ERR_ARG);
     CHECK_STR_CONTAINS(cj_error_message(ctx), "no pass named 'planning' to dump after");
-    CHECK_STR_CONTAINS(cj_error_message(ctx), "inline, simplify, fuse");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "inline, hoist, simplify, fuse");
     cj_error_clear(ctx);
     ir_free(ir);
     cj_ctx_free(ctx);
@@ -151,7 +152,7 @@ TEST(pipeline_dump_after_one_pass_prints_only_that_pass) {
         CHECK((strstr(sb.data, "buffers (arena") != NULL) == (u->stage >= STAGE_PLANNED));
         CHECK((strstr(sb.data, "memory: arguments") != NULL) == (u->stage >= STAGE_ANALYSED));
         CHECK((strstr(sb.data, "in argument 3's buffer") != NULL) == (u->stage >= STAGE_DONATED));
-        CHECK((strstr(sb.data, "dot+epilogue") != NULL) == (i >= 4 && u->stage >= STAGE_KERNELS));
+        CHECK((strstr(sb.data, "dot+epilogue") != NULL) == (i >= 5 && u->stage >= STAGE_KERNELS));
         sb_free(&want);
         sb_free(&sb);
         compiled_free(ctx, u);

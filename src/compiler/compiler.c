@@ -1,11 +1,11 @@
 /* compiler.c — the pipeline: one table of named passes, run in order by
  * one loop (compiler layer).
  *
- *   copy → inline → simplify → fuse → schedule → epilogue → plan → analyse
+ *   copy → inline → hoist → simplify → fuse → schedule → epilogue → plan → analyse
  *        → donate
  *
  * Every pass has the signature compiler_pass_fn and works on the compiled
- * form; the IR passes (inline, simplify) replace c->ir, the later ones
+ * form; the IR passes (inline, hoist, simplify) replace c->ir, the later ones
  * build kernels and the plan around it. The table records the form each
  * pass leaves (c->stage), which says what the verifier checks and what a
  * dump shows. After each pass the loop verifies the program — the IR
@@ -29,6 +29,10 @@
 static int run_inline(cj_ctx *ctx, compiled *c, const compile_options *o) {
     (void)o;
     return pass_inline_custom(ctx, &c->ir);
+}
+static int run_hoist(cj_ctx *ctx, compiled *c, const compile_options *o) {
+    (void)o; /* a scan's carry-independent work before its loop */
+    return pass_hoist(ctx, &c->ir);
 }
 static int run_simplify(cj_ctx *ctx, compiled *c, const compile_options *o) {
     (void)o; /* folding, identities, CSE and DCE to a fixed point, one pass */
@@ -65,7 +69,8 @@ static const struct {
     compiler_pass_fn fn;
     compile_stage leaves; /* the form of the program after it */
 } passes[] = {
-    {"inline", run_inline, STAGE_IR},         {"simplify", run_simplify, STAGE_IR},
+    {"inline", run_inline, STAGE_IR},         {"hoist", run_hoist, STAGE_IR},
+    {"simplify", run_simplify, STAGE_IR},
     {"fuse", run_fuse, STAGE_KERNELS},        {"schedule", run_schedule, STAGE_KERNELS},
     {"epilogue", run_epilogue, STAGE_KERNELS}, {"plan", run_plan, STAGE_PLANNED},
     {"analyse", run_analyse, STAGE_ANALYSED}, {"donate", run_donate, STAGE_DONATED},

@@ -30,6 +30,11 @@ int pass_sink_movement(cj_ctx *ctx, const ir_func *src, ir_func **out, int *chan
 /* Replaces custom-derivative calls by the functions they call (inline.c). */
 int pass_inline_custom(cj_ctx *ctx, ir_func **ir);
 
+/* Constructs whose rule offers a program without per-step work that needs
+ * no loop (prim_rule.hoist: a scan's carry-independent work over the
+ * stacked xs) replaced by it (hoist.c). */
+int pass_hoist(cj_ctx *ctx, ir_func **ir);
+
 /* The parts of simplify, usable (and tested) alone. */
 int pass_dce(cj_ctx *ctx, ir_func **ir);
 int pass_cse(cj_ctx *ctx, ir_func **ir);

@@ -112,7 +112,7 @@ typedef struct compiled {
 
 /* ---- the pipeline (compiler.c): one table of passes, one loop ----
  *
- *   inline → simplify → fuse → schedule → epilogue → plan → analyse → donate
+ *   inline → hoist → simplify → fuse → schedule → epilogue → plan → analyse → donate
  *
  * Every pass has one signature and works on the compiled form in place
  * (the IR passes replace c->ir); 0, or -1 with the error recorded. What a

@@ -1,7 +1,7 @@
 /* verify.c — the verifier of the compiled form (compiler layer).
  *
- *   inline → simplify → fuse → schedule → epilogue → plan → analyse → donate
- *                        ^ from here on, compiled_verify after every pass
+ *   inline → hoist → simplify → fuse → schedule → epilogue → plan → analyse → donate
+ *                                ^ from here on, compiled_verify after every pass
  *
  * ir_verify checks the IR; this checks what the passes after it build on
  * top: the kernels, their schedule and the buffer plan. The pipeline

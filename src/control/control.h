@@ -73,6 +73,14 @@ typedef struct cf_record {
     struct cf_record *ad_known, *ad_linear, *ad_transposed;
     cf_batched batched[CF_BATCHED_KEPT];
     int next_batched; /* round-robin replacement */
+    /* the hoist rule (scan_hoist.c): the program compiled in a scan's
+     * place with its carry-independent work moved before the loop, made on
+     * first use (one reference to its new record, through its equation),
+     * and the bytes of the stacked values it adds; hoist_none: nothing to
+     * move (a record the rule made is marked so) */
+    ir_func *hoisted;
+    size_t hoisted_bytes;
+    int hoist_none;
 } cf_record;
 
 /* The record an equation's parameters hold. */
@@ -117,6 +125,12 @@ void cf_batched_clear(cf_record *rec);
 void cf_register_ad(void);
 /* Their text form for cj_make_jaxpr (print.c). */
 void cf_register_print(void);
+/* The scan's hoist rule (scan_hoist.c), which the compiler's hoist pass
+ * calls. */
+void cf_register_hoist(void);
+/* Tests: the most bytes of stacked values the rule may add per scan (0:
+ * never hoist; < 0: CJAX_SCAN_HOIST_MAX_MB again). */
+void cf_hoist_set_limit_for_testing(long long max_bytes);
 
 /* The control-flow primitive of a kind. */
 static inline prim_id cf_prim(cf_kind k) { return k == CF_COND ? PRIM_COND : k == CF_WHILE ? PRIM_WHILE : PRIM_SCAN; }

@@ -120,4 +120,5 @@ void cf_register(void) {
             .impl_multi = cf_impl,
         };
     cf_register_batch();
+    cf_register_hoist();
 }

@@ -28,6 +28,7 @@ static void record_free(prim_ref *r) {
         ir_free(rec->progs[k]);
     }
     for (int k = 0; k < rec->n_aux; k++) ir_free(rec->aux[k]);
+    if (rec->hoisted) ir_free(rec->hoisted);
     if (rec->lin) cf_lin_info_free(ctx, rec->lin);
     if (rec->out) rt_free(ctx->mem, rec->out, out_bytes(rec->n_out));
     cf_record_release(rec->ad_known);

@@ -284,6 +284,7 @@ typedef int (*prim_transpose_multi_fn)(struct cj_ctx *ctx, prim_id prim, const p
                                        const cj_val *ct, cj_val *ct_in);
 
 struct strbuf;
+struct ir_func;
 
 typedef struct prim_rule {
     prim_abstract_eval_fn abstract_eval;
@@ -308,6 +309,16 @@ typedef struct prim_rule {
      * brackets after print_params' text (bodies inline, as jaxprs show
      * them); `indent` is the depth of the enclosing program's equations. */
     void (*print_params_long)(const prim_params *p, struct strbuf *sb, int indent);
+    /* Optional (constructs): the work a loop need not repeat per step,
+     * moved out of it, for the compiler's hoist pass (src/compiler/
+     * hoist.c). Given the equation's parameters and operand types, sets
+     * *out to a program of those inputs and the equation's outputs that
+     * computes the same values (summation orders aside: one product over
+     * every step instead of one per step), or to NULL when nothing moves.
+     * *out is borrowed: the construct's record keeps it. 0, or -1 with
+     * the error recorded. */
+    int (*hoist)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
+                 const struct ir_func **out);
 } prim_rule;
 
 extern prim_rule prim_rules[PRIM_COUNT];

@@ -32,6 +32,8 @@ static void load(void) {
     config.cache_dir = env_or("CJAX_CACHE_DIR", "");
     long cache_mb = atol(env_or("CJAX_CACHE_MAX_MB", "1024"));
     config.cache_max_bytes = cache_mb > 0 ? (int64_t)cache_mb << 20 : 0;
+    long hoist_mb = atol(env_or("CJAX_SCAN_HOIST_MAX_MB", "64")); /* 0 (or not a number): never hoist */
+    config.scan_hoist_max_bytes = hoist_mb > 0 ? (size_t)hoist_mb << 20 : 0;
     const char *b = env_or("CJAX_BACKEND", "tiered");
     config.backend = !strcmp(b, "interp") ? CJ_BACKEND_INTERP : !strcmp(b, "cc") ? CJ_BACKEND_CC : CJ_BACKEND_TIERED;
 }

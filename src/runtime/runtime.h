@@ -131,6 +131,7 @@ typedef struct rt_config {
     const char *cache_dir;      /* CJAX_CACHE_DIR */
     int64_t cache_max_bytes;    /* CJAX_CACHE_MAX_MB: cap on the disk cache (0: none) */
     cj_backend backend;         /* CJAX_BACKEND: tiered (default), cc, interp */
+    size_t scan_hoist_max_bytes; /* CJAX_SCAN_HOIST_MAX_MB: stacked values a scan's hoisting may add (64; 0: none) */
 } rt_config;
 const rt_config *rt_config_get(void);
 
