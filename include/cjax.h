@@ -877,6 +877,46 @@ cj_val cj_random_permutation(cj_val key, int64_t n);
 /* jax.random.permutation(key, x, axis): x with its slices along axis
  * shuffled (independent=False); x at least 1-D. */
 cj_val cj_random_permutation_array(cj_val key, cj_val x, int64_t axis);
+/* The samplers of jax.random built on uniform and normal, each by JAX's
+ * own algorithm (src/api/random_dist.c): f32 results that go through
+ * XLA's log/log1p are bit for bit; f64, tan (cauchy), erf
+ * (truncated_normal) and the linear algebra are within the ulps
+ * docs/API.md lists. dtype CJ_F32 or CJ_F64. */
+cj_val cj_random_exponential(cj_val key, cj_dtype dtype, int rank, const int64_t *shape);
+cj_val cj_random_laplace(cj_val key, cj_dtype dtype, int rank, const int64_t *shape);
+cj_val cj_random_logistic(cj_val key, cj_dtype dtype, int rank, const int64_t *shape);
+cj_val cj_random_gumbel(cj_val key, cj_dtype dtype, int rank, const int64_t *shape); /* mode "low" */
+cj_val cj_random_cauchy(cj_val key, cj_dtype dtype, int rank, const int64_t *shape);
+/* ±1 of dtype (f32, f64, i32, i64): 2 * bernoulli(key, 0.5) - 1. */
+cj_val cj_random_rademacher(cj_val key, cj_dtype dtype, int rank, const int64_t *shape);
+/* jax.random.truncated_normal(key, lower, upper, shape, dtype): values in
+ * the open interval (lower, upper); the bounds are values (scalars or
+ * arrays, may be traced). rank < 0 (shape NULL): the broadcast of the
+ * bounds' shapes, as JAX's shape=None; else they must broadcast to shape. */
+cj_val cj_random_truncated_normal(cj_val key, cj_val lower, cj_val upper, cj_dtype dtype, int rank,
+                                  const int64_t *shape);
+/* jax.random.categorical(key, logits, axis, shape, replace): i32 indices
+ * along axis by the gumbel-max trick (top-k without replacement). rank < 0:
+ * the batch shape (logits' shape without axis); else shape must end in it. */
+cj_val cj_random_categorical(cj_val key, cj_val logits, int64_t axis, int rank, const int64_t *shape,
+                             int replace);
+/* jax.random.choice(key, n, shape, replace, p): i32 indices in [0, n); p
+ * (f32/f64 [n] weights, or (cj_val){0} for none) as JAX: with replacement
+ * the inverse of its running sum, without the gumbel top-k; without p,
+ * randint or a permutation's head. The _array form draws slices of a along
+ * axis: result a.shape[:axis] + shape + a.shape[axis+1:]. */
+cj_val cj_random_choice(cj_val key, int64_t n, int rank, const int64_t *shape, int replace, cj_val p);
+cj_val cj_random_choice_array(cj_val key, cj_val a, int64_t axis, int rank, const int64_t *shape,
+                              int replace, cj_val p);
+/* jax.random.multivariate_normal(key, mean [..., n], cov [..., n, n],
+ * shape, dtype, method): mean + factor @ normal(shape + [n]); method
+ * "cholesky" (NULL), "eigh" or "svd". rank < 0: the broadcast batch shape.
+ * Differentiable in mean and cov. */
+cj_val cj_random_multivariate_normal(cj_val key, cj_val mean, cj_val cov, cj_dtype dtype, int rank,
+                                     const int64_t *shape, const char *method);
+/* jax.random.orthogonal(key, n, shape, dtype): shape + [n, n] orthogonal
+ * matrices, Q of the QR of a normal matrix with R's diagonal signs. */
+cj_val cj_random_orthogonal(cj_val key, int64_t n, cj_dtype dtype, int rank, const int64_t *shape);
 
 /* ---- Control flow ------------------------------------------------------ */
 /* C `if` and `for` run while a function is traced (they unroll, and a

@@ -28,11 +28,13 @@
  *   randint: two draws from split(key) and JAX's modulus arithmetic.
  *   permutation: rounds of a stable sort (the sort primitive, O(n log n))
  *     of the values by fresh random 32-bit keys, as _shuffle's
- *     lax.sort_key_val. */
+ *     lax.sort_key_val.
+ * The pieces the other samplers (random_dist.c) need are exported at the
+ * end of this file, declared in random_internal.h. */
 #include <math.h>
 #include <string.h>
 
-#include "api.h"
+#include "random_internal.h"
 
 #define U32_MASK 4294967295.0 /* 0xFFFFFFFF as a double for cj_scalar_typed */
 
@@ -259,11 +261,14 @@ static cj_val mul_add(cj_val a, cj_val b, cj_val c) {
     return cj_val_dtype(a) == CJ_F32 ? fma_f32(a, b, c) : fma_f64(a, b, c);
 }
 
-static cj_val uniform(cj_val key, cj_dtype dtype, int rank, const int64_t *shape, double minval, double maxval) {
-    cj_ctx *ctx = key.ctx;
-    cj_val lo = cj_scalar_typed(ctx, minval, dtype), hi = cj_scalar_typed(ctx, maxval, dtype);
+static cj_val uniform_v(cj_val key, cj_dtype dtype, int rank, const int64_t *shape, cj_val lo, cj_val hi) {
     cj_val u = unit_floats(key, dtype, rank, shape);
     return cj_max(lo, mul_add(u, cj_sub(hi, lo), lo));
+}
+
+static cj_val uniform(cj_val key, cj_dtype dtype, int rank, const int64_t *shape, double minval, double maxval) {
+    cj_ctx *ctx = key.ctx;
+    return uniform_v(key, dtype, rank, shape, cj_scalar_typed(ctx, minval, dtype), cj_scalar_typed(ctx, maxval, dtype));
 }
 
 cj_val cj_random_uniform(cj_val key, cj_dtype dtype, int rank, const int64_t *shape, double minval,
@@ -348,16 +353,39 @@ static void frexp_unit(cj_val y, cj_val *m, cj_val *e) {
     }
 }
 
+/* frexp_unit for every positive normal f32 (2^-126 <= y < 2^128): the
+ * same halving search, first down from above 1, then up from below 1/2. */
+static void frexp_wide(cj_val y, cj_val *m, cj_val *e) {
+    cj_ctx *ctx = y.ctx;
+    cj_dtype dt = cj_val_dtype(y);
+    *m = y;
+    *e = cj_zeros_like(y);
+    for (int k = 64; k >= 1; k /= 2) {
+        cj_val above = cj_ge(*m, typed(ctx, ldexp(1, k), dt));
+        *m = cj_where(above, cj_mul(*m, typed(ctx, ldexp(1, -k), dt)), *m);
+        *e = cj_where(above, cj_add(*e, typed(ctx, k, dt)), *e);
+    }
+    cj_val above = cj_ge(*m, typed(ctx, 1, dt));
+    *m = cj_where(above, cj_mul(*m, typed(ctx, 0.5, dt)), *m);
+    *e = cj_where(above, cj_add(*e, typed(ctx, 1, dt)), *e);
+    for (int k = 64; k >= 1; k /= 2) {
+        cj_val below = cj_lt(*m, typed(ctx, ldexp(1, -k), dt));
+        *m = cj_where(below, cj_mul(*m, typed(ctx, ldexp(1, k), dt)), *m);
+        *e = cj_where(below, cj_sub(*e, typed(ctx, k, dt)), *e);
+    }
+}
+
 /* XLA's f32 log on CPU (Cephes' logf as Eigen vectorises it: the
  * polynomial in three interleaved parts, constants rounded to f32), for
  * y in [2^-31, 1); in f64 XLA calls the C library's log, for which cjax's
  * log stands in (it agrees to the last bit in most values, see
  * docs/API.md). */
-static cj_val xla_log(cj_val y) {
+static cj_val xla_log_f32(cj_val y, int wide) {
     cj_ctx *ctx = y.ctx;
     if (cj_val_dtype(y) != CJ_F32) return cj_log(y);
     cj_val m, e;
-    frexp_unit(y, &m, &e);
+    if (wide) frexp_wide(y, &m, &e);
+    else frexp_unit(y, &m, &e);
     cj_val small = cj_lt(m, typed(ctx, 0x1.6a09e6p-1 /* f32 sqrt(0.5) */, CJ_F32));
     cj_val x = cj_add(cj_sub(m, typed(ctx, 1, CJ_F32)), cj_where(small, m, typed(ctx, 0, CJ_F32)));
     e = cj_sub(e, cj_where(small, typed(ctx, 1, CJ_F32), typed(ctx, 0, CJ_F32)));
@@ -374,6 +402,8 @@ static cj_val xla_log(cj_val y) {
     cj_val r = cj_add(mul_add(typed(ctx, -0.5, CJ_F32), x2, x), t);
     return mul_add(typed(ctx, 0x1.63p-1 /* 0.693359375 */, CJ_F32), e, r);
 }
+
+static cj_val xla_log(cj_val y) { return xla_log_f32(y, 0); }
 
 /* XLA's log1p for x in (-1, 0] (what erf_inv passes it). */
 static cj_val xla_log1p(cj_val x) {
@@ -535,3 +565,39 @@ cj_val cj_random_permutation_array(cj_val key, cj_val x, int64_t axis) {
      * axis otherwise; both reorder by the same sort keys, so one way does. */
     return cj_take(x, shuffled_range(key, xa->dims[ax]), ax);
 }
+
+/* ---- the pieces random_dist.c builds on (random_internal.h) ------------- */
+
+cj_ctx *random_enter(cj_val key, const char *op) { return enter(key, op); }
+int random_check_shape(cj_ctx *ctx, const char *op, int rank, const int64_t *shape) {
+    return check_shape(ctx, op, rank, shape);
+}
+int random_check_float_dtype(cj_ctx *ctx, const char *op, cj_dtype dtype) {
+    return check_float_dtype(ctx, op, dtype);
+}
+cj_val random_bits32(cj_val key, int rank, const int64_t *shape) { return bits32(key, rank, shape); }
+cj_val random_split2(cj_val key, int64_t i) { return split2(key, i); }
+cj_val random_split_at(cj_val key, int64_t n, int64_t i) {
+    cj_val w = hash_counts(key, 1, &n); /* [2 words, n keys] */
+    int64_t start[2] = {0, i}, limit[2] = {2, i + 1}, two = 2;
+    return cj_reshape(cj_slice(w, start, limit, NULL), 1, &two);
+}
+cj_val random_uniform_v(cj_val key, cj_dtype dtype, int rank, const int64_t *shape, cj_val lo, cj_val hi) {
+    return uniform_v(key, dtype, rank, shape, lo, hi);
+}
+/* log over every float: 0 gives -inf, +inf gives +inf, below 0 NaN (the
+ * polynomial itself is only for positive normal floats). */
+cj_val random_xla_log(cj_val y) {
+    cj_ctx *ctx = y.ctx;
+    cj_dtype dt = cj_val_dtype(y);
+    if (dt != CJ_F32) return cj_log(y);
+    cj_val safe = cj_where(cj_gt(y, typed(ctx, 0, dt)), y, typed(ctx, 1, dt));
+    safe = cj_where(cj_is_finite(safe), safe, typed(ctx, 1, dt));
+    cj_val r = xla_log_f32(safe, 1);
+    r = cj_where(cj_eq(y, typed(ctx, 0, dt)), typed(ctx, -INFINITY, dt), r);
+    r = cj_where(cj_eq(y, typed(ctx, INFINITY, dt)), typed(ctx, INFINITY, dt), r);
+    return cj_where(cj_lt(y, typed(ctx, 0, dt)), typed(ctx, NAN, dt), cj_where(cj_ne(y, y), y, r));
+}
+cj_val random_xla_log1p(cj_val x) { return xla_log1p(x); }
+cj_val random_erf_inv(cj_val x) { return cj_val_dtype(x) == CJ_F32 ? erf_inv32(x) : erf_inv64(x); }
+cj_val random_mul_add(cj_val a, cj_val b, cj_val c) { return mul_add(a, b, c); }
