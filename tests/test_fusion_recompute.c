@@ -9,6 +9,7 @@
  * fuses nothing) give, on the interpreter and in generated C. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "compiler/program.h"
 #include "core/func.h"
@@ -282,4 +283,45 @@ TEST(recompute_gelu_gradient_stores_less_and_matches_loops) {
         CHECK_MSG(gi[k] == gc[k], "%d: %g %g", k, gi[k], gc[k]);
     }
     cj_ctx_free(ctx);
+}
+
+/* ---- out of memory ---- */
+/* f_cheap on the interpreter, the recomputation taking place: 0 and the
+ * result in y, or the call's status. */
+static cj_status run_cheap(cj_ctx *ctx, const float *x, const float *w, float *y) {
+    cj_val in[2] = {cj_array(ctx, CJ_F32, 2, (int64_t[]){M, N}, x), cj_array(ctx, CJ_F32, 2, (int64_t[]){N, N}, w)};
+    cj_jit_opts oi = {0, NULL, 0, NULL, CJ_BACKEND_INTERP};
+    cj_func *f = cj_func_new(ctx, "recompute", f_cheap, 2, 1, NULL);
+    cj_val out;
+    cj_status s = cj_call(cj_jit(f, &oi), in, &out);
+    if (s == CJ_OK) s = cj_read(out, y, sizeof(float) * M * N);
+    return s;
+}
+
+TEST(recompute_allocation_failure_is_clean) {
+    static float x[M * N], w[N * N], want[M * N], got[M * N];
+    cj_ctx *ref = cj_ctx_new(NULL);
+    cj_val in[2];
+    inputs(ref, in, x, w);
+    CHECK(run_cheap(ref, x, w, want) == CJ_OK);
+    cj_ctx_free(ref);
+    int covered = 0;
+    for (long long n = 1; n < 20000 && !covered; n++) {
+        tu_alloc st = {0};
+        st.fail_at = n;
+        cj_allocator al = tu_allocator(&st);
+        cj_ctx *ctx = cj_ctx_new(&al);
+        if (ctx) {
+            if (run_cheap(ctx, x, w, got) == CJ_OK) {
+                CHECK_MSG(memcmp(got, want, sizeof got) == 0, "allocation %lld: wrong result", n);
+                covered = !st.failed;
+            } else {
+                CHECK_MSG(cj_error(ctx) == CJ_ERR_OOM, "allocation %lld: %s", n, cj_error_message(ctx));
+            }
+            cj_ctx_free(ctx);
+        }
+        CHECK_MSG(st.live == 0 && st.live_bytes == 0, "allocation %lld failing leaked %lld blocks, %lld bytes", n,
+                  st.live, st.live_bytes);
+    }
+    CHECK(covered);
 }

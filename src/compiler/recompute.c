@@ -220,52 +220,56 @@ typedef struct clone_site {
 
 static int sort_ints(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
+/* What the rewrite builds before it changes anything: on out of memory
+ * the compiled program is left as fusion made it. */
+typedef struct staged {
+    ir_func *ir;          /* a copy of c->ir with the clones, then reordered */
+    int *orig;            /* per clone: the equation it copies */
+    prim_index_map **cmap; /* per clone: its composed maps, or NULL */
+    int **lists, *caps, *counts; /* per kernel: its new equation list */
+    int *ek, *readers, *def, *work, *old2new;
+    char *dead;
+    ir_eqn *neqns;
+    prim_index_map **ncomp;
+    int *nkof;
+    kernel *nks;
+} staged;
+
 static int rewrite(rc *r) {
     cj_ctx *ctx = r->ctx;
     compiled *c = r->c;
-    ir_func *ir = c->ir;
-    const int ne0 = r->ne;
+    const int ne0 = r->ne, nk0 = c->n_kernels;
     int *is_cand = rt_calloc(ctx->mem, sizeof(int) * (size_t)(r->nv + 1)); /* 1 + candidate index */
     int *map = rt_alloc(ctx->mem, sizeof(int) * (size_t)(r->nv + 1));
-    int *list = rt_alloc(ctx->mem, sizeof(int) * (size_t)(ne0 + 1)), *orig = NULL;
-    clone_site *sites = rt_calloc(ctx->mem, sizeof(clone_site) * (size_t)(c->n_kernels + 1));
-    int status = -1, n_sites = 0, total = 0;
-    if (!is_cand || !map || !list || !sites) {
-        core_oom(ctx, "jit: recompute");
-        goto done;
-    }
-    for (int i = 0; i < r->n_cands; i++) is_cand[r->cands[i].v] = i + 1;
-    for (int v = 0; v <= r->nv; v++) map[v] = -1;
-    /* how many clones: to size the per-equation arrays once */
-    for (int k = 0; k < c->n_kernels; k++) {
-        const kernel *K = &c->kernels[k];
-        r->stamp++;
-        for (int i = 0; i < K->n_in; i++) {
-            int ci = is_cand[K->in[i]] - 1;
-            if (ci < 0 || !has(r->cands[ci].cons, r->cands[ci].n_cons, k)) continue;
-            const candidate *cd = &r->cands[ci];
-            for (int q = 0; q < cd->n_chain; q++) {
-                int d = r->chains[cd->chain_at + q];
-                if (r->mark[d] != r->stamp) r->mark[d] = r->stamp, total++;
+    int *list = rt_alloc(ctx->mem, sizeof(int) * (size_t)(ne0 + 1));
+    clone_site *sites = rt_calloc(ctx->mem, sizeof(clone_site) * (size_t)(nk0 + 1));
+    staged st = {0};
+    int n_sites = 0, total = 0, ne1 = 0, nv1 = 0;
+    bool ok = is_cand && map && list && sites;
+    if (ok) {
+        for (int i = 0; i < r->n_cands; i++) is_cand[r->cands[i].v] = i + 1;
+        for (int v = 0; v <= r->nv; v++) map[v] = -1;
+        /* how many clones: to size the per-equation arrays once */
+        for (int k = 0; k < nk0; k++) {
+            const kernel *K = &c->kernels[k];
+            r->stamp++;
+            for (int i = 0; i < K->n_in; i++) {
+                int ci = is_cand[K->in[i]] - 1;
+                if (ci < 0 || !has(r->cands[ci].cons, r->cands[ci].n_cons, k)) continue;
+                const candidate *cd = &r->cands[ci];
+                for (int q = 0; q < cd->n_chain; q++) {
+                    int d = r->chains[cd->chain_at + q];
+                    if (r->mark[d] != r->stamp) r->mark[d] = r->stamp, total++;
+                }
             }
         }
+        st.ir = ir_copy(c->ir);
+        st.orig = rt_alloc(ctx->mem, sizeof(int) * (size_t)(total + 1));
+        st.cmap = rt_calloc(ctx->mem, sizeof *st.cmap * (size_t)(total + 1));
+        ok = st.ir && st.orig && st.cmap;
     }
-    size_t ocap = (size_t)(ne0 ? ne0 : 1), ncap = (size_t)(ne0 + total);
-    if (ncap < ocap) ncap = ocap;
-    prim_index_map **comp = rt_realloc(ctx->mem, c->composed, sizeof *comp * ocap, sizeof *comp * ncap);
-    if (!comp) {
-        core_oom(ctx, "jit: recompute");
-        goto done;
-    }
-    c->composed = comp;
-    for (size_t e = ocap; e < ncap; e++) comp[e] = NULL;
-    orig = rt_alloc(ctx->mem, sizeof(int) * (size_t)(total + 1)); /* per clone: the equation it copies */
-    if (!orig) {
-        core_oom(ctx, "jit: recompute");
-        goto done;
-    }
-
-    for (int k = 0; k < c->n_kernels; k++) {
+    ir_func *ir = st.ir;
+    for (int k = 0; k < nk0 && ok; k++) {
         kernel *K = &c->kernels[k];
         int n = 0;
         r->stamp++;
@@ -284,7 +288,7 @@ static int rewrite(rc *r) {
         s->kernel = k;
         s->first = ir->n_eqns;
         s->n = n;
-        for (int j = 0; j < n; j++) {
+        for (int j = 0; j < n && ok; j++) {
             const ir_eqn e = ir->eqns[list[j]]; /* copies: ir_add_eqn may move the arrays */
             const rt_aval out = ir->vars[e.out];
             int ins[PRIM_MAX_OPERANDS];
@@ -292,193 +296,209 @@ static int rewrite(rc *r) {
                 int u = ir_eqn_inputs(ir, &e)[i];
                 ins[i] = map[u] >= 0 ? map[u] : u;
             }
-            int nv = ir_add_eqn(ir, e.prim, &e.params, e.n_in, ins, &out);
+            int x = ir->n_eqns - ne0, nv = ir_add_eqn(ir, e.prim, &e.params, e.n_in, ins, &out);
             if (nv < 0) {
-                core_oom(ctx, "jit: recompute");
-                goto done;
+                ok = false;
+                break;
             }
             ir->eqns[ir->n_eqns - 1].region = e.region;
-            if (comp[list[j]]) {
-                prim_index_map *m = rt_alloc(ctx->mem, sizeof *m * (size_t)e.n_in);
-                if (!m) {
-                    core_oom(ctx, "jit: recompute");
-                    goto done;
+            st.orig[x] = list[j];
+            const prim_index_map *m0 = c->composed ? c->composed[list[j]] : NULL;
+            if (m0) {
+                st.cmap[x] = rt_alloc(ctx->mem, sizeof *m0 * (size_t)e.n_in);
+                if (!st.cmap[x]) {
+                    ok = false;
+                    break;
                 }
-                memcpy(m, comp[list[j]], sizeof *m * (size_t)e.n_in);
-                comp[ir->n_eqns - 1] = m;
+                memcpy(st.cmap[x], m0, sizeof *m0 * (size_t)e.n_in);
             }
             map[e.out] = nv;
-            orig[ir->n_eqns - 1 - ne0] = list[j];
         }
-        /* the kernel's own equations read the clones */
-        for (int j = 0; j < K->n_eqns; j++) {
+        /* the kernel's own equations (in the copy) read the clones */
+        for (int j = 0; j < K->n_eqns && ok; j++) {
             const ir_eqn *e = &ir->eqns[K->eqns[j]];
-            int *in = (int *)ir_eqn_inputs(ir, e); /* the compiled program owns this IR */
+            int *in = (int *)ir_eqn_inputs(ir, e);
             for (int i = 0; i < e->n_in; i++)
                 if (map[in[i]] >= 0) in[i] = map[in[i]];
         }
         for (int j = 0; j < n; j++) map[ir->eqns[list[j]].out] = -1;
     }
-    if (n_sites == 0) {
-        status = 0;
-        goto done;
+    if (ok) {
+        ne1 = ir->n_eqns, nv1 = ir->n_vars;
+        st.ek = rt_alloc(ctx->mem, sizeof(int) * (size_t)ne1);
+        st.readers = rt_calloc(ctx->mem, sizeof(int) * (size_t)(nv1 + 1));
+        st.def = rt_alloc(ctx->mem, sizeof(int) * (size_t)(nv1 + 1));
+        st.work = rt_alloc(ctx->mem, sizeof(int) * (size_t)(ne1 + 1));
+        st.old2new = rt_alloc(ctx->mem, sizeof(int) * (size_t)ne1);
+        st.dead = rt_calloc(ctx->mem, (size_t)ne1 + 1);
+        st.neqns = rt_alloc(ir->mem, sizeof(ir_eqn) * (size_t)ne1);
+        st.nkof = rt_alloc(ctx->mem, sizeof(int) * (size_t)(nv1 + 1));
+        st.counts = rt_calloc(ctx->mem, sizeof(int) * (size_t)(nk0 + 1));
+        st.lists = rt_calloc(ctx->mem, sizeof(int *) * (size_t)(nk0 + 1));
+        st.caps = rt_calloc(ctx->mem, sizeof(int) * (size_t)(nk0 + 1));
+        ok = st.ek && st.readers && st.def && st.work && st.old2new && st.dead && st.neqns && st.nkof &&
+             st.counts && st.lists && st.caps;
     }
-    status = -2; /* from here on, a failure is out of memory */
-    {
-        const int ne1 = ir->n_eqns, nv1 = ir->n_vars;
-        int *ek = rt_alloc(ctx->mem, sizeof(int) * (size_t)ne1);
-        int *readers = rt_calloc(ctx->mem, sizeof(int) * (size_t)(nv1 + 1));
-        int *def = rt_alloc(ctx->mem, sizeof(int) * (size_t)(nv1 + 1));
-        int *work = rt_alloc(ctx->mem, sizeof(int) * (size_t)(ne1 + 1));
-        int *old2new = rt_alloc(ctx->mem, sizeof(int) * (size_t)ne1);
-        char *dead = rt_calloc(ctx->mem, (size_t)ne1 + 1);
-        ir_eqn *neqns = rt_alloc(ir->mem, sizeof(ir_eqn) * (size_t)ne1);
-        prim_index_map **ncomp = rt_calloc(ctx->mem, sizeof *ncomp * (size_t)ne1);
-        int *nkof = rt_alloc(ctx->mem, sizeof(int) * (size_t)(nv1 + 1));
-        bool ok = ek && readers && def && work && old2new && dead && neqns && ncomp && nkof;
-        if (ok) {
-            for (int e = 0; e < ne1; e++) ek[e] = e < ne0 ? r->eqn_kernel[e] : -1;
-            for (int i = 0; i < n_sites; i++)
-                for (int j = 0; j < sites[i].n; j++) ek[sites[i].first + j] = sites[i].kernel;
-            for (int v = 0; v <= nv1; v++) def[v] = -1;
-            for (int e = 0; e < ne1; e++) {
-                const ir_eqn *q = &ir->eqns[e];
-                for (int j = 0; j < q->n_out; j++) def[q->out + j] = e;
-                for (int i = 0; i < q->n_in; i++) readers[ir_eqn_inputs(ir, q)[i]]++;
-            }
-            for (int i = 0; i < ir->n_out; i++) readers[ir->out[i]]++;
-            /* dead code of the producers: what only the recomputed values needed */
-            int n_work = 0;
-            for (int e = 0; e < ne1; e++) work[n_work++] = e;
-            while (n_work > 0) {
-                int e = work[--n_work];
-                const ir_eqn *q = &ir->eqns[e];
-                if (dead[e] || ek[e] < 0 || q->n_out != 1 || readers[q->out] > 0) continue;
-                kernel_kind kk = c->kernels[ek[e]].kind;
-                if ((kk != KERNEL_LOOP && kk != KERNEL_ROWS) || (!fuse_is_elementwise(q->prim) && !fuse_is_leaf_map(q->prim)))
-                    continue;
-                dead[e] = 1;
-                for (int i = 0; i < q->n_in; i++) {
-                    int u = ir_eqn_inputs(ir, q)[i];
-                    if (--readers[u] == 0 && def[u] >= 0) work[n_work++] = def[u];
-                }
-            }
-            /* the new order: each clone just after the equation it copies
-             * (its operands are the chain's inputs, defined before that
-             * one, or earlier clones; its readers come after the value) */
-            int n_new = 0;
-            for (int e = 0; e < ne0; e++) {
-                old2new[e] = dead[e] ? -1 : n_new;
-                if (!dead[e]) neqns[n_new++] = ir->eqns[e];
-                for (int x = ne0; x < ne1; x++) {
-                    if (orig[x - ne0] != e) continue;
-                    old2new[x] = dead[x] ? -1 : n_new;
-                    if (!dead[x]) neqns[n_new++] = ir->eqns[x];
-                }
-            }
-            /* the kernels' lists, remapped, clones before their first reader */
-            for (int k = 0; k < c->n_kernels && ok; k++) {
-                kernel *K = &c->kernels[k];
-                const clone_site *s = NULL;
-                for (int i = 0; i < n_sites; i++)
-                    if (sites[i].kernel == k) s = &sites[i];
-                int cap = K->n_eqns + (s ? s->n : 0), n = 0;
-                int *l = rt_alloc(ctx->mem, sizeof(int) * (size_t)(cap ? cap : 1));
-                if (!l) {
-                    ok = false;
-                    break;
-                }
-                bool placed = s == NULL;
-                for (int j = 0; j < K->n_eqns; j++) {
-                    int e = K->eqns[j];
-                    if (!placed) {
-                        const ir_eqn *q = &ir->eqns[e];
-                        bool reads = false;
-                        for (int i = 0; i < q->n_in && !reads; i++) {
-                            int u = ir_eqn_inputs(ir, q)[i];
-                            reads = def[u] >= s->first && def[u] < s->first + s->n;
-                        }
-                        if (reads) {
-                            for (int x = 0; x < s->n; x++)
-                                if (old2new[s->first + x] >= 0) l[n++] = old2new[s->first + x];
-                            placed = true;
-                        }
-                    }
-                    if (old2new[e] >= 0) l[n++] = old2new[e];
-                }
-                rt_free(ctx->mem, K->eqns, sizeof(int) * (size_t)K->cap_eqns);
-                K->eqns = l;
-                K->n_eqns = n;
-                K->cap_eqns = cap ? cap : 1;
-            }
-            if (ok) {
-                /* the index maps of leaves, under their new numbers */
-                for (int e = 0; e < ne1; e++) {
-                    if (!comp[e]) continue;
-                    if (old2new[e] >= 0) ncomp[old2new[e]] = comp[e];
-                    else rt_free(ctx->mem, comp[e], sizeof(prim_index_map) * (size_t)ir->eqns[e].n_in);
-                    comp[e] = NULL;
-                }
-                rt_free(ctx->mem, comp, sizeof *comp * ncap);
-                c->composed = ncomp;
-                ncomp = NULL;
-                /* kernels left empty go; the kernel array is sized by the equations */
-                int nk = 0;
-                for (int k = 0; k < c->n_kernels; k++) {
-                    kernel *K = &c->kernels[k];
-                    if (K->n_eqns == 0) {
-                        rt_free(ctx->mem, K->eqns, sizeof(int) * (size_t)K->cap_eqns);
-                        if (K->in) rt_free(ctx->mem, K->in, sizeof(int) * (size_t)K->n_in);
-                        if (K->out) rt_free(ctx->mem, K->out, sizeof(int) * (size_t)K->n_out);
-                        continue;
-                    }
-                    c->kernels[nk++] = *K;
-                }
-                size_t kcap = (size_t)(n_new ? n_new : 1);
-                kernel *nks = rt_calloc(ctx->mem, sizeof(kernel) * kcap);
-                if (nks) {
-                    memcpy(nks, c->kernels, sizeof(kernel) * (size_t)nk);
-                    rt_free(ctx->mem, c->kernels, sizeof(kernel) * (size_t)(ne0 ? ne0 : 1));
-                    c->kernels = nks;
-                    c->n_kernels = nk;
-                    rt_free(ir->mem, ir->eqns, sizeof(ir_eqn) * (size_t)ir->cap_eqns);
-                    ir->eqns = neqns;
-                    ir->n_eqns = n_new;
-                    ir->cap_eqns = ne1;
-                    neqns = NULL;
-                    for (int v = 0; v <= nv1; v++) nkof[v] = -1;
-                    for (int k = 0; k < c->n_kernels; k++)
-                        for (int j = 0; j < c->kernels[k].n_eqns; j++) {
-                            const ir_eqn *q = &ir->eqns[c->kernels[k].eqns[j]];
-                            for (int o = 0; o < q->n_out; o++) nkof[q->out + o] = k;
-                        }
-                    rt_free(ctx->mem, c->kernel_of, sizeof(int) * (size_t)(r->nv + 1));
-                    c->kernel_of = nkof;
-                    nkof = NULL;
-                    status = 0;
-                } else {
-                    c->n_kernels = nk;
-                }
+    int n_new = 0;
+    if (ok) {
+        int *ek = st.ek, *readers = st.readers, *def = st.def, *work = st.work, *old2new = st.old2new;
+        char *dead = st.dead;
+        for (int e = 0; e < ne1; e++) ek[e] = e < ne0 ? r->eqn_kernel[e] : -1;
+        for (int i = 0; i < n_sites; i++)
+            for (int j = 0; j < sites[i].n; j++) ek[sites[i].first + j] = sites[i].kernel;
+        for (int v = 0; v <= nv1; v++) def[v] = -1;
+        for (int e = 0; e < ne1; e++) {
+            const ir_eqn *q = &ir->eqns[e];
+            for (int j = 0; j < q->n_out; j++) def[q->out + j] = e;
+            for (int i = 0; i < q->n_in; i++) readers[ir_eqn_inputs(ir, q)[i]]++;
+        }
+        for (int i = 0; i < ir->n_out; i++) readers[ir->out[i]]++;
+        /* dead code of the producers: what only the recomputed values needed */
+        int n_work = 0;
+        for (int e = 0; e < ne1; e++) work[n_work++] = e;
+        while (n_work > 0) {
+            int e = work[--n_work];
+            const ir_eqn *q = &ir->eqns[e];
+            if (dead[e] || ek[e] < 0 || q->n_out != 1 || readers[q->out] > 0) continue;
+            kernel_kind kk = c->kernels[ek[e]].kind;
+            if ((kk != KERNEL_LOOP && kk != KERNEL_ROWS) || (!fuse_is_elementwise(q->prim) && !fuse_is_leaf_map(q->prim)))
+                continue;
+            dead[e] = 1;
+            for (int i = 0; i < q->n_in; i++) {
+                int u = ir_eqn_inputs(ir, q)[i];
+                if (--readers[u] == 0 && def[u] >= 0) work[n_work++] = def[u];
             }
         }
-        if (ek) rt_free(ctx->mem, ek, sizeof(int) * (size_t)ne1);
-        if (readers) rt_free(ctx->mem, readers, sizeof(int) * (size_t)(nv1 + 1));
-        if (def) rt_free(ctx->mem, def, sizeof(int) * (size_t)(nv1 + 1));
-        if (work) rt_free(ctx->mem, work, sizeof(int) * (size_t)(ne1 + 1));
-        if (old2new) rt_free(ctx->mem, old2new, sizeof(int) * (size_t)ne1);
-        if (dead) rt_free(ctx->mem, dead, (size_t)ne1 + 1);
-        if (neqns) rt_free(ir->mem, neqns, sizeof(ir_eqn) * (size_t)ne1);
-        if (ncomp) rt_free(ctx->mem, ncomp, sizeof *ncomp * (size_t)ne1);
-        if (nkof) rt_free(ctx->mem, nkof, sizeof(int) * (size_t)(nv1 + 1));
-        if (status != 0) core_oom(ctx, "jit: recompute");
+        /* the new order: each clone just after the equation it copies (its
+         * operands are the chain's inputs, defined before that one, or
+         * earlier clones; its readers come after the value) */
+        for (int e = 0; e < ne0; e++) {
+            old2new[e] = dead[e] ? -1 : n_new;
+            if (!dead[e]) st.neqns[n_new++] = ir->eqns[e];
+            for (int x = ne0; x < ne1; x++) {
+                if (st.orig[x - ne0] != e) continue;
+                old2new[x] = dead[x] ? -1 : n_new;
+                if (!dead[x]) st.neqns[n_new++] = ir->eqns[x];
+            }
+        }
+        /* the kernels' lists, renumbered, clones before their first reader */
+        for (int k = 0; k < nk0 && ok; k++) {
+            const kernel *K = &c->kernels[k];
+            const clone_site *s = NULL;
+            for (int i = 0; i < n_sites; i++)
+                if (sites[i].kernel == k) s = &sites[i];
+            int cap = K->n_eqns + (s ? s->n : 0), n = 0;
+            st.caps[k] = cap ? cap : 1;
+            int *l = st.lists[k] = rt_alloc(ctx->mem, sizeof(int) * (size_t)st.caps[k]);
+            if (!l) {
+                ok = false;
+                break;
+            }
+            bool placed = s == NULL;
+            for (int j = 0; j < K->n_eqns; j++) {
+                int e = K->eqns[j];
+                if (!placed) {
+                    const ir_eqn *q = &ir->eqns[e];
+                    bool reads = false;
+                    for (int i = 0; i < q->n_in && !reads; i++) {
+                        int u = ir_eqn_inputs(ir, q)[i];
+                        reads = def[u] >= s->first && def[u] < s->first + s->n;
+                    }
+                    if (reads) {
+                        for (int x = 0; x < s->n; x++)
+                            if (old2new[s->first + x] >= 0) l[n++] = old2new[s->first + x];
+                        placed = true;
+                    }
+                }
+                if (old2new[e] >= 0) l[n++] = old2new[e];
+            }
+            st.counts[k] = n;
+        }
+        /* the kernel array, sized by the equations as compiled_free expects */
+        st.nks = ok ? rt_calloc(ctx->mem, sizeof(kernel) * (size_t)(n_new ? n_new : 1)) : NULL;
+        st.ncomp = ok ? rt_calloc(ctx->mem, sizeof *st.ncomp * (size_t)(n_new ? n_new : 1)) : NULL;
+        ok = ok && st.nks && st.ncomp;
     }
-done:
+    if (ok) {
+        /* commit: nothing below allocates */
+        int *old2new = st.old2new;
+        for (int e = 0; e < ne1; e++) {
+            prim_index_map *m = e < ne0 ? (c->composed ? c->composed[e] : NULL) : st.cmap[e - ne0];
+            if (!m) continue;
+            if (old2new[e] >= 0) st.ncomp[old2new[e]] = m;
+            else rt_free(ctx->mem, m, sizeof(prim_index_map) * (size_t)ir->eqns[e].n_in);
+            if (e < ne0) c->composed[e] = NULL;
+            else st.cmap[e - ne0] = NULL;
+        }
+        if (c->composed) rt_free(ctx->mem, c->composed, sizeof(prim_index_map *) * (size_t)(ne0 ? ne0 : 1));
+        c->composed = st.ncomp;
+        st.ncomp = NULL;
+        int nk = 0;
+        for (int k = 0; k < nk0; k++) {
+            kernel *K = &c->kernels[k];
+            int n = st.counts[k];
+            rt_free(ctx->mem, K->eqns, sizeof(int) * (size_t)K->cap_eqns);
+            K->eqns = st.lists[k];
+            K->n_eqns = n;
+            K->cap_eqns = st.caps[k];
+            st.lists[k] = NULL;
+            if (n == 0) { /* a kernel left empty goes */
+                rt_free(ctx->mem, K->eqns, sizeof(int) * (size_t)K->cap_eqns);
+                if (K->in) rt_free(ctx->mem, K->in, sizeof(int) * (size_t)K->n_in);
+                if (K->out) rt_free(ctx->mem, K->out, sizeof(int) * (size_t)K->n_out);
+                continue;
+            }
+            st.nks[nk++] = *K;
+        }
+        /* the kernel array is sized by the equations (compiled_free) */
+        rt_free(ctx->mem, c->kernels, sizeof(kernel) * (size_t)(ne0 ? ne0 : 1));
+        c->kernels = st.nks;
+        c->n_kernels = nk;
+        st.nks = NULL;
+        rt_free(ir->mem, ir->eqns, sizeof(ir_eqn) * (size_t)ir->cap_eqns);
+        ir->eqns = st.neqns;
+        ir->n_eqns = n_new;
+        ir->cap_eqns = ne1;
+        st.neqns = NULL;
+        for (int v = 0; v <= nv1; v++) st.nkof[v] = -1;
+        for (int k = 0; k < c->n_kernels; k++)
+            for (int j = 0; j < c->kernels[k].n_eqns; j++) {
+                const ir_eqn *q = &ir->eqns[c->kernels[k].eqns[j]];
+                for (int o = 0; o < q->n_out; o++) st.nkof[q->out + o] = k;
+            }
+        rt_free(ctx->mem, c->kernel_of, sizeof(int) * (size_t)(r->nv + 1));
+        c->kernel_of = st.nkof;
+        st.nkof = NULL;
+        ir_free(c->ir);
+        c->ir = ir;
+        st.ir = NULL;
+    }
+    /* what is left of the staging (all of it on failure) */
+    for (int x = 0; st.cmap && x < total; x++) /* a clone's maps: one per operand of its equation */
+        if (st.cmap[x]) rt_free(ctx->mem, st.cmap[x], sizeof(prim_index_map) * (size_t)st.ir->eqns[ne0 + x].n_in);
+    if (st.ir) ir_free(st.ir);
+    if (st.orig) rt_free(ctx->mem, st.orig, sizeof(int) * (size_t)(total + 1));
+    if (st.cmap) rt_free(ctx->mem, st.cmap, sizeof *st.cmap * (size_t)(total + 1));
+    for (int k = 0; st.lists && k < nk0; k++)
+        if (st.lists[k]) rt_free(ctx->mem, st.lists[k], sizeof(int) * (size_t)st.caps[k]);
+    if (st.lists) rt_free(ctx->mem, st.lists, sizeof(int *) * (size_t)(nk0 + 1));
+    if (st.caps) rt_free(ctx->mem, st.caps, sizeof(int) * (size_t)(nk0 + 1));
+    if (st.counts) rt_free(ctx->mem, st.counts, sizeof(int) * (size_t)(nk0 + 1));
+    if (st.ek) rt_free(ctx->mem, st.ek, sizeof(int) * (size_t)ne1);
+    if (st.readers) rt_free(ctx->mem, st.readers, sizeof(int) * (size_t)(nv1 + 1));
+    if (st.def) rt_free(ctx->mem, st.def, sizeof(int) * (size_t)(nv1 + 1));
+    if (st.work) rt_free(ctx->mem, st.work, sizeof(int) * (size_t)(ne1 + 1));
+    if (st.old2new) rt_free(ctx->mem, st.old2new, sizeof(int) * (size_t)ne1);
+    if (st.dead) rt_free(ctx->mem, st.dead, (size_t)ne1 + 1);
+    if (st.neqns) rt_free(c->ir->mem, st.neqns, sizeof(ir_eqn) * (size_t)ne1);
+    if (st.ncomp) rt_free(ctx->mem, st.ncomp, sizeof *st.ncomp * (size_t)(n_new ? n_new : 1));
+    if (st.nkof) rt_free(ctx->mem, st.nkof, sizeof(int) * (size_t)(nv1 + 1));
+    if (st.nks) rt_free(ctx->mem, st.nks, sizeof(kernel) * (size_t)(n_new ? n_new : 1));
     if (is_cand) rt_free(ctx->mem, is_cand, sizeof(int) * (size_t)(r->nv + 1));
     if (map) rt_free(ctx->mem, map, sizeof(int) * (size_t)(r->nv + 1));
     if (list) rt_free(ctx->mem, list, sizeof(int) * (size_t)(ne0 + 1));
-    if (orig) rt_free(ctx->mem, orig, sizeof(int) * (size_t)(total + 1));
-    if (sites) rt_free(ctx->mem, sites, sizeof(clone_site) * (size_t)(c->n_kernels + 1));
-    return status == 0 ? 0 : -1;
+    if (sites) rt_free(ctx->mem, sites, sizeof(clone_site) * (size_t)(nk0 + 1));
+    return ok ? 0 : core_oom(ctx, "jit: recompute");
 }
 
 int fuse_recompute(cj_ctx *ctx, compiled *c) {
