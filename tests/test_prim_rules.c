@@ -71,6 +71,10 @@ static int check_elementwise(const prim_rule *r, prim_id p, char *msg, size_t si
         PROBLEM("%s: dtype_operand %d is not an operand", prim_names[p], l->dtype_operand);
     if (!(l->cost.flops > 0 || l->cost.transcendentals > 0 || l->noop_operand))
         PROBLEM("%s: no cost class (flops or transcendentals per element)", prim_names[p]);
+    /* fusion weighs it before recomputing the primitive in a consumer (recompute.c) */
+    if (!(l->cost.work > 0)) PROBLEM("%s: no declared work per element (cost.work)", prim_names[p]);
+    if (l->cost.transcendentals > 0 && l->cost.work < 2)
+        PROBLEM("%s: a transcendental declared as cheap as an add (cost.work %g)", prim_names[p], l->cost.work);
     prim_c_expr_fn e = l->c_expr;
     bool reads_op = e == prim_c_arith || e == prim_c_float_op || e == prim_c_compare || e == prim_c_order ||
                     e == prim_c_bitwise || e == prim_c_float_call;
@@ -201,6 +205,14 @@ TEST(prim_rules_check_reports_a_missing_rule) {
     table_copy[PRIM_TANH].lower.cost = PRIM_COST_FREE;
     CHECK(problems_without(msg, sizeof msg) == 1);
     CHECK_STR_CONTAINS(msg, "tanh: no cost class");
+
+    table_copy[PRIM_SUB].lower.cost.work = 0;
+    CHECK(problems_without(msg, sizeof msg) == 1);
+    CHECK_STR_CONTAINS(msg, "sub: no declared work per element");
+
+    table_copy[PRIM_EXP].lower.cost.work = 1;
+    CHECK(problems_without(msg, sizeof msg) == 1);
+    CHECK_STR_CONTAINS(msg, "exp: a transcendental declared as cheap as an add");
 
     table_copy[PRIM_REDUCE_MAX].lower.row_fold = NULL;
     CHECK(problems_without(msg, sizeof msg) == 0); /* allowed: it then never runs by rows */

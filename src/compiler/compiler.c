@@ -39,8 +39,8 @@ static int run_simplify(cj_ctx *ctx, compiled *c, const compile_options *o) {
     return pass_simplify(ctx, &c->ir);
 }
 static int run_fuse(cj_ctx *ctx, compiled *c, const compile_options *o) {
-    (void)o;
-    return fuse_kernels(ctx, c);
+    if (fuse_kernels(ctx, c) != 0) return -1;
+    return o->no_recompute ? 0 : fuse_recompute(ctx, c);
 }
 static int run_schedule(cj_ctx *ctx, compiled *c, const compile_options *o) {
     (void)o;

@@ -417,7 +417,21 @@ int fuse_kernels(cj_ctx *ctx, compiled *c) {
     rt_free(ctx->mem, pending, sizeof(int) * nv);
     rt_free(ctx->mem, readers, sizeof(int) * nv);
     if (status != 0) return -1;
+    return fuse_kernel_boundaries(ctx, c);
+}
 
+/* Each kernel's in and out lists from its equations (what crosses its
+ * boundary, what the program returns, every result of a SINGLE kernel),
+ * rebuilt from scratch. 0, or -1 on out of memory. */
+int fuse_kernel_boundaries(cj_ctx *ctx, compiled *c) {
+    const ir_func *ir = c->ir;
+    for (int k = 0; k < c->n_kernels; k++) {
+        kernel *K = &c->kernels[k];
+        if (K->in) rt_free(ctx->mem, K->in, sizeof(int) * (size_t)K->n_in);
+        if (K->out) rt_free(ctx->mem, K->out, sizeof(int) * (size_t)K->n_out);
+        K->in = K->out = NULL;
+        K->n_in = K->n_out = 0;
+    }
     /* inputs and outputs of each kernel */
     for (int k = 0; k < c->n_kernels; k++) {
         kernel *K = &c->kernels[k];

@@ -122,6 +122,7 @@ typedef struct compile_options {
     const char *dump;       /* passes to dump after, a comma list (NULL: CJAX_DUMP) */
     strbuf *dump_to;        /* where dumps go (NULL: stderr) */
     bool no_output_scratch; /* plan: no temporary in an output's buffer (compiled.no_output_scratch) */
+    bool no_recompute;      /* fuse: store every value kernels share, recomputing none (recompute.c) */
     bool verify;            /* verify after every pass in any build (else: debug builds and
                                CJAX_VERIFY=1; the IR passes are always verified) */
     /* Called after each pass, before it is verified and dumped: lets tests
@@ -156,6 +157,13 @@ bool compiler_verify_default(void);
 
 /* The passes after simplify, each testable alone. */
 int fuse_kernels(cj_ctx *ctx, compiled *c);
+/* Rebuilds every kernel's in and out lists from its equations. */
+int fuse_kernel_boundaries(cj_ctx *ctx, compiled *c);
+/* After fuse_kernels: a cheap elementwise chain whose result would be
+ * stored only for other loop or rows kernels to read is recomputed in each
+ * of them from the chain's own inputs, within the bounds recompute.c
+ * states (the primitives' declared work). Rewrites c->ir and the kernels. */
+int fuse_recompute(cj_ctx *ctx, compiled *c);
 /* Reorders c->kernels (and c->kernel_of) for a lower arena peak: fusion
  * order or a greedy schedule, whichever plans smaller. */
 int schedule_kernels(cj_ctx *ctx, compiled *c);

@@ -254,19 +254,25 @@ typedef struct ew_lowering {
 
 #define FLOP PRIM_COST_FLOP
 #define TRANS PRIM_COST_TRANSCENDENTAL
+/* a flop through the runtime table (a call per tile in generated code), a
+ * division (several multiplies' throughput), a square root (one
+ * instruction, slower than a division) */
+#define CALL ((prim_cost){.flops = 1, .work = 2})
+#define DIV ((prim_cost){.flops = 1, .work = 3})
+#define SQRT ((prim_cost){.transcendentals = 1, .work = 4})
 static const ew_lowering lowerings[] = {
     {PRIM_NEG, c_neg, NULL, FLOP},
     {PRIM_ABS, prim_c_float_call, "__builtin_fabs", FLOP},
-    {PRIM_SIGN, prim_c_table_call, NULL, FLOP},
-    {PRIM_FLOOR, prim_c_table_call, NULL, FLOP},
-    {PRIM_CEIL, prim_c_table_call, NULL, FLOP},
-    {PRIM_ROUND, prim_c_table_call, NULL, FLOP},
+    {PRIM_SIGN, prim_c_table_call, NULL, CALL},
+    {PRIM_FLOOR, prim_c_table_call, NULL, CALL},
+    {PRIM_CEIL, prim_c_table_call, NULL, CALL},
+    {PRIM_ROUND, prim_c_table_call, NULL, CALL},
     {PRIM_EXP, prim_c_table_call, NULL, TRANS},
     {PRIM_EXP2, prim_c_table_call, NULL, TRANS},
     {PRIM_LOG, prim_c_table_call, NULL, TRANS},
     {PRIM_LOG1P, prim_c_table_call, NULL, TRANS},
     {PRIM_EXPM1, prim_c_table_call, NULL, TRANS},
-    {PRIM_SQRT, prim_c_float_call, "__builtin_sqrt", TRANS},
+    {PRIM_SQRT, prim_c_float_call, "__builtin_sqrt", SQRT},
     {PRIM_RSQRT, prim_c_table_call, NULL, TRANS},
     {PRIM_CBRT, prim_c_table_call, NULL, TRANS},
     {PRIM_SIN, prim_c_table_call, NULL, TRANS},
@@ -281,16 +287,16 @@ static const ew_lowering lowerings[] = {
     {PRIM_LOGISTIC, prim_c_table_call, NULL, TRANS},
     {PRIM_ERF, prim_c_table_call, NULL, TRANS},
     {PRIM_NOT, c_not, NULL, FLOP},
-    {PRIM_IS_FINITE, prim_c_table_call, NULL, FLOP},
-    {PRIM_CONVERT, c_convert, NULL, PRIM_COST_FREE},
+    {PRIM_IS_FINITE, prim_c_table_call, NULL, CALL},
+    {PRIM_CONVERT, c_convert, NULL, ((prim_cost){.work = 1})},
     {PRIM_ADD, prim_c_arith, "+", FLOP},
     {PRIM_SUB, prim_c_arith, "-", FLOP},
     {PRIM_MUL, prim_c_arith, "*", FLOP},
-    {PRIM_DIV, prim_c_float_op, "/", FLOP}, /* integer division: the kernel's rounding and x/0 rules */
-    {PRIM_REM, prim_c_table_call, NULL, FLOP},
+    {PRIM_DIV, prim_c_float_op, "/", DIV}, /* integer division: the kernel's rounding and x/0 rules */
+    {PRIM_REM, prim_c_table_call, NULL, ((prim_cost){.flops = 1, .work = 8})},
     {PRIM_POW, prim_c_table_call, NULL, TRANS},
-    {PRIM_MAX, prim_c_table_call, NULL, FLOP}, /* NaN propagation, -0.0 < +0.0 */
-    {PRIM_MIN, prim_c_table_call, NULL, FLOP},
+    {PRIM_MAX, prim_c_table_call, NULL, CALL}, /* NaN propagation, -0.0 < +0.0 */
+    {PRIM_MIN, prim_c_table_call, NULL, CALL},
     {PRIM_ATAN2, prim_c_table_call, NULL, TRANS},
     {PRIM_EQ, prim_c_compare, "==", FLOP},
     {PRIM_NE, prim_c_compare, "!=", FLOP},
@@ -302,10 +308,13 @@ static const ew_lowering lowerings[] = {
     {PRIM_OR, prim_c_bitwise, "|", FLOP},
     {PRIM_XOR, prim_c_bitwise, "^", FLOP},
     {PRIM_SELECT, c_select, NULL, FLOP},
-    {PRIM_CLAMP, prim_c_table_call, NULL, FLOP},
+    {PRIM_CLAMP, prim_c_table_call, NULL, CALL},
 };
 #undef FLOP
 #undef TRANS
+#undef CALL
+#undef DIV
+#undef SQRT
 
 void prim_register_elementwise(void) {
     for (int i = 0; i < PRIM_COUNT; i++) {

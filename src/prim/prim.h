@@ -146,6 +146,12 @@ typedef void (*prim_row_fold_fn)(const void *x, int64_t n, void *out);
 typedef struct prim_cost {
     float flops;
     float transcendentals;
+    /* What computing one result element again costs, in simple arithmetic
+     * operations (an add or a mul is 1, a transcendental's vectorised
+     * polynomial about PRIM_WORK_TRANSCENDENTAL): fusion weighs it before
+     * it recomputes a cheap producer in its consumers' kernels instead of
+     * storing it (recompute.c). 0 for data movement, read through its map. */
+    float work;
     bool per_operand;
     double (*flops_of)(const prim_params *p, const rt_aval *in, const rt_aval *out); /* dot_general */
 } prim_cost;
@@ -386,9 +392,10 @@ bool prim_c_bitwise(prim_id prim, const prim_c_args *a, char *out, size_t size);
 bool prim_c_float_call(prim_id prim, const prim_c_args *a, char *out, size_t size);
 /* Cost classes: one flop per element, one transcendental per element, one
  * flop per element of operand 0 (reductions), free. */
-#define PRIM_COST_FLOP ((prim_cost){.flops = 1})
-#define PRIM_COST_TRANSCENDENTAL ((prim_cost){.transcendentals = 1})
-#define PRIM_COST_FOLD ((prim_cost){.flops = 1, .per_operand = true})
+#define PRIM_WORK_TRANSCENDENTAL 20
+#define PRIM_COST_FLOP ((prim_cost){.flops = 1, .work = 1})
+#define PRIM_COST_TRANSCENDENTAL ((prim_cost){.transcendentals = 1, .work = PRIM_WORK_TRANSCENDENTAL})
+#define PRIM_COST_FOLD ((prim_cost){.flops = 1, .work = 1, .per_operand = true})
 #define PRIM_COST_FREE ((prim_cost){0})
 
 /* A map with no window and no dynamic offset over an output of `rank`
