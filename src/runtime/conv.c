@@ -46,18 +46,33 @@ typedef struct conv_job {
                 t[a][y] = i >= 0 && i < d->in[a] ? i * instride[a] : -1;                               \
             }                                                                                          \
         }                                                                                              \
-        int64_t y[CJ_MAX_RANK], rem = p0;                                                              \
+        if (nsp == 0) {                                                                                \
+            if (pb > 0) dst[0] = img[0];                                                               \
+            return;                                                                                    \
+        }                                                                                              \
+        /* runs along the last output axis: the outer axes' offset once per run */                     \
+        int64_t y[CJ_MAX_RANK], rem = p0, inner = d->out[nsp - 1];                                     \
         for (int a = nsp - 1; a >= 0; a--) y[a] = rem % d->out[a], rem /= d->out[a];                  \
-        for (int64_t p = 0; p < pb; p++) {                                                             \
+        for (int64_t p = 0; p < pb;) {                                                                 \
             int64_t off = 0;                                                                           \
             int ok = 1;                                                                                \
-            for (int a = 0; a < nsp; a++) {                                                            \
+            for (int a = 0; a < nsp - 1; a++) {                                                        \
                 int64_t v = t[a][y[a]];                                                                \
                 ok &= v >= 0;                                                                          \
                 off += v;                                                                              \
             }                                                                                          \
-            dst[p] = ok ? img[off] : (T)0;                                                             \
-            for (int a = nsp - 1; a >= 0; a--) {                                                       \
+            int64_t y0 = y[nsp - 1], run = inner - y0 < pb - p ? inner - y0 : pb - p;                 \
+            const int64_t *tl = t[nsp - 1] + y0;                                                       \
+            T *o = dst + p;                                                                            \
+            if (!ok) {                                                                                 \
+                for (int64_t i = 0; i < run; i++) o[i] = (T)0;                                         \
+            } else {                                                                                   \
+                const T *row = img + off;                                                              \
+                for (int64_t i = 0; i < run; i++) o[i] = tl[i] >= 0 ? row[tl[i]] : (T)0;               \
+            }                                                                                          \
+            p += run;                                                                                  \
+            y[nsp - 1] = 0;                                                                            \
+            for (int a = nsp - 2; a >= 0; a--) {                                                       \
                 if (++y[a] < d->out[a]) break;                                                         \
                 y[a] = 0;                                                                              \
             }                                                                                          \
