@@ -350,3 +350,57 @@ TEST(conv_errors_name_the_shapes) {
     cj_error_clear(ctx);
     cj_ctx_free(ctx);
 }
+
+static void f_nhwc(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    cj_conv_opts o = {.window_strides = (int64_t[]){2, 2}, .pad_type = CJ_PAD_SAME, .lhs_spec = "NHWC",
+                      .rhs_spec = "HWIO", .out_spec = "NHWC"};
+    out[0] = cj_conv_general_dilated(in[0], in[1], &o);
+}
+static void f_nhwc_loss(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    cj_val y;
+    f_nhwc(ctx, in, &y, user);
+    out[0] = cj_sum(cj_mul(y, y), -1, NULL, 0);
+}
+
+TEST(conv_prints_as_jax_and_jit_grad_matches_eager) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_func_new(ctx, "conv", f_nhwc, 2, 1, NULL);
+    cj_spec specs[2] = {cj_spec_make(CJ_F32, 4, (int64_t[]){2, 7, 6, 3}), cj_spec_make(CJ_F32, 4, (int64_t[]){3, 3, 3, 4})};
+    char *text = cj_make_jaxpr(f, 2, specs);
+    CHECK(text);
+    CHECK_STR_CONTAINS(text, "f32[2,4,3,4] = conv_general_dilated[window_strides=(2, 2) padding=((1, 1), (0, 1)) "
+                             "lhs_dilation=(1, 1) rhs_dilation=(1, 1) dimension_numbers=ConvDimensionNumbers("
+                             "lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2)) "
+                             "feature_group_count=1 batch_group_count=1 precision=None preferred_element_type=f32]");
+    cj_string_free(ctx, text);
+    cj_val x = tu_ramp(ctx, 2 * 7 * 6 * 3, 0.01f, -1.0f), w = tu_ramp(ctx, 3 * 3 * 3 * 4, -0.02f, 0.5f);
+    x = cj_reshape(x, 4, (int64_t[]){2, 7, 6, 3});
+    w = cj_reshape(w, 4, (int64_t[]){3, 3, 3, 4});
+    cj_grad_opts both = {.n_argnums = 2, .argnums = (int[]){0, 1}};
+    cj_func *g = cj_grad(cj_func_new(ctx, "loss", f_nhwc_loss, 2, 1, NULL), &both);
+    cj_val eager[2], jitted[2];
+    CHECK(cj_call(g, (cj_val[]){x, w}, eager) == CJ_OK);
+    cj_backend be[2] = {CJ_BACKEND_INTERP, CJ_BACKEND_CC};
+    for (int b = 0; b < 2; b++) {
+        cj_jit_opts jo = {.backend = be[b]};
+        CHECK(cj_call(cj_jit(g, &jo), (cj_val[]){x, w}, jitted) == CJ_OK);
+        for (int k = 0; k < 2; k++) CHECK_MSG(rel_err(jitted[k], eager[k]) <= 1e-6, "backend %d grad %d", b, k);
+    }
+    cj_ctx_free(ctx);
+}
+
+/* Empty sizes: no output positions, or an empty sum (no input features). */
+TEST(conv_zero_sizes) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val x = cj_ones(ctx, CJ_F32, 4, (int64_t[]){2, 3, 2, 2}), w = cj_ones(ctx, CJ_F32, 4, (int64_t[]){4, 3, 3, 3});
+    cj_val y = cj_conv(x, w, NULL, CJ_PAD_VALID); /* window larger than the input */
+    CHECK(!cj_is_error(y) && cj_val_dim(y, 2) == 0 && cj_val_size(y) == 0);
+    cj_val x0 = cj_ones(ctx, CJ_F32, 4, (int64_t[]){2, 0, 4, 4}), w0 = cj_ones(ctx, CJ_F32, 4, (int64_t[]){5, 0, 3, 3});
+    cj_val z = cj_conv(x0, w0, NULL, CJ_PAD_SAME);
+    CHECK(!cj_is_error(z) && cj_val_size(z) == 2 * 5 * 4 * 4);
+    float zb[160];
+    CHECK(cj_read(z, zb, sizeof zb) == CJ_OK);
+    for (int i = 0; i < 160; i++) CHECK(zb[i] == 0);
+    cj_ctx_free(ctx);
+}
