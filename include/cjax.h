@@ -337,6 +337,42 @@ cj_val cj_dot_general(cj_val a, cj_val b, int n_contract,
 /* numpy.matmul: 1-D promotion and broadcast batch dimensions. */
 cj_val cj_matmul(cj_val a, cj_val b);
 
+/* ---- Convolution (jax.lax.conv_general_dilated) ------------------------ */
+/* Padding by name, as lax.padtype_to_pads computes it: VALID none; SAME
+ * (and SAME_LOWER) pad so the output has ceil(in / stride) positions, the
+ * odd element after (SAME) or before (SAME_LOWER). */
+typedef enum cj_padding { CJ_PAD_VALID, CJ_PAD_SAME, CJ_PAD_SAME_LOWER } cj_padding;
+/* The (lo, hi) pairs of `type` into pads (2·n entries) for n spatial
+ * dimensions of sizes in, windows `window` (already dilated) and strides
+ * (NULL: 1). 0, or -1 for a bad argument (no context to record it in). */
+int cj_padtype_to_pads(int n, const int64_t *in, const int64_t *window, const int64_t *strides, cj_padding type,
+                       int64_t *pads);
+/* Options of cj_conv_general_dilated; a zeroed struct is lax's defaults
+ * (NULL lists: strides 1, no padding, no dilation; NULL specs: NC..., OI...,
+ * NC...; counts 0 or 1: no groups). n_spatial entries in each list, where
+ * n_spatial is the operands' rank - 2.
+ *   lhs_spec, rhs_spec, out_spec: dimension numbers as lax's strings, such
+ *     as "NCHW", "OIHW", "NCHW" or "NHWC", "HWIO", "NHWC" (N batch, C
+ *     feature, O/I output/input feature, any other letters spatial, the
+ *     spatial axes paired by letter in rhs_spec's order); one letter per
+ *     axis.
+ *   padding: n_spatial (lo, hi) pairs (negative crops), or NULL and
+ *     pad_type says which (computed from the dilated kernel, as lax does).
+ * cj_conv_general_dilated promotes the operands to a common dtype, which
+ * must be f32 or f64. Errors name conv_general_dilated and the shapes. */
+typedef struct cj_conv_opts {
+    const int64_t *window_strides;
+    const int64_t *padding;
+    cj_padding pad_type;
+    const int64_t *lhs_dilation, *rhs_dilation;
+    const char *lhs_spec, *rhs_spec, *out_spec;
+    int64_t feature_group_count, batch_group_count;
+} cj_conv_opts;
+cj_val cj_conv_general_dilated(cj_val lhs, cj_val rhs, const cj_conv_opts *opts);
+/* lax.conv: lhs [N, C, spatial...], rhs [O, C, window...], out [N, O, ...];
+ * window_strides NULL for 1. */
+cj_val cj_conv(cj_val lhs, cj_val rhs, const int64_t *window_strides, cj_padding padding);
+
 /* ---- linear algebra (jax.numpy.linalg / jax.scipy.linalg) ----------------
  * On the last two axes; leading axes are a batch and broadcast between
  * operands. Integer and bool operands promote to float (f32; i64 → f64) as

@@ -27,6 +27,7 @@ static void register_all(void) {
     prim_register_linalg_decomp();
     prim_register_linalg_eigh();
     prim_register_linalg_svd();
+    prim_register_conv();
     ad_register_elementwise();
     ad_register_shape();
     ad_register_reduce();
@@ -35,6 +36,7 @@ static void register_all(void) {
     ad_register_custom();
     ad_register_sort();
     ad_register_linalg();
+    ad_register_conv();
     cf_register();
     cf_register_ad();
 }

@@ -30,6 +30,7 @@ static bool is_linear(prim_id p) {
     case PRIM_SCATTER_ADD: case PRIM_OPT_BARRIER: case PRIM_CUSTOM_VJP_LIN: case PRIM_COND: case PRIM_WHILE:
     case PRIM_SCAN:
     case PRIM_TRIANGULAR_SOLVE: case PRIM_LINEAR_SOLVE: /* in b */
+    case PRIM_CONV_GENERAL_DILATED:
         return true;
     default:
         /* data movement moves elements: linear, except iota (no operand) */
