@@ -181,6 +181,34 @@ static int limits_measure(bench_limits *l, int reps) {
     return ok ? 0 : -1;
 }
 
+/* ---- the copy measured in every round ----
+ * A row's bandwidth is compared with a copy measured in the same round,
+ * right after the row's cjax calls (bench_rounds.h), so both see the same
+ * load: the fastest of three STREAM-scale copies (as the limit above) of
+ * LIMIT_N floats between two buffers kept for the whole run. GB/s as
+ * STREAM counts (bytes read + written), NaN when memory runs out. */
+static double limits_round_copy_gbs(void) {
+    static float *src, *dst;
+    if (!src) {
+        src = malloc(sizeof(float) * LIMIT_N), dst = malloc(sizeof(float) * LIMIT_N);
+        if (!src || !dst) {
+            free(src), free(dst);
+            src = dst = NULL;
+            return NAN;
+        }
+        for (int64_t i = 0; i < LIMIT_N; i++) src[i] = (float)(i & 1023), dst[i] = 0; /* first touch */
+    }
+    scale_arg sa = {src, dst};
+    double best = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        double t0 = now_ms();
+        limits_copy(&sa);
+        double dt = now_ms() - t0;
+        if (dt < best) best = dt;
+    }
+    return 2.0 * sizeof(float) * LIMIT_N / (best * 1e6);
+}
+
 /* ---- machine description ---- */
 typedef struct bench_machine {
     char cpu[128];       /* /proc/cpuinfo's model name, else uname's machine */

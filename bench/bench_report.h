@@ -52,6 +52,8 @@ typedef struct row {
     double wall[N_SERIES][MAX_ROUNDS], cpu[N_SERIES][MAX_ROUNDS]; /* per round, median per call */
     double ms[N_SERIES], cpu_ms[N_SERIES];  /* medians over rounds */
     double over[2], over_cpu[2];            /* jit-cc / NumPy, / JAX: medians of the rounds' ratios */
+    double copy_gbs[MAX_ROUNDS];            /* bandwidth rows: the copy measured in each round */
+    double copy_frac;                       /* jit-cc's bytes/s over that copy's: median over rounds */
     double compile[MAX_REPS], compile_ms;   /* first-call rows: the C compiler's wall time */
     int n_compile;
     int native;         /* the jit-cc column ran generated C */
@@ -116,6 +118,13 @@ static double limit_fraction(const row *r, const bench_limits *l, const char **w
     return NAN;
 }
 
+/* Does the row's jit-cc bandwidth get compared with a copy in each round?
+ * Rows with byte counts and no flops (fused elementwise work and
+ * reductions), not cold first calls. */
+static int row_is_bandwidth(const row *r) {
+    return !r->first_call && r->flops <= 0 && r->read_bytes + r->write_bytes > 0;
+}
+
 /* ---- the table ---- */
 static const char *fmt_ms(char *b, size_t n, double v, const char *absent) {
     if (!isfinite(v))
@@ -151,15 +160,15 @@ static const char *fmt_check(char *b, size_t n, const row *r) {
 }
 
 static void print_header(void) {
-    printf("%-27s %8s %8s %8s %8s %8s | %6s %6s | %6s %6s | %8s | %6s %6s %6s %6s | %s\n", "workload (ms, medians)",
-           "eager", "jit-int", "jit-cc", "numpy", "jax", "cc/np", "cc/jax", "cc/np", "cc/jax", "of limit", "cj pk",
-           "jax pk", "cj tmp", "jax tm", "check");
-    printf("%-27s %44s | %13s | %13s | %8s | %27s |\n", "", "wall clock", "wall", "CPU time", "", "MiB");
+    printf("%-27s %8s %8s %8s %8s %8s | %6s %6s | %6s %6s | %8s | %5s | %6s %6s %6s %6s | %s\n", "workload (ms, medians)",
+           "eager", "jit-int", "jit-cc", "numpy", "jax", "cc/np", "cc/jax", "cc/np", "cc/jax", "of limit", "copy",
+           "cj pk", "jax pk", "cj tmp", "jax tm", "check");
+    printf("%-27s %44s | %13s | %13s | %8s | %5s | %27s |\n", "", "wall clock", "wall", "CPU time", "", "", "MiB");
 }
 
 static void print_row(const row *r, const bench_limits *l, const char *np_absent, const char *jax_absent) {
     char e[16], i[16], c[16], n[100], j[100], rn[16], rj[16], cn[16], cj[16], lim[16], cm[16], jm[16], ct[16], jt[16],
-        chk[16];
+        chk[16], cp[16] = "-";
     const char *what;
     double frac = limit_fraction(r, l, &what);
     if (r->first_call && r->compile_ms > 0)
@@ -168,14 +177,15 @@ static void print_row(const row *r, const bench_limits *l, const char *np_absent
         snprintf(lim, sizeof lim, "%.0f%% %s", 100 * frac, what);
     else
         snprintf(lim, sizeof lim, "-");
+    if (isfinite(r->copy_frac)) snprintf(cp, sizeof cp, "%.0f%%", 100 * r->copy_frac);
     fmt_ms(c, sizeof c, r->ms[CC], "error");
     if (isfinite(r->ms[CC]) && r->cc_error[0]) strncat(c, "*", sizeof c - strlen(c) - 1);
-    printf("%-27s %8s %8s %8s %8s %8s | %6s %6s | %6s %6s | %8s | %6s %6s %6s %6s | %s\n", r->name,
+    printf("%-27s %8s %8s %8s %8s %8s | %6s %6s | %6s %6s | %8s | %5s | %6s %6s %6s %6s | %s\n", r->name,
            fmt_ms(e, sizeof e, r->ms[EAGER], r->first_call ? "-" : "error"),
            fmt_ms(i, sizeof i, r->ms[INTERP], "error"), c, fmt_ms(n, sizeof n, r->ms[NUMPY], np_absent),
            fmt_ms(j, sizeof j, r->ms[JAX], jax_absent), fmt_x(rn, sizeof rn, r->over[0]),
            fmt_x(rj, sizeof rj, r->over[1]), fmt_x(cn, sizeof cn, r->over_cpu[0]), fmt_x(cj, sizeof cj, r->over_cpu[1]),
-           lim, fmt_mib(cm, sizeof cm, r->have_mem ? (double)r->mem.peak_bytes : NAN),
+           lim, cp, fmt_mib(cm, sizeof cm, r->have_mem ? (double)r->mem.peak_bytes : NAN),
            fmt_mib(jm, sizeof jm, jax_mem_total(r)), fmt_mib(ct, sizeof ct, r->have_mem ? (double)r->mem.temp_bytes : NAN),
            fmt_mib(jt, sizeof jt, r->jax_mem[2]), fmt_check(chk, sizeof chk, r));
     fflush(stdout);
@@ -188,7 +198,8 @@ static void print_footnotes(const row *rows, int n_rows, const bench_limits *l, 
            "calls)\nand keeps the median per call; figures are medians over rounds, ratios the medians of the rounds' "
            "ratios (< 1: cjax's\njit-cc is faster). CPU time: the process's, all threads (with CJAX_NUM_THREADS=1 one "
            "core's: the stable ratios\non a loaded machine). of limit: jit-cc against %.1f GB/s copy (bw; writes count "
-           "twice) or %.0f GFLOP/s\nFMA peak (fma). MiB: pk = cj_jit_memory_analysis peak / XLA's argument + output + "
+           "twice) or %.0f GFLOP/s\nFMA peak (fma). copy: jit-cc's bytes read + written per second over those of a STREAM-scale "
+           "copy of 10^7 floats\nmeasured in the same round, right after cjax's calls (median over rounds; target >= 85%%). MiB: pk = cj_jit_memory_analysis peak / XLA's argument + output + "
            "temp; tmp = temporaries.\ncheck: the largest relative difference of any cjax mode's results from NumPy's "
            "or JAX's (FAIL: beyond the\nrow's limit, exit status 1; -: no peer to compare with).\n",
            ri->rounds, ROUND_MS, ri->reps, l->copy_gbs, l->fma_gflops);
@@ -253,6 +264,15 @@ static void json_row(FILE *f, const row *r, const bench_limits *l, int rounds) {
         fputs("null", f);
     json_num(f, "limit_fraction", frac, 0);
     json_num(f, "sgemm_fraction", r->flops > 0 ? r->flops / (r->ms[CC] * 1e6) / l->sgemm_gflops : NAN, 0);
+    json_num(f, "copy_fraction", r->copy_frac, 0);
+    json_key(f, "round_copy_gbs", 0);
+    fputc('[', f);
+    for (int i = 0; i < rounds; i++) {
+        fputs(i ? ", " : "", f);
+        if (row_is_bandwidth(r) && isfinite(r->copy_gbs[i])) fprintf(f, "%.4g", r->copy_gbs[i]);
+        else fputs("null", f);
+    }
+    fputc(']', f);
     json_num(f, "read_bytes", r->read_bytes, 0);
     json_num(f, "write_bytes", r->write_bytes, 0);
     json_num(f, "flops", r->flops, 0);

@@ -13,7 +13,10 @@
  * and waited-for children: the C compiler of a cold start); the peers go
  * first in odd rounds, cjax in even ones, so both see the same load. A
  * figure is the median over rounds; a ratio is the median of the rounds'
- * ratios. Nothing runs at the same time as anything timed: the peers wait
+ * ratios. A bandwidth row (byte counts, no flops) also times a copy in
+ * each round right after cjax's calls (limits_round_copy_gbs), and its
+ * "copy" figure is the median of the rounds' jit-cc bytes/s over that
+ * copy's. Nothing runs at the same time as anything timed: the peers wait
  * for their next request while cjax runs, and cjax waits for the answer.
  * Header-only: CMake makes one program per .c file in bench/. */
 #ifndef CJ_BENCH_ROUNDS_H
@@ -235,6 +238,7 @@ static void measure(cj_ctx *ctx, row *r, main_peers *p, int rounds, int reps) {
         for (int i = 0; i < MAX_ROUNDS; i++) r->wall[s][i] = r->cpu[s][i] = NAN;
     }
     r->diff[0] = r->diff[1] = NAN;
+    r->copy_frac = NAN;
     r->n_rec[EAGER] = r->n_rec[INTERP] = r->n_rec[CC] = 0, r->n_compile = 0, r->check_failed = 0;
     for (int i = 0; i < JAX_MEM_PARTS; i++) r->jax_mem[i] = NAN;
     if (r->limit <= 0) r->limit = 1e-3;
@@ -286,6 +290,7 @@ static void measure(cj_ctx *ctx, row *r, main_peers *p, int rounds, int reps) {
         snprintf(cmd, sizeof cmd, "round %s %d", r->key, round);
         if (p->up && round % 2) peer_times(coproc_ask(&p->cp, cmd), r, round);
         for (int m = 0; m < N_MODES; m++) round_cjax(ctx, r, m, reps, &r->wall[m][round], &r->cpu[m][round]);
+        r->copy_gbs[round] = row_is_bandwidth(r) ? limits_round_copy_gbs() : NAN;
         if (p->up && !(round % 2)) peer_times(coproc_ask(&p->cp, cmd), r, round);
     }
     if (r->first_call) {
@@ -297,6 +302,12 @@ static void measure(cj_ctx *ctx, row *r, main_peers *p, int rounds, int reps) {
     for (int s = NUMPY; s <= JAX; s++) {
         r->over[s - NUMPY] = ratio_median(r->wall[CC], r->wall[s], rounds);
         r->over_cpu[s - NUMPY] = ratio_median(r->cpu[CC], r->cpu[s], rounds);
+    }
+    if (row_is_bandwidth(r)) { /* bytes/s of each round's jit-cc over that round's copy */
+        double q[MAX_ROUNDS];
+        for (int i = 0; i < rounds; i++)
+            q[i] = (r->read_bytes + r->write_bytes) / (r->wall[CC][i] * 1e6) / r->copy_gbs[i];
+        r->copy_frac = median_of(q, rounds);
     }
 }
 

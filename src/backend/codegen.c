@@ -8,12 +8,15 @@
  * contraction under -std=c11, so results equal the interpreter's), every
  * data-movement leaf is index arithmetic (codegen_leaf.c: read in place, or
  * gathered into its tile), and every other equation is a call through the
- * runtime table on the whole tile. Values that never leave the kernel are
- * tile arrays on the stack; materialised values are read and written in
- * place in their buffers. A LOOP kernel of at most SMALL_ELEMS elements is
- * straight-line scalar code instead (see "small LOOP kernels" below), and
- * one with a gathered leaf and no table call is nested loops over its
- * multi-index with scalar statements (codegen_nested.c).
+ * runtime table on the whole tile (float32 tanh is inline: cjk_tanhf, the
+ * source of vm_tanh_f32, runtime/vmath_tanhf.h). Values that never leave
+ * the kernel are tile arrays on the stack, or C locals of the element loop
+ * when only that loop reads them ("loop locals"); materialised values are
+ * read and written in place in their buffers. A LOOP kernel of at most
+ * SMALL_ELEMS elements is straight-line scalar code instead (see "small
+ * LOOP kernels" below), and one with a gathered leaf and no table call is
+ * nested loops over its multi-index with scalar statements
+ * (codegen_nested.c).
  *
  * Each ROWS kernel (softmax, layer norm, logsumexp) becomes one function
  * over a range of rows: per row, fused loops over the row, per-row scalars
@@ -27,6 +30,7 @@
 
 #include "codegen.h"
 #include "program_impl.h"
+#include "../runtime/vmath_tanhf.h"
 
 static const char *ctype(cj_dtype dt) { return prim_c_type(dt); }
 
@@ -136,18 +140,6 @@ static void inline_rhs(const ir_func *ir, const ir_eqn *e, const char *a, const 
 void codegen_inline_rhs(const ir_func *ir, const ir_eqn *e, const char *a, const char *b, const char *p, char *out,
                         size_t n) {
     inline_rhs(ir, e, a, b, p, out, n);
-}
-
-static void emit_inline(const compiled *c, int k, const ir_eqn *e, strbuf *sb) {
-    const ir_func *ir = c->ir;
-    const int *in = ir_eqn_inputs(ir, e);
-    char a[32] = "", b[32] = "", p[32] = "", d[32], rhs[256];
-    operand_expr(c, k, in[0], a, sizeof a);
-    if (e->n_in > 1) operand_expr(c, k, in[1], b, sizeof b);
-    if (e->n_in > 2) operand_expr(c, k, in[2], p, sizeof p);
-    dest_name(c, k, e->out, d, sizeof d);
-    inline_rhs(ir, e, a, b, p, rhs, sizeof rhs);
-    sb_printf(sb, "      %s[j] = %s;\n", d, rhs);
 }
 
 static void emit_call(const compiled *c, int k, int eqn, strbuf *sb) {
@@ -350,6 +342,80 @@ static bool off_row(const compiled *c, const kernel *K, int j) {
     return fuse_is_long_rows(K) && fuse_row_form(K, &c->ir->vars[c->ir->eqns[K->eqns[j]].out]) != FORM_ROW;
 }
 
+/* ---- loop locals ----
+ * A value computed by an inline statement of a LOOP kernel's element loop
+ * and read only by inline statements of the same loop is a C local of
+ * that loop (l<v>) instead of a tile array: gcc keeps it in a register
+ * rather than storing a vector per statement (sum(tanh(a*x+b)*c+d): four
+ * stores per 8 floats fewer). run[j] numbers the element loop equation j
+ * is written in (0: none), as emit_loop_kernel opens and closes them. */
+static bool loop_inline(const compiled *c, int k, int j, bool *in_place) {
+    const kernel *K = &c->kernels[k];
+    const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+    *in_place = fuse_is_leaf_map(e->prim) && loop_leaf(c, k, K->eqns[j]) != CG_LEAF_GATHER;
+    return (fuse_is_elementwise(e->prim) && is_inline(c->ir, e)) || *in_place;
+}
+
+static void loop_runs(const compiled *c, int k, int first, int *run) {
+    const kernel *K = &c->kernels[k];
+    int cur = 0, open = 0;
+    for (int j = 0; j < K->n_eqns; j++) run[j] = 0;
+    for (int j = first; j < K->n_eqns; j++) {
+        const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+        if (off_row(c, K, j)) {
+            if (prim_lower(e->prim)->kind == LOWER_REDUCTION) open = 0;
+            continue;
+        }
+        bool in_place, inl = loop_inline(c, k, j, &in_place);
+        if (in_place && c->home[e->out] == HOME_NONE) continue;
+        if (inl && !open) cur++, open = 1;
+        else if (!inl) open = 0;
+        if (inl && !in_place) run[j] = cur;
+    }
+}
+
+/* local[j]: equation j's value is a loop local (see above) */
+static void loop_locals(const compiled *c, int k, const int *run, bool *local) {
+    const kernel *K = &c->kernels[k];
+    const ir_func *ir = c->ir;
+    for (int j = 0; j < K->n_eqns; j++) {
+        int v = ir->eqns[K->eqns[j]].out;
+        local[j] = run[j] > 0 && tile_value(c, k, v) && !leaf_in_place(c, k, v);
+        for (int q = 0; q < K->n_eqns && local[j]; q++) {
+            const ir_eqn *f = &ir->eqns[K->eqns[q]];
+            for (int i = 0; i < f->n_in; i++)
+                if (ir_eqn_inputs(ir, f)[i] == v && (run[q] != run[j] || q < j)) local[j] = false;
+        }
+    }
+}
+
+/* Is u a loop local of kernel k? */
+static bool is_local(const compiled *c, int k, const bool *local, int u) {
+    const kernel *K = &c->kernels[k];
+    if (!local || c->kernel_of[u] != k) return false;
+    for (int j = 0; j < K->n_eqns; j++)
+        if (c->ir->eqns[K->eqns[j]].out == u) return local[j];
+    return false;
+}
+
+static void emit_inline_loop(const compiled *c, int k, const ir_eqn *e, const bool *local, strbuf *sb) {
+    const ir_func *ir = c->ir;
+    const int *in = ir_eqn_inputs(ir, e);
+    char x[3][32] = {"", "", ""}, rhs[256];
+    for (int i = 0; i < e->n_in && i < 3; i++) {
+        if (is_local(c, k, local, in[i])) snprintf(x[i], sizeof x[i], "l%d", in[i]);
+        else operand_expr(c, k, in[i], x[i], sizeof x[i]);
+    }
+    inline_rhs(ir, e, x[0], x[1], x[2], rhs, sizeof rhs);
+    if (is_local(c, k, local, e->out)) {
+        sb_printf(sb, "      const %s l%d = %s;\n", ctype(ir->vars[e->out].dtype), e->out, rhs);
+        return;
+    }
+    char d[32];
+    dest_name(c, k, e->out, d, sizeof d);
+    sb_printf(sb, "      %s[j] = %s;\n", d, rhs);
+}
+
 /* A LOOP kernel, a DOT_EPILOGUE kernel's epilogue, or the tiles of a long
  * row (fusion.c: fuse_is_long_rows): the same loop over tiles, where each
  * reduction folds its operand's tile through the table into partial
@@ -362,9 +428,13 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
      * reading the product's current block through buf (dot_epilogue.c) */
     int first = K->kind == KERNEL_DOT_EPILOGUE;
     emit_kernel_head(prefix, exported, k, sb);
+    int run[K->n_eqns + 1];
+    bool local[K->n_eqns + 1];
+    loop_runs(c, k, first, run);
+    loop_locals(c, k, run, local);
     for (int j = first; j < K->n_eqns; j++) {
         int v = ir->eqns[K->eqns[j]].out;
-        if (off_row(c, K, j)) continue;
+        if (off_row(c, K, j) || local[j]) continue;
         if (c->home[v] == HOME_NONE && !leaf_in_place(c, k, v)) sb_printf(sb, "  %s v%d[TILE];\n", ctype(ir->vars[v].dtype), v);
     }
     /* leaves: dynamic offsets, and values repeated over the whole space */
@@ -470,7 +540,7 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
             char g[32];
             operand_expr(c, k, e->out, g, sizeof g);
             sb_printf(sb, "      p%d[j] = %s;\n", e->out, g);
-        } else if (inl) emit_inline(c, k, e, sb);
+        } else if (inl) emit_inline_loop(c, k, e, local, sb);
         else emit_call(c, k, K->eqns[j], sb);
     }
     if (in_loop) sb_printf(sb, "    }\n");
@@ -1061,6 +1131,9 @@ void codegen_program(const compiled *c, struct cf_native *const *cf, strbuf *sb)
               "typedef void (*cjk_fold)(const void *, i64, void *);\n"
               "static inline i64 cjk_clamp(i64 s, i64 hi) { return s < 0 ? 0 : s > hi ? hi : s; }\n",
               constructs ? ", and per control-flow construct" : "", CODEGEN_TILE);
+    /* float32 tanh's C expression is cjk_tanhf (src/prim/elementwise.c):
+     * vm_tanh_f32's own source, so inline and table results agree */
+    sb_printf(sb, "%s", VM_TANHF_TEXT);
     if (constructs) codegen_construct_types(sb);
     codegen_kernels(c, "cjk_", true, sb);
     if (constructs) codegen_constructs(c, cf, sb);

@@ -228,6 +228,15 @@ static bool c_not(prim_id prim, const prim_c_args *a, char *out, size_t size) {
     return written(snprintf(out, size, "(%s)~%s", prim_c_type(a->in_dtype), a->x[0]), size);
 }
 
+/* float32 tanh inline: cjk_tanhf, which every generated unit defines from
+ * runtime/vmath_tanhf.h (the source vm_tanh_f32 is built from, so the
+ * bits equal the table kernel's); float64 goes through the table. */
+static bool c_tanh(prim_id prim, const prim_c_args *a, char *out, size_t size) {
+    (void)prim;
+    if (a->in_dtype != CJ_F32 || a->out_dtype != CJ_F32) return false;
+    return written(snprintf(out, size, "cjk_tanhf(%s)", a->x[0]), size);
+}
+
 /* select_n(pred, on_false, on_true) */
 static bool c_select(prim_id prim, const prim_c_args *a, char *out, size_t size) {
     (void)prim;
@@ -283,7 +292,7 @@ static const ew_lowering lowerings[] = {
     {PRIM_ATAN, prim_c_table_call, NULL, TRANS},
     {PRIM_SINH, prim_c_table_call, NULL, TRANS},
     {PRIM_COSH, prim_c_table_call, NULL, TRANS},
-    {PRIM_TANH, prim_c_table_call, NULL, TRANS},
+    {PRIM_TANH, c_tanh, NULL, TRANS},
     {PRIM_LOGISTIC, prim_c_table_call, NULL, TRANS},
     {PRIM_ERF, prim_c_table_call, NULL, TRANS},
     {PRIM_NOT, c_not, NULL, FLOP},

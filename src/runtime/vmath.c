@@ -27,6 +27,7 @@
  * (the selects) and -fno-math-errno (sqrt); without them the code is still
  * correct, just scalar. No -ffast-math: NaN, inf and -0 are handled. */
 #include "vmath.h"
+#include "vmath_tanhf.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -482,14 +483,10 @@ static inline float cosh_kf(float x) {
     return eh + 0.25f / eh;
 }
 
-static inline float tanh_kf(float x) {
-    float a = 2.0f * abs_f(x);
-    a = a > 20.0f ? 20.0f : a;
-    float k, q = exp_core_f(a, &k);
-    float s = pow2_rnd_f(k + RND_F);
-    float t = FMAF(s, q, s - 1.0f);
-    return with_sign_f(t / (t + 2.0f), x);
-}
+/* tanh_k's method in float; its source is shared with the generated C
+ * (vmath_tanhf.h), which inlines it into fused loops with the same bits. */
+VM_TANHF_SRC(VM_TANHF_FMA)
+static inline float tanh_kf(float x) { return cjk_tanhf(x); }
 
 static inline float logistic_kf(float x) {
     float e = exp_kf(-abs_f(x));
