@@ -281,6 +281,48 @@ cj_val cj_where(cj_val cond, cj_val a, cj_val b);
 cj_val cj_clamp(cj_val lo, cj_val x, cj_val hi);
 cj_val cj_astype(cj_val x, cj_dtype dtype);
 
+/* ---- More elementwise functions: jax.numpy and jax.scipy.special ------
+ * Ints and bools promote to float where jnp's do (promote_args_inexact);
+ * remainder/floor_divide keep integers. Errors as for the operations above.
+ * Accuracy of the special functions: src/runtime/vmath_special.h. */
+cj_val cj_lgamma(cj_val x);             /* lax.lgamma: +inf at the poles */
+cj_val cj_digamma(cj_val x);            /* lax.digamma: NaN at 0 and the negative integers */
+cj_val cj_polygamma(cj_val m, cj_val x); /* ψ^(m)(x); m a non-negative integer value, else NaN */
+cj_val cj_erfc(cj_val x);
+cj_val cj_erfinv(cj_val x);             /* lax.erf_inv: ±inf at ±1, NaN outside */
+cj_val cj_asinh(cj_val x);
+cj_val cj_acosh(cj_val x);
+cj_val cj_atanh(cj_val x);
+cj_val cj_log2(cj_val x);
+cj_val cj_log10(cj_val x);
+cj_val cj_logaddexp(cj_val a, cj_val b);
+cj_val cj_logaddexp2(cj_val a, cj_val b);
+cj_val cj_xlogy(cj_val x, cj_val y);    /* x·log(y), 0 where x == 0 */
+cj_val cj_xlog1py(cj_val x, cj_val y);  /* x·log1p(y), 0 where x == 0 */
+cj_val cj_hypot(cj_val a, cj_val b);
+cj_val cj_isnan(cj_val x);
+cj_val cj_isinf(cj_val x);
+cj_val cj_isposinf(cj_val x);
+cj_val cj_isneginf(cj_val x);
+cj_val cj_signbit(cj_val x);            /* the sign bit: true for -0.0 */
+/* NumPy's % and //: the remainder takes the divisor's sign, the quotient
+ * rounds down. Integer division by zero as JAX gives it: x % 0 = 0,
+ * x // 0 = -1 for x == 0 and -2 otherwise (lax.div's -1, floored). */
+cj_val cj_remainder(cj_val a, cj_val b);
+cj_val cj_mod(cj_val a, cj_val b);      /* = cj_remainder */
+cj_val cj_floor_divide(cj_val a, cj_val b);
+/* lax.integer_pow: x^y by repeated multiplication, no promotion; an
+ * integer x with y < 0 is an error. */
+cj_val cj_integer_pow(cj_val x, int64_t y);
+cj_val cj_nextafter(cj_val a, cj_val b);
+cj_val cj_copysign(cj_val a, cj_val b);
+cj_val cj_heaviside(cj_val x1, cj_val x2);
+cj_val cj_sinc(cj_val x);               /* sin(πx)/(πx), 1 at 0 */
+cj_val cj_reciprocal(cj_val x);         /* integer_pow(x, -1) on floats */
+cj_val cj_trunc(cj_val x);              /* toward zero (jnp.trunc; jnp.fix) */
+cj_val cj_deg2rad(cj_val x);
+cj_val cj_rad2deg(cj_val x);
+
 /* ---- Shape operations ------------------------------------------------- */
 /* Explicit broadcasting: dims[i] is the output axis of x's axis i. */
 cj_val cj_broadcast_in_dim(cj_val x, int rank, const int64_t *shape,

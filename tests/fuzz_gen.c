@@ -283,6 +283,12 @@ static int unary_bound(int sub, double b, double c, double *out, double *lip) {
     case FZ_TAN_HALF_TANH: *out = tan(0.5), *lip = 0.7; return 1;
     case FZ_MUL_CONST: *out = b * fabs(c), *lip = fabs(c); return 1;
     case FZ_ADD_CONST: *out = b + fabs(c), *lip = 1; return 1;
+    case FZ_ASINH: *out = asinh(b), *lip = 1; return 1;
+    case FZ_ERFC: *out = 2, *lip = 1.13; return 1;
+    case FZ_ATANH_TANH: *out = atanh(0.9), *lip = 4.8; return 1;
+    /* lgamma(|x| + 1) >= -0.13; its slope digamma(|x| + 1) <= log(|x| + 1) */
+    case FZ_LGAMMA_ABS1: if (b > 1e6) return 0; *out = max2(lgamma(b + 1), 0.13), *lip = max2(log(b + 1), 0.58); return 1;
+    case FZ_IPOW3: if (b > 10) return 0; *out = b * b * b, *lip = 3 * b * b; return 1;
     default: return 0;
     }
 }
@@ -1445,6 +1451,11 @@ static cj_val run_unary(cj_ctx *ctx, const fz_node *n, cj_val x) {
     case FZ_TAN_HALF_TANH: return cj_tan(cj_mul(cj_scalar(ctx, 0.5), cj_tanh(x)));
     case FZ_MUL_CONST: return cj_mul(x, cj_scalar(ctx, n->constant));
     case FZ_ADD_CONST: return cj_add(cj_scalar(ctx, n->constant), x);
+    case FZ_ASINH: return cj_asinh(x);
+    case FZ_ERFC: return cj_erfc(x);
+    case FZ_ATANH_TANH: return cj_atanh(cj_mul(cj_scalar(ctx, 0.9), cj_tanh(x)));
+    case FZ_LGAMMA_ABS1: return cj_lgamma(abs1(ctx, x));
+    case FZ_IPOW3: return cj_integer_pow(x, 3);
     default: return cj_neg(x);
     }
 }
@@ -1709,7 +1720,7 @@ static const char *const unary_names[FZ_NUM_UNARY] = {
     "neg", "abs", "sin", "cos", "tanh", "logistic", "erf", "atan", "exp", "square", "log(abs(x)+1)",
     "sqrt(abs(x)+1)", "rsqrt(abs(x)+1)", "log1p(abs(x))", "expm1", "relu", "gelu", "clip(x,-1,1)",
     "cbrt(abs(x)+1)", "sinh", "cosh", "asin(0.9*tanh(x))", "acos(0.9*tanh(x))", "tan(0.5*tanh(x))",
-    "mul_const", "add_const"};
+    "mul_const", "add_const", "asinh", "erfc", "atanh(0.9*tanh(x))", "lgamma(abs(x)+1)", "integer_pow(x,3)"};
 static const char *const binary_names[FZ_NUM_BINARY] = {"add", "sub", "mul", "div(a,abs(b)+1)",
                                                         "max", "min", "pow(abs(a)+1,tanh(b))",
                                                         "atan2(a,abs(b)+1)"};

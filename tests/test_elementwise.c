@@ -806,7 +806,7 @@ TEST(elementwise_clamp_every_dtype_shape_and_layout) {
 static unsigned expected_dtypes(prim_id prim) {
     switch (prim) {
     case PRIM_NEG: case PRIM_ABS: case PRIM_SIGN: case PRIM_ADD: case PRIM_SUB: case PRIM_MUL:
-    case PRIM_DIV: case PRIM_REM: case PRIM_POW:
+    case PRIM_DIV: case PRIM_REM: case PRIM_POW: case PRIM_INTEGER_POW:
         return NUMBERS;
     case PRIM_NOT: case PRIM_AND: case PRIM_OR: case PRIM_XOR:
         return INTEGRAL;
@@ -842,7 +842,7 @@ TEST(elementwise_every_primitive_accepts_exactly_its_dtypes) {
             cj_ctx_free(ctx);
         }
     }
-    CHECK_EQ_INT(n_elementwise, 48);
+    CHECK_EQ_INT(n_elementwise, 59);
 }
 
 TEST(elementwise_errors_name_the_operation_and_types) {

@@ -41,7 +41,7 @@ static bool is_linear(prim_id p) {
 /* Primitives outside the elementwise family whose equations carry no
  * parameters, so print nothing inside brackets. */
 static bool prints_no_parameters(prim_id p) {
-    if (prim_families[p] == FAMILY_ELEMENTWISE) return p != PRIM_CONVERT;
+    if (prim_families[p] == FAMILY_ELEMENTWISE) return p != PRIM_CONVERT && p != PRIM_INTEGER_POW;
     return p == PRIM_DYNAMIC_UPDATE_SLICE || p == PRIM_STOP_GRADIENT || p == PRIM_OPT_BARRIER ||
            p == PRIM_THREEFRY2X32 || p == PRIM_LU;
 }
@@ -87,7 +87,7 @@ static int check_elementwise(const prim_rule *r, prim_id p, char *msg, size_t si
         accepted++;
         /* a table call runs the eager kernel for the dtype */
         if (!ew_kernel(p, (cj_dtype)dt)) PROBLEM("%s: accepts %s but has no kernel", prim_names[p], cj_dtype_name(dt));
-        prim_c_args a = {{"x0", "x1", "x2"}, (cj_dtype)dt, (cj_dtype)ot};
+        prim_c_args a = {{"x0", "x1", "x2"}, (cj_dtype)dt, (cj_dtype)ot, 2};
         char text[256] = "";
         if (!l->c_expr(p, &a, text, sizeof text)) continue; /* through the table */
         if (!text[0] || !strstr(text, "x0"))
@@ -256,8 +256,8 @@ TEST(prim_rules_check_reports_a_missing_rule) {
 TEST(prim_rules_c_expressions_of_ordinary_ops) {
     tu_fill_rule_table();
     char t[256];
-    prim_c_args f = {{"a", "b", "c"}, CJ_F32, CJ_F32}, i = {{"a", "b", "c"}, CJ_I32, CJ_I32};
-    prim_c_args cmp = {{"a", "b", "c"}, CJ_F64, CJ_BOOL}, cvt = {{"a", "", ""}, CJ_I64, CJ_F32};
+    prim_c_args f = {{"a", "b", "c"}, CJ_F32, CJ_F32, 0}, i = {{"a", "b", "c"}, CJ_I32, CJ_I32, 0};
+    prim_c_args cmp = {{"a", "b", "c"}, CJ_F64, CJ_BOOL, 0}, cvt = {{"a", "", ""}, CJ_I64, CJ_F32, 0};
     CHECK(prim_lower(PRIM_ADD)->c_expr(PRIM_ADD, &f, t, sizeof t));
     CHECK(!strcmp(t, "a + b"));
     CHECK(prim_lower(PRIM_MUL)->c_expr(PRIM_MUL, &i, t, sizeof t));
@@ -273,15 +273,15 @@ TEST(prim_rules_c_expressions_of_ordinary_ops) {
     /* table calls: integer division, transcendentals, float to integer */
     CHECK(!prim_lower(PRIM_DIV)->c_expr(PRIM_DIV, &i, t, sizeof t));
     CHECK(!prim_lower(PRIM_EXP)->c_expr(PRIM_EXP, &f, t, sizeof t));
-    prim_c_args f2i = {{"a", "", ""}, CJ_F32, CJ_I32};
+    prim_c_args f2i = {{"a", "", ""}, CJ_F32, CJ_I32, 0};
     CHECK(!prim_lower(PRIM_CONVERT)->c_expr(PRIM_CONVERT, &f2i, t, sizeof t));
-    CHECK(prim_c_inline(PRIM_NEG, CJ_I64, CJ_I64));
+    CHECK(prim_c_inline(PRIM_NEG, CJ_I64, CJ_I64, 0));
     /* float32 tanh is inline (cjk_tanhf, runtime/vmath_tanhf.h), float64 through the table */
-    CHECK(prim_c_inline(PRIM_TANH, CJ_F32, CJ_F32));
+    CHECK(prim_c_inline(PRIM_TANH, CJ_F32, CJ_F32, 0));
     CHECK(prim_lower(PRIM_TANH)->c_expr(PRIM_TANH, &f, t, sizeof t));
     CHECK(!strcmp(t, "cjk_tanhf(a)"));
-    CHECK(!prim_c_inline(PRIM_TANH, CJ_F64, CJ_F64));
-    CHECK(!prim_c_inline(PRIM_REDUCE_SUM, CJ_F32, CJ_F32)); /* not elementwise */
+    CHECK(!prim_c_inline(PRIM_TANH, CJ_F64, CJ_F64, 0));
+    CHECK(!prim_c_inline(PRIM_REDUCE_SUM, CJ_F32, CJ_F32, 0)); /* not elementwise */
 }
 
 /* cost_analysis reads each equation's cost class: a contraction's 2·K per

@@ -100,6 +100,26 @@ static cj_val erf_coef(cj_val x, cj_val out) {
     return mul(konst(x, 1.12837916709551257390 /* 2/sqrt(pi) */), bind1(PRIM_EXP, neg(mul(x, x))));
 }
 
+/* The special functions, as lax differentiates them: lgamma' = digamma,
+ * digamma' = polygamma(1, ·), erfc' = -2/√π e^(-x²), erf_inv' =
+ * √π/2 e^(out²), asinh' = rsqrt(x² + 1), acosh' = rsqrt((x-1)(x+1))
+ * (JAX's factored form), atanh' = 1/(1 - x²). */
+static cj_val lgamma_coef(cj_val x, cj_val out) { return (void)out, bind1(PRIM_DIGAMMA, x); }
+static cj_val digamma_coef(cj_val x, cj_val out) { return (void)out, bind2(PRIM_POLYGAMMA, konst(x, 1), x); }
+static cj_val erfc_coef(cj_val x, cj_val out) {
+    (void)out;
+    return mul(konst(x, -1.12837916709551257390), bind1(PRIM_EXP, neg(mul(x, x))));
+}
+static cj_val erf_inv_coef(cj_val x, cj_val out) {
+    return mul(konst(x, 0.88622692545275801365 /* √π/2 */), bind1(PRIM_EXP, mul(out, out)));
+}
+static cj_val asinh_coef(cj_val x, cj_val out) { return (void)out, bind1(PRIM_RSQRT, add(mul(x, x), konst(x, 1))); }
+static cj_val acosh_coef(cj_val x, cj_val out) {
+    (void)out;
+    return bind1(PRIM_RSQRT, mul(sub(x, konst(x, 1)), add(x, konst(x, 1))));
+}
+static cj_val atanh_coef(cj_val x, cj_val out) { return (void)out, divide(konst(x, 1), one_minus_square(x)); }
+
 static coef_fn unary_coef(prim_id prim) {
     switch (prim) {
     case PRIM_EXP: return exp_coef;
@@ -121,6 +141,13 @@ static coef_fn unary_coef(prim_id prim) {
     case PRIM_TANH: return tanh_coef;
     case PRIM_LOGISTIC: return logistic_coef;
     case PRIM_ERF: return erf_coef;
+    case PRIM_LGAMMA: return lgamma_coef;
+    case PRIM_DIGAMMA: return digamma_coef;
+    case PRIM_ERFC: return erfc_coef;
+    case PRIM_ERF_INV: return erf_inv_coef;
+    case PRIM_ASINH: return asinh_coef;
+    case PRIM_ACOSH: return acosh_coef;
+    case PRIM_ATANH: return atanh_coef;
     default: return NULL;
     }
 }
@@ -261,6 +288,39 @@ static cj_val clamp_tangent(prim_id prim, const prim_params *p, const cj_val *in
     return t;
 }
 
+/* lax.integer_pow's rule: t · y · x^(y-1), zero for y = 0. */
+static cj_val integer_pow_tangent(prim_id prim, const prim_params *p, const cj_val *in, const cj_val *tin,
+                                  cj_val out) {
+    if (p->count == 0) return ad_zero(out.ctx);
+    cj_val lower = in[0];
+    if (p->count != 1) {
+        prim_params q = prim_params_zero();
+        q.count = p->count - 1;
+        lower = core_bind(in[0].ctx, prim, &q, 1, in);
+    }
+    return mul(tin[0], mul(konst(in[0], (double)p->count), lower));
+}
+
+/* polygamma(m, x): d/dx = polygamma(m + 1, x); the order has no
+ * derivative (JAX raises for one), so a tangent of m is an error. */
+static cj_val polygamma_tangent(prim_id prim, const prim_params *p, const cj_val *in, const cj_val *tin,
+                                cj_val out) {
+    (void)p;
+    if (!ad_is_zero(tin[0])) {
+        prim_error(out.ctx, CJ_ERR_UNSUPPORTED, prim, "jvp: no derivative with respect to the order m");
+        return ad_zero(out.ctx);
+    }
+    return mul(tin[1], bind2(prim, add(in[0], konst(in[0], 1)), in[1]));
+}
+
+/* nextafter has no derivative rule in lax either. */
+static cj_val nextafter_tangent(prim_id prim, const prim_params *p, const cj_val *in, const cj_val *tin,
+                                cj_val out) {
+    (void)p, (void)in, (void)tin;
+    prim_error(out.ctx, CJ_ERR_UNSUPPORTED, prim, "jvp: not differentiable (lax defines no rule)");
+    return ad_zero(out.ctx);
+}
+
 static tangent_fn tangent_builder(prim_id prim) {
     if (unary_coef(prim)) return unary_tangent;
     switch (prim) {
@@ -277,6 +337,9 @@ static tangent_fn tangent_builder(prim_id prim) {
     case PRIM_ATAN2: return atan2_tangent;
     case PRIM_SELECT: return select_tangent;
     case PRIM_CLAMP: return clamp_tangent;
+    case PRIM_INTEGER_POW: return integer_pow_tangent;
+    case PRIM_POLYGAMMA: return polygamma_tangent;
+    case PRIM_NEXTAFTER: return nextafter_tangent;
     default: return NULL;
     }
 }
@@ -389,6 +452,7 @@ static int select_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int
 static int has_zero_derivative(prim_id prim) {
     switch (prim) {
     case PRIM_SIGN: case PRIM_FLOOR: case PRIM_CEIL: case PRIM_ROUND: case PRIM_NOT: case PRIM_IS_FINITE:
+    case PRIM_SIGNBIT:
     case PRIM_EQ: case PRIM_NE: case PRIM_LT: case PRIM_LE: case PRIM_GT: case PRIM_GE:
     case PRIM_AND: case PRIM_OR: case PRIM_XOR:
         return 1;

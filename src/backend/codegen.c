@@ -43,7 +43,7 @@ static cj_dtype kernel_dtype(const ir_func *ir, const ir_eqn *e) {
 /* Is elementwise equation e written inline, as its primitive's C
  * expression, rather than called through the table? */
 static bool is_inline(const ir_func *ir, const ir_eqn *e) {
-    return prim_c_inline(e->prim, kernel_dtype(ir, e), ir->vars[e->out].dtype);
+    return prim_c_inline(e->prim, kernel_dtype(ir, e), ir->vars[e->out].dtype, e->params.count);
 }
 
 bool codegen_is_inline(const ir_func *ir, const ir_eqn *e) { return is_inline(ir, e); }
@@ -130,7 +130,7 @@ static void dest_name(const compiled *c, int k, int v, char *buf, size_t n) {
  * expression (prim_lowering.c_expr). */
 static void inline_rhs(const ir_func *ir, const ir_eqn *e, const char *a, const char *b, const char *p,
                        char *out, size_t n) {
-    prim_c_args args = {{a, b, p}, kernel_dtype(ir, e), ir->vars[e->out].dtype};
+    prim_c_args args = {{a, b, p}, kernel_dtype(ir, e), ir->vars[e->out].dtype, e->params.count};
     /* is_inline asked the same question; should the answer differ (the
      * text did not fit), an undeclared name makes the unit fail to build,
      * so the program stays on the interpreter rather than compute garbage */
@@ -156,10 +156,10 @@ static void emit_call(const compiled *c, int k, int eqn, strbuf *sb) {
     int sc[3] = {0, 0, 0};
     for (int i = 0; i < e->n_in && i < 3; i++) operand_ptr(c, k, in[i], ptr[i], sizeof ptr[i], &sc[i]);
     sb_printf(sb,
-              "    { cjk_ops o = {{%s, %s, %s}, {%d, %d, %d}, %s, %d, %d};\n"
+              "    { cjk_ops o = {{%s, %s, %s}, {%d, %d, %d}, %s, %d, %d, %lldLL};\n"
               "      ((cjk_ew)rt->ew[%d])(&o, 0, n); }\n",
               ptr[0], ptr[1], ptr[2], sc[0], sc[1], sc[2], d,
-              (int)kernel_dtype(ir, e), (int)ir->vars[e->out].dtype, eqn);
+              (int)kernel_dtype(ir, e), (int)ir->vars[e->out].dtype, (long long)e->params.count, eqn);
 }
 
 /* ---- sin and cos of one value ----
@@ -319,10 +319,10 @@ static void emit_small_kernel(const compiled *c, int k, const char *prefix, bool
                 small_operand_ptr(c, k, in[q], q, eq, n, ptr[q], sizeof ptr[q], &sc[q], sb);
             sb_printf(sb, "  %s v%d[%lld];\n", T, v, (long long)n);
             sb_printf(sb,
-                      "  { cjk_ops o = {{%s, %s, %s}, {%d, %d, %d}, v%d, %d, %d};\n"
+                      "  { cjk_ops o = {{%s, %s, %s}, {%d, %d, %d}, v%d, %d, %d, %lldLL};\n"
                       "    ((cjk_ew)rt->ew[%d])(&o, 0, %lld); }\n",
                       ptr[0], ptr[1], ptr[2], sc[0], sc[1], sc[2], v,
-                      (int)kernel_dtype(ir, e), (int)ir->vars[v].dtype, eq,
+                      (int)kernel_dtype(ir, e), (int)ir->vars[v].dtype, (long long)e->params.count, eq,
                       (long long)n);
         }
         if (stored)
@@ -838,10 +838,10 @@ static void emit_table_call(const rows_gen *g, int j, bool over_row, strbuf *sb)
     if (!over_row) snprintf(dst, sizeof dst, "&s%d", e->out);
     else snprintf(dst, sizeof dst, g->store[e->out] == RV_BUFFER ? "p%d" : "a%d", e->out);
     sb_printf(sb,
-              "    { cjk_ops o = {{%s, %s, %s}, {%d, %d, %d}, %s, %d, %d};\n"
+              "    { cjk_ops o = {{%s, %s, %s}, {%d, %d, %d}, %s, %d, %d, %lldLL};\n"
               "      ((cjk_ew)rt->ew[%d])(&o, 0, %lld); }\n",
               ptr[0], ptr[1], ptr[2], sc[0], sc[1], sc[2], dst,
-              (int)kernel_dtype(g->ir, e), (int)g->ir->vars[e->out].dtype,
+              (int)kernel_dtype(g->ir, e), (int)g->ir->vars[e->out].dtype, (long long)e->params.count,
               g->K->eqns[j], over_row ? (long long)g->C : 1LL);
 }
 
@@ -1124,7 +1124,7 @@ void codegen_program(const compiled *c, struct cf_native *const *cf, strbuf *sb)
               "#endif\n"
               "typedef long long i64;\n"
               "#define TILE %d\n"
-              "typedef struct { const void *in[3]; _Bool scalar[3]; void *out; int in_dtype; int out_dtype; } cjk_ops;\n"
+              "typedef struct { const void *in[3]; _Bool scalar[3]; void *out; int in_dtype; int out_dtype; long long param; } cjk_ops;\n"
               "typedef void (*cjk_ew)(const cjk_ops *, i64, i64);\n"
               "typedef struct { void *const *ew;\n"
               "  const void *prog; char *(*claim)(const void *, int *); void (*release)(const void *, int); } cjk_rt;\n"

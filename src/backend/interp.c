@@ -385,6 +385,7 @@ static void run_tiles(void *arg, int64_t begin, int64_t end) {
             ops.out = dst;
             ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
             ops.out_dtype = ir->vars[v].dtype;
+            ops.param = e->params.count;
             ew_kernel(e->prim, ops.in_dtype)(&ops, 0, len);
         }
     }
@@ -497,6 +498,7 @@ static void run_rows_range(void *arg, int64_t begin, int64_t end) {
                 ops.out = dst;
                 ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
                 ops.out_dtype = ir->vars[v].dtype;
+                ops.param = e->params.count;
                 ew_kernel(e->prim, ops.in_dtype)(&ops, 0, fo == FORM_ROW ? nr * C : nr);
             }
         }
@@ -568,6 +570,7 @@ static void run_long_tiles(void *arg, int64_t t_begin, int64_t t_end) {
             ops.out = dst;
             ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
             ops.out_dtype = ir->vars[v].dtype;
+            ops.param = e->params.count;
             ew_kernel(e->prim, ops.in_dtype)(&ops, 0, len);
         }
     }
@@ -647,6 +650,7 @@ static int run_long_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *
         ops.out = dst;
         ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
         ops.out_dtype = ir->vars[v].dtype;
+        ops.param = e->params.count;
         ew_kernel(e->prim, ops.in_dtype)(&ops, 0, rows);
     }
     if (scratch) interp_release_scratch(p, which);

@@ -60,7 +60,7 @@ static void avals_str(int n, const rt_aval *in, char *buf, size_t size) {
 static bool result_is_bool(prim_id prim) {
     switch (prim) {
     case PRIM_EQ: case PRIM_NE: case PRIM_LT: case PRIM_LE: case PRIM_GT: case PRIM_GE:
-    case PRIM_IS_FINITE:
+    case PRIM_IS_FINITE: case PRIM_SIGNBIT:
         return true;
     default:
         return false;
@@ -145,6 +145,12 @@ static int ew_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_params 
     out->dtype = data[0].dtype;
     out->weak = 1;
     for (int i = 0; i < n_data; i++) out->weak &= data[i].weak != 0;
+    if (prim == PRIM_INTEGER_POW && p->count < 0 && !rt_is_float(data[0].dtype)) {
+        char t[96];
+        rt_aval_str(&in[0], t, sizeof t);
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "integers cannot be raised to negative powers, got %s ** %lld",
+                          t, (long long)p->count);
+    }
     if (prim == PRIM_CONVERT) {
         if (!rt_dtype_valid((int)p->dtype))
             return prim_error(ctx, CJ_ERR_DTYPE, prim, "new_dtype %d is not a dtype", (int)p->dtype);
@@ -191,6 +197,7 @@ static int ew_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n
         job.ops.scalar[i] = in[i]->aval.rank == 0;
     }
     job.ops.out = out->data;
+    job.ops.param = p->count;
     int64_t n = out->size;
     if (n < RT_PARALLEL_MIN_ELEMS) {
         if (n > 0) job.fn(&job.ops, 0, n);
@@ -206,6 +213,11 @@ static int ew_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n
 static int convert_print_params(const prim_params *p, char *buf, size_t size) {
     return snprintf(buf, size, "new_dtype=%s weak_type=%s", cj_dtype_name(p->dtype),
                     p->weak ? "True" : "False");
+}
+
+/* As JAX prints it: integer_pow[y=3]. */
+static int integer_pow_print_params(const prim_params *p, char *buf, size_t size) {
+    return snprintf(buf, size, "y=%lld", (long long)p->count);
 }
 
 /* ---- lowering: the C expression and cost of each primitive ---- */
@@ -249,6 +261,33 @@ static bool c_convert(prim_id prim, const prim_c_args *a, char *out, size_t size
     (void)prim;
     if (!rt_is_float(a->out_dtype)) return false;
     return written(snprintf(out, size, "(%s)%s", prim_c_type(a->out_dtype), a->x[0]), size);
+}
+
+/* integer_pow for exponents 0..8: the products of the kernel's binary
+ * powering written out, in its order (so generated code matches the
+ * kernel bit for bit); other exponents go through the table. Integers
+ * multiply through the unsigned type, wrapping as the kernel does. */
+static bool c_integer_pow(prim_id prim, const prim_c_args *a, char *out, size_t size) {
+    (void)prim;
+    cj_dtype dt = a->in_dtype;
+    if (a->param < 0 || a->param > 8 || !(rt_is_float(dt) || rt_is_int(dt))) return false;
+    const char *T = prim_c_type(dt), *U = rt_is_int(dt) ? prim_c_utype(dt) : T;
+    if (a->param == 0) return written(snprintf(out, size, "(%s)1", T), size);
+    char x[512], acc[512] = "", t[512];
+    if (!written(snprintf(x, sizeof x, "%s", a->x[0]), sizeof x)) return false;
+    for (int64_t k = a->param; k > 0;) {
+        if (k & 1) {
+            if (!acc[0]) snprintf(acc, sizeof acc, "%s", x);
+            else if (!written(snprintf(t, sizeof t, "(%s)((%s)%s * (%s)%s)", T, U, acc, U, x), sizeof t)) return false;
+            else memcpy(acc, t, sizeof t);
+        }
+        k >>= 1;
+        if (k > 0) {
+            if (!written(snprintf(t, sizeof t, "(%s)((%s)%s * (%s)%s)", T, U, x, U, x), sizeof t)) return false;
+            memcpy(x, t, sizeof t);
+        }
+    }
+    return written(snprintf(out, size, "%s", acc), size);
 }
 
 /* One row per primitive of the family: how generated C computes it (an
@@ -318,6 +357,17 @@ static const ew_lowering lowerings[] = {
     {PRIM_XOR, prim_c_bitwise, "^", FLOP},
     {PRIM_SELECT, c_select, NULL, FLOP},
     {PRIM_CLAMP, prim_c_table_call, NULL, CALL},
+    {PRIM_LGAMMA, prim_c_table_call, NULL, TRANS},
+    {PRIM_DIGAMMA, prim_c_table_call, NULL, TRANS},
+    {PRIM_ERFC, prim_c_table_call, NULL, TRANS},
+    {PRIM_ERF_INV, prim_c_table_call, NULL, TRANS},
+    {PRIM_ASINH, prim_c_table_call, NULL, TRANS},
+    {PRIM_ACOSH, prim_c_table_call, NULL, TRANS},
+    {PRIM_ATANH, prim_c_table_call, NULL, TRANS},
+    {PRIM_SIGNBIT, prim_c_table_call, NULL, CALL},
+    {PRIM_INTEGER_POW, c_integer_pow, NULL, ((prim_cost){.flops = 1, .work = 3})}, /* up to a few multiplies */
+    {PRIM_NEXTAFTER, prim_c_table_call, NULL, CALL},
+    {PRIM_POLYGAMMA, prim_c_table_call, NULL, TRANS},
 };
 #undef FLOP
 #undef TRANS
@@ -338,6 +388,7 @@ void prim_register_elementwise(void) {
             .kind = LOWER_ELEMENTWISE, .c_expr = l->c_expr, .c_op = l->c_op, .cost = l->cost};
     }
     prim_rules[PRIM_CONVERT].print_params = convert_print_params;
+    prim_rules[PRIM_INTEGER_POW].print_params = integer_pow_print_params;
     prim_rules[PRIM_CONVERT].lower.noop_operand = 1; /* to its own dtype and weak flag */
     prim_rules[PRIM_SELECT].lower.dtype_operand = 1; /* the cases' dtype, not the predicate's */
     prim_rules[PRIM_SELECT].lower.copies_whole_operand = true;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../runtime/vmath.h"
+#include "../runtime/vmath_special.h"
 
 /* ---- integer arithmetic without undefined behaviour ---- */
 #define INTEGER_HELPERS(T, U, SFX)                                                 \
@@ -230,6 +231,59 @@ VMATH_UNARY(cosh)
 VMATH_UNARY(tanh)
 VMATH_UNARY(logistic)
 VMATH_UNARY(erf)
+VMATH_UNARY(lgamma)
+VMATH_UNARY(digamma)
+VMATH_UNARY(erfc)
+VMATH_UNARY(erfinv)
+VMATH_UNARY(asinh)
+VMATH_UNARY(acosh)
+VMATH_UNARY(atanh)
+
+/* The sign bit itself (jnp.signbit): true for -0.0 and for a NaN with its
+ * sign set, which no comparison sees. */
+static inline uint8_t signbit_f32_(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return (uint8_t)(u >> 31);
+}
+static inline uint8_t signbit_f64_(double x) {
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (uint8_t)(u >> 63);
+}
+UNARY(signbit_f32, float, uint8_t, signbit_f32_(x))
+UNARY(signbit_f64, double, uint8_t, signbit_f64_(x))
+
+/* integer_pow(x, y) multiplies in exactly the order of JAX's
+ * _integer_pow (binary powering from the low bit, then 1/acc for y < 0),
+ * so results match XLA's bit for bit; integers wrap. */
+#define INTEGER_POW(SFX, T, MUL)                                                   \
+    static inline T ipow_by_##SFX(T x, int64_t y) {                                \
+        if (y == 0) return (T)1;                                                   \
+        int64_t k = y < 0 ? -y : y;                                                \
+        T acc = (T)1;                                                              \
+        int have = 0;                                                              \
+        while (k > 0) {                                                            \
+            if (k & 1) acc = have ? MUL(acc, x) : x, have = 1;                     \
+            k >>= 1;                                                               \
+            if (k > 0) x = MUL(x, x);                                              \
+        }                                                                          \
+        return acc;                                                                \
+    }                                                                              \
+    static void integer_pow_##SFX(const ew_operands *ops, int64_t begin, int64_t end) { \
+        const T *xs = (const T *)ops->in[0];                                       \
+        T *ys = (T *)ops->out;                                                     \
+        const int64_t y = ops->param;                                              \
+        for (int64_t i = begin; i < end; i++) ys[i] = ipow_by_##SFX(xs[i], y);     \
+        if (y < 0)                                                                 \
+            for (int64_t i = begin; i < end; i++) ys[i] = (T)1 / ys[i];            \
+    }
+#define FMUL(a, b) ((a) * (b))
+INTEGER_POW(f32, float, FMUL)
+INTEGER_POW(f64, double, FMUL)
+INTEGER_POW(i32, int32_t, wmul_i32)
+INTEGER_POW(i64, int64_t, wmul_i64)
+#undef FMUL
 
 /* convert_element_type: every pair of dtypes, by the runtime's converter
  * (float → int truncates toward zero, NaN → 0, out of range saturates;
@@ -290,6 +344,10 @@ VMATH_BINARY(pow, float, f32)
 VMATH_BINARY(pow, double, f64)
 VMATH_BINARY(atan2, float, f32)
 VMATH_BINARY(atan2, double, f64)
+VMATH_BINARY(nextafter, float, f32)
+VMATH_BINARY(nextafter, double, f64)
+VMATH_BINARY(polygamma, float, f32)
+VMATH_BINARY(polygamma, double, f64)
 
 /* ---- ternary kernels ---- */
 
@@ -423,6 +481,17 @@ static const ew_kernel_fn kernels[PRIM_COUNT][CJ_NUM_DTYPES] = {
     [PRIM_SELECT] = {[CJ_BOOL] = select_8, [CJ_I32] = select_32, [CJ_I64] = select_64,
                      [CJ_F32] = select_32, [CJ_F64] = select_64},
     [PRIM_CLAMP] = ALL(clamp),
+    [PRIM_LGAMMA] = FLOATS(lgamma),
+    [PRIM_DIGAMMA] = FLOATS(digamma),
+    [PRIM_ERFC] = FLOATS(erfc),
+    [PRIM_ERF_INV] = FLOATS(erfinv),
+    [PRIM_ASINH] = FLOATS(asinh),
+    [PRIM_ACOSH] = FLOATS(acosh),
+    [PRIM_ATANH] = FLOATS(atanh),
+    [PRIM_SIGNBIT] = FLOATS(signbit),
+    [PRIM_INTEGER_POW] = NUMBERS(integer_pow),
+    [PRIM_NEXTAFTER] = FLOATS(nextafter),
+    [PRIM_POLYGAMMA] = FLOATS(polygamma),
 };
 
 ew_kernel_fn ew_kernel(prim_id prim, cj_dtype dt) {

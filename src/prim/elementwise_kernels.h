@@ -21,6 +21,7 @@ typedef struct ew_operands {
     void *out;
     cj_dtype in_dtype;  /* the operands' dtype (select_n: the cases') */
     cj_dtype out_dtype; /* convert_element_type's target */
+    int64_t param;      /* integer_pow's exponent (params.count) */
 } ew_operands;
 
 typedef void (*ew_kernel_fn)(const ew_operands *ops, int64_t begin, int64_t end);

@@ -28,10 +28,10 @@ const char *prim_c_utype(cj_dtype dt) { return dt == CJ_I32 ? "unsigned int" : "
 
 static bool written(int n, size_t size) { return n >= 0 && (size_t)n < size; }
 
-bool prim_c_inline(prim_id prim, cj_dtype in_dtype, cj_dtype out_dtype) {
+bool prim_c_inline(prim_id prim, cj_dtype in_dtype, cj_dtype out_dtype, int64_t param) {
     const prim_lowering *l = prim_lower(prim);
     if (l->kind != LOWER_ELEMENTWISE || !l->c_expr) return false;
-    prim_c_args a = {{"a", "b", "c"}, in_dtype, out_dtype};
+    prim_c_args a = {{"a", "b", "c"}, in_dtype, out_dtype, param};
     char buf[256];
     return l->c_expr(prim, &a, buf, sizeof buf);
 }

@@ -124,6 +124,7 @@ typedef struct prim_c_args {
     const char *x[3];  /* the operands' C expressions, in operand order (unused ones "") */
     cj_dtype in_dtype; /* the operands' dtype (select_n: the cases', as dtype_operand says) */
     cj_dtype out_dtype;
+    int64_t param;     /* the equation's params.count (integer_pow's exponent) */
 } prim_c_args;
 
 /* Writes the C expression of one result element into out (NUL-terminated,
@@ -374,8 +375,8 @@ const char *prim_c_utype(cj_dtype dt);
 /* The lowering record of a primitive. */
 static inline const prim_lowering *prim_lower(prim_id p) { return &prim_rules[p].lower; }
 /* Does generated C write elementwise primitive `prim` inline for these
- * dtypes (rather than call its kernel through the table)? */
-bool prim_c_inline(prim_id prim, cj_dtype in_dtype, cj_dtype out_dtype);
+ * dtypes and params.count (rather than call its kernel through the table)? */
+bool prim_c_inline(prim_id prim, cj_dtype in_dtype, cj_dtype out_dtype, int64_t param);
 /* Shared C expressions for c_expr; each writes c_op, and returns false
  * (a table call) for dtypes it does not name:
  *   prim_c_table_call  always a table call (transcendentals);
