@@ -680,7 +680,7 @@ cj_val cj_elu(cj_val x, double alpha);            /* jax default alpha 1 */
 cj_val cj_celu(cj_val x, double alpha);           /* jax default alpha 1 */
 cj_val cj_selu(cj_val x);
 cj_val cj_leaky_relu(cj_val x, double negative_slope); /* jax default 0.01 */
-cj_val cj_gelu_exact(cj_val x); /* jax.nn.gelu(approximate=False), erf form */
+cj_val cj_gelu_exact(cj_val x); /* jax.nn.gelu(approximate=False): ½x·erfc(-x/√2) */
 cj_val cj_glu(cj_val x, int64_t axis); /* first half · sigmoid(second half) */
 cj_val cj_relu6(cj_val x);
 cj_val cj_hard_sigmoid(cj_val x); /* relu6(x + 3)/6 */

@@ -49,6 +49,11 @@ cj_dtype api_inexact_dtype(cj_dtype dt);
 /* Unary primitive on floats only: ints and bools promote by
  * api_inexact_dtype, as jnp.sin(int_array) does. */
 cj_val api_float_unary(prim_id prim, cj_val x);
+/* A weakly typed rank-0 constant held at dt's precision (cj_scalar rounds
+ * to f32, which would lose digits of an f64 computation's constants): it
+ * joins an operand of dtype dt without changing its type, and under tracing
+ * it is a constant, not an equation. */
+cj_val api_weak_constant(cj_ctx *ctx, double c, cj_dtype dt);
 
 /* Normalises an axis against rank (negative counts from the end); -1 with
  * an error naming op when out of range. */

@@ -73,19 +73,7 @@ cj_val compose_fail(cj_ctx *ctx, cj_status code, const char *fmt, ...) {
 
 /* Made as an array (not a convert of cj_scalar_typed), so that under
  * tracing it is a constant and not an equation. */
-cj_val compose_const(cj_ctx *ctx, double v, cj_dtype dt) {
-    if (!ctx) return api_err(NULL);
-    if (ctx->err) return api_err(ctx);
-    rt_aval a = rt_aval_make(dt, 0, NULL);
-    a.weak = 1;
-    rt_array *arr = rt_array_new(ctx->mem, &a);
-    if (!arr) {
-        core_oom(ctx, "constant");
-        return api_err(ctx);
-    }
-    rt_set_f64(dt, arr->data, 0, v);
-    return core_wrap_array(ctx, arr);
-}
+cj_val compose_const(cj_ctx *ctx, double v, cj_dtype dt) { return api_weak_constant(ctx, v, dt); }
 
 cj_val compose_inexact(cj_val x, rt_aval *a) {
     if (rt_is_float(a->dtype)) return x;

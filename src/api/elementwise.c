@@ -77,10 +77,8 @@ static cj_val binary_inexact(prim_id prim, cj_val a, cj_val b) {
     return nary(prim, 2, (cj_val[]){a, b}, 0, 1);
 }
 
-/* A weakly typed rank-0 constant held at dt's precision (cj_scalar rounds
- * to f32, which would lose digits of an f64 computation's constants). It
- * joins with an operand of dtype dt without changing its type. */
-static cj_val weak_constant(cj_ctx *ctx, double c, cj_dtype dt) {
+/* api.h: a weak constant at dt's precision. */
+cj_val api_weak_constant(cj_ctx *ctx, double c, cj_dtype dt) {
     if (!ctx) return api_err(NULL);
     if (ctx->err) return api_err(ctx);
     rt_aval a = rt_aval_make(dt, 0, NULL);
@@ -255,10 +253,10 @@ cj_val cj_gelu(cj_val x) {
     cj_dtype dt = inexact_dtype(a);
     x = api_convert(x, dt, a->weak);
     cj_val cube = cj_mul(cj_mul(x, x), x);
-    cj_val inner = cj_mul(weak_constant(ctx, 0.79788456080286535588 /* √(2/π) */, dt),
-                          cj_add(x, cj_mul(weak_constant(ctx, 0.044715, dt), cube)));
-    cj_val cdf = cj_mul(weak_constant(ctx, 0.5, dt),
-                        cj_add(weak_constant(ctx, 1.0, dt), cj_tanh(inner)));
+    cj_val inner = cj_mul(api_weak_constant(ctx, 0.79788456080286535588 /* √(2/π) */, dt),
+                          cj_add(x, cj_mul(api_weak_constant(ctx, 0.044715, dt), cube)));
+    cj_val cdf = cj_mul(api_weak_constant(ctx, 0.5, dt),
+                        cj_add(api_weak_constant(ctx, 1.0, dt), cj_tanh(inner)));
     return cj_mul(x, cdf);
 }
 
@@ -278,5 +276,5 @@ cj_val cj_clip(cj_val x, double lo, double hi) {
         lo = fmax(fmin(lo, lim), -lim - 1);
         hi = fmax(fmin(hi, lim), -lim - 1);
     }
-    return cj_min(cj_max(x, weak_constant(ctx, lo, bound_dt)), weak_constant(ctx, hi, bound_dt));
+    return cj_min(cj_max(x, api_weak_constant(ctx, lo, bound_dt)), api_weak_constant(ctx, hi, bound_dt));
 }

@@ -100,13 +100,12 @@ cj_val cj_leaky_relu(cj_val x, double negative_slope) {
     return cj_where(cj_ge(x, K(0)), x, cj_mul(K(negative_slope), x));
 }
 
-/* jax.nn.gelu(approximate=False): x·½·(1 + erf(x/√2)). JAX writes
- * ½·x·erfc(-x/√2); cjax has no erfc yet, and 1 + erf agrees to an
- * absolute 1 ulp of 1 (so far below 0 the relative error grows). */
 cj_val cj_gelu_exact(cj_val x) {
     cj_dtype dt;
     x = inexact(x, "cj_gelu_exact", &dt);
-    cj_val cdf = cj_add(K(1), cj_erf(cj_mul(x, K(0.70710678118654752440 /* √½ */))));
+    /* jax.nn.gelu(approximate=False): ½·x·erfc(-x/√2), which keeps its
+     * relative accuracy far below 0 where 1 + erf(x/√2) cancels */
+    cj_val cdf = cj_erfc(cj_mul(cj_neg(x), K(0.70710678118654752440 /* √½ */)));
     return cj_mul(cj_mul(K(0.5), x), cdf);
 }
 

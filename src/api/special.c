@@ -59,28 +59,12 @@ static cj_val err2(cj_val a, cj_val b, const char *op) {
     return ctx ? api_err(ctx) : api_no_ctx(op, API_NO_OPERAND_CTX);
 }
 
-/* A weakly typed rank-0 constant held at dt's precision: it joins an
- * operand of dtype dt without changing its type. */
-static cj_val weak_const(cj_ctx *ctx, double c, cj_dtype dt) {
-    if (!ctx) return api_err(NULL);
-    if (ctx->err) return api_err(ctx);
-    rt_aval a = rt_aval_make(dt, 0, NULL);
-    a.weak = 1;
-    rt_array *arr = rt_array_new(ctx->mem, &a);
-    if (!arr) {
-        core_oom(ctx, "constant");
-        return api_err(ctx);
-    }
-    rt_set_f64(dt, arr->data, 0, c);
-    return core_wrap_array(ctx, arr);
-}
-
 static cj_dtype dtype_of(cj_val x) {
     const rt_aval *a = x.ctx && !x.ctx->err ? api_aval(x, "special") : NULL;
     return a ? a->dtype : CJ_F32;
 }
 
-static cj_val like(cj_val x, double c) { return weak_const(x.ctx, c, dtype_of(x)); }
+static cj_val like(cj_val x, double c) { return api_weak_constant(x.ctx, c, dtype_of(x)); }
 
 /* A strict binary primitive after jnp's inexact promotion and broadcasting. */
 static cj_val float_binary(prim_id prim, cj_val a, cj_val b) {
