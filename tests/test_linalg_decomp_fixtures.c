@@ -16,12 +16,7 @@
 
 #include "cjax.h"
 #include "harness.h"
-
-static cj_val load(cj_ctx *ctx, const char *c, const char *what) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/linalg/%s_%s.npy", CJAX_TEST_DATA_DIR, c, what);
-    return cj_load_npy(ctx, path);
-}
+#include "test_util.h"
 
 /* max |got - want| / max |want|. */
 static double rel_err(cj_val got, cj_val want) {
@@ -61,7 +56,7 @@ TEST(linalg_decomp_fixtures_match_jax) {
     int n_cases = 0;
     while (fscanf(fp, "%127s", name) == 1) {
         cj_ctx *ctx = cj_ctx_new(NULL);
-        cj_val a = load(ctx, name, "a"), condv = load(ctx, name, "cond");
+        cj_val a = tu_load_linalg(ctx, name, "a"), condv = tu_load_linalg(ctx, name, "cond");
         CHECK_MSG(!cj_is_error(a) && !cj_is_error(condv), "%s: %s", name, cj_error_message(ctx));
         double cond = 0, *cb = malloc(sizeof(double) * (size_t)cj_val_size(condv));
         cj_read(condv, cb, sizeof(double) * (size_t)cj_val_size(condv));
@@ -73,7 +68,7 @@ TEST(linalg_decomp_fixtures_match_jax) {
         double tol = 20 * size * eps * cond, gtol = 20 * size * eps * cond * cond;
 #define CMP(got, what, t)                                                                                    \
     do {                                                                                                     \
-        double e_ = rel_err(got, load(ctx, name, what));                                                     \
+        double e_ = rel_err(got, tu_load_linalg(ctx, name, what));                                                     \
         CHECK_MSG(e_ <= (t), "%s %s: relative error %g > %g (cond %g)", name, what, e_, (double)(t), cond); \
     } while (0)
         cj_val q, r;
@@ -87,7 +82,7 @@ TEST(linalg_decomp_fixtures_match_jax) {
          * applied to the identity's columns), so they agree too */
         CMP(q, "qrc_q", tol);
         if (m >= n) {
-            qr_weights w = {load(ctx, name, "wq"), load(ctx, name, "wr")};
+            qr_weights w = {tu_load_linalg(ctx, name, "wq"), tu_load_linalg(ctx, name, "wr")};
             cj_val g;
             CHECK(cj_call(cj_grad(cj_func_new(ctx, "qr", f_qr_loss, 1, 1, &w), NULL), &a, &g) == CJ_OK);
             CMP(g, "grad_qr", gtol);

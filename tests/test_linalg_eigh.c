@@ -17,16 +17,6 @@
 #include "prim/linalg_bind.h"
 #include "test_util.h"
 
-static double *rd(cj_val v) {
-    int64_t n = cj_val_size(v);
-    double *b = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (cj_read_as(v, CJ_F64, b, sizeof(double) * (size_t)n) != CJ_OK) {
-        free(b);
-        return NULL;
-    }
-    return b;
-}
-
 /* A random symmetric matrix (batch), f64. */
 static cj_val sym(cj_ctx *ctx, int rank, const int64_t *dims, uint64_t *seed) {
     cj_val m = adc_uniform(ctx, rank, dims, -1, 1, seed);
@@ -45,7 +35,7 @@ TEST(linalg_eigh_reconstructs_batched_f32_f64) {
             CHECK(cj_linalg_eigh(a, &v, &w) == 0);
             CHECK_EQ_INT(cj_val_dtype(v), dt ? CJ_F32 : CJ_F64);
             CHECK_EQ_INT(cj_val_rank(w), 2);
-            double *A = rd(a), *V = rd(v), *W = rd(w), rec = 0, orth = 0, norm = 0;
+            double *A = tu_read_f64(a), *V = tu_read_f64(v), *W = tu_read_f64(w), rec = 0, orth = 0, norm = 0;
             CHECK(A && V && W);
             for (int64_t i = 0; i < B * n * n; i++) norm = fmax(norm, fabs(A[i]));
             for (int64_t b = 0; b < B; b++) {
@@ -145,7 +135,7 @@ static double fd_error(cj_ctx *ctx, cj_func *f, cj_val x, uint64_t *seed) {
     cj_val xp = cj_add(x, cj_mul(t, cj_scalar(ctx, h))), xm = cj_sub(x, cj_mul(t, cj_scalar(ctx, h)));
     if (cj_jvp(f, &x, &t, &y, &ty) != CJ_OK || cj_call(f, &xp, &yp) != CJ_OK || cj_call(f, &xm, &ym) != CJ_OK)
         return -1;
-    double *a = rd(ty), *p = rd(yp), *m = rd(ym), *y0 = rd(y), worst = 0;
+    double *a = tu_read_f64(ty), *p = tu_read_f64(yp), *m = tu_read_f64(ym), *y0 = tu_read_f64(y), worst = 0;
     if (!a || !p || !m || !y0) return -1;
     int64_t n = cj_val_dim(y, -1), size = cj_val_size(ty);
     int is_v = cj_val_rank(y) == cj_val_rank(x);
@@ -204,7 +194,7 @@ TEST(linalg_eigh_jvp_matches_finite_differences_and_vjp) {
     /* the sum of the eigenvalues is the trace: its gradient is I */
     cj_val g;
     CHECK(cj_call(cj_grad(cj_func_new(ctx, "sum w", fn_wsum, 1, 1, NULL), NULL), &s, &g) == CJ_OK);
-    double *G = rd(g);
+    double *G = tu_read_f64(g);
     for (int i = 0; i < 16; i++) CHECK_NEAR(G[i], i % 5 == 0, 1e-13, 1e-13);
     free(G);
     cj_ctx_free(ctx);
@@ -246,7 +236,7 @@ TEST(linalg_eigh_jit_matches_eager_both_backends) {
             cj_val got[2];
             CHECK(cj_call(cj_jit(f, &(cj_jit_opts){.backend = backends[k]}), &a, got) == CJ_OK);
             for (int i = 0; i < 2; i++) {
-                double *g = rd(got[i]), *w = rd(want[i]);
+                double *g = tu_read_f64(got[i]), *w = tu_read_f64(want[i]);
                 CHECK(g && w);
                 for (int64_t j = 0; j < cj_val_size(got[i]); j++)
                     CHECK_MSG(th_close(g[j], w[j], dt ? 1e-5 : 1e-13, dt ? 1e-5 : 1e-13), "dt %d backend %d out %d [%lld]: %g vs %g",

@@ -14,22 +14,7 @@
 
 #include "cjax.h"
 #include "harness.h"
-
-static cj_val load(cj_ctx *ctx, const char *c, const char *what) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/linalg/%s_%s.npy", CJAX_TEST_DATA_DIR, c, what);
-    return cj_load_npy(ctx, path);
-}
-
-static double *rd(cj_val v) {
-    int64_t n = cj_val_size(v);
-    double *b = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (cj_is_error(v) || cj_read_as(v, CJ_F64, b, sizeof(double) * (size_t)n) != CJ_OK) {
-        free(b);
-        return NULL;
-    }
-    return b;
-}
+#include "test_util.h"
 
 /* Each column of each n×n matrix with its largest-magnitude entry positive. */
 static void fix_signs(double *v, int64_t count, int64_t n) {
@@ -75,23 +60,23 @@ TEST(linalg_eigh_fixtures_match_jax) {
     int n_cases = 0;
     while (fscanf(fp, "%127s", name) == 1) {
         cj_ctx *ctx = cj_ctx_new(NULL);
-        cj_val a = load(ctx, name, "a"), v, w, g;
+        cj_val a = tu_load_linalg(ctx, name, "a"), v, w, g;
         double gap;
-        CHECK_MSG(!cj_is_error(a) && cj_read(load(ctx, name, "gap"), &gap, sizeof gap) == CJ_OK, "%s: %s", name,
+        CHECK_MSG(!cj_is_error(a) && cj_read(tu_load_linalg(ctx, name, "gap"), &gap, sizeof gap) == CJ_OK, "%s: %s", name,
                   cj_error_message(ctx));
         int64_t n = cj_val_dim(a, -1), count = cj_val_size(a) / (n * n);
         double eps = cj_val_dtype(a) == CJ_F32 ? 1.2e-7 : 2.3e-16, tol = 20 * (double)n * eps;
         CHECK(cj_linalg_eigh(a, &v, &w) == 0);
-        double *W = rd(w), *WJ = rd(load(ctx, name, "w")), *V = rd(v), *VJ = rd(load(ctx, name, "v"));
+        double *W = tu_read_f64(w), *WJ = tu_read_f64(tu_load_linalg(ctx, name, "w")), *V = tu_read_f64(v), *VJ = tu_read_f64(tu_load_linalg(ctx, name, "v"));
         CHECK(W && WJ && V && VJ);
         fix_signs(V, count, n);
         fix_signs(VJ, count, n);
         double ew = rel(W, WJ, count * n), ev = rel(V, VJ, count * n * n);
         CHECK_MSG(ew <= tol, "%s w: %g > %g", name, ew, tol);
         CHECK_MSG(ev <= tol / gap, "%s v: %g > %g", name, ev, tol / gap);
-        eigh_weights k = {load(ctx, name, "ww"), load(ctx, name, "wv")};
+        eigh_weights k = {tu_load_linalg(ctx, name, "ww"), tu_load_linalg(ctx, name, "wv")};
         CHECK(cj_call(cj_grad(cj_func_new(ctx, "loss", f_loss, 1, 1, &k), NULL), &a, &g) == CJ_OK);
-        double *G = rd(g), *GJ = rd(load(ctx, name, "grad"));
+        double *G = tu_read_f64(g), *GJ = tu_read_f64(tu_load_linalg(ctx, name, "grad"));
         CHECK(G && GJ);
         double eg = rel(G, GJ, count * n * n);
         CHECK_MSG(eg <= tol / (gap * gap), "%s grad: %g > %g", name, eg, tol / (gap * gap));

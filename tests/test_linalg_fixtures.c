@@ -17,13 +17,8 @@
 #include <string.h>
 
 #include "harness.h"
+#include "test_util.h"
 #include "prim/linalg_bind.h"
-
-static cj_val load(cj_ctx *ctx, const char *c, const char *what) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/linalg/%s_%s.npy", CJAX_TEST_DATA_DIR, c, what);
-    return cj_load_npy(ctx, path);
-}
 
 /* max |got - want| / max(|want|, tiny): the relative error of the whole array. */
 static double rel_err(cj_val got, cj_val want) {
@@ -66,8 +61,8 @@ TEST(linalg_fixtures_match_jax) {
     int n_cases = 0;
     while (fscanf(fp, "%127s", name) == 1) {
         cj_ctx *ctx = cj_ctx_new(NULL);
-        cj_val a = load(ctx, name, "a"), b = load(ctx, name, "b"), w = load(ctx, name, "w");
-        cj_val condv = load(ctx, name, "cond");
+        cj_val a = tu_load_linalg(ctx, name, "a"), b = tu_load_linalg(ctx, name, "b"), w = tu_load_linalg(ctx, name, "w");
+        cj_val condv = tu_load_linalg(ctx, name, "cond");
         CHECK_MSG(!cj_is_error(a) && !cj_is_error(condv), "%s: %s", name, cj_error_message(ctx));
         double cond = 0, *cb = malloc(sizeof(double) * (size_t)cj_val_size(condv));
         cj_read(condv, cb, sizeof(double) * (size_t)cj_val_size(condv));
@@ -79,7 +74,7 @@ TEST(linalg_fixtures_match_jax) {
         if (gtol > 1e-1) gtol = 1e-1;
 #define CMP(got, what, t)                                                                                      \
     do {                                                                                                       \
-        double e_ = rel_err(got, load(ctx, name, what));                                                       \
+        double e_ = rel_err(got, tu_load_linalg(ctx, name, what));                                                       \
         CHECK_MSG(e_ <= (t), "%s %s: relative error %g > %g (cond %g)", name, what, e_, (double)(t), cond);   \
     } while (0)
         CMP(cj_linalg_solve(a, b), "solve", tol);
@@ -106,7 +101,7 @@ TEST(linalg_fixtures_match_jax) {
         CHECK(cj_call(cj_grad(cj_func_new(ctx, "logdet", f_logdet, 1, 1, NULL), NULL), &a, g) == CJ_OK);
         CMP(g[0], "grad_logdet", gtol);
         if (spd) {
-            cj_val wl = load(ctx, name, "wl");
+            cj_val wl = tu_load_linalg(ctx, name, "wl");
             CMP(cj_linalg_cholesky(a), "cholesky", tol);
             CMP(cj_linalg_cho_solve(cj_linalg_cholesky(a), b, 1), "cho_solve", tol);
             CHECK(cj_call(cj_grad(cj_func_new(ctx, "chol", f_chol, 1, 1, &wl), NULL), &a, g) == CJ_OK);

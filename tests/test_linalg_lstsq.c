@@ -18,25 +18,9 @@
 #include "harness.h"
 #include "test_util.h"
 
-static cj_val load(cj_ctx *ctx, const char *c, const char *what) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/linalg/%s_%s.npy", CJAX_TEST_DATA_DIR, c, what);
-    return cj_load_npy(ctx, path);
-}
-
-static double *rd(cj_val v) {
-    int64_t n = cj_val_size(v);
-    double *b = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (cj_is_error(v) || cj_read_as(v, CJ_F64, b, sizeof(double) * (size_t)n) != CJ_OK) {
-        free(b);
-        return NULL;
-    }
-    return b;
-}
-
 /* max |g - w| / max(max |w|, floor) */
 static double rel(cj_val got, cj_val want, double floor) {
-    double *g = rd(got), *w = rd(want), num = 0, den = floor;
+    double *g = tu_read_f64(got), *w = tu_read_f64(want), num = 0, den = floor;
     int64_t n = cj_val_size(want);
     if (!g || !w || cj_val_size(got) != n) {
         free(g), free(w);
@@ -73,38 +57,38 @@ TEST(linalg_lstsq_fixtures_match_jax) {
     int n_cases = 0;
     while (fscanf(fp, "%127s", name) == 1) {
         cj_ctx *ctx = cj_ctx_new(NULL);
-        cj_val a = load(ctx, name, "a"), b = load(ctx, name, "b"), x, res, rank, s;
+        cj_val a = tu_load_linalg(ctx, name, "a"), b = tu_load_linalg(ctx, name, "b"), x, res, rank, s;
         double rcond, cond;
-        CHECK_MSG(cj_read(load(ctx, name, "rcond"), &rcond, sizeof rcond) == CJ_OK &&
-                      cj_read(load(ctx, name, "cond"), &cond, sizeof cond) == CJ_OK,
+        CHECK_MSG(cj_read(tu_load_linalg(ctx, name, "rcond"), &rcond, sizeof rcond) == CJ_OK &&
+                      cj_read(tu_load_linalg(ctx, name, "cond"), &cond, sizeof cond) == CJ_OK,
                   "%s: %s", name, cj_error_message(ctx));
         int64_t m = cj_val_dim(a, -2), n = cj_val_dim(a, -1);
         double eps = cj_val_dtype(a) == CJ_F32 ? 1.2e-7 : 2.3e-16, tol = 20 * (double)(m > n ? m : n) * eps;
         /* a batched case JAX vmapped; cjax takes the batch directly */
         CHECK(cj_linalg_lstsq(a, b, rcond, &x, &res, &rank, &s) == 0);
-        CHECK_MSG(cj_val_rank(x) == cj_val_rank(load(ctx, name, "x")) && cj_val_size(res) == cj_val_size(load(ctx, name, "resid")),
+        CHECK_MSG(cj_val_rank(x) == cj_val_rank(tu_load_linalg(ctx, name, "x")) && cj_val_size(res) == cj_val_size(tu_load_linalg(ctx, name, "resid")),
                   "%s: shapes", name);
-        double ex = rel(x, load(ctx, name, "x"), 1e-300), es = rel(s, load(ctx, name, "s"), 1e-300);
-        double *bb = rd(b), bnorm2 = 0;
+        double ex = rel(x, tu_load_linalg(ctx, name, "x"), 1e-300), es = rel(s, tu_load_linalg(ctx, name, "s"), 1e-300);
+        double *bb = tu_read_f64(b), bnorm2 = 0;
         for (int64_t i = 0; i < cj_val_size(b); i++) bnorm2 += bb[i] * bb[i];
         free(bb);
-        double er = rel(res, load(ctx, name, "resid"), bnorm2);
+        double er = rel(res, tu_load_linalg(ctx, name, "resid"), bnorm2);
         CHECK_MSG(ex <= tol * cond * cond && es <= tol && er <= tol * cond * cond, "%s: x %g s %g resid %g (tol %g, cond %g)",
                   name, ex, es, er, tol, cond);
         int32_t rk[8] = {0}, rj[8] = {0};
         CHECK(cj_val_dtype(rank) == CJ_I32 && cj_val_size(rank) <= 8);
         CHECK(cj_read(rank, rk, sizeof(int32_t) * (size_t)cj_val_size(rank)) == CJ_OK);
-        CHECK(cj_read(load(ctx, name, "rank"), rj, sizeof(int32_t) * (size_t)cj_val_size(rank)) == CJ_OK);
+        CHECK(cj_read(tu_load_linalg(ctx, name, "rank"), rj, sizeof(int32_t) * (size_t)cj_val_size(rank)) == CJ_OK);
         for (int64_t i = 0; i < cj_val_size(rank); i++) CHECK_MSG(rk[i] == rj[i], "%s: rank %d, JAX %d", name, rk[i], rj[i]);
         char wpath[512];
         snprintf(wpath, sizeof wpath, "%s/linalg/%s_wx.npy", CJAX_TEST_DATA_DIR, name);
         FILE *wf = fopen(wpath, "rb");
         if (wf) { /* the full-rank tall and square cases carry gradients */
             fclose(wf);
-            lq_weights w = {load(ctx, name, "wx"), rcond};
+            lq_weights w = {tu_load_linalg(ctx, name, "wx"), rcond};
             cj_val in[2] = {a, b}, g[2];
             CHECK(cj_call(cj_grad(cj_func_new(ctx, "loss", f_loss, 2, 1, &w), &(cj_grad_opts){.argnums = (int[]){0, 1}, .n_argnums = 2}), in, g) == CJ_OK);
-            double ga = rel(g[0], load(ctx, name, "grad_a"), 1e-300), gb = rel(g[1], load(ctx, name, "grad_b"), 1e-300);
+            double ga = rel(g[0], tu_load_linalg(ctx, name, "grad_a"), 1e-300), gb = rel(g[1], tu_load_linalg(ctx, name, "grad_b"), 1e-300);
             CHECK_MSG(ga <= tol * cond * cond * cond && gb <= tol * cond * cond * cond, "%s: grad a %g b %g", name, ga, gb);
         }
         CHECK_MSG(!cj_error(ctx), "%s: %s", name, cj_error_message(ctx));
@@ -129,7 +113,7 @@ TEST(linalg_lstsq_normal_equations_and_minimum_norm) {
         cj_val a = cj_add(adc_uniform(ctx, DIMS(m, n), -1, 1, &seed), cj_mul(cj_eye(ctx, m, n, 0, CJ_F64), cj_scalar(ctx, 3)));
         cj_val b = adc_uniform(ctx, DIMS(m, k), -1, 1, &seed), x, res, rank, s;
         CHECK(cj_linalg_lstsq(a, b, -1, &x, &res, &rank, &s) == 0);
-        double *A = rd(a), *B = rd(b), *X = rd(x), *R = rd(res), worst = 0, scale = 0;
+        double *A = tu_read_f64(a), *B = tu_read_f64(b), *X = tu_read_f64(x), *R = tu_read_f64(res), worst = 0, scale = 0;
         int32_t rk = -1;
         CHECK(A && B && X && R && cj_read(rank, &rk, sizeof rk) == CJ_OK);
         CHECK_EQ_INT(rk, (int)(m < n ? m : n));

@@ -10,21 +10,11 @@
 #include "harness.h"
 #include "test_util.h"
 
-static double *rd(cj_val v) {
-    int64_t n = cj_val_size(v);
-    double *b = malloc(sizeof(double) * (size_t)(n + 1));
-    if (cj_read_as(v, CJ_F64, b, sizeof(double) * (size_t)n) != CJ_OK) {
-        free(b);
-        return NULL;
-    }
-    return b;
-}
-
 TEST(linalg_matrix_diagonal_trace_any_axes) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     uint64_t seed = 1;
     cj_val x = adc_uniform(ctx, DIMS(2, 3, 4), -1, 1, &seed);
-    double *X = rd(x);
+    double *X = tu_read_f64(x);
     static const int64_t offsets[] = {-3, -2, -1, 0, 1, 3, 4, 6};
     for (size_t oi = 0; oi < sizeof offsets / sizeof *offsets; oi++) {
         int64_t k = offsets[oi];
@@ -34,7 +24,7 @@ TEST(linalg_matrix_diagonal_trace_any_axes) {
         int64_t len = 0;
         for (int64_t i = 0; i < 3; i++) len += i + k >= 0 && i + k < 4;
         CHECK_EQ_INT(cj_val_dim(d, -1), len);
-        double *D = rd(d), *T = rd(t);
+        double *D = tu_read_f64(d), *T = tu_read_f64(t);
         for (int64_t b = 0; b < 2; b++) {
             int64_t c = 0;
             double s = 0;
@@ -52,7 +42,7 @@ TEST(linalg_matrix_diagonal_trace_any_axes) {
     cj_val d = cj_diagonal(x, 1, 2, 0);
     CHECK_EQ_INT(cj_val_dim(d, 0), 3);
     CHECK_EQ_INT(cj_val_dim(d, 1), 1);
-    double *D = rd(d);
+    double *D = tu_read_f64(d);
     for (int64_t j = 0; j < 3; j++) CHECK(D[j] == X[1 * 12 + j * 4 + 0]); /* x[0 + 1, j, 0] */
     free(D), free(X);
     CHECK(cj_is_error(cj_diagonal(x, 0, 1, -2)));
@@ -65,12 +55,12 @@ TEST(linalg_matrix_diag_tril_triu) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     uint64_t seed = 2;
     cj_val v = adc_uniform(ctx, DIMS(3), -1, 1, &seed);
-    double *V = rd(v);
+    double *V = tu_read_f64(v);
     for (int64_t k = -2; k <= 2; k++) {
         cj_val m = cj_diag(v, k);
         int64_t n = 3 + (k < 0 ? -k : k);
         CHECK_EQ_INT(cj_val_dim(m, 0), n);
-        double *M = rd(m);
+        double *M = tu_read_f64(m);
         for (int64_t i = 0; i < n; i++)
             for (int64_t j = 0; j < n; j++) {
                 int64_t idx = k >= 0 ? i : j; /* v index on the diagonal */
@@ -83,9 +73,9 @@ TEST(linalg_matrix_diag_tril_triu) {
     }
     free(V);
     cj_val x = adc_uniform(ctx, DIMS(2, 3, 4), -1, 1, &seed);
-    double *X = rd(x);
+    double *X = tu_read_f64(x);
     for (int64_t k = -1; k <= 2; k++) {
-        double *L = rd(cj_tril(x, k)), *U = rd(cj_triu(x, k));
+        double *L = tu_read_f64(cj_tril(x, k)), *U = tu_read_f64(cj_triu(x, k));
         for (int64_t e = 0; e < 24; e++) {
             int64_t i = (e / 4) % 3, j = e % 4;
             CHECK(L[e] == (j - i <= k ? X[e] : 0));
@@ -104,13 +94,13 @@ TEST(linalg_matrix_outer_cross_kron) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     uint64_t seed = 3;
     cj_val a = adc_uniform(ctx, DIMS(3), -1, 1, &seed), b = adc_uniform(ctx, DIMS(2, 2), -1, 1, &seed);
-    double *A = rd(a), *B = rd(b), *O = rd(cj_outer(a, b));
+    double *A = tu_read_f64(a), *B = tu_read_f64(b), *O = tu_read_f64(cj_outer(a, b));
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 4; j++) CHECK(O[i * 4 + j] == A[i] * B[j]);
     free(A), free(B), free(O);
     /* cross: a batch of 4 against one vector */
     cj_val p = adc_uniform(ctx, DIMS(4, 3), -1, 1, &seed), q = adc_uniform(ctx, DIMS(3), -1, 1, &seed);
-    double *P = rd(p), *Q = rd(q), *C = rd(cj_cross(p, q));
+    double *P = tu_read_f64(p), *Q = tu_read_f64(q), *C = tu_read_f64(cj_cross(p, q));
     for (int r = 0; r < 4; r++) {
         const double *u = P + 3 * r;
         double want[3] = {u[1] * Q[2] - u[2] * Q[1], u[2] * Q[0] - u[0] * Q[2], u[0] * Q[1] - u[1] * Q[0]};
@@ -125,13 +115,13 @@ TEST(linalg_matrix_outer_cross_kron) {
     cj_val kr = cj_kron(x, y);
     CHECK_EQ_INT(cj_val_dim(kr, 0), 6);
     CHECK_EQ_INT(cj_val_dim(kr, 1), 6);
-    double *X = rd(x), *Y = rd(y), *K = rd(kr);
+    double *X = tu_read_f64(x), *Y = tu_read_f64(y), *K = tu_read_f64(kr);
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 3; j++)
             for (int k = 0; k < 3; k++)
                 for (int l = 0; l < 2; l++) CHECK(K[(i * 3 + k) * 6 + j * 2 + l] == X[i * 3 + j] * Y[k * 2 + l]);
     free(K);
-    K = rd(cj_kron(cj_reshape(x, 1, (int64_t[]){6}), y)); /* [6] with [3,2]: [1,6] ⊗ [3,2] = [3,12] */
+    K = tu_read_f64(cj_kron(cj_reshape(x, 1, (int64_t[]){6}), y)); /* [6] with [3,2]: [1,6] ⊗ [3,2] = [3,12] */
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 6; j++)
             for (int l = 0; l < 2; l++) CHECK(K[k * 12 + j * 2 + l] == X[j] * Y[k * 2 + l]);
@@ -143,9 +133,9 @@ TEST(linalg_matrix_power_against_repeated_products) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     uint64_t seed = 4;
     cj_val a = cj_add(adc_uniform(ctx, DIMS(2, 3, 3), -0.5, 0.5, &seed), cj_eye(ctx, 3, 3, 0, CJ_F64));
-    double *A = rd(a);
+    double *A = tu_read_f64(a);
     for (int n = 0; n <= 6; n++) {
-        double *P = rd(cj_matrix_power(a, n));
+        double *P = tu_read_f64(cj_matrix_power(a, n));
         for (int b = 0; b < 2; b++) {
             double r[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, t[9];
             for (int s = 0; s < n; s++) {
@@ -161,7 +151,7 @@ TEST(linalg_matrix_power_against_repeated_products) {
         free(P);
     }
     /* a⁻² · a² = I */
-    double *I = rd(cj_matmul(cj_matrix_power(a, -2), cj_matrix_power(a, 2)));
+    double *I = tu_read_f64(cj_matmul(cj_matrix_power(a, -2), cj_matrix_power(a, 2)));
     for (int i = 0; i < 18; i++) CHECK_NEAR(I[i], (i % 9) % 4 == 0, 1e-13, 1e-13);
     free(I), free(A);
     cj_ctx_free(ctx);
@@ -182,7 +172,7 @@ TEST(linalg_matrix_grad_vmap_jit) {
     uint64_t seed = 5;
     cj_val x = adc_uniform(ctx, DIMS(3, 3), -1, 1, &seed), g;
     CHECK(cj_call(cj_grad(cj_func_new(ctx, "trace", f_trace, 1, 1, NULL), NULL), &x, &g) == CJ_OK);
-    double *G = rd(g);
+    double *G = tu_read_f64(g);
     for (int i = 0; i < 9; i++) CHECK(G[i] == (i % 4 == 0));
     free(G);
     cj_func *f = cj_func_new(ctx, "diag_tril", f_diag_tril, 1, 2, NULL);

@@ -16,16 +16,6 @@
 #include "prim/linalg_bind.h"
 #include "test_util.h"
 
-static double *rd(cj_val v) {
-    int64_t n = cj_val_size(v);
-    double *b = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (cj_read_as(v, CJ_F64, b, sizeof(double) * (size_t)n) != CJ_OK) {
-        free(b);
-        return NULL;
-    }
-    return b;
-}
-
 /* max |Q R - A|, max |Qᵀ Q - I| and max |R below its diagonal| over a batch
  * of B matrices m×n, q m×qc, r qc×n. */
 static void qr_residuals(const double *A, const double *Q, const double *R, int64_t B, int64_t m, int64_t n,
@@ -65,7 +55,7 @@ TEST(linalg_qr_reconstructs_every_shape_mode_dtype) {
                 CHECK_EQ_INT(cj_val_dim(q, -1), qc);
                 CHECK_EQ_INT(cj_val_dim(r, -2), qc);
                 CHECK_EQ_INT(cj_val_dim(r, -1), n);
-                double *A = rd(a), *Q = rd(q), *R = rd(r), rec, orth, low;
+                double *A = tu_read_f64(a), *Q = tu_read_f64(q), *R = tu_read_f64(r), rec, orth, low;
                 CHECK(A && Q && R);
                 qr_residuals(A, Q, R, B, m, n, qc, &rec, &orth, &low);
                 double tol = (dt ? 1e-6 : 1e-15) * 4 * (double)(m + n);
@@ -83,7 +73,7 @@ TEST(linalg_qr_large_square) {
     int64_t n = 256;
     cj_val a = adc_uniform(ctx, DIMS(n, n), -1, 1, &seed), q, r;
     CHECK(cj_linalg_qr(a, NULL, &q, &r) == 0);
-    double *A = rd(a), *Q = rd(q), *R = rd(r), rec, orth, low;
+    double *A = tu_read_f64(a), *Q = tu_read_f64(q), *R = tu_read_f64(r), rec, orth, low;
     CHECK(A && Q && R);
     qr_residuals(A, Q, R, 1, n, n, n, &rec, &orth, &low);
     CHECK_MSG(rec < 4 * n * 2.2e-16 * 16 && orth < 4 * n * 2.2e-16 && low == 0, "%g %g %g", rec, orth, low);
@@ -154,7 +144,7 @@ static double fd_error(cj_ctx *ctx, cj_func *f, cj_val x, uint64_t *seed) {
     cj_val xp = cj_add(x, cj_mul(t, cj_scalar(ctx, h))), xm = cj_sub(x, cj_mul(t, cj_scalar(ctx, h)));
     if (cj_jvp(f, &x, &t, &y, &ty) != CJ_OK || cj_call(f, &xp, &yp) != CJ_OK || cj_call(f, &xm, &ym) != CJ_OK)
         return -1;
-    double *a = rd(ty), *p = rd(yp), *m = rd(ym), worst = 0;
+    double *a = tu_read_f64(ty), *p = tu_read_f64(yp), *m = tu_read_f64(ym), worst = 0;
     if (!a || !p || !m) return -1;
     for (int64_t i = 0; i < cj_val_size(ty); i++) {
         double fd = (p[i] - m[i]) / (2 * h), e = fabs(a[i] - fd) / (1 + fabs(fd));
@@ -251,7 +241,7 @@ TEST(linalg_qr_jit_matches_eager_both_backends) {
             cj_val got[2];
             CHECK(cj_call(jf, &a, got) == CJ_OK);
             for (int i = 0; i < 2; i++) {
-                double *g = rd(got[i]), *w = rd(want[i]);
+                double *g = tu_read_f64(got[i]), *w = tu_read_f64(want[i]);
                 CHECK(g && w);
                 for (int64_t j = 0; j < cj_val_size(got[i]); j++)
                     CHECK_MSG(th_close(g[j], w[j], dt ? 1e-5 : 1e-13, dt ? 1e-5 : 1e-13), "dt %d backend %d out %d [%lld]: %g vs %g",

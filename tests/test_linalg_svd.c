@@ -17,16 +17,6 @@
 #include "prim/linalg_bind.h"
 #include "test_util.h"
 
-static double *rd(cj_val v) {
-    int64_t n = cj_val_size(v);
-    double *b = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (cj_read_as(v, CJ_F64, b, sizeof(double) * (size_t)n) != CJ_OK) {
-        free(b);
-        return NULL;
-    }
-    return b;
-}
-
 /* max |Aᵀ A - I| over the columns of the batch of rows×cols matrices. */
 static double orth_cols(const double *q, int64_t B, int64_t rows, int64_t cols) {
     double e = 0;
@@ -56,7 +46,7 @@ TEST(linalg_svd_reconstructs_every_shape) {
                 CHECK_EQ_INT(cj_val_dim(u, -1), uc);
                 CHECK_EQ_INT(cj_val_dim(vt, -2), vr);
                 CHECK_EQ_INT(cj_val_dim(s, -1), k);
-                double *A = rd(a), *U = rd(u), *S = rd(s), *VT = rd(vt), rec = 0;
+                double *A = tu_read_f64(a), *U = tu_read_f64(u), *S = tu_read_f64(s), *VT = tu_read_f64(vt), rec = 0;
                 CHECK(A && U && S && VT);
                 for (int64_t b = 0; b < B; b++) {
                     for (int64_t j = 1; j < k; j++) CHECK(S[b * k + j - 1] >= S[b * k + j]);
@@ -70,7 +60,7 @@ TEST(linalg_svd_reconstructs_every_shape) {
                 }
                 /* V Vᵀ = I: vt's rows orthonormal = vtᵀ's columns */
                 cj_val v = lb_mT(vt);
-                double *V = rd(v);
+                double *V = tu_read_f64(v);
                 double tol = (dt ? 1.2e-7 : 2.3e-16) * 8 * (double)(m + n);
                 double ou = orth_cols(U, B, m, uc), ov = orth_cols(V, B, n, vr);
                 CHECK_MSG(rec < tol * 4 && ou < tol && ov < tol, "%lldx%lld dt %d full %d: %g %g %g", (long long)m,
@@ -85,20 +75,20 @@ TEST(linalg_svd_values_against_eigh_and_closed_forms) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     uint64_t seed = 52;
     cj_val a = adc_uniform(ctx, DIMS(7, 4), -1, 1, &seed);
-    double *S = rd(cj_linalg_svdvals(a)), *E = rd(cj_linalg_eigvalsh(lb_matmul(a, a, 1, 0)));
+    double *S = tu_read_f64(cj_linalg_svdvals(a)), *E = tu_read_f64(cj_linalg_eigvalsh(lb_matmul(a, a, 1, 0)));
     CHECK(S && E);
     for (int i = 0; i < 4; i++) CHECK_NEAR(S[i] * S[i], E[3 - i], 1e-13, 1e-13);
     free(S), free(E);
     double d[] = {0, 0, 0, 0, -3, 0, 2, 0, 0}; /* singular values 3, 2, 0 */
-    S = rd(cj_linalg_svdvals(cj_array(ctx, CJ_F64, DIMS(3, 3), d)));
+    S = tu_read_f64(cj_linalg_svdvals(cj_array(ctx, CJ_F64, DIMS(3, 3), d)));
     CHECK(S && S[0] == 3 && S[1] == 2 && S[2] == 0);
     free(S);
     /* rank one: x yᵀ has ‖x‖‖y‖ and zeros; U and V still complete and orthonormal */
     double r1[] = {1, 2, 2, 4, 3, 6};
     cj_val u, s, vt;
     CHECK(cj_linalg_svd(cj_array(ctx, CJ_F64, DIMS(3, 2), r1), 1, &u, &s, &vt) == 0);
-    S = rd(s);
-    double *U = rd(u);
+    S = tu_read_f64(s);
+    double *U = tu_read_f64(u);
     CHECK_NEAR(S[0], sqrt(14) * sqrt(5), 1e-14, 0);
     CHECK_NEAR(S[1], 0, 0, 1e-14);
     CHECK(orth_cols(U, 1, 3, 3) < 1e-14);
@@ -156,7 +146,7 @@ static double fd_error(cj_ctx *ctx, cj_func *f, cj_val x, uint64_t *seed) {
     cj_val xp = cj_add(x, cj_mul(t, cj_scalar(ctx, h))), xm = cj_sub(x, cj_mul(t, cj_scalar(ctx, h)));
     if (cj_jvp(f, &x, &t, &y, &ty) != CJ_OK || cj_call(f, &xp, &yp) != CJ_OK || cj_call(f, &xm, &ym) != CJ_OK)
         return -1;
-    double *a = rd(ty), *p = rd(yp), *m = rd(ym), worst = 0;
+    double *a = tu_read_f64(ty), *p = tu_read_f64(yp), *m = tu_read_f64(ym), worst = 0;
     if (!a || !p || !m) return -1;
     for (int64_t i = 0; i < cj_val_size(ty); i++) {
         double fd = (p[i] - m[i]) / (2 * h), e = fabs(a[i] - fd) / (1 + fabs(fd));
@@ -198,7 +188,7 @@ TEST(linalg_svd_jvp_matches_finite_differences_and_vjp) {
     /* the jvp of U diag(s) Vᵀ is the tangent, to rounding */
     cj_val t = adc_uniform(ctx, DIMS(2, 6, 4), -1, 1, &seed), y, ty;
     CHECK(cj_jvp(cj_func_new(ctx, "usv", fn_usv, 1, 1, NULL), &xs[0], &t, &y, &ty) == CJ_OK);
-    double *T = rd(t), *TY = rd(ty);
+    double *T = tu_read_f64(t), *TY = tu_read_f64(ty);
     for (int i = 0; i < 48; i++) CHECK_NEAR(TY[i], T[i], 1e-12, 1e-12);
     free(T), free(TY);
     cj_ctx_free(ctx);
@@ -225,7 +215,7 @@ TEST(linalg_svd_vmap_and_jit) {
         for (int k = 0; k < 2; k++) {
             cj_val got;
             CHECK(cj_call(cj_jit(f, &(cj_jit_opts){.backend = backends[k]}), &x, &got) == CJ_OK);
-            double *g = rd(got), *w = rd(want);
+            double *g = tu_read_f64(got), *w = tu_read_f64(want);
             for (int64_t j = 0; j < cj_val_size(got); j++)
                 CHECK_MSG(th_close(g[j], w[j], dt ? 1e-5 : 1e-13, dt ? 1e-5 : 1e-13), "dt %d backend %d [%lld]", dt, k, (long long)j);
             free(g), free(w);

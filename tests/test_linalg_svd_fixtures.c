@@ -15,22 +15,7 @@
 
 #include "cjax.h"
 #include "harness.h"
-
-static cj_val load(cj_ctx *ctx, const char *c, const char *what) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/linalg/%s_%s.npy", CJAX_TEST_DATA_DIR, c, what);
-    return cj_load_npy(ctx, path);
-}
-
-static double *rd(cj_val v) {
-    int64_t n = cj_val_size(v);
-    double *b = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (cj_is_error(v) || cj_read_as(v, CJ_F64, b, sizeof(double) * (size_t)n) != CJ_OK) {
-        free(b);
-        return NULL;
-    }
-    return b;
-}
+#include "test_util.h"
 
 static void fix_signs(double *u, double *vt, int64_t count, int64_t m, int64_t n, int64_t k) {
     for (int64_t b = 0; b < count; b++)
@@ -76,24 +61,24 @@ TEST(linalg_svd_fixtures_match_jax) {
     int n_cases = 0;
     while (fscanf(fp, "%127s", name) == 1) {
         cj_ctx *ctx = cj_ctx_new(NULL);
-        cj_val a = load(ctx, name, "a"), u, s, vt, g;
+        cj_val a = tu_load_linalg(ctx, name, "a"), u, s, vt, g;
         double gap;
-        CHECK_MSG(!cj_is_error(a) && cj_read(load(ctx, name, "gap"), &gap, sizeof gap) == CJ_OK, "%s: %s", name,
+        CHECK_MSG(!cj_is_error(a) && cj_read(tu_load_linalg(ctx, name, "gap"), &gap, sizeof gap) == CJ_OK, "%s: %s", name,
                   cj_error_message(ctx));
         int64_t m = cj_val_dim(a, -2), n = cj_val_dim(a, -1), k = m < n ? m : n, count = cj_val_size(a) / (m * n);
         double eps = cj_val_dtype(a) == CJ_F32 ? 1.2e-7 : 2.3e-16, tol = 20 * (double)(m > n ? m : n) * eps;
         CHECK(cj_linalg_svd(a, 0, &u, &s, &vt) == 0);
-        double *S = rd(s), *SJ = rd(load(ctx, name, "s")), *U = rd(u), *UJ = rd(load(ctx, name, "u"));
-        double *V = rd(vt), *VJ = rd(load(ctx, name, "vt"));
+        double *S = tu_read_f64(s), *SJ = tu_read_f64(tu_load_linalg(ctx, name, "s")), *U = tu_read_f64(u), *UJ = tu_read_f64(tu_load_linalg(ctx, name, "u"));
+        double *V = tu_read_f64(vt), *VJ = tu_read_f64(tu_load_linalg(ctx, name, "vt"));
         CHECK(S && SJ && U && UJ && V && VJ);
         fix_signs(U, V, count, m, n, k);
         fix_signs(UJ, VJ, count, m, n, k);
         double es = rel(S, SJ, count * k), eu = rel(U, UJ, count * m * k), ev = rel(V, VJ, count * k * n);
         CHECK_MSG(es <= tol, "%s s: %g > %g", name, es, tol);
         CHECK_MSG(eu <= tol / gap && ev <= tol / gap, "%s u %g vt %g > %g", name, eu, ev, tol / gap);
-        svd_weights w = {load(ctx, name, "ws"), load(ctx, name, "wu"), load(ctx, name, "wv")};
+        svd_weights w = {tu_load_linalg(ctx, name, "ws"), tu_load_linalg(ctx, name, "wu"), tu_load_linalg(ctx, name, "wv")};
         CHECK(cj_call(cj_grad(cj_func_new(ctx, "loss", f_loss, 1, 1, &w), NULL), &a, &g) == CJ_OK);
-        double *G = rd(g), *GJ = rd(load(ctx, name, "grad"));
+        double *G = tu_read_f64(g), *GJ = tu_read_f64(tu_load_linalg(ctx, name, "grad"));
         CHECK(G && GJ);
         double eg = rel(G, GJ, count * m * n);
         CHECK_MSG(eg <= tol / (gap * gap), "%s grad: %g > %g", name, eg, tol / (gap * gap));

@@ -1,6 +1,7 @@
 /* test_util.c — see test_util.h. */
 #include "test_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,3 +75,20 @@ int tu_same_bits(cj_val a, cj_val b) {
 }
 
 void tu_fill_rule_table(void) { cj_ctx_free(cj_ctx_new(NULL)); }
+
+double *tu_read_f64(cj_val v) {
+    int64_t n = cj_val_size(v);
+    double *b = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (!b) return NULL;
+    if (cj_is_error(v) || cj_read_as(v, CJ_F64, b, sizeof(double) * (size_t)n) != CJ_OK) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+cj_val tu_load_linalg(cj_ctx *ctx, const char *case_name, const char *what) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/linalg/%s_%s.npy", CJAX_TEST_DATA_DIR, case_name, what);
+    return cj_load_npy(ctx, path);
+}

@@ -19,6 +19,11 @@ cj_allocator tu_allocator(tu_alloc *state);
 cj_val tu_f32(cj_ctx *ctx, int rank, const int64_t *dims, const float *values);
 /* A vector 0, 1, ..., n-1 scaled by `scale` plus `offset`, as f32. */
 cj_val tu_ramp(cj_ctx *ctx, int64_t n, float scale, float offset);
+/* A value's elements read as f64 into a malloc'd buffer (the caller frees
+ * it), NULL when it cannot be read. */
+double *tu_read_f64(cj_val v);
+/* The committed linear-algebra fixture tests/data/linalg/CASE_WHAT.npy. */
+cj_val tu_load_linalg(cj_ctx *ctx, const char *case_name, const char *what);
 
 /* Allocator calls made by one steady-state call of jf (after two warm-up
  * calls: compiling, first-use buffers, the pool filled); jf has at most 8
