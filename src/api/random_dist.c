@@ -397,7 +397,7 @@ cj_val cj_random_multivariate_normal(cj_val key, cj_val mean, cj_val cov, cj_dty
         factor = cj_mul(u, cj_expand_dims(cj_sqrt(s), -2));
     }
     int64_t zs[CJ_MAX_RANK];
-    memcpy(zs, shape, sizeof(int64_t) * (size_t)rank);
+    if (rank > 0) memcpy(zs, shape, sizeof(int64_t) * (size_t)rank); /* shape may be NULL at rank 0 */
     zs[rank] = n;
     cj_val z = cj_random_normal(key, dtype, rank + 1, zs);
     /* einsum('...ij,...j->...i', factor, z) */
@@ -415,7 +415,7 @@ cj_val cj_random_orthogonal(cj_val key, int64_t n, cj_dtype dtype, int rank, con
         return api_err(ctx);
     }
     int64_t zs[CJ_MAX_RANK];
-    memcpy(zs, shape, sizeof(int64_t) * (size_t)rank);
+    if (rank > 0) memcpy(zs, shape, sizeof(int64_t) * (size_t)rank); /* shape may be NULL at rank 0 */
     zs[rank] = zs[rank + 1] = n;
     cj_val q, r;
     cj_linalg_qr(cj_random_normal(key, dtype, rank + 2, zs), NULL, &q, &r);
