@@ -415,6 +415,46 @@ cj_val cj_conv_general_dilated(cj_val lhs, cj_val rhs, const cj_conv_opts *opts)
  * window_strides NULL for 1. */
 cj_val cj_conv(cj_val lhs, cj_val rhs, const int64_t *window_strides, cj_padding padding);
 
+/* ---- Windowed reductions and pooling (lax.reduce_window, flax pooling) -- */
+/* lax.reduce_window with lax.add, lax.max or lax.min and its identity (0,
+ * -inf, +inf): for each window position, the fold of the window's
+ * elements; padding and the holes of base dilation hold the identity.
+ * Differentiable (max and min route a tangent or cotangent to the first
+ * maximum / minimum in the window, in row-major window order, as JAX),
+ * batchable and jittable. The operand must be f32 or f64. */
+typedef enum cj_window_reduction { CJ_WINDOW_SUM, CJ_WINDOW_MAX, CJ_WINDOW_MIN } cj_window_reduction;
+/* Options of cj_reduce_window; a zeroed struct (or NULL) is lax's defaults.
+ * One entry per operand axis in every list (NULL: strides 1, no dilation);
+ * padding: rank (lo, hi) pairs (negative crops), or NULL and pad_type,
+ * computed as lax.padtype_to_pads over the dilated window. */
+typedef struct cj_window_opts {
+    const int64_t *window_strides;
+    const int64_t *padding;
+    cj_padding pad_type;
+    const int64_t *base_dilation, *window_dilation;
+} cj_window_opts;
+/* window_dimensions: one size per axis of x (NULL only at rank 0). Errors
+ * name reduce_window_sum / _max / _min and the operand's type. */
+cj_val cj_reduce_window(cj_val x, cj_window_reduction kind, const int64_t *window_dimensions,
+                        const cj_window_opts *opts);
+/* Options of the pooling functions; zeroed (or NULL): strides 1, VALID.
+ * strides: n_window entries; padding: n_window (lo, hi) pairs, or NULL and
+ * pad_type (VALID or SAME); count_exclude_pad: avg_pool divides by the
+ * real elements each window covers (flax's count_include_pad=False)
+ * instead of the window size (flax's default). */
+typedef struct cj_pool_opts {
+    const int64_t *strides;
+    const int64_t *padding;
+    cj_padding pad_type;
+    int count_exclude_pad;
+} cj_pool_opts;
+/* flax.linen.max_pool / min_pool / avg_pool: x is (batch, spatial...,
+ * features) with n_window spatial axes, or (spatial..., features) without
+ * a batch; window_shape and the strides cover the spatial axes only. */
+cj_val cj_max_pool(cj_val x, int n_window, const int64_t *window_shape, const cj_pool_opts *opts);
+cj_val cj_min_pool(cj_val x, int n_window, const int64_t *window_shape, const cj_pool_opts *opts);
+cj_val cj_avg_pool(cj_val x, int n_window, const int64_t *window_shape, const cj_pool_opts *opts);
+
 /* ---- linear algebra (jax.numpy.linalg / jax.scipy.linalg) ----------------
  * On the last two axes; leading axes are a batch and broadcast between
  * operands. Integer and bool operands promote to float (f32; i64 → f64) as
