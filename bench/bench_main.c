@@ -51,6 +51,7 @@
 #include "bench_work_linalg.h"
 #include "bench_work_gn.h"
 #include "bench_work_composites.h"
+#include "bench_work_cnn.h"
 
 /* OpenBLAS, when cjax is linked with it, is asked to use the same number of
  * threads as cjax's pool (weak: absent without OpenBLAS). */
@@ -103,6 +104,10 @@ static row rows[] = {
     DOTS_ROW("transformer_fwd", "transformer block fwd", make_transformer_fwd, TB_FWD_FLOPS),
     {.key = "transformer_vg", .name = "  its value_and_grad", .make = make_transformer_vg, .flops = 3 * TB_FWD_FLOPS,
      .limit = 1e-2},
+    /* issue 17's small CNN (bench_work_cnn.h): conv, relu, max_pool twice,
+     * dense, logsumexp loss; f32 rounding through two convolutions */
+    {.key = "cnn_fwd", .name = "CNN loss, 64x32x32x3", .make = make_cnn_fwd, .flops = CNN_FWD_FLOPS, .limit = 1e-3},
+    {.key = "cnn_vg", .name = "  its value_and_grad", .make = make_cnn_vg, .flops = 3 * CNN_FWD_FLOPS, .limit = 1e-2},
     BW("dots_vmap", "1e6 dots of 16, vmap", make_dots_vmap, 2 * F32 * DOTS * DOT_LEN, F32 * DOTS),
     BW("dots_hand", "1e6 dots of 16, by hand", make_dots_hand, 2 * F32 * DOTS * DOT_LEN, F32 * DOTS),
     DOTS_ROW("rnn_scan", "RNN scan, 1000 steps", make_rnn_scan,

@@ -52,6 +52,7 @@ DOTS = (1_000_000, 16)      # per-example dot products
 RNN = (1000, 256, 64)       # steps, hidden, input
 DEEP = (16, 512, 256)       # deep tanh MLP: layers, width, batch
 TB = (8, 128, 256, 4, 1024)  # transformer block: batch, seq, d_model, heads, d_ff
+CNN = (64, 32, 3, 16, 32, 10)  # small CNN: batch, height = width, channels in, conv1, conv2, classes
 LA_SIZES = (64, 256, 1024)  # cholesky and solve of one matrix
 LA_BATCH = 10_000           # ... and of a batch of 8x8
 GN = (50, 400, 10.0, 1e-2)  # Gauss-Newton: sinusoids (parameters 2x), residuals, t's end, damping
@@ -144,6 +145,16 @@ def inputs(np):
         wave(np.cos, 6, 9, (td,), 0.1) + f32(1), wave(np.sin, 7, 10, (td,), 0.1),     # ln2 g, b
         wave(np.sin, 8, 58, (td, tf), sd), wave(np.cos, 9, 12, (tf,), 0.1),           # w1, b1
         wave(np.sin, 10, 60, (tf, td), sf), wave(np.cos, 11, 14, (td,), 0.1),         # w2, b2
+    ]
+    # issue 17's small CNN (bench_work_cnn.h): NHWC input, HWIO kernels
+    cb, chw, c0, c1, c2, co = CNN
+    flat = (chw // 4) * (chw // 4) * c2
+    d["cnn_x"] = wave(np.sin, 0, 300, (cb, chw, chw, c0), 1.0)
+    d["cnn_labels"] = np.eye(co, dtype=f32)[np.arange(cb) % co]
+    d["cnn_params"] = [
+        wave(np.sin, 1, 31, (3, 3, c0, c1), 1 / math.sqrt(9 * c0)), wave(np.cos, 0, 3, (c1,), 0.1),
+        wave(np.sin, 2, 52, (3, 3, c1, c2), 1 / math.sqrt(9 * c1)), wave(np.cos, 1, 4, (c2,), 0.1),
+        wave(np.sin, 3, 53, (flat, co), 1 / math.sqrt(flat)), wave(np.cos, 2, 5, (co,), 0.1),
     ]
     # issue 16's linear algebra (bench_work_linalg.h): A = M Mᵀ / n + I
     def spd(shape, hi):
@@ -452,6 +463,16 @@ def jax_side():
     def flat_grads(g):
         return [a for pair in g for a in pair]
 
+    def cnn_block(h, w, b):   # conv 3x3 SAME + bias -> relu -> max_pool 2x2 (flax's)
+        y = jax.lax.conv_general_dilated(h, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        y = jnp.maximum(y + b, 0)
+        return jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+    def cnn_loss(v, lab, w1, b1, w2, b2, wd, bd):
+        h = cnn_block(cnn_block(v, w1, b1), w2, b2).reshape(v.shape[0], -1)
+        logits = h @ wd + bd
+        return jnp.mean(jax.nn.logsumexp(logits, axis=-1) - jnp.sum(logits * lab, axis=-1))
+
     def gn_residuals(p, t, y):
         k = GN[0]
         return jnp.sin(jnp.outer(t, p[k:])) @ p[:k] - y
@@ -489,6 +510,10 @@ def jax_side():
         "transformer_fwd": (block, (d["tb_x"], d["tb_params"])),
         "transformer_vg": (lambda p, v: (lambda r: [r[0]] + list(r[1]))(jax.value_and_grad(block_loss)(p, v)),
                            (d["tb_params"], d["tb_x"])),
+        "cnn_fwd": (cnn_loss, (d["cnn_x"], d["cnn_labels"]) + tuple(d["cnn_params"])),
+        "cnn_vg": (lambda v, lab, *p: (lambda r: [r[0]] + list(r[1]))(
+            jax.value_and_grad(cnn_loss, argnums=tuple(range(2, 8)))(v, lab, *p)),
+            (d["cnn_x"], d["cnn_labels"]) + tuple(d["cnn_params"])),
         "dots_vmap": (jax.vmap(jnp.dot), (d["dots_a"], d["dots_b"])),
         "dots_hand": (lambda a, b: jnp.sum(a * b, axis=1), (d["dots_a"], d["dots_b"])),
         "rnn_scan": (rnn, (d["rnn_w"], d["rnn_u"], d["rnn_b"], d["rnn_h0"], d["rnn_xs"])),
