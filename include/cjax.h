@@ -1035,6 +1035,36 @@ cj_val cj_random_multivariate_normal(cj_val key, cj_val mean, cj_val cov, cj_dty
 /* jax.random.orthogonal(key, n, shape, dtype): shape + [n, n] orthogonal
  * matrices, Q of the QR of a normal matrix with R's diagonal signs. */
 cj_val cj_random_orthogonal(cj_val key, int64_t n, cj_dtype dtype, int rank, const int64_t *shape);
+/* jax.random.gumbel(key, shape, dtype, mode): mode "low" (NULL, as
+ * cj_random_gumbel) or "high" (two uniforms per value, for precision in
+ * the lower tail). */
+cj_val cj_random_gumbel_mode(cj_val key, cj_dtype dtype, int rank, const int64_t *shape, const char *mode);
+/* The samplers that loop until they accept (src/control/random_loops.c),
+ * each JAX's algorithm drawing JAX's keys. Parameters are values (scalars
+ * or arrays, may be traced); rank < 0 (shape NULL) is JAX's shape=None,
+ * the parameters' broadcast shape; else they must broadcast to shape.
+ * dtype CJ_F32 or CJ_F64. No derivatives yet (JAX differentiates gamma in
+ * a by implicit reparameterisation). Ulps against JAX: docs/API.md.
+ * jax.random.gamma(key, a, shape, dtype): Marsaglia–Tsang per element,
+ * a < 1 boosted to a + 1; loggamma its logarithm computed in log space
+ * (accurate for tiny a). */
+cj_val cj_random_gamma(cj_val key, cj_val a, cj_dtype dtype, int rank, const int64_t *shape);
+cj_val cj_random_loggamma(cj_val key, cj_val a, cj_dtype dtype, int rank, const int64_t *shape);
+/* jax.random.beta(key, a, b, shape, dtype): from two loggammas. */
+cj_val cj_random_beta(cj_val key, cj_val a, cj_val b, cj_dtype dtype, int rank, const int64_t *shape);
+/* jax.random.dirichlet(key, alpha [..., k], shape, dtype): softmax of k
+ * loggammas; result shape + [k] (rank < 0: alpha's shape). */
+cj_val cj_random_dirichlet(cj_val key, cj_val alpha, cj_dtype dtype, int rank, const int64_t *shape);
+/* jax.random.poisson(key, lam, shape, dtype): counts of dtype CJ_I32 or
+ * CJ_I64, drawn in f32 as JAX (Knuth for lam < 10, Hörmann's transformed
+ * rejection from 10; lam == 0 gives 0). */
+cj_val cj_random_poisson(cj_val key, cj_val lam, cj_dtype dtype, int rank, const int64_t *shape);
+/* jax.random.generalized_normal(key, p, shape, dtype): density ∝
+ * exp(-|x|^p), a sign times gamma(1/p)^(1/p). */
+cj_val cj_random_generalized_normal(cj_val key, double p, cj_dtype dtype, int rank, const int64_t *shape);
+/* jax.random.ball(key, d, p, shape, dtype): uniform in the unit Lp ball
+ * of dimension d, result shape + [d]. */
+cj_val cj_random_ball(cj_val key, int64_t d, double p, cj_dtype dtype, int rank, const int64_t *shape);
 
 /* ---- Control flow ------------------------------------------------------ */
 /* C `if` and `for` run while a function is traced (they unroll, and a

@@ -70,6 +70,42 @@ cj_val cj_random_gumbel(cj_val key, cj_dtype dtype, int rank, const int64_t *sha
     return gumbel(key, dtype, rank, shape);
 }
 
+/* JAX's _gumbel in mode "high": two uniforms (high, low) of shape
+ * [2, shape]; below 0.5 the low one fills the bits under high's last
+ * place, so small uniforms keep their precision through log1p. */
+static cj_val gumbel_high(cj_val key, cj_dtype dtype, int rank, const int64_t *shape) {
+    cj_ctx *ctx = key.ctx;
+    int64_t hs[CJ_MAX_RANK], lo[CJ_MAX_RANK] = {0}, hi[CJ_MAX_RANK];
+    hs[0] = 2;
+    if (rank > 0) memcpy(hs + 1, shape, sizeof(int64_t) * (size_t)rank); /* shape may be NULL at rank 0 */
+    cj_val hl = uniform_d(key, dtype, rank + 1, hs, 0, 1);
+    for (int d = 0; d <= rank; d++) hi[d] = hs[d];
+    hi[0] = 1;
+    cj_val high = cj_reshape(cj_slice(hl, lo, hi, NULL), rank, shape);
+    lo[0] = 1;
+    hi[0] = 2;
+    cj_val low = cj_reshape(cj_slice(hl, lo, hi, NULL), rank, shape);
+    double ulp = dtype == CJ_F32 ? ldexp(1, -23) : ldexp(1, -52);
+    cj_val filled = cj_add(cj_add(high, cj_mul(typed(ctx, ulp, dtype), low)), typed(ctx, tiny_of(dtype), dtype));
+    cj_val x = cj_where(cj_ge(high, typed(ctx, 0.5, dtype)), high, filled);
+    return cj_neg(random_xla_log(cj_neg(random_xla_log1p(cj_neg(x)))));
+}
+
+cj_val cj_random_gumbel_mode(cj_val key, cj_dtype dtype, int rank, const int64_t *shape, const char *mode) {
+    cj_ctx *ctx = enter_shaped(key, "random_gumbel", dtype, rank, shape);
+    if (!ctx) return api_err(key.ctx);
+    if (!mode || !strcmp(mode, "low")) return gumbel(key, dtype, rank, shape);
+    if (!strcmp(mode, "high")) {
+        if (rank + 1 > CJ_MAX_RANK) {
+            core_error(ctx, CJ_ERR_SHAPE, "random_gumbel: mode \"high\" needs rank + 1 <= %d", CJ_MAX_RANK);
+            return api_err(ctx);
+        }
+        return gumbel_high(key, dtype, rank, shape);
+    }
+    core_error(ctx, CJ_ERR_ARG, "random_gumbel: mode must be \"low\" or \"high\", got '%s'", mode);
+    return api_err(ctx);
+}
+
 cj_val cj_random_cauchy(cj_val key, cj_dtype dtype, int rank, const int64_t *shape) {
     cj_ctx *ctx = enter_shaped(key, "random_cauchy", dtype, rank, shape);
     if (!ctx) return api_err(key.ctx);
@@ -112,16 +148,10 @@ static cj_val next_toward(cj_val x, int up) {
     return cj_where(cj_eq(x, typed(ctx, up ? INFINITY : -INFINITY, dt)), x, r);
 }
 
-/* The broadcast of two parameter shapes, or shape itself when given (then
- * the parameters must broadcast to it, as JAX's _check_shape). */
-static int param_shape(cj_ctx *ctx, const char *op, int n, const cj_val *params, int rank, const int64_t *shape,
-                       int *out_rank, int64_t *out_dims) {
-    rt_aval av[2];
-    for (int i = 0; i < n; i++) {
-        const rt_aval *a = api_aval(params[i], op);
-        if (!a) return -1;
-        av[i] = *a;
-    }
+/* The broadcast of the parameters' shapes, or shape itself when given
+ * (then the parameters must broadcast to it, as JAX's _check_shape). */
+int random_shape_of(cj_ctx *ctx, const char *op, int n, const rt_aval *av, int rank, const int64_t *shape,
+                    int *out_rank, int64_t *out_dims) {
     int br;
     int64_t bd[CJ_MAX_RANK];
     if (api_broadcast_shapes(ctx, op, n, av, &br, bd) != 0) return -1;
@@ -150,6 +180,18 @@ static int param_shape(cj_ctx *ctx, const char *op, int n, const cj_val *params,
     return 0;
 }
 
+int random_param_shape(cj_ctx *ctx, const char *op, int n, const cj_val *params, int rank, const int64_t *shape,
+                       int *out_rank, int64_t *out_dims) {
+    rt_aval av[2];
+    if (n > 2) return core_error(ctx, CJ_ERR_ARG, "%s: at most 2 parameters", op);
+    for (int i = 0; i < n; i++) {
+        const rt_aval *a = api_aval(params[i], op);
+        if (!a) return -1;
+        av[i] = *a;
+    }
+    return random_shape_of(ctx, op, n, av, rank, shape, out_rank, out_dims);
+}
+
 cj_val cj_random_truncated_normal(cj_val key, cj_val lower, cj_val upper, cj_dtype dtype, int rank,
                                   const int64_t *shape) {
     const char *op = "random_truncated_normal";
@@ -159,7 +201,7 @@ cj_val cj_random_truncated_normal(cj_val key, cj_val lower, cj_val upper, cj_dty
     int r = 0;
     int64_t dims[CJ_MAX_RANK];
     cj_val params[2] = {lower, upper};
-    if (param_shape(ctx, op, 2, params, rank, shape, &r, dims) != 0) return api_err(ctx);
+    if (random_param_shape(ctx, op, 2, params, rank, shape, &r, dims) != 0) return api_err(ctx);
     cj_val sqrt2 = typed(ctx, sqrt(2.0), dtype);
     cj_val lo = cj_astype(lower, dtype), hi = cj_astype(upper, dtype);
     cj_val a = cj_erf(cj_div(lo, sqrt2)), b = cj_erf(cj_div(hi, sqrt2));

@@ -31,5 +31,14 @@ cj_val random_xla_log(cj_val y);
 cj_val random_xla_log1p(cj_val x);
 cj_val random_erf_inv(cj_val x);
 cj_val random_mul_add(cj_val a, cj_val b, cj_val c);
+/* The shape a parameterised sampler draws (random_dist.c): the broadcast
+ * of the parameters' shapes when rank < 0 (JAX's shape=None), else shape,
+ * to which every parameter must broadcast (JAX's _check_shape). 0, or -1
+ * with the error recorded naming op. The _of form takes the parameters'
+ * types (n of them); random_param_shape takes up to 2 values. */
+int random_shape_of(cj_ctx *ctx, const char *op, int n, const rt_aval *av, int rank, const int64_t *shape,
+                    int *out_rank, int64_t *out_dims);
+int random_param_shape(cj_ctx *ctx, const char *op, int n, const cj_val *params, int rank, const int64_t *shape,
+                       int *out_rank, int64_t *out_dims);
 
 #endif
