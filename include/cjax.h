@@ -567,6 +567,65 @@ cj_val cj_take_along_axis(cj_val x, cj_val indices, int64_t axis);
 cj_val cj_index_add(cj_val x, int64_t axis, cj_val indices, cj_val updates);
 cj_val cj_one_hot(cj_val indices, int64_t num_classes, cj_dtype dtype);
 
+/* lax.gather / lax.scatter with dimension numbers. Indices are i32 or i64
+ * (other integer or bool arrays are an error), shaped [batch..., K]: the
+ * index vector is always the last axis (lax's index_vector_dim). Each list
+ * is a count and up to CJ_MAX_RANK axes. Errors name gather_general or
+ * scatter_general and the shapes. */
+typedef struct cj_axis_list {
+    int n;
+    int64_t v[CJ_MAX_RANK];
+} cj_axis_list;
+/* lax.GatherDimensionNumbers, plus the two hints lax.gather takes
+ * (accepted; unique_indices lets a scatter_mul's gradient reach its
+ * updates, as in JAX). */
+typedef struct cj_gather_dnums {
+    cj_axis_list offset_dims, collapsed_slice_dims, start_index_map;
+    cj_axis_list operand_batching_dims, start_indices_batching_dims;
+    int indices_are_sorted, unique_indices;
+} cj_gather_dnums;
+/* lax.ScatterDimensionNumbers, plus the same two hints. */
+typedef struct cj_scatter_dnums {
+    cj_axis_list update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims;
+    cj_axis_list operand_batching_dims, scatter_indices_batching_dims;
+    int indices_are_sorted, unique_indices;
+} cj_scatter_dnums;
+/* lax.GatherScatterMode; zero is lax's default (mode=None).
+ *   FILL_OR_DROP: a gather slice (a scatter window) that does not fit whole
+ *     in the operand is filled with fill_value (dropped);
+ *   CLIP: each start index is clamped so the slice / window fits;
+ *   PROMISE_IN_BOUNDS: what XLA does natively: a gather clamps, a scatter
+ *     drops. Negative indices are out of range (jnp's wrapping is not
+ *     lax's: cj_at_* wrap them first). */
+typedef enum cj_index_mode { CJ_INDEX_FILL_OR_DROP = 0, CJ_INDEX_CLIP, CJ_INDEX_PROMISE_IN_BOUNDS } cj_index_mode;
+/* The scatter family: lax.scatter (set), scatter_add, scatter_mul,
+ * scatter_min, scatter_max. Duplicate indices combine in the order of the
+ * updates (row-major over their batch axes, then window order), so a set
+ * keeps the last and every result is the same for any thread count. */
+typedef enum cj_scatter_kind { CJ_SCATTER_SET = 0, CJ_SCATTER_ADD, CJ_SCATTER_MUL, CJ_SCATTER_MIN, CJ_SCATTER_MAX } cj_scatter_kind;
+/* lax.gather(x, idx, dnums, slice_sizes (x's rank entries), mode,
+ * fill_value): fill NULL is lax's default (NaN for floats, the most
+ * negative integer, true for bool). Differentiable in x, vmap and jit as
+ * any operation. */
+cj_val cj_gather(cj_val x, cj_val indices, const cj_gather_dnums *dnums, const int64_t *slice_sizes, cj_index_mode mode,
+                 const double *fill);
+/* lax.scatter / scatter_add / scatter_mul / scatter_min / scatter_max:
+ * updates are converted to x's dtype. Differentiable in x and the updates
+ * (mul in the updates only with unique_indices, as JAX; min/max give tied
+ * values the average tangent, as JAX). */
+cj_val cj_scatter(cj_val x, cj_val indices, cj_val updates, const cj_scatter_dnums *dnums, cj_scatter_kind kind,
+                  cj_index_mode mode);
+/* jnp's x.at[(:,) * axis + (indices,)].set / add / multiply / min / max
+ * (updates): updates broadcast to the indexed shape x.shape[:axis] +
+ * indices.shape + x.shape[axis+1:] and take x's dtype; negative indices
+ * count from the end, indices still out of range are dropped (jnp's
+ * default mode). */
+cj_val cj_at_set(cj_val x, int64_t axis, cj_val indices, cj_val updates);
+cj_val cj_at_add(cj_val x, int64_t axis, cj_val indices, cj_val updates);
+cj_val cj_at_mul(cj_val x, int64_t axis, cj_val indices, cj_val updates);
+cj_val cj_at_min(cj_val x, int64_t axis, cj_val indices, cj_val updates);
+cj_val cj_at_max(cj_val x, int64_t axis, cj_val indices, cj_val updates);
+
 /* ---- Sorting ------------------------------------------------------------ */
 /* As lax.sort / jax.numpy: stable ascending order along an axis (negative
  * counts from the end), -0.0 equal to 0.0, NaNs last; every dtype.

@@ -29,6 +29,7 @@ static void register_all(void) {
     prim_register_linalg_svd();
     prim_register_conv();
     prim_register_reduce_window();
+    prim_register_gather_general();
     ad_register_elementwise();
     ad_register_shape();
     ad_register_reduce();
@@ -39,6 +40,7 @@ static void register_all(void) {
     ad_register_linalg();
     ad_register_conv();
     ad_register_reduce_window();
+    ad_register_gather_general();
     cf_register();
     cf_register_ad();
 }

@@ -350,6 +350,7 @@ void prim_register_linalg_eigh(void);   /* eigh (src/prim/linalg_eigh.c) */
 void prim_register_linalg_svd(void);    /* svd (src/prim/linalg_svd.c) */
 void prim_register_conv(void);          /* conv_general_dilated (src/prim/conv.c) */
 void prim_register_reduce_window(void); /* reduce_window_*, select_and_* (src/prim/reduce_window.c) */
+void prim_register_gather_general(void); /* gather_general, scatter_general (src/prim/gather_general.c) */
 /* checkpoint_name's table: the id of a name (added when new; at most 63
  * characters), -1 when it cannot be stored; and the name of an id. */
 int prim_name_id(const char *name);
@@ -365,6 +366,7 @@ void ad_register_sort(void);
 void ad_register_linalg(void);
 void ad_register_conv(void);
 void ad_register_reduce_window(void);
+void ad_register_gather_general(void);
 /* Control flow's primitives (src/control/prims.c). */
 void cf_register(void);
 void cf_register_ad(void);
