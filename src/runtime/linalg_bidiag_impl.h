@@ -11,40 +11,35 @@
  *    trailing matrix per column: each row takes the left reflection, the
  *    right one, and adds its share of the next left reflection's product
  *    (the next column's entries are final as soon as their row is).
- * 2. B's singular values by dqds (F(bd_dqds)), and its vectors from the
- *    eigenpairs of its
- *    Golub–Kahan matrix, the 2r × 2r tridiagonal with zero diagonal and
- *    off-diagonal (d_0, e_0, d_1, e_1, ...): its eigenvalues are ±σ_i and
- *    the eigenvector of +σ_i interleaves (v_i, u_i)/√2. This keeps B's
- *    singular values as accurate as B's entries (not squared, as BᵀB's
- *    eigenvalues would be), all in double.
+ * 2. B's singular values alone (no vectors wanted) by dqds (F(bd_dqds)).
+ *    With vectors, for f64 (BD_GK 0) implicit QR on B with the rotations
+ *    accumulated (F(bdqr), linalg_svd_qr_impl.h): the usual eps·‖A‖/gap
+ *    accuracy at any condition number. For f32 (BD_GK 1) the faster
+ *    route, measured 3x at n = 1024: the vectors from the eigenpairs of
+ *    B's Golub–Kahan matrix, the 2r × 2r tridiagonal with zero diagonal
+ *    and off-diagonal (d_0, e_0, d_1, e_1, ...): its eigenvalues are ±σ_i
+ *    (by dqds) and the eigenvector of +σ_i interleaves (v_i, u_i)/√2, all
+ *    in double.
  * 3. U = Q_L [U_B; 0], V = Q_R V_B by the WY blocks (GEMM).
- * A +σ_i vector mixing with its own -σ_i one only scales its halves
- * (each is normalised apart); mixing with another pair's -σ_j, which
- * lies σ_i + σ_j away, would spoil both halves when the two are small, so
- * the negative eigenvalues near zero get vectors too and the positive
- * ones are orthogonalised against them (td_eig's first < 0). Still, a
- * vector is only as accurate as eps_double·σ_max over its gap, which for
- * the smallest is at most about σ_min, so where eps_double·σ_max/σ_min
- * exceeds the type's eps·r (for f32, σ_min/σ_max below ~2·10⁻⁹/r; for
- * f64 below 1/r: f64 matrices of any real condition number), or a
- * vector's two halves differ in length (σ = 0 to rounding), F(svd_bidiag)
- * returns 0 and the caller falls back to one-sided Jacobi. */
+ * Why the Golub–Kahan vectors suit f32 only: a +σ_i vector mixing with
+ * its own -σ_i one only scales its halves (each is normalised apart);
+ * mixing with another pair's -σ_j, which lies σ_i + σ_j away, would spoil
+ * both halves when the two are small, so the negative eigenvalues near
+ * zero get vectors too and the positive ones are orthogonalised against
+ * them (td_eig's first < 0). Still, a vector is only as accurate as
+ * eps_double·σ_max over its gap, which for the smallest is at most about
+ * σ_min, so where eps_double·σ_max/σ_min exceeds the type's eps·r (for
+ * f32, σ_min/σ_max below ~2·10⁻⁹/r; for f64 below 1/r: f64 matrices of
+ * any real condition number), or a vector's two halves differ in length
+ * (σ = 0 to rounding), an f32 matrix takes implicit QR too (counted by
+ * rt_svd_testing_fallbacks). The vectors of implicit QR are written
+ * straight into the outputs (F(bd_vectors_qr)), so that path needs no
+ * r × r matrices of its own. */
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 #define F(name) CAT(name, S)
 
-#ifndef BD_WORK
-/* F(svd_bidiag)'s working memory in elements of T (either type), r =
- * min(m, n), L = max(m, n): G, U' (wide: L × L), the Golub–Kahan vectors
- * (up to 2r × 2r), WY blocks (3 · TD_NB · L + TD_NB²), taus and row buffers
- * (4L), then 2 · (11 · 2r + 2r + 3 · 2r + 4r) + 8 for the doubles. */
-#define BD_WORK(m, n)                                                                                              \
-    ((m) * (n) + ((m) > (n) ? (m) : (n)) * ((m) > (n) ? (m) : (n)) + 4 * ((m) < (n) ? (m) : (n)) *                 \
-     ((m) < (n) ? (m) : (n)) + 3 * TD_NB * ((m) > (n) ? (m) : (n)) + TD_NB * TD_NB + 5 * ((m) > (n) ? (m) : (n)) + \
-     2 * 34 * ((m) < (n) ? (m) : (n)) + 8)
-#endif
 
 /* A Householder reflector from x (len entries, stride st) in place:
  * x[0] := 1, the tail scaled; beta into *b; tau returned (0: H = I). The
@@ -199,15 +194,78 @@ static int F(bd_dqds)(const double *d, const double *e, int64_t n, double *sig, 
     return 1;
 }
 
-/* One matrix, r = min(m, n) >= 3: 1 when done, 0 when the caller should
- * fall back to Jacobi (see the top). s descending; u, vt as svd_one's
- * (NULL: values only). work: BD_WORK(m, n) elements. */
+/* The vectors by implicit QR (linalg_svd_qr_impl.h), kept in the outputs
+ * from the start: B's left vectors (G's) in whichever output ends up with
+ * G's left factor's shape or more (tall: u; wide: vt), its right ones in
+ * the r × r output (tall: vt; wide: u); so the only working memory is g,
+ * the WY blocks, the kept rotations and, for a wide matrix, the L × lc
+ * left factor before its transpose. lz, rz, as svd_bidiag's. */
+static void F(bd_vectors_qr)(int64_t m, int64_t n, int full, T *s, T *u, T *vt, const T *g, double *d, double *e,
+                             const T *tauq, const T *taup, T *up, T *ys, T *wk, T *wk2, T *tt, double *dq) {
+    int tall = m >= n;
+    int64_t r = tall ? n : m, L = tall ? m : n, lc = full ? L : r;
+    T *bu = tall ? u : vt, *bv = tall ? vt : u; /* Uᵀ_B and Vᵀ_B, r × r at stride r */
+    double *rb = dq; /* the kept rotations, then the bitmap of bdqr_unstrip */
+    unsigned char *seen = (unsigned char *)rb;
+    int64_t *perm = (int64_t *)(rb + BDQR_DOUBLES(r));
+    unsigned char *neg = (unsigned char *)(perm + r);
+    if (!F(bdqr)(d, e, r, bu, bv, rb)) { /* not converged: NaN, as gesdd's info > 0 */
+        for (int64_t i = 0; i < r; i++) s[i] = (T)NAN;
+        for (int64_t i = 0; i < m * (full ? m : r); i++) u[i] = (T)NAN;
+        for (int64_t i = 0; i < n * (full ? n : r); i++) vt[i] = (T)NAN;
+        return;
+    }
+    /* descending |d| (stable insertion sort), the signs moved onto V */
+    for (int64_t t = 0; t < r; t++) {
+        double x = fabs(d[t]);
+        int64_t i = t;
+        for (; i > 0 && fabs(d[perm[i - 1]]) < x; i--) perm[i] = perm[i - 1];
+        perm[i] = t;
+    }
+    for (int64_t t = 0; t < r; t++) s[t] = (T)fabs(d[perm[t]]), neg[t] = d[perm[t]] < 0;
+    F(bdqr_unstrip)(bv, r, perm, neg, seen); /* rz: the vectors as columns */
+    if (tall) { /* lz = u: B's left vectors as columns at stride lc, padded */
+        F(bdqr_unstrip)(bu, r, perm, NULL, seen);
+        for (int64_t i = r - 1; i >= 0; i--) {
+            for (int64_t k = r - 1; k >= 0; k--) u[i * lc + k] = u[i * r + k]; /* i·lc >= i·r: backwards is safe */
+            for (int64_t k = r; k < lc; k++) u[i * lc + k] = 0;
+        }
+        for (int64_t i = r * lc; i < L * lc; i++) u[i] = 0;
+    } else { /* lz = up, from the rows kept in vt */
+        for (int64_t i = 0; i < L * lc; i++) up[i] = 0;
+        for (int64_t t = 0; t < r; t++)
+            for (int64_t i = 0; i < r; i++) up[i * lc + t] = bu[F(bdqr_at)(r, perm[t], i)];
+    }
+    T *lz = tall ? u : up, *rz = bv;
+    for (int64_t t = r; t < lc; t++) lz[t * lc + t] = 1; /* full: Q_L's remaining columns */
+    F(wy_apply)(lz, L, lc, lc, r, 0, g, r + 1, r, tauq, ys, wk, wk2, tt);
+    F(wy_apply)(rz, r, r, r, r - 2, 1, g + 1, r + 1, 1, taup, ys, wk, wk2, tt);
+    if (tall) {
+        F(transpose_square)(vt, r);
+    } else {
+        for (int64_t i = 0; i < lc; i++)
+            for (int64_t j = 0; j < L; j++) vt[i * L + j] = up[j * lc + i];
+    }
+}
+
+#ifndef BD_ZROWS
+/* The Golub–Kahan vectors zt holds (of 2r long): the r of +σ and the -σ
+ * within 10⁻³ σ_max of zero that td_eig orthogonalises them against; a
+ * matrix with more small σ than r/8 + 8 takes implicit QR. */
+#define BD_ZROWS(r) ((r) + (r) / 8 + 8)
+#endif
+
+/* One matrix, r = min(m, n) >= 3: 1 (always: the Jacobi fallback has
+ * gone; a QR iteration that does not converge gives NaN). s descending;
+ * u, vt as svd_one's (NULL: values only). work: bd_work(m, n, BD_GK)
+ * elements (linalg_svd.c). */
 static int F(svd_bidiag)(int64_t m, int64_t n, int full, const T *a, T *s, T *u, T *vt, T *work) {
     int tall = m >= n;
     int64_t r = tall ? n : m, L = tall ? m : n, N = 2 * r;
-    T *g = work, *up = g + L * r, *zt = up + L * L, *ys = zt + N * N, *wk = ys + TD_NB * L, *wk2 = wk + TD_NB * L;
-    T *tt = wk2 + TD_NB * L, *tauq = tt + TD_NB * TD_NB, *taup = tauq + L, *acc = taup + L, *wrow = acc + L;
-    uintptr_t at = (uintptr_t)(wrow + L);
+    T *g = work, *up = g + L * r, *wv = up + (tall ? 0 : L * L), *ys = wv + N, *wk = ys + TD_NB * L;
+    T *wk2 = wk + TD_NB * L, *tt = wk2 + TD_NB * L, *tauq = tt + TD_NB * TD_NB, *taup = tauq + L, *acc = taup + L;
+    T *wrow = acc + L, *zt = wrow + L;
+    uintptr_t at = (uintptr_t)(zt + (BD_GK ? BD_ZROWS(r) * N : 0));
     double *dw = (double *)((at + 7) & ~(uintptr_t)7), *d = dw, *e = d + r, *td = e + r, *te = td + N;
     double *given = te + N, *dqw = given + N, *rest = dqw + 4 * r;
     if (tall)
@@ -216,12 +274,15 @@ static int F(svd_bidiag)(int64_t m, int64_t n, int full, const T *a, T *s, T *u,
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++) g[j * m + i] = a[i * n + j];
     F(bd_reduce)(g, L, r, d, e, tauq, taup, acc, wrow);
+    if (u && !BD_GK) {
+        F(bd_vectors_qr)(m, n, full, s, u, vt, g, d, e, tauq, taup, up, ys, wk, wk2, tt, td);
+        return 1;
+    }
     for (int64_t i = 0; i < N; i++) td[i] = 0;
     for (int64_t i = 0; i < r; i++) {
         te[2 * i] = d[i];
         if (i + 1 < r) te[2 * i + 1] = e[i];
     }
-    T *wv = up; /* the 2r eigenvalues: up is free until the left vectors (L² >= 2r) */
     /* the eigenvalues ±σ by dqds when B has no zero entry (its Golub–Kahan
      * matrix is then one unreduced block), else QL's inside td_eig */
     int unreduced = 1;
@@ -236,19 +297,26 @@ static int F(svd_bidiag)(int64_t m, int64_t n, int full, const T *a, T *s, T *u,
         }
         gv = given;
     }
-    int64_t first = F(td_eig)(N, td, te, wv, -1, u ? zt : NULL, rest, gv);
+    /* the values first: how many vectors td_eig would want (the +σ and
+     * the -σ near zero), which zt holds up to BD_ZROWS */
+    int64_t first = F(td_eig)(N, td, te, wv, -1, NULL, rest, gv);
     for (int64_t t = 0; t < r; t++) s[t] = wv[N - 1 - t] > 0 ? wv[N - 1 - t] : 0;
     if (!u) return 1;
-    if (!(s[0] > 0)) return 0; /* zero: Jacobi completes the bases */
-    /* the vectors of small σ are as accurate as eps_double·σ_max/gap, and
-     * their gaps are no larger than σ_min: within the type's eps·r? */
-    if (DBL_EPSILON * (double)s[0] > (double)s[r - 1] * EPS * (double)r) return 0;
-    /* each vector's halves must be of equal length */
-    for (int64_t t = 0; t < r; t++) {
+    /* The Golub–Kahan vectors (f32 only): where they would not separate
+     * (see the top), or too many σ lie near zero, implicit QR on the
+     * same B instead */
+    int ok = s[0] > 0 && !(DBL_EPSILON * (double)s[0] > (double)s[r - 1] * EPS * (double)r) && N - first <= BD_ZROWS(r);
+    if (ok) first = F(td_eig)(N, td, te, wv, -1, zt, rest, gv);
+    for (int64_t t = 0; ok && t < r; t++) { /* each vector's halves must be of equal length */
         const T *z = zt + (N - 1 - t - first) * N;
         double nv = 0, nu = 0;
         for (int64_t i = 0; i < r; i++) nv += (double)z[2 * i] * z[2 * i], nu += (double)z[2 * i + 1] * z[2 * i + 1];
-        if (fabs(nv - 0.5) > 0.05 || fabs(nu - 0.5) > 0.05) return 0;
+        if (fabs(nv - 0.5) > 0.05 || fabs(nu - 0.5) > 0.05) ok = 0;
+    }
+    if (!ok) {
+        count_fallback();
+        F(bd_vectors_qr)(m, n, full, s, u, vt, g, d, e, tauq, taup, up, ys, wk, wk2, tt, td);
+        return 1;
     }
     /* B's vectors (normalised halves) into the matrices to transform:
      * the left ones (length L after padding) into lz, the right ones (r)

@@ -110,16 +110,19 @@ void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w
  * NULL, u (m × r, or m × m when full) and vt (r × n, or n × n when full)
  * with orthonormal columns / rows, a = u diag(s) vt. One-sided Jacobi for
  * r up to rt_svd_jacobi_max(); above, Householder bidiagonalisation,
- * dqds for the values and the Golub–Kahan tridiagonal's eigenvectors
- * (falling back to Jacobi when σ_min/σ_max is too small for those to
- * separate); LAPACK's gesdd under rt_linalg_use_lapack. work: batch ·
+ * dqds for the values alone, and for the vectors implicit QR on the
+ * bidiagonal (f64, and f32 matrices whose σ_min/σ_max is too small for
+ * the faster Golub–Kahan tridiagonal's eigenvectors to separate; a QR
+ * iteration that fails to converge gives NaN, as gesdd's info); LAPACK's
+ * gesdd under rt_linalg_use_lapack. work: batch ·
  * rt_svd_work(m, n) elements of the caller's (for the path taken now, as
  * rt_eigh_work). A matrix with a NaN gives all NaN. */
 int64_t rt_svd_work(int64_t m, int64_t n);
 /* The largest r = min(m, n) that takes Jacobi (as rt_eigh_set_jacobi_max). */
 void rt_svd_set_jacobi_max(int64_t r);
 int64_t rt_svd_jacobi_max(void);
-/* Testing only: how many matrices the bidiagonal path handed to Jacobi. */
+/* Testing only: how many f32 matrices left the Golub–Kahan vectors for
+ * implicit QR. */
 int64_t rt_svd_testing_fallbacks(void);
 void rt_svd_f32(int64_t batch, int64_t m, int64_t n, int full, const float *a, float *s, float *u, float *vt,
                 float *work);

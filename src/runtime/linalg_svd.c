@@ -3,14 +3,18 @@
  * linalg_svd_impl.h, included once per type). The svd primitive
  * (src/prim/linalg_svd.c) runs it eagerly and, under jit, as a single
  * kernel, handing in the working memory (rt_svd_work). Each matrix takes
- * one-sided Jacobi when small (or when the large path declines),
- * bidiagonalisation when large (linalg_bidiag_impl.h), LAPACK's gesdd
- * when rt_linalg_use_lapack says so. */
+ * one-sided Jacobi when small (r <= rt_svd_jacobi_max(): batches of small
+ * matrices, where it is the fastest) and when it holds a NaN,
+ * bidiagonalisation when larger (linalg_bidiag_impl.h: dqds for values,
+ * implicit QR in linalg_svd_qr_impl.h or, for f32, the Golub–Kahan
+ * tridiagonal for vectors), LAPACK's gesdd when rt_linalg_use_lapack says
+ * so. */
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gemm.h"
 #include "linalg_kernels.h"
@@ -88,7 +92,9 @@ static int lapack_gesddf64(int64_t m, int64_t n, int full, const double *a, doub
 #define FABS fabsf
 #define EPS FLT_EPSILON
 #define GEMM rt_gemm_f32
+#define BD_GK 1
 #include "linalg_tridiag_impl.h"
+#include "linalg_svd_qr_impl.h"
 #include "linalg_bidiag_impl.h"
 #include "linalg_svd_impl.h"
 #undef T
@@ -97,15 +103,31 @@ static int lapack_gesddf64(int64_t m, int64_t n, int full, const double *a, doub
 #undef FABS
 #undef EPS
 #undef GEMM
+#undef BD_GK
+
+/* F(svd_bidiag)'s working memory in elements of T (either type), r =
+ * min(m, n), L = max(m, n): G (L·r), a wide matrix's left factor before
+ * its transpose (L²), the 2r eigenvalues, the WY blocks (3·TD_NB·L +
+ * TD_NB²), taus and row buffers (4L), the Golub–Kahan vectors when the
+ * type takes them (gk: BD_ZROWS(r) of 2r), then doubles, counted twice for f32: d, e
+ * and either dqds' and td_eig's (32r) or the kept rotations with the
+ * order (BDQR_DOUBLES(r) + 2r). */
+static int64_t bd_work(int64_t m, int64_t n, int gk) {
+    int64_t r = RMIN(m, n), L = RMAX(m, n), N = 2 * r;
+    int64_t t = L * r + (m < n ? L * L : 0) + N + 3 * TD_NB * L + TD_NB * TD_NB + 4 * L + (gk ? BD_ZROWS(r) * N : 0) + 8;
+    int64_t dbl = 2 * r + RMAX(14 * N + 4 * r, BDQR_DOUBLES(r) + 2 * r) + 8;
+    return t + 2 * dbl;
+}
 
 /* What the path taken now needs (as rt_eigh_work: a plan sized before a
- * path change still works, the kernel allocating the difference). */
+ * path change still works, the kernel allocating the difference): one-
+ * sided Jacobi's within its range, the bidiagonal path's above it. */
 int64_t rt_svd_work(int64_t m, int64_t n) {
     int64_t r = RMIN(m, n), len = RMAX(m, n);
     int64_t jac = r * len + r * r + len * len + 2 * len; /* the last len: flags, as bytes */
-    int64_t bd = BD_WORK(m, n), la = m * n + GESDD_WORK(m, n) + GESDD_IWORK(m, n);
+    int64_t bd = bd_work(m, n, 1), la = m * n + GESDD_WORK(m, n) + GESDD_IWORK(m, n);
     int lapack = rt_linalg_use_lapack(r) && rt_linalg_use_lapack(len);
-    return RMAX(jac, RMAX(bd, lapack ? la : 0));
+    return RMAX(r <= rt_svd_jacobi_max() ? jac : bd, lapack ? la : 0);
 }
 
 #define T double
@@ -114,7 +136,9 @@ int64_t rt_svd_work(int64_t m, int64_t n) {
 #define FABS fabs
 #define EPS DBL_EPSILON
 #define GEMM rt_gemm_f64
+#define BD_GK 0
 #include "linalg_tridiag_impl.h"
+#include "linalg_svd_qr_impl.h"
 #include "linalg_bidiag_impl.h"
 #include "linalg_svd_impl.h"
 #undef T
@@ -123,3 +147,4 @@ int64_t rt_svd_work(int64_t m, int64_t n) {
 #undef FABS
 #undef EPS
 #undef GEMM
+#undef BD_GK

@@ -1,8 +1,8 @@
 /* linalg_svd_impl.h — the body of linalg_svd.c for one element type
  * (runtime layer), included once per type with T, S, SQRT, FABS and EPS.
  *
- * The small-matrix and fallback path (linalg_bidiag_impl.h has the large
- * one), one-sided Jacobi (Hestenes): the r = min(m, n) rows of G, each of length
+ * The small-matrix path (linalg_bidiag_impl.h has the large one; Jacobi
+ * is no fallback for it any more), one-sided Jacobi (Hestenes): the r = min(m, n) rows of G, each of length
  * L = max(m, n) (aᵀ's rows when m >= n, a's own when m < n), are rotated
  * in pairs until mutually orthogonal (|g_p·g_q| <= eps·‖g_p‖‖g_q‖, at most
  * 60 sweeps), the rotations accumulated in W (r × r, rows). Then the
@@ -143,17 +143,16 @@ static void F(svd_jacobi)(int64_t m, int64_t n, int full, const T *a, T *s, T *u
 }
 
 /* One matrix: LAPACK's gesdd when rt_linalg_use_lapack says so, else
- * bidiagonalisation above Jacobi's range unless it declines (tiny
- * singular values), else Jacobi. work: rt_svd_work(m, n) elements. */
+ * one-sided Jacobi in its range (r <= rt_svd_jacobi_max(): small
+ * matrices, batches of them, where it is the faster) and for a matrix
+ * with a NaN (all NaN, no work), else bidiagonalisation. work:
+ * rt_svd_work(m, n) elements. */
 static void F(svd_one)(int64_t m, int64_t n, int full, const T *a, T *s, T *u, T *vt, T *work) {
     int64_t r = m < n ? m : n;
     int nan = 0;
     for (int64_t i = 0; i < m * n; i++) nan |= a[i] != a[i];
     if (!nan && F(lapack_gesdd)(m, n, full, a, s, u, vt, work)) return;
-    if (!nan && r > rt_svd_jacobi_max()) {
-        if (F(svd_bidiag)(m, n, full, a, s, u, vt, work)) return;
-        count_fallback();
-    }
+    if (!nan && r > rt_svd_jacobi_max() && F(svd_bidiag)(m, n, full, a, s, u, vt, work)) return;
     F(svd_jacobi)(m, n, full, a, s, u, vt, work);
 }
 

@@ -10,6 +10,9 @@ python3 tests/data/gen_linalg_fixtures.py --svd      (svd's, svd_*.npy,
                                                       SVD_CASES)
 python3 tests/data/gen_linalg_fixtures.py --lstsq    (lstsq's, lstsq_*.npy,
                                                       LSTSQ_CASES)
+python3 tests/data/gen_linalg_fixtures.py --svd64    (f64 svd above Jacobi's
+                                                      range, svd64_*.npy,
+                                                      SVD64_CASES)
 
 Every case stores its inputs (<case>_a.npy, <case>_b.npy, ...) and JAX's
 outputs (<case>_<what>.npy), so the C test reads the same inputs JAX saw.
@@ -106,6 +109,7 @@ def main():
     decomp()
     eigh()
     svd()
+    svd64()
 
 
 def svd():
@@ -296,6 +300,45 @@ def lstsq():
         f.write("\n".join(cases) + "\n")
 
 
+def svd64():
+    """f64 svd where cjax takes bidiagonalisation + implicit QR: random
+    square, and ill-conditioned tall and wide (singular values log-spaced
+    from 1 to 1e-12, random orthogonal factors from numpy's QR), own random
+    stream. Stores each column's gap to its neighbours relative to the
+    largest singular value (gaps.npy), which bounds how well its vectors
+    are determined."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    os.makedirs(OUT, exist_ok=True)
+    rng = np.random.default_rng(20261216)
+    cases = []
+    for m, n, kind in ((64, 64, "random"), (100, 70, "ill"), (70, 100, "ill"), (100, 100, "ill")):
+        k = min(m, n)
+        if kind == "random":
+            a = rng.uniform(-1, 1, (m, n))
+        else:
+            qm, _ = np.linalg.qr(rng.normal(size=(m, m)))
+            qn, _ = np.linalg.qr(rng.normal(size=(n, n)))
+            sg = np.logspace(0, -12, k)
+            a = (qm[:, :k] * sg) @ qn[:, :k].T
+        name = f"svd64_{kind}_{m}x{n}"
+        save(name + "_a", a)
+        sv = np.linalg.svd(a, compute_uv=False)
+        d = np.diff(-sv)
+        gaps = np.minimum(np.concatenate([[np.inf], d]), np.concatenate([d, [np.inf]])) / sv[0]
+        save(name + "_gaps", gaps)
+        u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+        save(name + "_s", s)
+        save(name + "_u", u)
+        save(name + "_vt", vt)
+        cases.append(name)
+    with open(os.path.join(OUT, "SVD64_CASES"), "w") as f:
+        f.write("\n".join(cases) + "\n")
+
+
 if __name__ == "__main__":
     import sys
 
@@ -307,5 +350,7 @@ if __name__ == "__main__":
         svd()
     elif sys.argv[1:] == ["--lstsq"]:
         lstsq()
+    elif sys.argv[1:] == ["--svd64"]:
+        svd64()
     else:
         main()
