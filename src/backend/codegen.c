@@ -25,7 +25,13 @@
  *
  * A control-flow construct's loop or branch, with its sub-programs'
  * kernels as static functions of the same unit, is written by
- * codegen_control.c. */
+ * codegen_control.c.
+ *
+ * A long-rows kernel (fusion.c: fuse_is_long_rows) is written as a LOOP
+ * kernel over its tiles, each reduction making a partial per tile; a float
+ * reduction folds inside the element loop that computes its operand, in
+ * the shape and order of its primitive's row fold (prim_fold_c), so the
+ * operand is never stored (see "folds inside the element loop"). */
 #include <string.h>
 
 #include "codegen.h"
@@ -342,6 +348,51 @@ static bool off_row(const compiled *c, const kernel *K, int j) {
     return fuse_is_long_rows(K) && fuse_row_form(K, &c->ir->vars[c->ir->eqns[K->eqns[j]].out]) != FORM_ROW;
 }
 
+/* ---- folds inside the element loop ----
+ * A long row's reduction of a float operand folds inside the element loop
+ * that computes its operand, as C its primitive gives (prim_fold_c: the
+ * row fold's own lanes, order and combining expression), so the operand
+ * is a loop local — no tile array written and read back, no call per tile
+ * — and the partial has the bits the interpreter's row fold gives it
+ * (variance's second pass: (x - m)² summed as it is computed, at the speed
+ * of the first). A tile is never longer than the fold's block, so it is
+ * one block. Every such fold of a kernel shares the lane count of the
+ * first (they share the loop); others are calls per tile. */
+static bool fold_text(const compiled *c, int k, int j, prim_fold_c *fc) {
+    const kernel *K = &c->kernels[k];
+    const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+    const prim_lowering *l = prim_lower(e->prim);
+    if (!off_row(c, K, j) || l->kind != LOWER_REDUCTION || !l->fold_c) return false;
+    int u = ir_eqn_inputs(c->ir, e)[0];
+    if (fuse_row_form(K, &c->ir->vars[u]) != FORM_ROW || c->ir->vars[u].dtype != c->ir->vars[e->out].dtype)
+        return false;
+    return l->fold_c(e->prim, c->ir->vars[u].dtype, fc) && fc->lanes > 0 && CODEGEN_TILE <= fc->block;
+}
+
+static bool fold_inline(const compiled *c, int k, int j, prim_fold_c *fc) {
+    if (!fold_text(c, k, j, fc)) return false;
+    prim_fold_c first;
+    for (int q = 0; q < j; q++)
+        if (fold_text(c, k, q, &first)) return first.lanes == fc->lanes;
+    return true;
+}
+
+/* combine with the accumulator and element expressions put in */
+static void fold_combine(const prim_fold_c *fc, const char *acc, const char *x, char *out, size_t n) {
+    size_t len = 0;
+    for (const char *p = fc->combine; *p && len + 1 < n;) {
+        const char *sub = !strncmp(p, "CJK_A", 5) ? acc : !strncmp(p, "CJK_B", 5) ? x : NULL;
+        if (sub) {
+            int w = snprintf(out + len, n - len, "%s", sub);
+            len = w > 0 && (size_t)w < n - len ? len + (size_t)w : n - 1;
+            p += 5;
+        } else {
+            out[len++] = *p++;
+        }
+    }
+    out[len < n ? len : n - 1] = 0;
+}
+
 /* ---- loop locals ----
  * A value computed by an inline statement of a LOOP kernel's element loop
  * and read only by inline statements of the same loop is a C local of
@@ -363,7 +414,13 @@ static void loop_runs(const compiled *c, int k, int first, int *run) {
     for (int j = first; j < K->n_eqns; j++) {
         const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
         if (off_row(c, K, j)) {
-            if (prim_lower(e->prim)->kind == LOWER_REDUCTION) open = 0;
+            prim_fold_c fc;
+            if (fold_inline(c, k, j, &fc)) { /* a statement of the element loop */
+                if (!open) cur++, open = 1;
+                run[j] = cur;
+            } else if (prim_lower(e->prim)->kind == LOWER_REDUCTION) {
+                open = 0;
+            }
             continue;
         }
         bool in_place, inl = loop_inline(c, k, j, &in_place);
@@ -380,7 +437,7 @@ static void loop_locals(const compiled *c, int k, const int *run, bool *local) {
     const ir_func *ir = c->ir;
     for (int j = 0; j < K->n_eqns; j++) {
         int v = ir->eqns[K->eqns[j]].out;
-        local[j] = run[j] > 0 && tile_value(c, k, v) && !leaf_in_place(c, k, v);
+        local[j] = run[j] > 0 && !off_row(c, K, j) && tile_value(c, k, v) && !leaf_in_place(c, k, v);
         for (int q = 0; q < K->n_eqns && local[j]; q++) {
             const ir_eqn *f = &ir->eqns[K->eqns[q]];
             for (int i = 0; i < f->n_in; i++)
@@ -414,6 +471,139 @@ static void emit_inline_loop(const compiled *c, int k, const ir_eqn *e, const bo
     char d[32];
     dest_name(c, k, e->out, d, sizeof d);
     sb_printf(sb, "      %s[j] = %s;\n", d, rhs);
+}
+
+/* How a tiled kernel's equation j is written: not at all in the tile loop
+ * (a per-row value, a leaf read in place, the partner of a sin/cos call
+ * already made), as a statement of an element loop (an inline
+ * expression, a materialised leaf copied out, a fold inside the loop), or
+ * on the whole tile (a call through the table, a fold call). */
+enum { STMT_NONE, STMT_LOOP, STMT_TILE };
+
+static int tile_stmt(const compiled *c, int k, int j) {
+    const kernel *K = &c->kernels[k];
+    const ir_eqn *e = &c->ir->eqns[K->eqns[j]];
+    prim_fold_c fc;
+    if (off_row(c, K, j))
+        return prim_lower(e->prim)->kind != LOWER_REDUCTION ? STMT_NONE
+               : fold_inline(c, k, j, &fc)                ? STMT_LOOP
+                                                           : STMT_TILE;
+    bool in_place = fuse_is_leaf_map(e->prim) && loop_leaf(c, k, K->eqns[j]) != CG_LEAF_GATHER;
+    if (in_place && c->home[e->out] == HOME_NONE) return STMT_NONE; /* read where it is used */
+    if ((fuse_is_elementwise(e->prim) && is_inline(c->ir, e)) || in_place) return STMT_LOOP;
+    int partner = codegen_sincos_partner(c, k, j);
+    return partner >= 0 && partner < j ? STMT_NONE : STMT_TILE; /* computed with its partner */
+}
+
+/* partial (row, tile in the row) of long-rows kernel K's reduction: the
+ * caller runs a row per call */
+static void partial_index(const kernel *K, char *out, size_t n) {
+    long long C = (long long)K->row_len, per_row = (C + CODEGEN_TILE - 1) / CODEGEN_TILE;
+    snprintf(out, n, "t / %lldLL * %lldLL + t %% %lldLL / TILE", C, per_row, C);
+}
+
+static void emit_fold_call(const compiled *c, int k, int j, strbuf *sb) {
+    const ir_func *ir = c->ir;
+    const ir_eqn *e = &ir->eqns[c->kernels[k].eqns[j]];
+    char x[32], at[96];
+    int scalar;
+    operand_ptr(c, k, ir_eqn_inputs(ir, e)[0], x, sizeof x, &scalar);
+    partial_index(&c->kernels[k], at, sizeof at);
+    sb_printf(sb, "    ((cjk_fold)rt->ew[%d])(%s, n, (%s *)buf[%d] + %s);\n", c->kernels[k].eqns[j], x,
+              ctype(ir->vars[e->out].dtype), e->out, at);
+}
+
+/* How an element loop's folds are written: into lane j % lanes, into lane
+ * 0 (a long tile's tail), or one chain (a tile shorter than two lanes'
+ * worth). */
+typedef enum fold_mode { FOLD_LANES, FOLD_LANE0, FOLD_CHAIN } fold_mode;
+
+/* The statements of positions [j0, j1) inside an element loop over j. */
+static void emit_loop_body(const compiled *c, int k, int j0, int j1, const bool *local, fold_mode mode,
+                           strbuf *sb) {
+    const kernel *K = &c->kernels[k];
+    const ir_func *ir = c->ir;
+    for (int j = j0; j < j1; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        prim_fold_c fc;
+        if (tile_stmt(c, k, j) != STMT_LOOP) continue;
+        if (off_row(c, K, j) && fold_inline(c, k, j, &fc)) {
+            int u = ir_eqn_inputs(ir, e)[0];
+            char x[32], acc[32], rhs[1024];
+            if (is_local(c, k, local, u)) snprintf(x, sizeof x, "l%d", u);
+            else operand_expr(c, k, u, x, sizeof x);
+            snprintf(acc, sizeof acc, mode == FOLD_LANES ? "fa%d[q]" : mode == FOLD_LANE0 ? "fa%d[0]" : "fr%d", e->out);
+            fold_combine(&fc, acc, x, rhs, sizeof rhs);
+            sb_printf(sb, "      %s = %s;\n", acc, rhs);
+        } else if (fuse_is_leaf_map(e->prim)) { /* a materialised leaf read in place: copied out */
+            char g[32];
+            operand_expr(c, k, e->out, g, sizeof g);
+            sb_printf(sb, "      p%d[j] = %s;\n", e->out, g);
+        } else {
+            emit_inline_loop(c, k, e, local, sb);
+        }
+    }
+}
+
+/* One element loop over the tile for positions [j0, j1). With folds in
+ * it, the loop takes the row fold's shape (prim_fold_c): lanes
+ * accumulators per fold over whole groups of lanes, the tail into lane 0,
+ * the lanes combined pairwise, the total stored as the tile's partial; a
+ * short tile one chain. */
+static void emit_element_loop(const compiled *c, int k, int j0, int j1, const bool *local, strbuf *sb) {
+    const kernel *K = &c->kernels[k];
+    const ir_func *ir = c->ir;
+    prim_fold_c fc = {0, 0, NULL, NULL};
+    for (int j = j0; j < j1 && !fc.lanes; j++)
+        if (tile_stmt(c, k, j) == STMT_LOOP && off_row(c, K, j)) fold_inline(c, k, j, &fc);
+    if (!fc.lanes) {
+        sb_printf(sb, "    for (i64 j = 0; j < n; j++) {\n");
+        emit_loop_body(c, k, j0, j1, local, FOLD_LANES, sb);
+        sb_printf(sb, "    }\n");
+        return;
+    }
+    int L = fc.lanes;
+    sb_printf(sb, "    {\n");
+    for (int j = j0; j < j1; j++) {
+        prim_fold_c f;
+        if (tile_stmt(c, k, j) != STMT_LOOP || !off_row(c, K, j) || !fold_inline(c, k, j, &f)) continue;
+        int v = ir->eqns[K->eqns[j]].out;
+        const char *T = ctype(ir->vars[v].dtype);
+        sb_printf(sb, "      %s fa%d[%d], fr%d = %s;\n", T, v, L, v, f.identity);
+        sb_printf(sb, "      for (int q = 0; q < %d; q++) fa%d[q] = %s;\n", L, v, f.identity);
+    }
+    sb_printf(sb, "      i64 jj = 0;\n      if (n >= %d) {\n", 2 * L);
+    sb_printf(sb, "        for (; jj + %d <= n; jj += %d)\n          for (i64 q = 0; q < %d; q++) {\n", L, L, L);
+    sb_printf(sb, "            const i64 j = jj + q;\n");
+    emit_loop_body(c, k, j0, j1, local, FOLD_LANES, sb);
+    sb_printf(sb, "          }\n        for (i64 j = jj; j < n; j++) {\n");
+    emit_loop_body(c, k, j0, j1, local, FOLD_LANE0, sb);
+    sb_printf(sb, "        }\n");
+    for (int j = j0; j < j1; j++) {
+        prim_fold_c f;
+        if (tile_stmt(c, k, j) != STMT_LOOP || !off_row(c, K, j) || !fold_inline(c, k, j, &f)) continue;
+        int v = ir->eqns[K->eqns[j]].out;
+        char a[32], b[32], rhs[1024];
+        snprintf(a, sizeof a, "fa%d[q]", v), snprintf(b, sizeof b, "fa%d[q + w]", v);
+        fold_combine(&f, a, b, rhs, sizeof rhs);
+        sb_printf(sb, "        for (int w = %d; w > 0; w /= 2)\n          for (int q = 0; q < w; q++) %s = %s;\n", L / 2, a,
+                  rhs);
+        snprintf(a, sizeof a, "fr%d", v), snprintf(b, sizeof b, "fa%d[0]", v);
+        fold_combine(&f, a, b, rhs, sizeof rhs);
+        sb_printf(sb, "        %s = %s;\n", a, rhs);
+    }
+    sb_printf(sb, "      } else {\n        for (i64 j = 0; j < n; j++) {\n");
+    emit_loop_body(c, k, j0, j1, local, FOLD_CHAIN, sb);
+    sb_printf(sb, "        }\n      }\n");
+    char at[96];
+    partial_index(K, at, sizeof at);
+    for (int j = j0; j < j1; j++) {
+        prim_fold_c f;
+        if (tile_stmt(c, k, j) != STMT_LOOP || !off_row(c, K, j) || !fold_inline(c, k, j, &f)) continue;
+        int v = ir->eqns[K->eqns[j]].out;
+        sb_printf(sb, "      ((%s *)buf[%d])[%s] = fr%d;\n", ctype(ir->vars[v].dtype), v, at, v);
+    }
+    sb_printf(sb, "    }\n");
 }
 
 /* A LOOP kernel, a DOT_EPILOGUE kernel's epilogue, or the tiles of a long
@@ -507,43 +697,25 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
         const char *T = ctype(ir->vars[e->out].dtype);
         sb_printf(sb, "    const %s *g%d = (const %s *)buf[%d] + (%s) + t;\n", T, e->out, T, ir_eqn_inputs(ir, e)[0], base);
     }
-    int in_loop = 0;
-    for (int j = first; j < K->n_eqns; j++) {
-        const ir_eqn *e = &ir->eqns[K->eqns[j]];
-        if (off_row(c, K, j)) {
-            if (prim_lower(e->prim)->kind != LOWER_REDUCTION) continue;
-            if (in_loop) sb_printf(sb, "    }\n");
-            in_loop = 0;
-            char x[32];
-            int scalar;
-            operand_ptr(c, k, ir_eqn_inputs(ir, e)[0], x, sizeof x, &scalar);
-            /* partial (row, tile in the row): the caller runs a row per call */
-            long long C = (long long)K->row_len, per_row = (C + CODEGEN_TILE - 1) / CODEGEN_TILE;
-            sb_printf(sb, "    ((cjk_fold)rt->ew[%d])(%s, n, (%s *)buf[%d] + t / %lldLL * %lldLL + t %% %lldLL / TILE);\n",
-                      K->eqns[j], x, ctype(ir->vars[e->out].dtype), e->out, C, per_row, C);
+    for (int j = first; j < K->n_eqns;) {
+        int st = tile_stmt(c, k, j);
+        if (st == STMT_NONE) {
+            j++;
             continue;
         }
-        bool in_place = fuse_is_leaf_map(e->prim) && loop_leaf(c, k, K->eqns[j]) != CG_LEAF_GATHER;
-        if (in_place && c->home[e->out] == HOME_NONE) continue; /* read where it is used */
-        bool inl = (fuse_is_elementwise(e->prim) && is_inline(ir, e)) || in_place;
-        int partner = inl ? -1 : codegen_sincos_partner(c, k, j);
-        if (partner >= 0 && partner < j) continue; /* computed with its partner */
-        if (inl && !in_loop) {
-            sb_printf(sb, "    for (i64 j = 0; j < n; j++) {\n");
-            in_loop = 1;
-        } else if (!inl && in_loop) {
-            sb_printf(sb, "    }\n");
-            in_loop = 0;
+        if (st == STMT_TILE) {
+            int partner = codegen_sincos_partner(c, k, j);
+            if (off_row(c, K, j)) emit_fold_call(c, k, j, sb);
+            else if (partner >= 0) emit_sincos(c, k, j, partner, sb);
+            else emit_call(c, k, K->eqns[j], sb);
+            j++;
+            continue;
         }
-        if (partner >= 0) emit_sincos(c, k, j, partner, sb);
-        else if (in_place) { /* a materialised leaf read in place: copied out */
-            char g[32];
-            operand_expr(c, k, e->out, g, sizeof g);
-            sb_printf(sb, "      p%d[j] = %s;\n", e->out, g);
-        } else if (inl) emit_inline_loop(c, k, e, local, sb);
-        else emit_call(c, k, K->eqns[j], sb);
+        int end = j; /* one element loop: its statements, and what it skips */
+        while (end < K->n_eqns && tile_stmt(c, k, end) != STMT_TILE) end++;
+        emit_element_loop(c, k, j, end, local, sb);
+        j = end;
     }
-    if (in_loop) sb_printf(sb, "    }\n");
     sb_printf(sb, "  }\n}\n");
 }
 

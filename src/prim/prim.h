@@ -141,6 +141,21 @@ typedef bool (*prim_c_expr_fn)(prim_id prim, const prim_c_args *a, char *out, si
  * generated for row reductions can call it and match bit for bit. */
 typedef void (*prim_row_fold_fn)(const void *x, int64_t n, void *out);
 
+/* The same fold as C text, for generated code to run inside the element
+ * loop that computes the run (no tile array, no call): the run's elements
+ * go to `lanes` accumulators, element i to lane i mod lanes, each starting
+ * at `identity` and combined in increasing i, restarted every `block`
+ * elements; then lane k ∘= lane k + w for w = lanes/2, ..., 1, and the
+ * total ∘= lane 0. A run of fewer than 2·lanes elements is one chain from
+ * the identity. `combine` is a C expression of CJK_A (the accumulator) and
+ * CJK_B (the element), `identity` a C constant of the dtype. */
+typedef struct prim_fold_c {
+    int lanes;
+    int64_t block;
+    const char *identity;
+    const char *combine;
+} prim_fold_c;
+
 /* The cost class, as cost_analysis counts it: per element of the result
  * (of operand 0 for a reduction: per_operand), or by a function for a
  * contraction. Bytes accessed are counted per kernel from its buffers. */
@@ -170,6 +185,9 @@ typedef struct prim_lowering {
      * none); the member itself NULL when the primitive never runs by rows
      * (arg-reductions, cumulative ops). */
     prim_row_fold_fn (*row_fold)(prim_id prim, cj_dtype dt);
+    /* The row fold as C text (prim_fold_c), false for a dtype generated
+     * code calls the row fold for instead; NULL: always called. */
+    bool (*fold_c)(prim_id prim, cj_dtype dt, prim_fold_c *out);
     prim_cost cost;
     /* 1 + the operand the result equals bit for bit whenever the two have
      * the same type (a convert to its own dtype, a reshape to its own

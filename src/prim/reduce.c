@@ -232,6 +232,39 @@ static prim_row_fold_fn reduce_row_fold(prim_id prim, cj_dtype dt) {
     return reducers[op_of(prim)][dt].row_fold;
 }
 
+/* The float folds as C text for generated code (prim_fold_c): the text is
+ * the expansion of the very macros the loops above are built from, and the
+ * lanes and block are theirs, so an element loop that folds with it gives
+ * the row fold's bits. Integer folds (unsigned wrapping through int32_t
+ * casts) stay calls: generated code declares no <stdint.h> types. */
+#define FOLD_STR(x) #x
+#define FOLD_XSTR(x) FOLD_STR(x)
+static bool reduce_fold_c(prim_id prim, cj_dtype dt, prim_fold_c *out) {
+    if (dt != CJ_F32 && dt != CJ_F64) return false;
+    bool f = dt == CJ_F32;
+    out->lanes = 128 / (f ? (int)sizeof(float) : (int)sizeof(double)); /* LANES of NAME##_fold */
+    out->block = FOLD_BLOCK;
+    switch (op_of(prim)) {
+    case OP_SUM:
+        out->identity = f ? "0.0f" : "0.0";
+        out->combine = FOLD_XSTR(COMB_ADD(CJK_A, CJK_B));
+        break;
+    case OP_PROD:
+        out->identity = f ? "1.0f" : "1.0";
+        out->combine = FOLD_XSTR(COMB_MUL(CJK_A, CJK_B));
+        break;
+    case OP_MAX:
+        out->identity = f ? "(-__builtin_inff())" : "(-__builtin_inf())";
+        out->combine = FOLD_XSTR(COMB_FMAX(CJK_A, CJK_B));
+        break;
+    default:
+        out->identity = f ? "__builtin_inff()" : "__builtin_inf()";
+        out->combine = FOLD_XSTR(COMB_FMIN(CJK_A, CJK_B));
+        break;
+    }
+    return true;
+}
+
 /* Arg-reductions. `find` gives the first index of a value (NaN matches NaN);
  * `argrows` scans A rows (row stride `stride`) of cw columns keeping, per
  * column, the best value and the row where it first occurred. "Better" is
@@ -981,6 +1014,7 @@ void prim_register_reduce(void) {
                                                 .print_params = reduce_print,
                                                 .lower = {.kind = LOWER_REDUCTION,
                                                           .row_fold = reduce_row_fold,
+                                                          .fold_c = reduce_fold_c,
                                                           .cost = PRIM_COST_FOLD}};
     for (size_t i = 0; i < sizeof args / sizeof *args; i++)
         prim_rules[args[i]] = (prim_rule){.abstract_eval = arg_abstract_eval,
