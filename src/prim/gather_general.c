@@ -363,6 +363,14 @@ static size_t gg_workspace(const prim_params *p, int n_in, const rt_aval *in) {
     return plan_bytes(nb, nw);
 }
 
+/* Both window tables increase from 0 (row-major over axes in increasing
+ * order), so the window is one contiguous run in both arrays exactly when
+ * each ends at n_win - 1 (a row, a trailing block): then a batch position
+ * is one memcpy or one combining loop. */
+static int window_is_one_run(const gg_plan *g) {
+    return g->n_win > 0 && g->x_win[g->n_win - 1] == g->n_win - 1 && g->r_win[g->n_win - 1] == g->n_win - 1;
+}
+
 /* ---- gather kernel -------------------------------------------------------- */
 
 typedef struct gather_job {
@@ -377,12 +385,13 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
     const gather_job *j = arg;
     const gg_plan *g = j->g;
     size_t es = j->es;
+    int whole = window_is_one_run(g);
     /* runs of window elements contiguous in both x and the result copy at once */
     for (int64_t b = begin; b < end; b++) {
         char *o = j->out + (size_t)g->r_batch[b] * es;
         int64_t xs = g->x_start[b];
         for (int64_t w = 0; w < g->n_win;) {
-            int64_t run = 1;
+            int64_t run = whole ? g->n_win : 1;
             while (w + run < g->n_win && g->r_win[w + run] == g->r_win[w] + run &&
                    g->x_win[w + run] == g->x_win[w] + run)
                 run++;
@@ -462,44 +471,42 @@ typedef struct scatter_job {
     int64_t chunk; /* x elements per task */
 } scatter_job;
 
-/* min/max propagate NaN, as lax.min / lax.max do. */
-#define COMBINE_FLOAT(T)                                                                                               \
+/* dst[0..n) combined with src[0..n): one typed loop per dtype and kind, so
+ * a window's contiguous run vectorises. min/max propagate NaN, as lax.min
+ * / lax.max do; integers wrap (through the unsigned type). */
+#define COMBINE_RUN(T, ADD, MUL, MIN, MAX)                                                                             \
     do {                                                                                                               \
         T *d = (T *)dst;                                                                                               \
-        T s = *(const T *)src;                                                                                         \
+        const T *s = (const T *)src;                                                                                   \
         switch (kind) {                                                                                                \
-        case GG_KIND_SET: *d = s; break;                                                                               \
-        case GG_KIND_ADD: *d += s; break;                                                                              \
-        case GG_KIND_MUL: *d *= s; break;                                                                              \
-        case GG_KIND_MIN: *d = isnan(*d) || isnan(s) ? (*d + s) : s < *d ? s : *d; break;                              \
-        default: *d = isnan(*d) || isnan(s) ? (*d + s) : s > *d ? s : *d; break;                                       \
+        case GG_KIND_SET: memcpy(d, s, sizeof(T) * (size_t)n); break;                                                  \
+        case GG_KIND_ADD: for (int64_t i = 0; i < n; i++) d[i] = ADD(d[i], s[i]); break;                              \
+        case GG_KIND_MUL: for (int64_t i = 0; i < n; i++) d[i] = MUL(d[i], s[i]); break;                              \
+        case GG_KIND_MIN: for (int64_t i = 0; i < n; i++) d[i] = MIN(d[i], s[i]); break;                              \
+        default: for (int64_t i = 0; i < n; i++) d[i] = MAX(d[i], s[i]); break;                                       \
         }                                                                                                              \
     } while (0)
-/* integers wrap (through the unsigned type U) */
-#define COMBINE_INT(T, U)                                                                                              \
-    do {                                                                                                               \
-        T *d = (T *)dst;                                                                                               \
-        T s = *(const T *)src;                                                                                         \
-        switch (kind) {                                                                                                \
-        case GG_KIND_SET: *d = s; break;                                                                               \
-        case GG_KIND_ADD: *d = (T)((U)*d + (U)s); break;                                                               \
-        case GG_KIND_MUL: *d = (T)((U)*d * (U)s); break;                                                               \
-        case GG_KIND_MIN: *d = s < *d ? s : *d; break;                                                                 \
-        default: *d = s > *d ? s : *d; break;                                                                          \
-        }                                                                                                              \
-    } while (0)
+#define F_ADD(a, b) ((a) + (b))
+#define F_MUL(a, b) ((a) * (b))
+#define F_MIN(a, b) ((a) != (a) || (b) != (b) ? (a) + (b) : (b) < (a) ? (b) : (a))
+#define F_MAX(a, b) ((a) != (a) || (b) != (b) ? (a) + (b) : (b) > (a) ? (b) : (a))
+#define I_MIN(a, b) ((b) < (a) ? (b) : (a))
+#define I_MAX(a, b) ((b) > (a) ? (b) : (a))
+#define I32_ADD(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
+#define I32_MUL(a, b) ((int32_t)((uint32_t)(a) * (uint32_t)(b)))
+#define I64_ADD(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
+#define I64_MUL(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
+/* bool: add / max are or, mul / min are and */
+#define B_OR(a, b) ((uint8_t)((a) | (b)))
+#define B_AND(a, b) ((uint8_t)((a) & (b)))
 
-static inline void combine(cj_dtype dt, int kind, char *dst, const char *src) {
+static void combine_run(cj_dtype dt, int kind, char *dst, const char *src, int64_t n) {
     switch (dt) {
-    case CJ_F32: COMBINE_FLOAT(float); return;
-    case CJ_F64: COMBINE_FLOAT(double); return;
-    case CJ_I32: COMBINE_INT(int32_t, uint32_t); return;
-    case CJ_I64: COMBINE_INT(int64_t, uint64_t); return;
-    default: { /* bool: add / max are or, mul / min are and */
-        uint8_t s = *(const uint8_t *)src, *d = (uint8_t *)dst;
-        *d = kind == GG_KIND_SET ? s : kind == GG_KIND_ADD || kind == GG_KIND_MAX ? (*d | s) : (*d & s);
-        return;
-    }
+    case CJ_F32: COMBINE_RUN(float, F_ADD, F_MUL, F_MIN, F_MAX); return;
+    case CJ_F64: COMBINE_RUN(double, F_ADD, F_MUL, F_MIN, F_MAX); return;
+    case CJ_I32: COMBINE_RUN(int32_t, I32_ADD, I32_MUL, I_MIN, I_MAX); return;
+    case CJ_I64: COMBINE_RUN(int64_t, I64_ADD, I64_MUL, I_MIN, I_MAX); return;
+    default: COMBINE_RUN(uint8_t, B_OR, B_AND, B_AND, B_OR); return;
     }
 }
 
@@ -507,6 +514,7 @@ static void scatter_range(void *arg, int64_t begin, int64_t end) {
     const scatter_job *j = arg;
     const gg_plan *g = j->g;
     size_t es = rt_dtypes[j->dt].size;
+    int whole = window_is_one_run(g);
     for (int64_t t = begin; t < end; t++) {
         int64_t lo = t * j->chunk, hi = lo + j->chunk < j->n_x ? lo + j->chunk : j->n_x;
         for (int64_t b = 0; b < g->n_batch; b++) {
@@ -514,10 +522,18 @@ static void scatter_range(void *arg, int64_t begin, int64_t end) {
             /* x_win increases with w, so a window wholly outside [lo, hi) is skipped */
             if (xs < 0 || xs + g->x_win[g->n_win - 1] < lo || xs >= hi) continue;
             const char *u = j->u + (size_t)g->r_batch[b] * es;
-            for (int64_t w = 0; w < g->n_win; w++) {
-                int64_t at = xs + g->x_win[w];
-                if (at < lo || at >= hi) continue;
-                combine(j->dt, j->kind, j->out + (size_t)at * es, u + (size_t)g->r_win[w] * es);
+            for (int64_t w = 0; w < g->n_win;) {
+                /* a run contiguous in both x and the updates, cut to [lo, hi) */
+                int64_t run = whole ? g->n_win : 1;
+                while (w + run < g->n_win && g->r_win[w + run] == g->r_win[w] + run &&
+                       g->x_win[w + run] == g->x_win[w] + run)
+                    run++;
+                int64_t at = xs + g->x_win[w], skip = at < lo ? lo - at : 0;
+                int64_t len = (at + run < hi ? at + run : hi) - (at + skip);
+                if (len > 0)
+                    combine_run(j->dt, j->kind, j->out + (size_t)(at + skip) * es,
+                                u + (size_t)(g->r_win[w] + skip) * es, len);
+                w += run;
             }
         }
     }
