@@ -404,6 +404,7 @@ def jax_side():
     d = {k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in inputs(np).items()}
     d["deep_params"] = [(jnp.asarray(w), jnp.asarray(b)) for w, b in d["deep_params"]]
     d["tb_params"] = [jnp.asarray(p) for p in d["tb_params"]]
+    d["cnn_params"] = [jnp.asarray(p) for p in d["cnn_params"]]
 
     def mlp(v, w1, b1, w2, b2):
         return jnp.maximum(v @ w1 + b1, 0) @ w2 + b2

@@ -433,3 +433,29 @@ TEST(conv_out_of_memory_is_clean) {
     }
     CHECK(succeeded);
 }
+
+/* The channels-last kernel (NHWC lhs and result, any kernel layout)
+ * against the canonical one on the same numbers laid out NCHW: strides,
+ * padding (negative too), both dilations, f64. */
+TEST(conv_channels_last_matches_canonical) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t xd[4] = {2, 7, 6, 3}, wd[4] = {3, 2, 3, 4};
+    cj_val x = cj_sin(cj_astype(cj_reshape(tu_ramp(ctx, 2 * 7 * 6 * 3, 0.37f, -5.0f), 4, xd), CJ_F64));
+    cj_val w = cj_cos(cj_astype(cj_reshape(tu_ramp(ctx, 3 * 2 * 3 * 4, 0.21f, 1.0f), 4, wd), CJ_F64));
+    int64_t strides[2][2] = {{1, 1}, {2, 1}}, pads[2][4] = {{1, 1, 0, 2}, {-1, 2, 1, 0}};
+    int64_t ld[2][2] = {{1, 1}, {2, 1}}, rd[2][2] = {{1, 2}, {1, 1}};
+    const char *kspec[2] = {"HWIO", "OIHW"};
+    for (int v = 0; v < 4; v++) {
+        int a = v & 1, ks = v >> 1;
+        cj_val wk = ks ? cj_transpose(w, (int64_t[]){3, 2, 0, 1}) : w;
+        cj_conv_opts cl = {.window_strides = strides[a], .padding = pads[a], .lhs_dilation = ld[a],
+                           .rhs_dilation = rd[a], .lhs_spec = "NHWC", .rhs_spec = kspec[ks], .out_spec = "NHWC"};
+        cj_conv_opts nc = cl;
+        nc.lhs_spec = "NCHW", nc.out_spec = "NCHW";
+        cj_val got = cj_conv_general_dilated(x, wk, &cl);
+        cj_val want = cj_conv_general_dilated(cj_transpose(x, (int64_t[]){0, 3, 1, 2}), wk, &nc);
+        want = cj_transpose(want, (int64_t[]){0, 2, 3, 1});
+        CHECK_MSG(rel_err(got, want) <= 1e-13, "variant %d: %g (%s)", v, rel_err(got, want), cj_error_message(ctx));
+    }
+    cj_ctx_free(ctx);
+}

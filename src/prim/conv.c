@@ -8,7 +8,9 @@
  * batch_group_count, over any number of spatial dimensions. The primitive
  * is strict (equal f32 or f64 dtypes). Its impl copies an operand into the
  * canonical layout only when its spec is not already [batch, feature,
- * spatial...] in order, and the result likewise. Under jit it is a SINGLE
+ * spatial...] in order, and the result likewise; an NHWC lhs and result
+ * without groups run in the kernel's channels-last layouts instead, with
+ * no copy but the kernel's when it is not HWIO. Under jit it is a SINGLE
  * kernel running this impl on whole buffers (LOWER_OPAQUE), so the
  * interpreter and generated code compute the same bits as eager.
  * vmap folds the batch axis into the batch, feature or group dimensions as
@@ -157,11 +159,72 @@ static const void *canonical(const rt_array *x, const prim_ivec *spec, rt_mem *m
     return *copy;
 }
 
+/* [batch, spatial..., feature]: NHWC's order of a spec. */
+static int is_channels_last(const prim_ivec *v) {
+    int r = v->n;
+    if (v->v[0] != 0 || v->v[1] != r - 1) return 0;
+    for (int i = 2; i < r; i++)
+        if (v->v[i] != i - 1) return 0;
+    return 1;
+}
+
+/* NHWC lhs and result without groups: no permuted copy of either (the
+ * kernel, small, is brought into [spatial..., I, O] when it is not HWIO
+ * already); rt_conv's channels-last layouts. */
+static int conv_channels_last(struct cj_ctx *ctx, prim_id prim, const prim_params *p, const rt_array *l,
+                              const rt_array *r, rt_array *out) {
+    rt_conv_desc d;
+    memset(&d, 0, sizeof d);
+    d.channels_last = 1;
+    d.dtype = out->aval.dtype;
+    d.nsp = l->aval.rank - 2;
+    d.n = l->aval.dims[0];
+    d.c = l->aval.dims[l->aval.rank - 1];
+    d.o = r->aval.dims[CONV_RHS_SPEC(p).v[0]];
+    d.i = r->aval.dims[CONV_RHS_SPEC(p).v[1]];
+    d.groups = d.batch_groups = 1;
+    int64_t order[CJ_MAX_RANK];
+    int hwio = 1;
+    for (int k = 0; k < d.nsp; k++) {
+        d.in[k] = l->aval.dims[1 + k];
+        d.k[k] = r->aval.dims[CONV_RHS_SPEC(p).v[2 + k]];
+        d.out[k] = out->aval.dims[1 + k];
+        d.stride[k] = CONV_STRIDES(p).v[k];
+        d.lo[k] = p->lo.v[k];
+        d.lhs_dil[k] = CONV_LHS_DIL(p).v[k];
+        d.rhs_dil[k] = CONV_RHS_DIL(p).v[k];
+        order[k] = CONV_RHS_SPEC(p).v[2 + k];
+        hwio &= order[k] == k;
+    }
+    order[d.nsp] = CONV_RHS_SPEC(p).v[1];
+    order[d.nsp + 1] = CONV_RHS_SPEC(p).v[0];
+    hwio &= order[d.nsp] == d.nsp && order[d.nsp + 1] == d.nsp + 1;
+    void *rc = NULL;
+    size_t rcap = 0;
+    const void *rhs = r->data;
+    if (!hwio) {
+        rhs = rc = rt_data_alloc(r->mem, rt_aval_nbytes(&r->aval), &rcap);
+        if (rc) rt_conv_permute(r->data, &r->aval, order, rc);
+    }
+    int status = rhs ? rt_conv(&d, l->data, rhs, out->data, out->mem) : -1;
+    if (rc) rt_data_free(r->mem, rc, rcap);
+    if (status != 0) {
+        char lt[96], rt[96];
+        rt_aval_str(&l->aval, lt, sizeof lt);
+        rt_aval_str(&r->aval, rt, sizeof rt);
+        return prim_error(ctx, CJ_ERR_OOM, prim, "out of memory convolving %s with %s", lt, rt);
+    }
+    return 0;
+}
+
 static int conv_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,
                      rt_array *out) {
     (void)n_in;
     const rt_array *l = in[0], *r = in[1];
     if (out->size == 0) return 0;
+    if (CONV_GROUPS(p) == 1 && CONV_BATCH_GROUPS(p) == 1 && is_channels_last(&CONV_LHS_SPEC(p)) &&
+        is_channels_last(&CONV_OUT_SPEC(p)))
+        return conv_channels_last(ctx, prim, p, l, r, out);
     rt_conv_desc d;
     memset(&d, 0, sizeof d);
     d.dtype = out->aval.dtype;

@@ -12,7 +12,10 @@
  * features [g·I, (g+1)·I) of lhs image n, a batch group reads all C
  * features of lhs image g·(N/B) + n. The input is dilated (lhs_dil - 1
  * zeros between elements), then padded by lo/hi (negative crops); the
- * window (dilated by rhs_dil) moves by `stride`. */
+ * window (dilated by rhs_dil) moves by `stride`. With channels_last the
+ * layouts are NHWC's instead (below), and no operand is permuted: col
+ * holds one output position per row, every feature of each kernel offset
+ * side by side, and one GEMM with the HWIO kernel gives NHWC rows. */
 #ifndef CJ_RUNTIME_CONV_H
 #define CJ_RUNTIME_CONV_H
 #include "runtime.h"
@@ -25,6 +28,10 @@ typedef struct rt_conv_desc {
     int64_t out[CJ_MAX_RANK];
     int64_t stride[CJ_MAX_RANK], lo[CJ_MAX_RANK], lhs_dil[CJ_MAX_RANK], rhs_dil[CJ_MAX_RANK];
     int64_t groups, batch_groups;
+    /* The channels-last layouts instead (NHWC / HWIO / NHWC, groups 1):
+     * lhs [N, s0, s1, ..., C], rhs [k0, k1, ..., I, O], out [N, y0, y1,
+     * ..., O]. */
+    int channels_last;
 } rt_conv_desc;
 
 /* out = conv(lhs, rhs) in the canonical layouts: im2col of a block of

@@ -55,6 +55,14 @@ static int64_t lead_offset(const win_job *j, const int64_t *y, const int64_t *kw
     return off;
 }
 
+/* The next row's leading positions (row-major odometer: no divisions). */
+static void next_row(const win_job *j, int64_t *y) {
+    for (int a = j->d.rank - 2; a >= 0; a--) {
+        if (++y[a] < j->d.out[a]) return;
+        y[a] = 0;
+    }
+}
+
 static void next_lead(const win_job *j, int64_t *kw) {
     for (int a = j->d.rank - 2; a >= 0; a--) {
         if (++kw[a] < j->d.win[a]) return;
@@ -68,9 +76,10 @@ static void next_lead(const win_job *j, int64_t *kw) {
         const T *x = (const T *)j->x;                                                                   \
         int64_t n = j->row_len, wl = j->d.win[j->d.rank - 1];                                          \
         const int64_t *tl = j->tab[j->d.rank - 1];                                                      \
-        for (int64_t row = begin; row < end; row++) {                                                   \
-            int64_t y[CJ_MAX_RANK], kw[CJ_MAX_RANK] = {0};                                              \
-            decode_row(j, row, y);                                                                      \
+        int64_t y[CJ_MAX_RANK];                                                                         \
+        decode_row(j, begin, y);                                                                        \
+        for (int64_t row = begin; row < end; row++, next_row(j, y)) {                                   \
+            int64_t kw[CJ_MAX_RANK] = {0};                                                              \
             T *o = (T *)j->out + row * n;                                                               \
             for (int64_t i = 0; i < n; i++) o[i] = (ID);                                                \
             for (int64_t w = 0; w < j->lead_win; w++, next_lead(j, kw)) {                              \
@@ -97,12 +106,15 @@ REDUCE_ROWS(min_f32, float, INFINITY, COMB_MIN)
 REDUCE_ROWS(min_f64, double, INFINITY, COMB_MIN)
 
 /* The selection of reduce_window.h over output positions [i0, i0 + n) of
- * one row: pv the picked tangents (gather), ps the picked input offsets,
- * -1 for padding or a hole (scatter). */
-#define SELECT_BLOCK(NAME, T)                                                                             \
+ * one row: pv the picked tangents (gather; NULL for none), ps the picked
+ * input offsets, -1 for padding or a hole (scatter). KEEP(k, x) is
+ * `k >= x` for max, `k <= x` for min: the pick stays unless it fails. With
+ * a trivial last axis the window's row is a contiguous run, and the picks
+ * are branch-free selects gcc vectorises. */
+#define SELECT_BLOCK(NAME, T, ID, KEEP)                                                                   \
     static void NAME(const win_job *j, const int64_t *y, int64_t i0, int64_t n, T *pv, int64_t *ps) {   \
         const T *x = (const T *)j->x, *tg = (const T *)j->t;                                            \
-        T id = j->select_min ? (T)INFINITY : (T)-INFINITY, pk[BLOCK];                                   \
+        T id = (ID), pk[BLOCK];                                                                         \
         int64_t kw[CJ_MAX_RANK] = {0}, wl = j->d.win[j->d.rank - 1];                                   \
         const int64_t *tl = j->tab[j->d.rank - 1];                                                      \
         for (int64_t i = 0; i < n; i++) pk[i] = id, ps[i] = -1;                                         \
@@ -110,13 +122,25 @@ REDUCE_ROWS(min_f64, double, INFINITY, COMB_MIN)
             for (int64_t i = 0; i < n; i++) pv[i] = 0;                                                  \
         for (int64_t w = 0; w < j->lead_win; w++, next_lead(j, kw)) {                                  \
             int64_t off = lead_offset(j, y, kw);                                                        \
+            if (j->trivial_last && off >= 0) {                                                          \
+                const T *xr = x + off + i0, *tr = pv ? tg + off + i0 : NULL;                            \
+                int64_t at0 = off + i0;                                                                 \
+                for (int64_t i = 0; i < n; i++) {                                                       \
+                    T xv = xr[i];                                                                       \
+                    int keep = KEEP(pk[i], xv);                                                         \
+                    pk[i] = keep ? pk[i] : xv;                                                          \
+                    ps[i] = keep ? ps[i] : at0 + i;                                                     \
+                }                                                                                       \
+                if (pv)                                                                                 \
+                    for (int64_t i = 0; i < n; i++) pv[i] = ps[i] == at0 + i ? tr[i] : pv[i];           \
+                continue;                                                                               \
+            }                                                                                           \
             for (int64_t k = 0; k < wl; k++) {                                                          \
                 const int64_t *t = tl + k * j->row_len + i0;                                            \
                 for (int64_t i = 0; i < n; i++) {                                                       \
                     int64_t at = off >= 0 && t[i] >= 0 ? off + t[i] : -1;                               \
                     T xv = at >= 0 ? x[at] : id;                                                        \
-                    int take = j->select_min ? !(pk[i] <= xv) : !(pk[i] >= xv);                         \
-                    if (!take) continue;                                                                \
+                    if (KEEP(pk[i], xv)) continue;                                                      \
                     pk[i] = xv;                                                                         \
                     ps[i] = at;                                                                         \
                     if (pv) pv[i] = at >= 0 ? tg[at] : (T)0;                                            \
@@ -124,16 +148,29 @@ REDUCE_ROWS(min_f64, double, INFINITY, COMB_MIN)
             }                                                                                           \
         }                                                                                               \
     }
-SELECT_BLOCK(select_f32, float)
-SELECT_BLOCK(select_f64, double)
+#define KEEP_GE(k, x) ((k) >= (x))
+#define KEEP_LE(k, x) ((k) <= (x))
+SELECT_BLOCK(select_max_f32, float, -INFINITY, KEEP_GE)
+SELECT_BLOCK(select_min_f32, float, INFINITY, KEEP_LE)
+SELECT_BLOCK(select_max_f64, double, -INFINITY, KEEP_GE)
+SELECT_BLOCK(select_min_f64, double, INFINITY, KEEP_LE)
+
+static void select_f32(const win_job *j, const int64_t *y, int64_t i0, int64_t n, float *pv, int64_t *ps) {
+    if (j->select_min) select_min_f32(j, y, i0, n, pv, ps);
+    else select_max_f32(j, y, i0, n, pv, ps);
+}
+static void select_f64(const win_job *j, const int64_t *y, int64_t i0, int64_t n, double *pv, int64_t *ps) {
+    if (j->select_min) select_min_f64(j, y, i0, n, pv, ps);
+    else select_max_f64(j, y, i0, n, pv, ps);
+}
 
 #define GATHER_ROWS(NAME, T, SELECT)                                                                      \
     static void NAME(void *arg, int64_t begin, int64_t end) {                                           \
         const win_job *j = arg;                                                                         \
         int64_t ps[BLOCK];                                                                              \
-        for (int64_t row = begin; row < end; row++) {                                                   \
-            int64_t y[CJ_MAX_RANK];                                                                     \
-            decode_row(j, row, y);                                                                      \
+        int64_t y[CJ_MAX_RANK];                                                                         \
+        decode_row(j, begin, y);                                                                        \
+        for (int64_t row = begin; row < end; row++, next_row(j, y)) {                                   \
             for (int64_t i0 = 0; i0 < j->row_len; i0 += BLOCK) {                                        \
                 int64_t n = j->row_len - i0 < BLOCK ? j->row_len - i0 : BLOCK;                          \
                 SELECT(j, y, i0, n, (T *)j->out + row * j->row_len + i0, ps);                           \
@@ -150,9 +187,9 @@ GATHER_ROWS(gather_f64, double, select_f64)
         const T *src = (const T *)j->t;                                                                 \
         T *o = (T *)j->out;                                                                             \
         int64_t ps[BLOCK];                                                                              \
-        for (int64_t row = begin; row < end; row++) {                                                   \
-            int64_t y[CJ_MAX_RANK];                                                                     \
-            decode_row(j, row, y);                                                                      \
+        int64_t y[CJ_MAX_RANK];                                                                         \
+        decode_row(j, begin, y);                                                                        \
+        for (int64_t row = begin; row < end; row++, next_row(j, y)) {                                   \
             for (int64_t i0 = 0; i0 < j->row_len; i0 += BLOCK) {                                        \
                 int64_t n = j->row_len - i0 < BLOCK ? j->row_len - i0 : BLOCK;                          \
                 SELECT(j, y, i0, n, NULL, ps);                                                          \
