@@ -94,10 +94,23 @@ typedef enum cj_dtype {
     CJ_I64,
     CJ_F32,
     CJ_F64,
+    /* Added later, numbered after the first five (issue 17). Not every
+     * operation takes them yet: docs/API.md "Dtypes" says which do; the
+     * others fail with a CJ_ERR_DTYPE error naming the operation and dtype.
+     * f16 and bf16 elements are their IEEE binary16 / bfloat16 bits. */
+    CJ_I8,
+    CJ_I16,
+    CJ_U8,
+    CJ_U16,
+    CJ_U32,
+    CJ_U64,
+    CJ_F16,
+    CJ_BF16,
     CJ_NUM_DTYPES
 } cj_dtype;
 
-/* Short name as JAX prints it: "bool", "i32", "i64", "f32", "f64". */
+/* Short name as JAX prints it: "bool", "i8", "i16", "i32", "i64", "u8",
+ * "u16", "u32", "u64", "f16", "bf16", "f32", "f64". */
 const char *cj_dtype_name(cj_dtype dt);
 /* Bytes per element. */
 size_t cj_dtype_size(cj_dtype dt);

@@ -20,6 +20,10 @@
 #include "test_util.h"
 
 #define BIT(dt) (1u << (dt))
+/* The loops here cover the first five dtypes (bool, i32, i64, f32, f64),
+ * whose reference helpers this file has; the dtypes added after them
+ * (i8..bf16) are tested in test_dtypes.c against JAX fixtures. */
+#define N_BASE_DTYPES (CJ_F64 + 1)
 #define FLOATS (BIT(CJ_F32) | BIT(CJ_F64))
 #define INTS (BIT(CJ_I32) | BIT(CJ_I64))
 #define NUMBERS (INTS | FLOATS)
@@ -255,7 +259,7 @@ static int run_unary(const unary_case *c, cj_dtype dt, const shape *s, uint64_t 
 TEST(elementwise_unary_every_dtype_and_shape) {
     uint64_t st = 1;
     for (int k = 0; k < N_UNARY; k++)
-        for (int dt = 0; dt < CJ_NUM_DTYPES; dt++) {
+        for (int dt = 0; dt < N_BASE_DTYPES; dt++) {
             if (!(unary_cases[k].dtypes & BIT(dt))) continue;
             for (int s = 0; s < N_SHAPES; s++)
                 CHECK(run_unary(&unary_cases[k], (cj_dtype)dt, &shapes[s], &st));
@@ -341,8 +345,8 @@ static void ref_convert(cj_dtype from, const void *src, int64_t i, cj_dtype to, 
 
 TEST(elementwise_convert_every_pair) {
     uint64_t st = 7;
-    for (int from = 0; from < CJ_NUM_DTYPES; from++)
-        for (int to = 0; to < CJ_NUM_DTYPES; to++)
+    for (int from = 0; from < N_BASE_DTYPES; from++)
+        for (int to = 0; to < N_BASE_DTYPES; to++)
             for (int s = 0; s < N_SHAPES; s++) {
                 cj_ctx *ctx = cj_ctx_new(NULL);
                 const shape *sh = &shapes[s];
@@ -378,10 +382,10 @@ TEST(elementwise_convert_weak_flag_and_params_print) {
     char buf[64];
     prim_rules[PRIM_CONVERT].print_params(&p, buf, sizeof buf);
     CHECK_STR_CONTAINS(buf, "new_dtype=f64 weak_type=True");
-    p.dtype = (cj_dtype)9;
+    p.dtype = (cj_dtype)99;
     core_bind(ctx, PRIM_CONVERT, &p, 1, &w);
     CHECK(cj_error(ctx) == CJ_ERR_DTYPE);
-    CHECK_STR_CONTAINS(cj_error_message(ctx), "convert_element_type: new_dtype 9 is not a dtype");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "convert_element_type: new_dtype 99 is not a dtype");
     cj_error_clear(ctx);
     cj_astype(w, (cj_dtype)-1);
     CHECK(cj_error(ctx) == CJ_ERR_DTYPE);
@@ -547,7 +551,7 @@ static int run_binary(const binary_case *c, cj_dtype dt, const shape *s, int lay
 TEST(elementwise_binary_every_dtype_shape_and_layout) {
     uint64_t st = 3;
     for (int k = 0; k < N_BINARY; k++)
-        for (int dt = 0; dt < CJ_NUM_DTYPES; dt++) {
+        for (int dt = 0; dt < N_BASE_DTYPES; dt++) {
             if (!(binary_cases[k].dtypes & BIT(dt))) continue;
             for (int s = 0; s < N_SHAPES; s++)
                 for (int layout = BOTH_ARRAYS; layout <= B_SCALAR; layout++)
@@ -723,7 +727,7 @@ TEST(elementwise_pow_and_atan2_special_values) {
 
 TEST(elementwise_select_every_dtype_shape_and_layout) {
     uint64_t st = 11;
-    for (int dt = 0; dt < CJ_NUM_DTYPES; dt++)
+    for (int dt = 0; dt < N_BASE_DTYPES; dt++)
         for (int s = 0; s < N_SHAPES; s++)
             for (int layout = 0; layout < 8; layout++) { /* bit i: operand i is rank 0 */
                 const shape *sh = &shapes[s];
@@ -760,7 +764,7 @@ TEST(elementwise_select_every_dtype_shape_and_layout) {
 
 TEST(elementwise_clamp_every_dtype_shape_and_layout) {
     uint64_t st = 13;
-    for (int dt = 0; dt < CJ_NUM_DTYPES; dt++)
+    for (int dt = 0; dt < N_BASE_DTYPES; dt++)
         for (int s = 0; s < N_SHAPES; s++)
             for (int layout = 0; layout < 4; layout++) { /* bit 0: lo rank 0, bit 1: hi rank 0 */
                 const shape *sh = &shapes[s];
@@ -825,7 +829,7 @@ TEST(elementwise_every_primitive_accepts_exactly_its_dtypes) {
         if (prim_families[p] != FAMILY_ELEMENTWISE) continue;
         n_elementwise++;
         CHECK(prim_rules[p].lower.kind == LOWER_ELEMENTWISE);
-        for (int dt = 0; dt < CJ_NUM_DTYPES; dt++) {
+        for (int dt = 0; dt < N_BASE_DTYPES; dt++) {
             cj_ctx *ctx = cj_ctx_new(NULL);
             cj_val in[3];
             for (int i = 0; i < prim_arity[p]; i++) in[i] = cj_zeros(ctx, (cj_dtype)dt, 1, &three);

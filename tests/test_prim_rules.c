@@ -99,6 +99,9 @@ static int check_elementwise(const prim_rule *r, prim_id p, char *msg, size_t si
 
 /* Does reduction p accept operands of dtype dt (f32[4], axes (0,))? */
 static bool reduction_accepts(const prim_rule *r, prim_id p, cj_dtype dt) {
+    /* core refuses the dtypes after f64 before the rule runs, unless the
+     * rule takes them (prim_rule.extra_dtypes) */
+    if (rt_dtype_is_extra(dt) && !r->extra_dtypes) return false;
     int64_t four = 4;
     rt_aval in = rt_aval_make(dt, 1, &four), out;
     prim_params q = prim_params_zero();

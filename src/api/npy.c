@@ -189,13 +189,25 @@ static int parse_descr(cursor *c, npy_header *h) {
         t = d;
     }
     h->big_endian = order == '>';
-    if (!strcmp(t, "b1") || !strcmp(t, "?")) h->dtype = CJ_BOOL;
-    else if (!strcmp(t, "i4")) h->dtype = CJ_I32;
-    else if (!strcmp(t, "i8")) h->dtype = CJ_I64;
-    else if (!strcmp(t, "f4")) h->dtype = CJ_F32;
-    else if (!strcmp(t, "f8")) h->dtype = CJ_F64;
-    else return refuse(c, "dtype '%s' is not supported (bool, <i4, <i8, <f4, <f8 are)", d);
-    return 0;
+    static const struct {
+        const char *code;
+        cj_dtype dtype;
+    } codes[] = {{"b1", CJ_BOOL}, {"?", CJ_BOOL}, {"i1", CJ_I8},  {"i2", CJ_I16}, {"i4", CJ_I32},
+                 {"i8", CJ_I64},  {"u1", CJ_U8},  {"u2", CJ_U16}, {"u4", CJ_U32}, {"u8", CJ_U64},
+                 {"f2", CJ_F16},  {"f4", CJ_F32}, {"f8", CJ_F64}, {"V2", CJ_BF16}};
+    for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++) {
+        if (strcmp(t, codes[k].code) != 0) continue;
+        /* a 2-byte void is how numpy.save writes ml_dtypes.bfloat16 ('<V2');
+         * its bytes are the little-endian bf16 bits, so '>' has no meaning */
+        if (codes[k].dtype == CJ_BF16 && order == '>')
+            return refuse(c, "dtype '%s' is not supported (a 2-byte void is read as little-endian bfloat16)", d);
+        h->dtype = codes[k].dtype;
+        return 0;
+    }
+    return refuse(c,
+                  "dtype '%s' is not supported (b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8 and V2 as bfloat16 "
+                  "are)",
+                  d);
 }
 
 static int parse_bool(cursor *c, int *out) {

@@ -1,61 +1,101 @@
 /* promote.c — type promotion and broadcasting for the public operations
  * (api layer).
  *
- * Promotion follows JAX's lattice with weak types:
- *     bool → i* → i32 → i64 → f* → f32 → f64,   i* → f*
- * where i* and f* are the weak (C-constant) int and float types. The join
- * of two types is their least upper bound; a weak result takes the default
- * dtype of its kind (i32, f32), as jax with x64 disabled. So f32 ⊔ f* = f32
- * (x_f32 * 2.0 stays f32), i32 ⊔ f32 = f32, i64 ⊔ f32 = f32, i32 ⊔ f* = f*. */
+ * Promotion is JAX's lattice with weak types (jax._src.dtypes, x64 off):
+ *
+ *     bool → i* → u8 → u16 → u32 → u64 → f*
+ *            i* → i8 → i16 → i32 → i64 → f*
+ *            u8 → i16,  u16 → i32,  u32 → i32 (x64 off; with x64 on: i64)
+ *            f* → bf16 → f32 → f64,  f* → f16 → f32
+ *
+ * where i* and f* are the weak types: a weakly typed integer or float (a C
+ * constant, cj_scalar) stands at i* or f* whatever its dtype. The join of
+ * two operand types is their least upper bound. As in jnp (promote_dtypes):
+ *   - when both operands are weak, the result is the join of their dtypes
+ *     taken as strong, marked weak (2.0 + 3 stays a weak f32);
+ *   - otherwise a result at i* or f* is weak with its kind's default dtype,
+ *     i32 or f32 as with x64 off — or i64/f64 when a weak operand of that
+ *     kind has that dtype (cjax keeps explicit 64-bit types, which x64-off
+ *     JAX cannot hold); so f32 ⊔ f* = f32 (x_f32 * 2.0 stays f32),
+ *     i64 ⊔ u64 = a weak f32 (JAX x64: weak f64), u8 ⊔ i* = u8.
+ * tests/test_dtypes.c checks every pair of the 25 operand types against
+ * JAX (tests/data/dtypes/promotion.npy). */
 #include <string.h>
 
 #include "api.h"
 
 /* Lattice nodes, in an order where every edge goes up. */
-enum { L_BOOL, L_IWEAK, L_I32, L_I64, L_FWEAK, L_F32, L_F64, L_COUNT };
+enum {
+    L_BOOL, L_IWEAK, L_U8, L_I8, L_U16, L_I16, L_U32, L_I32, L_U64, L_I64,
+    L_FWEAK, L_BF16, L_F16, L_F32, L_F64, L_COUNT
+};
 
-/* upper[n]: bitmask of nodes >= n. */
+/* The nodes at or above each node, built from the edges above (top down). */
+#define B(n) (1u << (n))
+#define UP_F64 B(L_F64)
+#define UP_F32 (B(L_F32) | UP_F64)
+#define UP_F16 (B(L_F16) | UP_F32)
+#define UP_BF16 (B(L_BF16) | UP_F32)
+#define UP_FWEAK (B(L_FWEAK) | UP_BF16 | UP_F16)
+#define UP_I64 (B(L_I64) | UP_FWEAK)
+#define UP_U64 (B(L_U64) | UP_FWEAK)
+#define UP_I32 (B(L_I32) | UP_I64)
+#define UP_U32 (B(L_U32) | UP_I32 | UP_U64)
+#define UP_I16 (B(L_I16) | UP_I32)
+#define UP_U16 (B(L_U16) | UP_I32 | UP_U32)
+#define UP_I8 (B(L_I8) | UP_I16)
+#define UP_U8 (B(L_U8) | UP_I16 | UP_U16)
+#define UP_IWEAK (B(L_IWEAK) | UP_U8 | UP_I8)
+#define UP_BOOL (B(L_BOOL) | UP_IWEAK)
 static const unsigned upper[L_COUNT] = {
-    [L_BOOL] = 0x7F,                                  /* everything */
-    [L_IWEAK] = (1u << L_IWEAK) | (1u << L_I32) | (1u << L_I64) | (1u << L_FWEAK) | (1u << L_F32) | (1u << L_F64),
-    [L_I32] = (1u << L_I32) | (1u << L_I64) | (1u << L_FWEAK) | (1u << L_F32) | (1u << L_F64),
-    [L_I64] = (1u << L_I64) | (1u << L_FWEAK) | (1u << L_F32) | (1u << L_F64),
-    [L_FWEAK] = (1u << L_FWEAK) | (1u << L_F32) | (1u << L_F64),
-    [L_F32] = (1u << L_F32) | (1u << L_F64),
-    [L_F64] = (1u << L_F64),
+    [L_BOOL] = UP_BOOL, [L_IWEAK] = UP_IWEAK, [L_U8] = UP_U8,   [L_I8] = UP_I8,
+    [L_U16] = UP_U16,   [L_I16] = UP_I16,     [L_U32] = UP_U32, [L_I32] = UP_I32,
+    [L_U64] = UP_U64,   [L_I64] = UP_I64,     [L_FWEAK] = UP_FWEAK, [L_BF16] = UP_BF16,
+    [L_F16] = UP_F16,   [L_F32] = UP_F32,     [L_F64] = UP_F64,
+};
+#undef B
+
+/* The dtype each strong node stands for (the weak ones have none). */
+static const cj_dtype node_dtype[L_COUNT] = {
+    [L_BOOL] = CJ_BOOL, [L_U8] = CJ_U8,   [L_I8] = CJ_I8,   [L_U16] = CJ_U16, [L_I16] = CJ_I16,
+    [L_U32] = CJ_U32,   [L_I32] = CJ_I32, [L_U64] = CJ_U64, [L_I64] = CJ_I64, [L_BF16] = CJ_BF16,
+    [L_F16] = CJ_F16,   [L_F32] = CJ_F32, [L_F64] = CJ_F64,
 };
 
 static int node_of(cj_dtype dt, int weak) {
-    switch (dt) {
-    case CJ_BOOL: return L_BOOL;
-    case CJ_I32: return weak ? L_IWEAK : L_I32;
-    case CJ_I64: return weak ? L_IWEAK : L_I64;
-    case CJ_F32: return weak ? L_FWEAK : L_F32;
-    case CJ_F64: return weak ? L_FWEAK : L_F64;
-    default: return L_F64;
+    if (!rt_dtype_valid(dt)) return L_F64;
+    if (dt == CJ_BOOL) return L_BOOL; /* bool is never weak */
+    if (weak) return rt_is_float(dt) ? L_FWEAK : L_IWEAK;
+    for (int n = 0; n < L_COUNT; n++)
+        if (n != L_IWEAK && n != L_FWEAK && node_dtype[n] == dt) return n;
+    return L_F64;
+}
+
+static void join_nodes(int na, int nb, cj_dtype a, int a_weak, cj_dtype b, int b_weak, cj_dtype *dt, int *weak) {
+    /* every pair has a least upper bound, the lowest common node: nodes
+     * are in topological order, so the lowest-numbered common one is
+     * below all the others */
+    int least = __builtin_ctz(upper[na] & upper[nb]);
+    if (least == L_IWEAK) {
+        *dt = (a == CJ_I64 && a_weak) || (b == CJ_I64 && b_weak) ? CJ_I64 : CJ_I32;
+        *weak = 1;
+    } else if (least == L_FWEAK) {
+        *dt = (a == CJ_F64 && a_weak) || (b == CJ_F64 && b_weak) ? CJ_F64 : CJ_F32;
+        *weak = 1;
+    } else {
+        *dt = node_dtype[least];
+        *weak = 0;
     }
 }
 
 void api_join_types(cj_dtype a, int a_weak, cj_dtype b, int b_weak, cj_dtype *dt, int *weak) {
-    int na = node_of(a, a_weak), nb = node_of(b, b_weak);
-    unsigned common = upper[na] & upper[nb];
-    int least = __builtin_ctz(common); /* nodes are topologically ordered */
-    /* Two weak values of the same kind keep the wider of their dtypes. */
-    switch (least) {
-    case L_BOOL: *dt = CJ_BOOL; *weak = 0; return;
-    case L_IWEAK:
-        *dt = (a == CJ_I64 && a_weak) || (b == CJ_I64 && b_weak) ? CJ_I64 : CJ_I32;
-        *weak = 1;
+    if (a_weak && b_weak && a != CJ_BOOL && b != CJ_BOOL) {
+        /* jnp: all operands weak → the join of their strong dtypes, weak */
+        join_nodes(node_of(a, 0), node_of(b, 0), a, 0, b, 0, dt, weak);
+        *weak = *dt != CJ_BOOL;
         return;
-    case L_I32: *dt = CJ_I32; *weak = 0; return;
-    case L_I64: *dt = CJ_I64; *weak = 0; return;
-    case L_FWEAK:
-        *dt = (a == CJ_F64 && a_weak) || (b == CJ_F64 && b_weak) ? CJ_F64 : CJ_F32;
-        *weak = 1;
-        return;
-    case L_F32: *dt = CJ_F32; *weak = 0; return;
-    default: *dt = CJ_F64; *weak = 0; return;
     }
+    join_nodes(node_of(a, a_weak), node_of(b, b_weak), a, a_weak, b, b_weak, dt, weak);
 }
 
 void api_result_type(int n, const rt_aval *avals, cj_dtype *dtype, int *weak) {
@@ -206,11 +246,12 @@ cj_val api_elementwise(prim_id prim, int n, const cj_val *in, int promote) {
     return core_bind(ctx, prim, &p, n, args);
 }
 
-/* jnp's to_inexact_dtype: a float stays itself, i64 becomes f64 (so
- * (2^40 + 1) / 1 keeps its last bit), bool and i32 the default float f32. */
+/* jnp's to_inexact_dtype: a float stays itself, i64 and u64 become f64
+ * (so (2^40 + 1) / 1 keeps its last bit), bool and narrower integers the
+ * default float f32. */
 cj_dtype api_inexact_dtype(cj_dtype dt) {
     if (rt_is_float(dt)) return dt;
-    return dt == CJ_I64 ? CJ_F64 : CJ_F32;
+    return dt == CJ_I64 || dt == CJ_U64 ? CJ_F64 : CJ_F32;
 }
 
 cj_val api_float_unary(prim_id prim, cj_val x) {

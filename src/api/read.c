@@ -105,8 +105,10 @@ double cj_item_or_nan(cj_val v) {
 static void print_elem(FILE *out, const rt_array *a, int64_t i) {
     switch (a->aval.dtype) {
     case CJ_BOOL: fputs(((const uint8_t *)a->data)[i] ? "True" : "False", out); break;
-    case CJ_I32:
-    case CJ_I64: fprintf(out, "%lld", (long long)rt_get_i64(a->aval.dtype, a->data, i)); break;
+    case CJ_U64: fprintf(out, "%llu", (unsigned long long)rt_get_u64(a->aval.dtype, a->data, i)); break;
+    case CJ_I8: case CJ_I16: case CJ_I32: case CJ_I64: case CJ_U8: case CJ_U16: case CJ_U32:
+        fprintf(out, "%lld", (long long)rt_get_i64(a->aval.dtype, a->data, i));
+        break;
     default: fprintf(out, "%.7g", rt_get_f64(a->aval.dtype, a->data, i)); break;
     }
 }

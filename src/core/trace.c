@@ -64,6 +64,21 @@ core_trace *core_value_trace(cj_ctx *ctx, const core_value *v) {
     return v->kind == VALUE_TRACER ? ctx->traces[v->level] : ctx->traces[0];
 }
 
+/* The dtypes after f64 reach only primitives whose rules say they take
+ * them (prim_rule.extra_dtypes); for the others this is the one message. */
+static int check_extra_dtypes(cj_ctx *ctx, prim_id prim, int n, const rt_aval *avals, const char *what) {
+    if (prim_rules[prim].extra_dtypes) return 0;
+    for (int i = 0; i < n; i++) {
+        if (!rt_dtype_valid(avals[i].dtype) || !rt_dtype_is_extra(avals[i].dtype)) continue;
+        char t[96];
+        rt_aval_str(&avals[i], t, sizeof t);
+        return prim_error(ctx, CJ_ERR_DTYPE, prim,
+                          "dtype %s is not supported yet (%s %s; bool, i32, i64, f32 and f64 are)",
+                          rt_dtypes[avals[i].dtype].name, what, t);
+    }
+    return 0;
+}
+
 int core_abstract_eval_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
                              int room, int *n_out, rt_aval *out) {
     if (room < 1) return prim_error(ctx, CJ_ERR_INTERNAL, prim, "no room for its results");
@@ -74,8 +89,10 @@ int core_abstract_eval_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, in
     if (prim_arity[prim] >= 0 && n_in != prim_arity[prim])
         return prim_error(ctx, CJ_ERR_ARG, prim, "takes %d operands, got %d", prim_arity[prim], n_in);
     if (!prim_rules[prim].abstract_eval_multi) return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "has no shape rule yet");
+    if (check_extra_dtypes(ctx, prim, n_in, in, "operand") != 0) return -1;
     *n_out = room; /* the rule reads the room it has, writes how many it made */
     if (prim_rules[prim].abstract_eval_multi(ctx, prim, p, n_in, in, n_out, out) != 0) return -1;
+    if (*n_out >= 1 && *n_out <= room && check_extra_dtypes(ctx, prim, *n_out, out, "result") != 0) return -1;
     if (*n_out < 1 || *n_out > room)
         return prim_error(ctx, CJ_ERR_INTERNAL, prim, "the shape rule gave %d results (room for 1..%d)", *n_out, room);
     for (int j = 0; j < *n_out; j++)
@@ -91,8 +108,10 @@ int core_abstract_eval(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in
         return prim_error(ctx, CJ_ERR_ARG, prim, "takes %d operands, got %d", prim_arity[prim], n_in);
     if (!prim_rules[prim].abstract_eval)
         return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim, "has no shape rule yet");
+    if (check_extra_dtypes(ctx, prim, n_in, in, "operand") != 0) return -1;
     memset(out, 0, sizeof *out);
     if (prim_rules[prim].abstract_eval(ctx, prim, p, n_in, in, out) != 0) return -1;
+    if (check_extra_dtypes(ctx, prim, 1, out, "result") != 0) return -1;
     return core_check_result(ctx, prim, n_in, in, out);
 }
 

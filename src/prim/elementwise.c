@@ -35,14 +35,41 @@ static unsigned accepted_dtypes(prim_id prim) {
     return mask;
 }
 
-/* How an error message names a set of accepted dtypes. */
+/* How an error message names a set of accepted dtypes: by the kinds in
+ * it (bool, integer, floating point). */
 static const char *dtype_class_name(unsigned mask) {
-    const unsigned floats = 1u << CJ_F32 | 1u << CJ_F64;
-    const unsigned ints = 1u << CJ_I32 | 1u << CJ_I64;
-    if (mask == floats) return "floating point";
-    if (mask == (ints | floats)) return "integer or floating point";
-    if (mask == (ints | 1u << CJ_BOOL)) return "boolean or integer";
+    bool b = false, i = false, f = false;
+    for (int dt = 0; dt < CJ_NUM_DTYPES; dt++) {
+        if (!(mask & 1u << dt)) continue;
+        b |= dt == CJ_BOOL;
+        i |= rt_is_int((cj_dtype)dt);
+        f |= rt_is_float((cj_dtype)dt);
+    }
+    if (f && !i && !b) return "floating point";
+    if (f && i && !b) return "integer or floating point";
+    if (b && i && !f) return "boolean or integer";
+    if (b && i && f) return "of any dtype";
     return "of another dtype";
+}
+
+/* Whether `dt` is of a kind the mask names (so only this dtype is missing). */
+static bool kind_accepted(unsigned mask, cj_dtype dt) {
+    for (int k = 0; k < CJ_NUM_DTYPES; k++) {
+        if (!(mask & 1u << k)) continue;
+        if ((rt_is_float((cj_dtype)k) && rt_is_float(dt)) || (rt_is_int((cj_dtype)k) && rt_is_int(dt))) return true;
+    }
+    return false;
+}
+
+/* "f32, f64" */
+static void dtype_list(unsigned mask, char *buf, size_t size) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int dt = 0; dt < CJ_NUM_DTYPES && len < size; dt++) {
+        if (!(mask & 1u << dt)) continue;
+        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", rt_dtypes[dt].name);
+        if (w > 0) len += (size_t)w;
+    }
 }
 
 /* "f32[3] and i32[3]" / "bool[3], f32[3] and f32[]". */
@@ -116,10 +143,16 @@ static int check_dtypes(struct cj_ctx *ctx, prim_id prim, int n_data, const rt_a
         }
     }
     if (!ew_kernel(prim, data[0].dtype)) {
+        unsigned mask = accepted_dtypes(prim);
         avals_str(n_data, data, t, sizeof t);
+        if (kind_accepted(mask, data[0].dtype)) {
+            char names[160];
+            dtype_list(mask, names, sizeof names);
+            return prim_error(ctx, CJ_ERR_DTYPE, prim, "dtype %s is not supported (it takes %s), got %s",
+                              rt_dtypes[data[0].dtype].name, names, t);
+        }
         return prim_error(ctx, CJ_ERR_DTYPE, prim, "%s must be %s, got %s",
-                          n_data == 1 ? "operand" : "operands",
-                          dtype_class_name(accepted_dtypes(prim)), t);
+                          n_data == 1 ? "operand" : "operands", dtype_class_name(mask), t);
     }
     return 0;
 }
@@ -227,7 +260,7 @@ static bool written(int n, size_t size) { return n >= 0 && (size_t)n < size; }
 static bool c_neg(prim_id prim, const prim_c_args *a, char *out, size_t size) {
     (void)prim;
     cj_dtype dt = a->in_dtype;
-    if (rt_is_float(dt)) return written(snprintf(out, size, "-%s", a->x[0]), size);
+    if (prim_c_is_float(dt)) return written(snprintf(out, size, "-%s", a->x[0]), size);
     if (!rt_is_int(dt)) return false;
     const char *U = prim_c_utype(dt);
     return written(snprintf(out, size, "(%s)((%s)0 - (%s)%s)", prim_c_type(dt), U, U, a->x[0]), size);
@@ -259,7 +292,7 @@ static bool c_select(prim_id prim, const prim_c_args *a, char *out, size_t size)
  * float from anything; float to integer or bool is the converter's. */
 static bool c_convert(prim_id prim, const prim_c_args *a, char *out, size_t size) {
     (void)prim;
-    if (!rt_is_float(a->out_dtype)) return false;
+    if (!prim_c_is_float(a->out_dtype) || rt_is_narrow_float(a->in_dtype)) return false;
     return written(snprintf(out, size, "(%s)%s", prim_c_type(a->out_dtype), a->x[0]), size);
 }
 
@@ -270,7 +303,7 @@ static bool c_convert(prim_id prim, const prim_c_args *a, char *out, size_t size
 static bool c_integer_pow(prim_id prim, const prim_c_args *a, char *out, size_t size) {
     (void)prim;
     cj_dtype dt = a->in_dtype;
-    if (a->param < 0 || a->param > 8 || !(rt_is_float(dt) || rt_is_int(dt))) return false;
+    if (a->param < 0 || a->param > 8 || !(prim_c_is_float(dt) || rt_is_int(dt))) return false;
     const char *T = prim_c_type(dt), *U = rt_is_int(dt) ? prim_c_utype(dt) : T;
     if (a->param == 0) return written(snprintf(out, size, "(%s)1", T), size);
     char x[512], acc[512] = "", t[512];
@@ -381,6 +414,7 @@ void prim_register_elementwise(void) {
         prim_rules[i].abstract_eval = ew_abstract_eval;
         prim_rules[i].impl = ew_impl;
         prim_rules[i].batch = batch_elementwise;
+        prim_rules[i].extra_dtypes = true; /* the kernel table says which: check_dtypes */
     }
     for (size_t i = 0; i < sizeof lowerings / sizeof *lowerings; i++) {
         const ew_lowering *l = &lowerings[i];

@@ -429,7 +429,10 @@ CLAMP(clamp_f64, double)
 #define ALL(OP)                                                                    \
     {[CJ_BOOL] = OP##_bool, [CJ_I32] = OP##_i32, [CJ_I64] = OP##_i64,              \
      [CJ_F32] = OP##_f32, [CJ_F64] = OP##_f64}
-#define SAME(FN) {[CJ_BOOL] = FN, [CJ_I32] = FN, [CJ_I64] = FN, [CJ_F32] = FN, [CJ_F64] = FN}
+#define SAME(FN)                                                                   \
+    {[CJ_BOOL] = FN, [CJ_I8] = FN,  [CJ_I16] = FN, [CJ_I32] = FN, [CJ_I64] = FN,   \
+     [CJ_U8] = FN,   [CJ_U16] = FN, [CJ_U32] = FN, [CJ_U64] = FN, [CJ_F16] = FN,   \
+     [CJ_BF16] = FN, [CJ_F32] = FN, [CJ_F64] = FN}
 
 static const ew_kernel_fn kernels[PRIM_COUNT][CJ_NUM_DTYPES] = {
     [PRIM_NEG] = NUMBERS(neg),
@@ -496,5 +499,6 @@ static const ew_kernel_fn kernels[PRIM_COUNT][CJ_NUM_DTYPES] = {
 
 ew_kernel_fn ew_kernel(prim_id prim, cj_dtype dt) {
     if ((int)prim < 0 || prim >= PRIM_COUNT || !rt_dtype_valid((int)dt)) return NULL;
-    return kernels[prim][dt];
+    /* the dtypes after f64 have their loops in elementwise_kernels_ext.c */
+    return kernels[prim][dt] ? kernels[prim][dt] : ew_kernel_ext(prim, dt);
 }

@@ -30,5 +30,8 @@ typedef void (*ew_kernel_fn)(const ew_operands *ops, int64_t begin, int64_t end)
  * select_n: the dtype of the cases). NULL when there is none: the
  * primitive rejects that dtype, or prim is not elementwise. */
 ew_kernel_fn ew_kernel(prim_id prim, cj_dtype dt);
+/* The loops of the dtypes after f64 (elementwise_kernels_ext.c), which
+ * ew_kernel consults for them. */
+ew_kernel_fn ew_kernel_ext(prim_id prim, cj_dtype dt);
 
 #endif

@@ -17,14 +17,29 @@
 const char *prim_c_type(cj_dtype dt) {
     switch (dt) {
     case CJ_BOOL: return "unsigned char";
+    case CJ_I8: return "signed char";
+    case CJ_I16: return "short";
     case CJ_I32: return "int";
     case CJ_I64: return "long long";
+    case CJ_U8: return "unsigned char";
+    case CJ_U16: return "unsigned short";
+    case CJ_U32: return "unsigned int";
+    case CJ_U64: return "unsigned long long";
     case CJ_F32: return "float";
+    case CJ_F16:
+    case CJ_BF16: return "unsigned short"; /* the bits: no C arithmetic on them (prim_c_is_float) */
     default: return "double";
     }
 }
 
-const char *prim_c_utype(cj_dtype dt) { return dt == CJ_I32 ? "unsigned int" : "unsigned long long"; }
+/* Wrapping arithmetic goes through an unsigned type at least as wide as
+ * int, so 8- and 16-bit operands do not promote to a signed int that
+ * could overflow (u16 * u16). */
+const char *prim_c_utype(cj_dtype dt) {
+    return dt == CJ_I64 || dt == CJ_U64 ? "unsigned long long" : "unsigned int";
+}
+
+bool prim_c_is_float(cj_dtype dt) { return dt == CJ_F32 || dt == CJ_F64; }
 
 static bool written(int n, size_t size) { return n >= 0 && (size_t)n < size; }
 
@@ -47,24 +62,24 @@ bool prim_c_arith(prim_id prim, const prim_c_args *a, char *out, size_t size) {
     cj_dtype dt = a->in_dtype;
     const char *op = prim_lower(prim)->c_op;
     if (!op) return false;
-    if (rt_is_float(dt)) return written(snprintf(out, size, "%s %s %s", a->x[0], op, a->x[1]), size);
+    if (prim_c_is_float(dt)) return written(snprintf(out, size, "%s %s %s", a->x[0], op, a->x[1]), size);
     if (!rt_is_int(dt)) return false;
     const char *U = prim_c_utype(dt);
     return written(snprintf(out, size, "(%s)((%s)%s %s (%s)%s)", prim_c_type(dt), U, a->x[0], op, U, a->x[1]), size);
 }
 
 bool prim_c_float_op(prim_id prim, const prim_c_args *a, char *out, size_t size) {
-    if (!rt_is_float(a->in_dtype) || !prim_lower(prim)->c_op) return false;
+    if (!prim_c_is_float(a->in_dtype) || !prim_lower(prim)->c_op) return false;
     return written(snprintf(out, size, "%s %s %s", a->x[0], prim_lower(prim)->c_op, a->x[1]), size);
 }
 
 bool prim_c_compare(prim_id prim, const prim_c_args *a, char *out, size_t size) {
-    if (!prim_lower(prim)->c_op) return false;
+    if (!prim_lower(prim)->c_op || rt_is_narrow_float(a->in_dtype)) return false;
     return written(snprintf(out, size, "(unsigned char)(%s %s %s)", a->x[0], prim_lower(prim)->c_op, a->x[1]), size);
 }
 
 bool prim_c_order(prim_id prim, const prim_c_args *a, char *out, size_t size) {
-    if (!rt_is_float(a->in_dtype) && !rt_is_int(a->in_dtype)) return false;
+    if (!prim_c_is_float(a->in_dtype) && !rt_is_int(a->in_dtype)) return false;
     return prim_c_compare(prim, a, out, size);
 }
 
@@ -78,7 +93,7 @@ bool prim_c_bitwise(prim_id prim, const prim_c_args *a, char *out, size_t size) 
 }
 
 bool prim_c_float_call(prim_id prim, const prim_c_args *a, char *out, size_t size) {
-    if (!rt_is_float(a->in_dtype) || !prim_lower(prim)->c_op) return false;
+    if (!prim_c_is_float(a->in_dtype) || !prim_lower(prim)->c_op) return false;
     const char *f = a->in_dtype == CJ_F32 ? "f" : "";
     return written(snprintf(out, size, "%s%s(%s)", prim_lower(prim)->c_op, f, a->x[0]), size);
 }

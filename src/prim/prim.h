@@ -344,6 +344,12 @@ typedef struct prim_rule {
      * the error recorded. */
     int (*hoist)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const rt_aval *in,
                  const struct ir_func **out);
+    /* The rules take the dtypes added after f64 (i8..u64, f16, bf16:
+     * rt_dtype_is_extra), checking which of them themselves. Without it
+     * core's shape check refuses an operand or result of those dtypes
+     * with one message naming the primitive and the dtype, before any
+     * rule of this record runs. */
+    bool extra_dtypes;
 } prim_rule;
 
 extern prim_rule prim_rules[PRIM_COUNT];
@@ -394,6 +400,9 @@ void cf_register_ad(void);
  * unsigned type integer arithmetic wraps through. */
 const char *prim_c_type(cj_dtype dt);
 const char *prim_c_utype(cj_dtype dt);
+/* f32 and f64: the float dtypes generated C computes on as they are (f16
+ * and bf16 are bits there: their operations go through the table). */
+bool prim_c_is_float(cj_dtype dt);
 /* The lowering record of a primitive. */
 static inline const prim_lowering *prim_lower(prim_id p) { return &prim_rules[p].lower; }
 /* Does generated C write elementwise primitive `prim` inline for these

@@ -1007,6 +1007,12 @@ void prim_register_shape(void) {
     prim_rules[PRIM_DYNAMIC_UPDATE_SLICE].lower.updates_operand0 = true; /* writes only the update */
     for (int i = 0; i < PRIM_COUNT; i++)
         if (prim_families[i] == FAMILY_SHAPE && i != PRIM_IOTA) prim_rules[i].batch = batch_shape;
+    /* moving elements depends only on their size, so every dtype moves;
+     * iota computes values, for the first five dtypes only */
+    static const prim_id movers[] = {PRIM_BROADCAST_IN_DIM, PRIM_RESHAPE, PRIM_TRANSPOSE, PRIM_SQUEEZE,
+                                     PRIM_EXPAND_DIMS, PRIM_SLICE, PRIM_DYNAMIC_SLICE, PRIM_DYNAMIC_UPDATE_SLICE,
+                                     PRIM_CONCATENATE, PRIM_PAD, PRIM_REV};
+    for (size_t i = 0; i < sizeof movers / sizeof *movers; i++) prim_rules[movers[i]].extra_dtypes = true;
     /* every data-movement primitive but dynamic_update_slice (a write of a
      * window, which stays a SINGLE kernel updating its buffer in place) */
     prim_rules[PRIM_BROADCAST_IN_DIM].index_map = map_broadcast_in_dim;

@@ -4,15 +4,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "half.h"
 #include "runtime.h"
 
 const rt_dtype_info rt_dtypes[CJ_NUM_DTYPES] = {
-#define X(e, ct, name, descr, isf, isi, isb) [e] = {name, descr, sizeof(ct), isf, isi, isb},
+#define X(e, ct, name, descr, isf, isi, isb, isu) [e] = {name, descr, sizeof(ct), isf, isi, isb, isu},
 #include "dtypes.def"
 #undef X
 };
 
-#define X(e, ct, name, descr, isf, isi, isb) +1
+#define X(e, ct, name, descr, isf, isi, isb, isu) +1
 _Static_assert(0
 #include "dtypes.def"
                    == CJ_NUM_DTYPES,
@@ -112,51 +113,58 @@ void rt_strides(const rt_aval *a, int64_t *strides) {
     }
 }
 
+/* One element as double / int64 / uint64, through the converter so every
+ * path rounds and saturates alike. */
 double rt_get_f64(cj_dtype dt, const void *data, int64_t i) {
-    switch (dt) {
-    case CJ_BOOL: return ((const uint8_t *)data)[i] != 0;
-    case CJ_I32: return ((const int32_t *)data)[i];
-    case CJ_I64: return (double)((const int64_t *)data)[i];
-    case CJ_F32: return ((const float *)data)[i];
-    case CJ_F64: return ((const double *)data)[i];
-    default: return NAN;
-    }
+    if (!rt_dtype_valid(dt)) return NAN;
+    double v;
+    rt_convert(dt, (const char *)data + (size_t)i * rt_dtypes[dt].size, CJ_F64, &v, 1);
+    return v;
 }
 
 int64_t rt_get_i64(cj_dtype dt, const void *data, int64_t i) {
-    switch (dt) {
-    case CJ_BOOL: return ((const uint8_t *)data)[i] != 0;
-    case CJ_I32: return ((const int32_t *)data)[i];
-    case CJ_I64: return ((const int64_t *)data)[i];
-    default: {
-        double v = rt_get_f64(dt, data, i);
-        if (v != v) return 0;
-        if (v >= 9.2233720368547758e18) return INT64_MAX;
-        if (v <= -9.2233720368547758e18) return INT64_MIN;
-        return (int64_t)v;
-    }
-    }
+    if (!rt_dtype_valid(dt)) return 0;
+    int64_t v;
+    rt_convert(dt, (const char *)data + (size_t)i * rt_dtypes[dt].size, CJ_I64, &v, 1);
+    return v;
 }
 
-/* Float → int as NumPy on x86 would, but defined: NaN → 0, out of range
- * saturates (C leaves it undefined; JAX/XLA saturates too). */
-static int64_t f2i(double v, int64_t lo, int64_t hi) {
-    if (v != v) return 0;
-    if (v <= (double)lo) return lo;
-    if (v >= (double)hi) return hi;
-    return (int64_t)v;
+uint64_t rt_get_u64(cj_dtype dt, const void *data, int64_t i) {
+    if (!rt_dtype_valid(dt)) return 0;
+    uint64_t v;
+    rt_convert(dt, (const char *)data + (size_t)i * rt_dtypes[dt].size, CJ_U64, &v, 1);
+    return v;
 }
 
 void rt_set_f64(cj_dtype dt, void *data, int64_t i, double v) {
-    switch (dt) {
-    case CJ_BOOL: ((uint8_t *)data)[i] = v != 0; break;
-    case CJ_I32: ((int32_t *)data)[i] = (int32_t)f2i(v, INT32_MIN, INT32_MAX); break;
-    case CJ_I64: ((int64_t *)data)[i] = f2i(v, INT64_MIN, INT64_MAX); break;
-    case CJ_F32: ((float *)data)[i] = (float)v; break;
-    case CJ_F64: ((double *)data)[i] = v; break;
-    default: break;
-    }
+    if (!rt_dtype_valid(dt)) return;
+    rt_convert(CJ_F64, &v, dt, (char *)data + (size_t)i * rt_dtypes[dt].size, 1);
 }
+
+/* ---- the element converter ----
+ * XLA's convert_element_type on CPU (fixtures in tests/data/gen_dtype_
+ * fixtures.py): integers wrap to a narrower integer type (two's complement,
+ * the low bits kept); a float becomes an integer by truncation toward zero,
+ * NaN → 0, out of range saturating at the type's limits (negative → 0 for
+ * unsigned types); anything → bool is != 0 (so NaN → true); integer → float
+ * rounds to nearest even; f16 and bf16 as half.h says (through f32, except
+ * f64 → f16). */
+#define SAT(SFX, TT, LO, HI)                                                               \
+    static inline TT sat_##SFX##_f(float v) {                                              \
+        return v != v ? 0 : v <= (float)(LO) ? (TT)(LO) : v >= (float)(HI) ? (TT)(HI) : (TT)v; \
+    }                                                                                      \
+    static inline TT sat_##SFX##_d(double v) {                                             \
+        return v != v ? 0 : v <= (double)(LO) ? (TT)(LO) : v >= (double)(HI) ? (TT)(HI) : (TT)v; \
+    }
+SAT(i8, int8_t, INT8_MIN, INT8_MAX)
+SAT(i16, int16_t, INT16_MIN, INT16_MAX)
+SAT(i32, int32_t, INT32_MIN, INT32_MAX)
+SAT(i64, int64_t, INT64_MIN, INT64_MAX)
+SAT(u8, uint8_t, 0, UINT8_MAX)
+SAT(u16, uint16_t, 0, UINT16_MAX)
+SAT(u32, uint32_t, 0, UINT32_MAX)
+SAT(u64, uint64_t, 0, UINT64_MAX)
+#undef SAT
 
 /* One loop per (from, to) pair so each vectorises. */
 #define CONV_LOOP(TF, TT, EXPR)                                  \
@@ -166,56 +174,59 @@ void rt_set_f64(cj_dtype dt, void *data, int64_t i, double v) {
         for (int64_t i = 0; i < n; i++) d[i] = (TT)(EXPR);       \
     } while (0)
 
-#define FLOAT_TO_INT(TF, TT, LO, HI)                                                   \
-    CONV_LOOP(TF, TT, s[i] != s[i] ? 0 : s[i] <= (TF)(LO) ? (LO) : s[i] >= (TF)(HI) ? (HI) \
-                                                                                   : (TT)s[i])
+/* Every source dtype into one target: INT for the integer sources (s[i]
+ * typed as the source), F32/F64 for the floats, H/B for f16/bf16 bits. */
+#define FROM_EVERY(TT, BOOL, INT, F32, F64, H, B)                 \
+    switch (from) {                                              \
+    case CJ_BOOL: CONV_LOOP(uint8_t, TT, BOOL); return;          \
+    case CJ_I8: CONV_LOOP(int8_t, TT, INT); return;              \
+    case CJ_I16: CONV_LOOP(int16_t, TT, INT); return;            \
+    case CJ_I32: CONV_LOOP(int32_t, TT, INT); return;            \
+    case CJ_I64: CONV_LOOP(int64_t, TT, INT); return;            \
+    case CJ_U8: CONV_LOOP(uint8_t, TT, INT); return;             \
+    case CJ_U16: CONV_LOOP(uint16_t, TT, INT); return;           \
+    case CJ_U32: CONV_LOOP(uint32_t, TT, INT); return;           \
+    case CJ_U64: CONV_LOOP(uint64_t, TT, INT); return;           \
+    case CJ_F32: CONV_LOOP(float, TT, F32); return;              \
+    case CJ_F64: CONV_LOOP(double, TT, F64); return;             \
+    case CJ_F16: CONV_LOOP(uint16_t, TT, H); return;             \
+    case CJ_BF16: CONV_LOOP(uint16_t, TT, B); return;            \
+    default: return;                                             \
+    }
+
+/* An integer target: the unsigned type of its width keeps the low bits
+ * (defined in C); the signed reading of them is gcc's and clang's. */
+#define TO_INT(TT, UT, SFX)                                                                  \
+    FROM_EVERY(TT, s[i] != 0, (UT)s[i], sat_##SFX##_f(s[i]), sat_##SFX##_d(s[i]),            \
+               sat_##SFX##_f(rt_f16_to_f32(s[i])), sat_##SFX##_f(rt_bf16_to_f32(s[i])))
 
 void rt_convert(cj_dtype from, const void *src, cj_dtype to, void *dst, int64_t n) {
     if (from == to) {
-        memmove(dst, src, (size_t)n * rt_dtypes[to].size);
+        if (n > 0) memmove(dst, src, (size_t)n * rt_dtypes[to].size);
         return;
     }
     switch (to) {
     case CJ_BOOL:
-        switch (from) {
-        case CJ_I32: CONV_LOOP(int32_t, uint8_t, s[i] != 0); return;
-        case CJ_I64: CONV_LOOP(int64_t, uint8_t, s[i] != 0); return;
-        case CJ_F32: CONV_LOOP(float, uint8_t, s[i] != 0); return;
-        case CJ_F64: CONV_LOOP(double, uint8_t, s[i] != 0); return;
-        default: return;
-        }
-    case CJ_I32:
-        switch (from) {
-        case CJ_BOOL: CONV_LOOP(uint8_t, int32_t, s[i] != 0); return;
-        case CJ_I64: CONV_LOOP(int64_t, int32_t, (int32_t)(uint32_t)s[i]); return;
-        case CJ_F32: FLOAT_TO_INT(float, int32_t, INT32_MIN, INT32_MAX); return;
-        case CJ_F64: FLOAT_TO_INT(double, int32_t, INT32_MIN, INT32_MAX); return;
-        default: return;
-        }
-    case CJ_I64:
-        switch (from) {
-        case CJ_BOOL: CONV_LOOP(uint8_t, int64_t, s[i] != 0); return;
-        case CJ_I32: CONV_LOOP(int32_t, int64_t, s[i]); return;
-        case CJ_F32: FLOAT_TO_INT(float, int64_t, INT64_MIN, INT64_MAX); return;
-        case CJ_F64: FLOAT_TO_INT(double, int64_t, INT64_MIN, INT64_MAX); return;
-        default: return;
-        }
+        FROM_EVERY(uint8_t, s[i] != 0, s[i] != 0, s[i] != 0, s[i] != 0, rt_f16_to_f32(s[i]) != 0,
+                   rt_bf16_to_f32(s[i]) != 0)
+    case CJ_I8: TO_INT(int8_t, uint8_t, i8)
+    case CJ_I16: TO_INT(int16_t, uint16_t, i16)
+    case CJ_I32: TO_INT(int32_t, uint32_t, i32)
+    case CJ_I64: TO_INT(int64_t, uint64_t, i64)
+    case CJ_U8: TO_INT(uint8_t, uint8_t, u8)
+    case CJ_U16: TO_INT(uint16_t, uint16_t, u16)
+    case CJ_U32: TO_INT(uint32_t, uint32_t, u32)
+    case CJ_U64: TO_INT(uint64_t, uint64_t, u64)
     case CJ_F32:
-        switch (from) {
-        case CJ_BOOL: CONV_LOOP(uint8_t, float, s[i] != 0); return;
-        case CJ_I32: CONV_LOOP(int32_t, float, s[i]); return;
-        case CJ_I64: CONV_LOOP(int64_t, float, s[i]); return;
-        case CJ_F64: CONV_LOOP(double, float, s[i]); return;
-        default: return;
-        }
+        FROM_EVERY(float, s[i] != 0, s[i], s[i], s[i], rt_f16_to_f32(s[i]), rt_bf16_to_f32(s[i]))
     case CJ_F64:
-        switch (from) {
-        case CJ_BOOL: CONV_LOOP(uint8_t, double, s[i] != 0); return;
-        case CJ_I32: CONV_LOOP(int32_t, double, s[i]); return;
-        case CJ_I64: CONV_LOOP(int64_t, double, s[i]); return;
-        case CJ_F32: CONV_LOOP(float, double, s[i]); return;
-        default: return;
-        }
+        FROM_EVERY(double, s[i] != 0, s[i], s[i], s[i], rt_f16_to_f32(s[i]), rt_bf16_to_f32(s[i]))
+    case CJ_F16:
+        FROM_EVERY(uint16_t, s[i] ? 0x3c00u : 0u, rt_f32_to_f16((float)s[i]), rt_f32_to_f16(s[i]),
+                   rt_f64_to_f16(s[i]), s[i], rt_f32_to_f16(rt_bf16_to_f32(s[i])))
+    case CJ_BF16:
+        FROM_EVERY(uint16_t, s[i] ? 0x3f80u : 0u, rt_f32_to_bf16((float)s[i]), rt_f32_to_bf16(s[i]),
+                   rt_f32_to_bf16((float)s[i]), rt_f32_to_bf16(rt_f16_to_f32(s[i])), s[i])
     default: return;
     }
 }

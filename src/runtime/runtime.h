@@ -19,12 +19,19 @@
 typedef struct rt_dtype_info {
     const char *name, *npy_descr;
     size_t size;
-    bool is_float, is_int, is_bool;
+    bool is_float, is_int, is_bool, is_unsigned;
 } rt_dtype_info;
 extern const rt_dtype_info rt_dtypes[CJ_NUM_DTYPES];
 static inline bool rt_dtype_valid(int dt) { return dt >= 0 && dt < CJ_NUM_DTYPES; }
 static inline bool rt_is_float(cj_dtype dt) { return rt_dtypes[dt].is_float; }
 static inline bool rt_is_int(cj_dtype dt) { return rt_dtypes[dt].is_int; }
+static inline bool rt_is_unsigned(cj_dtype dt) { return rt_dtypes[dt].is_unsigned; }
+/* f16 and bf16: stored as 16 bits, computed in f32 (as XLA's CPU backend). */
+static inline bool rt_is_narrow_float(cj_dtype dt) { return dt == CJ_F16 || dt == CJ_BF16; }
+/* The dtypes after CJ_F64 (i8..bf16), which a primitive takes only when
+ * its rule record says so (prim_rule.extra_dtypes): core rejects them
+ * elsewhere with an error naming the primitive and the dtype. */
+static inline bool rt_dtype_is_extra(cj_dtype dt) { return dt > CJ_F64; }
 
 /* ---- abstract values ---- */
 typedef struct rt_aval {
@@ -66,14 +73,15 @@ int rt_dims_str(int rank, const int64_t *dims, char *buf, size_t size);
 /* Row-major strides in elements. */
 void rt_strides(const rt_aval *a, int64_t *strides);
 
-/* Element conversion between dtypes for n elements (NumPy casting:
- * float→int truncates toward zero; anything→bool is != 0). */
+/* Element conversion between every pair of dtypes for n elements, as
+ * XLA's convert_element_type on CPU (dtype.c says the rules). */
 void rt_convert(cj_dtype from, const void *src, cj_dtype to, void *dst,
                 int64_t n);
 /* Read element i as double / write a double as element i. */
 double rt_get_f64(cj_dtype dt, const void *data, int64_t i);
 void rt_set_f64(cj_dtype dt, void *data, int64_t i, double v);
 int64_t rt_get_i64(cj_dtype dt, const void *data, int64_t i);
+uint64_t rt_get_u64(cj_dtype dt, const void *data, int64_t i);
 
 /* ---- memory: the context's allocator ---- */
 typedef struct rt_mem rt_mem;
