@@ -3,8 +3,9 @@
  * from) and its values in the fused loop's registers (codegen.c: loop
  * locals) equal the table kernel's bit for bit: eager (vm_tanh_f32), jit
  * on the interpreter and jit with generated C agree exactly on special
- * values (NaN, ±inf, ±0, huge, tiny, subnormal, the clamp at 10) and a
- * sweep, and are within 4 ulp of long double tanh. (A long row's
+ * values (NaN, ±inf, ±0, huge, tiny, subnormal, around the clamp at 9.02)
+ * and a sweep, and are within the bound test_vmath_tanh_accuracy.c holds
+ * vm_tanh_f32 to (5 ulp with FMA) of long double tanh. (A long row's
  * sum(tanh(a*x+b)*c+d), bit for bit across backends and thread counts:
  * test_long_reduce.c.) */
 #include <float.h>
@@ -16,6 +17,12 @@
 #include "runtime/vmath.h"
 #include "test_util.h"
 
+#if defined(__FMA__)
+#define TANH_BOUND 5.0
+#else
+#define TANH_BOUND 8.0
+#endif
+
 static void f_tanh(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     (void)ctx, (void)u;
     out[0] = cj_mul(cj_tanh(in[0]), cj_scalar(ctx, 1.0)); /* a fused chain (x*1 keeps -0, NaN) */
@@ -23,7 +30,8 @@ static void f_tanh(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
 
 static const float SPECIAL[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, FLT_MIN, -FLT_MIN,
                                 FLT_TRUE_MIN, -FLT_TRUE_MIN, 0x1p-140f, 1e-30f, 0x1p-13f, -0x1p-13f,
-                                0.5f, -0.5f, 1.0f, -1.0f, 9.9999990f, 10.0f, 10.000001f, -10.0f,
+                                0.5f, -0.5f, 1.0f, -1.0f, 9.0199995f, 9.02f, 9.0200005f,
+                                9.9999990f, 10.0f, 10.000001f, -10.0f,
                                 20.0f, 1e6f, -1e6f, 1e30f, FLT_MAX, -FLT_MAX};
 #define N_SPECIAL ((int)(sizeof SPECIAL / sizeof SPECIAL[0]))
 
@@ -70,7 +78,7 @@ TEST(vmath_tanh_inline_same_bits_as_table) {
         worst = fmax(worst, ulps(ref[i], tanhl((long double)x[i])));
     }
     CHECK_MSG(same, "tanh: generated C or interpreter differs from vm_tanh_f32");
-    CHECK_MSG(worst <= 4, "tanh: %.3g ulp", worst);
+    CHECK_MSG(worst <= TANH_BOUND, "tanh: %.3g ulp", worst);
     /* the contract's special values */
     CHECK(y[1][20000] == 0 && !signbit(y[1][20000]) && y[1][20001] == 0 && signbit(y[1][20001]));
     CHECK(y[1][20002] == 1 && y[1][20003] == -1 && isnan(y[1][20004]) && isnan(y[1][20005]));

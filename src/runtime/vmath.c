@@ -483,8 +483,9 @@ static inline float cosh_kf(float x) {
     return eh + 0.25f / eh;
 }
 
-/* tanh_k's method in float; its source is shared with the generated C
- * (vmath_tanhf.h), which inlines it into fused loops with the same bits. */
+/* float tanh is a rational function, not tanh_k's method (vmath_tanhf.h:
+ * XLA's kind, 4.88 ulp at most); its source is shared with the generated
+ * C, which inlines it into fused loops with the same bits. */
 VM_TANHF_SRC(VM_TANHF_FMA)
 static inline float tanh_kf(float x) { return cjk_tanhf(x); }
 
