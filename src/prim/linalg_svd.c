@@ -7,7 +7,7 @@
  * with full_matrices [..., m, m] and [..., n, n]; without compute_uv
  * (params.flag bit 2) s alone. Strict: f32 or f64, rank >= 2. Under jit a
  * SINGLE kernel running the eager kernel (LOWER_OPAQUE); its working
- * memory (rt_svd_work elements per matrix) is declared by the rule
+ * memory (rt_svd_work_for elements per matrix: the f64 path needs less) is declared by the rule
  * (workspace_of), so under jit the planner reserves it in the arena and
  * the memory analysis counts it; eagerly it comes from the context's
  * allocator. vmap moves the batch axis to the front. */
@@ -49,7 +49,7 @@ static size_t svd_workspace(const prim_params *p, int n_in, const rt_aval *in) {
     const rt_aval *a = &in[0];
     int64_t m = a->dims[a->rank - 2], n = a->dims[a->rank - 1], batch = 1;
     for (int d = 0; d < a->rank - 2; d++) batch *= a->dims[d];
-    return (size_t)(batch * rt_svd_work(m, n)) * rt_dtypes[a->dtype].size;
+    return (size_t)(batch * rt_svd_work_for(m, n, a->dtype == CJ_F64)) * rt_dtypes[a->dtype].size;
 }
 
 static int svd_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,

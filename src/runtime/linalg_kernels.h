@@ -118,6 +118,10 @@ void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w
  * rt_svd_work(m, n) elements of the caller's (for the path taken now, as
  * rt_eigh_work). A matrix with a NaN gives all NaN. */
 int64_t rt_svd_work(int64_t m, int64_t n);
+/* The same for one type (f64: 1), which the svd primitive declares and
+ * rt_svd_f32/_f64 stride the batch's work by; rt_svd_work is the larger
+ * of the two (any caller may size by it). */
+int64_t rt_svd_work_for(int64_t m, int64_t n, int f64);
 /* The largest r = min(m, n) that takes Jacobi (as rt_eigh_set_jacobi_max). */
 void rt_svd_set_jacobi_max(int64_t r);
 int64_t rt_svd_jacobi_max(void);

@@ -121,14 +121,16 @@ static int64_t bd_work(int64_t m, int64_t n, int gk) {
 
 /* What the path taken now needs (as rt_eigh_work: a plan sized before a
  * path change still works, the kernel allocating the difference): one-
- * sided Jacobi's within its range, the bidiagonal path's above it. */
-int64_t rt_svd_work(int64_t m, int64_t n) {
+ * sided Jacobi's within its range, the bidiagonal path's above it, for
+ * f64 (no Golub–Kahan vectors) or f32; rt_svd_work: either type's. */
+int64_t rt_svd_work_for(int64_t m, int64_t n, int f64) {
     int64_t r = RMIN(m, n), len = RMAX(m, n);
     int64_t jac = r * len + r * r + len * len + 2 * len; /* the last len: flags, as bytes */
-    int64_t bd = bd_work(m, n, 1), la = m * n + GESDD_WORK(m, n) + GESDD_IWORK(m, n);
+    int64_t bd = bd_work(m, n, !f64), la = m * n + GESDD_WORK(m, n) + GESDD_IWORK(m, n);
     int lapack = rt_linalg_use_lapack(r) && rt_linalg_use_lapack(len);
     return RMAX(r <= rt_svd_jacobi_max() ? jac : bd, lapack ? la : 0);
 }
+int64_t rt_svd_work(int64_t m, int64_t n) { return RMAX(rt_svd_work_for(m, n, 0), rt_svd_work_for(m, n, 1)); }
 
 #define T double
 #define S f64

@@ -146,7 +146,7 @@ static void F(svd_jacobi)(int64_t m, int64_t n, int full, const T *a, T *s, T *u
  * one-sided Jacobi in its range (r <= rt_svd_jacobi_max(): small
  * matrices, batches of them, where it is the faster) and for a matrix
  * with a NaN (all NaN, no work), else bidiagonalisation. work:
- * rt_svd_work(m, n) elements. */
+ * rt_svd_work_for(m, n, this type is f64) elements. */
 static void F(svd_one)(int64_t m, int64_t n, int full, const T *a, T *s, T *u, T *vt, T *work) {
     int64_t r = m < n ? m : n;
     int nan = 0;
@@ -174,7 +174,7 @@ static void F(svd_range)(void *arg, int64_t begin, int64_t end) {
 
 void F(rt_svd_)(int64_t batch, int64_t m, int64_t n, int full, const T *a, T *s, T *u, T *vt, T *work) {
     if (batch <= 0 || m <= 0 || n <= 0) return;
-    F(svd_job) job = {m, n, full, a, s, u, vt, work, rt_svd_work(m, n)};
+    F(svd_job) job = {m, n, full, a, s, u, vt, work, rt_svd_work_for(m, n, !BD_GK)};
     int64_t r = m < n ? m : n;
     rt_parallel_for(batch, rt_linalg_grain(8 * 6 * r * r * (m > n ? m : n)), F(svd_range), &job);
 }
