@@ -1016,7 +1016,8 @@ cj_status cj_print_ir(cj_func *f, int n_in, const cj_val *example,
  * i32[2] value holding the bits of JAX's uint32[2] key data (cjax has no
  * unsigned dtype); keys are ordinary values, so every function below works
  * eagerly, under cj_jit, and under cj_vmap over a batch of keys (i32[B,2]
- * mapped on axis 0 gives each key's own draw). Nothing has a derivative.
+ * mapped on axis 0 gives each key's own draw). Only multivariate_normal
+ * and the gamma family (below) have derivatives.
  * Shapes are (rank, shape) with fewer than 2^31 elements in one draw. A key
  * that is not i32[2] is CJ_ERR_DTYPE / CJ_ERR_SHAPE; so is a bad shape. */
 
@@ -1115,13 +1116,22 @@ cj_val cj_random_gumbel_mode(cj_val key, cj_dtype dtype, int rank, const int64_t
  * each JAX's algorithm drawing JAX's keys. Parameters are values (scalars
  * or arrays, may be traced); rank < 0 (shape NULL) is JAX's shape=None,
  * the parameters' broadcast shape; else they must broadcast to shape.
- * dtype CJ_F32 or CJ_F64. No derivatives yet (JAX differentiates gamma in
- * a by implicit reparameterisation). Ulps against JAX: docs/API.md.
+ * dtype CJ_F32 or CJ_F64. Differentiable in the gamma parameters as JAX
+ * (cj_random_gamma_grad); under a trace each call keeps its small
+ * custom-derivative function objects until the context ends (as every
+ * traced cj_custom_jvp). Ulps against JAX: docs/API.md.
  * jax.random.gamma(key, a, shape, dtype): Marsaglia–Tsang per element,
  * a < 1 boosted to a + 1; loggamma its logarithm computed in log space
  * (accurate for tiny a). */
 cj_val cj_random_gamma(cj_val key, cj_val a, cj_dtype dtype, int rank, const int64_t *shape);
 cj_val cj_random_loggamma(cj_val key, cj_val a, cj_dtype dtype, int rank, const int64_t *shape);
+/* lax.random_gamma_grad(a, x): d x / d a for a sample x of gamma(a),
+ * the implicit reparameterisation -(dP/da) / (dP/dx) of the regularised
+ * incomplete gamma function P (XLA's series / continued fraction). a and
+ * x of one float dtype, broadcast together. It is the derivative
+ * cj_random_gamma's (and loggamma's, beta's, dirichlet's, ball's) rule
+ * uses; itself it has none. */
+cj_val cj_random_gamma_grad(cj_val a, cj_val x);
 /* jax.random.beta(key, a, b, shape, dtype): from two loggammas. */
 cj_val cj_random_beta(cj_val key, cj_val a, cj_val b, cj_dtype dtype, int rank, const int64_t *shape);
 /* jax.random.dirichlet(key, alpha [..., k], shape, dtype): softmax of k

@@ -1,5 +1,6 @@
 /* random_dist.c — jax.random's samplers built on uniform and normal (api
- * layer): exponential, laplace, logistic, gumbel, cauchy, rademacher,
+ * layer): exponential, laplace, logistic, gumbel (modes "low" and "high"),
+ * cauchy, rademacher,
  * truncated_normal, categorical, choice, multivariate_normal, orthogonal.
  *
  * Each follows its jax/_src/random/core.py definition step for step over

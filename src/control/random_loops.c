@@ -12,8 +12,10 @@
  * loop, vmapped: element i uses split(key, n)[i] and runs its own
  * acceptance loop (under vmap every element iterates until all have
  * accepted, finished ones keeping their state, as JAX's batched
- * while_loop). poisson loops over the whole array at once, as JAX's. Its
- * derivative in alpha is not provided yet (docs/API.md). */
+ * while_loop). poisson loops over the whole array at once, as JAX's.
+ * gamma is differentiable in alpha as JAX's random_gamma primitive (a
+ * custom_jvp: the implicit reparameterisation below), and so are beta,
+ * dirichlet and the rest through it. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -153,10 +155,9 @@ static int64_t count_of(int rank, const int64_t *dims) {
 
 /* gamma or loggamma of a already of dtype and of shape (rank, dims):
  * vmap of the one-element sampler over split(key, n) and a's elements. */
-static cj_val gamma_draw(cj_val key, cj_val a, cj_dtype dt, int rank, const int64_t *dims, int log_space) {
+static cj_val gamma_raw(cj_val key, cj_val a, cj_dtype dt, int rank, const int64_t *dims, int log_space) {
     cj_ctx *ctx = key.ctx;
     int64_t n = count_of(rank, dims);
-    if (n == 0) return cj_zeros(ctx, dt, rank, dims);
     cj_val in[2] = {cj_random_split(key, n), cj_reshape(cj_broadcast_to(a, rank, dims), 1, &n)}, out;
     gamma_env e = {dt, log_space, {0}, {0}};
     cj_func *one = cj_func_new(ctx, log_space ? "loggamma_one" : "gamma_one", gamma_one, 2, 1, &e);
@@ -166,6 +167,178 @@ static cj_val gamma_draw(cj_val key, cj_val a, cj_dtype dt, int rank, const int6
     if (one) cj_func_free(one);
     if (st != CJ_OK) return api_err(ctx);
     return cj_reshape(out, rank, dims);
+}
+
+/* ---- gamma's derivative in a ----------------------------------------------- */
+
+/* The implicit reparameterisation (JAX's random_gamma_grad, XLA's
+ * RandomGammaGrad): a sample x of gamma(a) moves with a as
+ * dx/da = -(dP/da) / (dP/dx), P(a, x) the regularised lower incomplete
+ * gamma function, dP/dx = x^(a-1) e^-x / Gamma(a). As XLA, P comes from
+ * its series where x <= 1 or x <= a and from the continued fraction of
+ * Q = 1 - P otherwise, each run until its a-derivative's terms fall below
+ * the dtype's epsilon (at most 2000 terms), carrying that derivative
+ * along. Both run over the whole array, each element masked to the
+ * method it uses (as XLA's select of the two). */
+typedef struct grad_env {
+    cj_val x;
+    cj_dtype dt;
+} grad_env;
+
+#define GRAD_MAX_TERMS 2000
+
+static double eps_of(cj_dtype dt) { return dt == CJ_F32 ? (double)FLT_EPSILON : DBL_EPSILON; }
+
+/* carries: i, enabled, then the state; continue while any is enabled */
+static void series_cond(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)user;
+    out[0] = cj_and(cj_any(in[1], 0, NULL, 0), cj_lt(in[0], typed(ctx, GRAD_MAX_TERMS, CJ_I32)));
+}
+
+/* P = x^a e^-x / Gamma(a + 1) * S, S = sum_n x^n / ((a+1)...(a+n)):
+ * carries (i, enabled, r, c, S, dc/da, dS/da) */
+static void series_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    grad_env *g = user;
+    cj_val en = in[1], x = g->x;
+    cj_val r = cj_add(in[2], typed(ctx, 1, g->dt));
+    cj_val xr = cj_div(x, r);
+    cj_val dc = cj_add(cj_mul(in[5], xr), cj_div(cj_neg(cj_mul(in[3], x)), cj_mul(r, r)));
+    cj_val ds = cj_add(in[6], dc);
+    cj_val c = cj_mul(in[3], xr);
+    cj_val sum = cj_add(in[4], c);
+    out[0] = cj_add(in[0], typed(ctx, 1, CJ_I32));
+    out[1] = cj_and(en, cj_gt(cj_abs(cj_div(dc, ds)), typed(ctx, eps_of(g->dt), g->dt)));
+    cj_val nv[5] = {r, c, sum, dc, ds};
+    for (int k = 0; k < 5; k++) out[2 + k] = cj_where(en, nv[k], in[2 + k]);
+}
+
+/* Q = x^a e^-x / Gamma(a) * F, F the continued fraction (Cephes' igamc):
+ * carries (i, enabled, y, z, c, pkm1, qkm1, pkm2, qkm2, F, dpkm1, dqkm1,
+ * dpkm2, dqkm2, dF), d. the derivatives in a */
+static void cf_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    grad_env *g = user;
+    cj_dtype dt = g->dt;
+    cj_val en = in[1], zero = typed(ctx, 0, dt), one = typed(ctx, 1, dt);
+    cj_val c = cj_add(in[4], one), y = cj_add(in[2], one), z = cj_add(in[3], typed(ctx, 2, dt));
+    cj_val yc = cj_mul(y, c);
+    cj_val pkm1 = in[5], qkm1 = in[6], pkm2 = in[7], qkm2 = in[8], ans = in[9];
+    cj_val dpkm1 = in[10], dqkm1 = in[11], dpkm2 = in[12], dqkm2 = in[13], dans = in[14];
+    cj_val pk = cj_sub(cj_mul(pkm1, z), cj_mul(pkm2, yc));
+    cj_val qk = cj_sub(cj_mul(qkm1, z), cj_mul(qkm2, yc));
+    cj_val nz = cj_ne(qk, zero);
+    cj_val safe_qk = cj_where(nz, qk, one);
+    cj_val ans2 = cj_where(nz, cj_div(pk, safe_qk), ans);
+    /* y and z move with a by -1 each: d(yc)/da = -c, dz/da = -1 */
+    cj_val dpk = cj_add(cj_sub(cj_sub(cj_mul(dpkm1, z), pkm1), cj_mul(dpkm2, yc)), cj_mul(pkm2, c));
+    cj_val dqk = cj_add(cj_sub(cj_sub(cj_mul(dqkm1, z), qkm1), cj_mul(dqkm2, yc)), cj_mul(qkm2, c));
+    cj_val dans2 = cj_where(nz, cj_div(cj_sub(dpk, cj_mul(ans2, dqk)), safe_qk), dans);
+    cj_val moved = cj_where(nz, cj_abs(cj_sub(dans2, dans)), one);
+    /* rescale when the terms grow past 1/eps */
+    cj_val big = cj_gt(cj_abs(pk), typed(ctx, 1 / eps_of(dt), dt));
+    cj_val s = cj_where(big, typed(ctx, eps_of(dt), dt), one);
+    cj_val nv[13] = {y, z, c, cj_mul(pk, s), cj_mul(qk, s), cj_mul(pkm1, s), cj_mul(qkm1, s), ans2,
+                     cj_mul(dpk, s), cj_mul(dqk, s), cj_mul(dpkm1, s), cj_mul(dqkm1, s), dans2};
+    out[0] = cj_add(in[0], typed(ctx, 1, CJ_I32));
+    out[1] = cj_and(en, cj_gt(moved, typed(ctx, eps_of(dt), dt)));
+    for (int k = 0; k < 13; k++) out[2 + k] = cj_where(en, nv[k], in[2 + k]);
+}
+
+/* dx/da at samples x of gamma(a) (a and x of one float dtype and shape). */
+static cj_val gamma_grad(cj_val a, cj_val x) {
+    cj_ctx *ctx = a.ctx;
+    cj_dtype dt = cj_val_dtype(a);
+    int64_t dims[CJ_MAX_RANK];
+    int rank = cj_val_shape(a, dims);
+    cj_val zero = typed(ctx, 0, dt), one = typed(ctx, 1, dt);
+    cj_val zeros = cj_zeros(ctx, dt, rank, dims), ones = cj_ones(ctx, dt, rank, dims);
+    cj_val is_nan = cj_or(cj_isnan(a), cj_isnan(x)), x_zero = cj_eq(x, zero);
+    cj_val domain = cj_or(cj_lt(x, zero), cj_le(a, zero));
+    cj_val use_cf = cj_and(cj_gt(x, one), cj_gt(x, a));
+    cj_val ax = cj_sub(cj_sub(cj_mul(a, cj_log(x)), x), cj_lgamma(a));
+    double maxf = dt == CJ_F32 ? (double)FLT_MAX : DBL_MAX;
+    cj_val underflow = cj_lt(ax, typed(ctx, -log(maxf), dt));
+    cj_val enabled = cj_not(cj_or(cj_or(x_zero, domain), cj_or(underflow, is_nan)));
+    /* x, or a harmless 1 where the result is 0 or NaN anyway (where the
+     * density underflows the methods give their first term, as XLA's) */
+    grad_env g = {cj_where(cj_or(cj_or(x_zero, domain), is_nan), ones, x), dt};
+    cj_val i0 = cj_scalar_typed(ctx, 0, CJ_I32);
+    cj_val sin[7] = {i0, cj_and(enabled, cj_not(use_cf)), a, ones, ones, zeros, zeros}, so[7];
+    if (run_while(ctx, "gamma_grad_series", series_cond, series_body, &g, 7, sin, so) != 0) return api_err(ctx);
+    cj_val lx = cj_log(g.x);
+    cj_val series = cj_neg(cj_mul(cj_add(so[6], cj_mul(so[4], cj_sub(lx, cj_digamma(cj_add(a, one))))),
+                                  cj_div(g.x, a)));
+    cj_val xg = g.x, y = cj_sub(one, a), z = cj_add(cj_add(xg, y), one);
+    cj_val cin[15] = {i0,    cj_and(enabled, use_cf), y,     z,     zeros, cj_add(xg, one), cj_mul(z, xg), ones, xg,
+                      cj_div(cj_add(xg, one), cj_mul(z, xg)), zeros, cj_neg(xg), zeros, zeros, zeros};
+    /* dF/da at the start: F = (x + 1) / (z x), dz/da = -1 */
+    cin[14] = cj_div(cj_mul(cin[9], xg), cj_mul(z, xg));
+    cj_val co[15];
+    if (run_while(ctx, "gamma_grad_cf", series_cond, cf_body, &g, 15, cin, co) != 0) return api_err(ctx);
+    cj_val cf = cj_mul(xg, cj_add(co[14], cj_mul(co[9], cj_sub(lx, cj_digamma(a)))));
+    cj_val out = cj_where(use_cf, cf, series);
+    out = cj_where(x_zero, zeros, out);
+    return cj_where(cj_or(domain, is_nan), cj_full(ctx, NAN, dt, rank, dims), out);
+}
+
+cj_val cj_random_gamma_grad(cj_val a, cj_val x) {
+    const char *op = "random_gamma_grad";
+    cj_ctx *ctx = a.ctx ? a.ctx : x.ctx;
+    const rt_aval *aa = api_aval(a, op), *xa = aa ? api_aval(x, op) : NULL;
+    if (!aa || !xa) return api_err(ctx);
+    char at[96], xt[96];
+    rt_aval_str(aa, at, sizeof at);
+    rt_aval_str(xa, xt, sizeof xt);
+    if (aa->dtype != xa->dtype || (aa->dtype != CJ_F32 && aa->dtype != CJ_F64)) {
+        core_error(ctx, CJ_ERR_DTYPE, "random_gamma_grad: a and x must be both f32 or both f64, got %s and %s", at, xt);
+        return api_err(ctx);
+    }
+    int r;
+    int64_t dims[CJ_MAX_RANK];
+    if (random_shape_of(ctx, op, 2, (rt_aval[]){*aa, *xa}, -1, NULL, &r, dims) != 0) return api_err(ctx);
+    return gamma_grad(cj_broadcast_to(a, r, dims), cj_broadcast_to(x, r, dims));
+}
+
+/* The sampler as JAX's random_gamma primitive: f(key, a) with a's
+ * derivative from gamma_grad (loggamma: d log x = dx / x, x at least the
+ * smallest normal). The flags are static: the rule runs whenever the
+ * program is differentiated, after this call has returned. */
+static const int SPACE_FLAGS[2] = {0, 1};
+
+static void gamma_prim(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    int64_t dims[CJ_MAX_RANK];
+    int rank = cj_val_shape(in[1], dims);
+    out[0] = gamma_raw(in[0], in[1], cj_val_dtype(in[1]), rank, dims, *(const int *)user);
+}
+
+static void gamma_prim_jvp(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    int log_space = *(const int *)user;
+    cj_val a = in[1];
+    cj_dtype dt = cj_val_dtype(a);
+    gamma_prim(ctx, in, out, user);
+    cj_val x = out[0];
+    if (log_space) {
+        x = cj_exp(out[0]);
+        x = cj_where(cj_eq(x, typed(ctx, 0, dt)), typed(ctx, dt == CJ_F32 ? (double)FLT_MIN : DBL_MIN, dt), x);
+    }
+    cj_val g = gamma_grad(cj_stop_gradient(a), cj_stop_gradient(x));
+    if (log_space) g = cj_div(g, x);
+    out[1] = cj_mul(in[3], g);
+}
+
+static cj_val gamma_draw(cj_val key, cj_val a, cj_dtype dt, int rank, const int64_t *dims, int log_space) {
+    cj_ctx *ctx = key.ctx;
+    if (count_of(rank, dims) == 0) return cj_zeros(ctx, dt, rank, dims);
+    void *flag = (void *)&SPACE_FLAGS[log_space ? 1 : 0];
+    cj_func *f = cj_func_new(ctx, log_space ? "random_loggamma" : "random_gamma", gamma_prim, 2, 1, flag);
+    cj_func *rule = cj_func_new(ctx, "random_gamma_jvp", gamma_prim_jvp, 4, 2, flag);
+    cj_func *c = f && rule ? cj_custom_jvp(f, rule) : NULL;
+    cj_val in[2] = {key, cj_broadcast_to(a, rank, dims)}, out;
+    cj_status st = c ? cj_call(c, in, &out) : CJ_ERR_OOM;
+    cj_func_free(c);
+    cj_func_free(rule);
+    cj_func_free(f);
+    return st == CJ_OK ? out : api_err(ctx);
 }
 
 static cj_val gamma_entry(cj_val key, cj_val a, cj_dtype dtype, int rank, const int64_t *shape, int log_space) {

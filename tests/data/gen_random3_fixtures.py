@@ -20,6 +20,9 @@ ALPHAS = [0.2, 0.7, 1.0, 3.0, 9.5]  # below, at and above 1
 BETA_A = [0.3, 1.0, 2.0, 5.0]
 BETA_B = [0.6, 1.0, 4.0, 0.5]
 DIRICHLET = [0.25, 1.0, 3.5]
+W = np.array([1.0, -0.5, 2.0, 0.25, -1.5])
+GRAD_A = [0.05, 0.3, 1.0, 2.5, 10.0, 80.0]  # lax.random_gamma_grad(a, x) on this grid
+GRAD_X = [1e-3, 0.2, 0.9, 1.5, 4.0, 12.0, 100.0]
 LAMS = [0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 250.0]  # Knuth below 10, rejection from 10
 
 
@@ -48,7 +51,15 @@ def draws(jax, jnp, key, si, dt, tag, itag):
     save(f"poisson_vec_s{si}_{itag}", r.poisson(key, jnp.asarray(LAMS, jnp.float32), None, itag_dtype(jnp, itag)))
     save(f"poisson_l4_3x4_s{si}_{itag}", r.poisson(key, 4.0, (3, 4), itag_dtype(jnp, itag)))
     save(f"poisson_l40_3x4_s{si}_{itag}", r.poisson(key, 40.0, (3, 4), itag_dtype(jnp, itag)))
+    # gamma's derivative in a (implicit reparameterisation) through the samplers
+    save(f"gamma_grad_vec_s{si}_{tag}", jax.grad(lambda a: jnp.sum(r.gamma(key, a, None, dt) * W[:5].astype(dt)))(al))
+    save(f"loggamma_grad_vec_s{si}_{tag}",
+         jax.grad(lambda a: jnp.sum(r.loggamma(key, a, None, dt) * W[:5].astype(dt)))(al))
+    save(f"beta_grad_s{si}_{tag}",
+         jax.grad(lambda a: jnp.sum(r.beta(key, a, jnp.asarray(BETA_B, dt), None, dt)))(jnp.asarray(BETA_A, dt)))
     if si == 0:
+        ga, gx = np.meshgrid(np.asarray(GRAD_A), np.asarray(GRAD_X), indexing="ij")
+        save(f"random_gamma_grad_{tag}", jax.lax.random_gamma_grad(jnp.asarray(ga, dt), jnp.asarray(gx, dt)))
         save(f"gamma_a0.4_1000_s0_{tag}", r.gamma(key, 0.4, (1000,), dt))
         save(f"gamma_a2.5_1000_s0_{tag}", r.gamma(key, 2.5, (1000,), dt))
         save(f"loggamma_a0.4_1000_s0_{tag}", r.loggamma(key, 0.4, (1000,), dt))
