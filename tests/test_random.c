@@ -15,6 +15,7 @@
 #include "../src/core/core.h"
 #include "cjax.h"
 #include "harness.h"
+#include "test_util.h"
 
 #define N_SEEDS 6
 static const int64_t SEEDS[N_SEEDS] = {0, 1, 42, 2147483647, -7, 1099511627779LL};
@@ -97,17 +98,6 @@ typedef struct diff {
     char why[160];
 } diff;
 
-static int64_t ordered_bits(const void *p, cj_dtype dt) {
-    if (dt == CJ_F32) {
-        int32_t b;
-        memcpy(&b, p, 4);
-        return b < 0 ? (int64_t)INT32_MIN - b : b;
-    }
-    int64_t b;
-    memcpy(&b, p, 8);
-    return b < 0 ? INT64_MIN - b : b;
-}
-
 static int same_bits(cj_val got, cj_val want, diff *d) {
     memset(d, 0, sizeof *d);
     char gt[96], wt[96];
@@ -129,7 +119,7 @@ static int same_bits(cj_val got, cj_val want, diff *d) {
         if (memcmp(a + i * es, b + i * es, es) == 0) continue;
         d->mismatches++;
         if (dt == CJ_F32 || dt == CJ_F64) {
-            int64_t u = llabs(ordered_bits(a + i * es, dt) - ordered_bits(b + i * es, dt));
+            int64_t u = llabs(tu_ordered_bits(a + i * es, dt) - tu_ordered_bits(b + i * es, dt));
             if (u > d->max_ulp) d->max_ulp = u;
         }
     }

@@ -20,6 +20,7 @@
 
 #include "cjax.h"
 #include "harness.h"
+#include "test_util.h"
 
 #define N_KEYS 3
 static const int64_t SEEDS[N_KEYS] = {0, 42, -7};
@@ -130,48 +131,6 @@ static cj_val load(cj_ctx *ctx, const char *name) {
     return cj_load_npy(ctx, path);
 }
 
-static int64_t ordered(const void *p, cj_dtype dt) {
-    if (dt == CJ_F32) {
-        int32_t b;
-        memcpy(&b, p, 4);
-        return b < 0 ? (int64_t)INT32_MIN - b : b;
-    }
-    int64_t b;
-    memcpy(&b, p, 8);
-    return b < 0 ? INT64_MIN - b : b;
-}
-
-/* Whether got matches want within max_ulp (exactly for integers); why
- * says how not. */
-static int matches(cj_val got, cj_val want, int64_t max_ulp, char *why, size_t size, int64_t *worst_out) {
-    char gt[96], wt[96];
-    cj_val_type_str(got, gt, sizeof gt);
-    cj_val_type_str(want, wt, sizeof wt);
-    if (strcmp(gt, wt) != 0) {
-        snprintf(why, size, "type %.60s, JAX's %.60s", gt, wt);
-        return 0;
-    }
-    cj_dtype dt = cj_val_dtype(got);
-    size_t es = cj_dtype_size(dt), n = (size_t)cj_val_size(got);
-    char *a = malloc(es * n + 8), *b = malloc(es * n + 8);
-    int ok = a && b && cj_read(got, a, es * n) == CJ_OK && cj_read(want, b, es * n) == CJ_OK;
-    int64_t bad = 0, worst = 0;
-    for (size_t i = 0; ok && i < n; i++) {
-        if (memcmp(a + i * es, b + i * es, es) == 0) continue;
-        int64_t u = (dt == CJ_F32 || dt == CJ_F64) ? llabs(ordered(a + i * es, dt) - ordered(b + i * es, dt)) : INT64_MAX;
-        if (u > worst) worst = u;
-        bad++;
-    }
-    free(a), free(b);
-    if (!ok) {
-        snprintf(why, size, "could not read the arrays");
-        return 0;
-    }
-    if (worst_out && worst > *worst_out) *worst_out = worst;
-    snprintf(why, size, "%lld of %zu differ, max %lld ulp (limit %lld)", (long long)bad, n, (long long)worst,
-             (long long)max_ulp);
-    return worst <= max_ulp;
-}
 
 /* Generated C takes seconds to build per program, so the cc modes run one
  * case of each sampler (the interpreter and eager modes run them all). */
@@ -229,7 +188,7 @@ static void check_mode(int mode) {
                 dims[0] = i + 1;
                 got = cj_squeeze(cj_slice(all, lo, dims, NULL), 1, (const int64_t[]){0});
             }
-            int ok = matches(got, load(ctx, name), c->max_ulp, why, sizeof why, &worst);
+            int ok = tu_match_ulp(got, load(ctx, name), c->max_ulp, why, sizeof why, &worst);
             if (verbose && !ok) fprintf(stderr, "  mode %d %s: %s (%s)\n", mode, name, why, cj_error_message(ctx));
             else CHECK_MSG(ok, "mode %d %s: %s (%s)", mode, name, why, cj_error_message(ctx));
             cj_error_clear(ctx);
