@@ -282,22 +282,6 @@ TEST(reduce_passes_thread_child) {
     cj_ctx_free(ctx);
 }
 
-static int run_child(const char *self, int threads, const char *path) {
-    pid_t pid = fork();
-    if (pid == 0) {
-        char t[32], o[512];
-        snprintf(t, sizeof t, "CJAX_NUM_THREADS=%d", threads);
-        snprintf(o, sizeof o, "%s=%s", CHILD_ENV, path);
-        char *envp[] = {t, o, "CJAX_VERIFY=1", NULL};
-        char *argv[] = {(char *)self, "reduce_passes_thread_child", NULL};
-        execve(self, argv, envp);
-        _exit(127);
-    }
-    int st = 0;
-    if (pid < 0 || waitpid(pid, &st, 0) != pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 TEST(reduce_passes_same_bits_one_and_two_threads) {
     if (getenv(CHILD_ENV)) return;
     char self[4096];
@@ -311,7 +295,7 @@ TEST(reduce_passes_same_bits_one_and_two_threads) {
     for (int i = 0; i < 2; i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/t%d", dir, i + 1);
-        CHECK_EQ_INT(run_child(self, i + 1, path), 0);
+        CHECK_EQ_INT(tu_run_child(self, "reduce_passes_thread_child", CHILD_ENV, path, i + 1), 0);
         FILE *fp = fopen(path, "rb");
         CHECK(fp != NULL);
         memset(got[i], 0, sizeof got[i]);

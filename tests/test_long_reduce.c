@@ -243,22 +243,6 @@ TEST(long_reduce_thread_child) {
     cj_ctx_free(ctx);
 }
 
-static int run_child(const char *self, int threads, const char *path) {
-    pid_t pid = fork();
-    if (pid == 0) {
-        char t[32], o[512];
-        snprintf(t, sizeof t, "CJAX_NUM_THREADS=%d", threads);
-        snprintf(o, sizeof o, "%s=%s", CHILD_ENV, path);
-        char *envp[] = {t, o, "CJAX_VERIFY=1", NULL};
-        char *argv[] = {(char *)self, "long_reduce_thread_child", NULL};
-        execve(self, argv, envp);
-        _exit(127);
-    }
-    int st = 0;
-    if (pid < 0 || waitpid(pid, &st, 0) != pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 TEST(long_reduce_same_bits_for_any_thread_count) {
     if (getenv(CHILD_ENV)) return;
     char self[4096];
@@ -273,7 +257,7 @@ TEST(long_reduce_same_bits_for_any_thread_count) {
     for (int i = 0; i < 3; i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/t%d", dir, counts[i]);
-        CHECK_EQ_INT(run_child(self, counts[i], path), 0);
+        CHECK_EQ_INT(tu_run_child(self, "long_reduce_thread_child", CHILD_ENV, path, counts[i]), 0);
         FILE *fp = fopen(path, "rb");
         CHECK(fp != NULL);
         memset(got[i], 0, sizeof got[i]);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void *tu_alloc_fn(void *user, size_t size, size_t align) {
     tu_alloc *s = user;
@@ -132,4 +134,20 @@ int tu_match_ulp(cj_val got, cj_val want, int64_t max_ulp, char *why, size_t siz
     snprintf(why, size, "%lld of %zu differ, max %lld ulp (limit %lld)", (long long)bad, n, (long long)worst,
              (long long)max_ulp);
     return worst <= max_ulp;
+}
+
+int tu_run_child(const char *self, const char *test, const char *env_name, const char *env_value, int threads) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        char t[32], o[512];
+        snprintf(t, sizeof t, "CJAX_NUM_THREADS=%d", threads);
+        snprintf(o, sizeof o, "%s=%s", env_name, env_value);
+        char *envp[] = {t, o, "CJAX_VERIFY=1", NULL};
+        char *argv[] = {(char *)self, (char *)test, NULL};
+        execve(self, argv, envp);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -38,6 +38,11 @@ int64_t tu_ordered_bits(const void *p, cj_dtype dt);
  * seen is raised into *worst_out when that is not NULL. */
 int tu_match_ulp(cj_val got, cj_val want, int64_t max_ulp, char *why, size_t size, int64_t *worst_out);
 
+/* Runs the test binary `self` again as a child with only the test named
+ * `test`, CJAX_NUM_THREADS=threads, CJAX_VERIFY=1 and env_name=env_value
+ * in its environment; its exit status, -1 when it did not exit. */
+int tu_run_child(const char *self, const char *test, const char *env_name, const char *env_value, int threads);
+
 /* Same dtype, shape and bytes. */
 int tu_same_bits(cj_val a, cj_val b);
 /* Fills the primitives' rule table through the one top-level init
