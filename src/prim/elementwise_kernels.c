@@ -114,16 +114,6 @@ static inline double sign_(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
 
 /* ---- loop shapes ---- */
 
-/* y[i] = EXPR(x) with x = in[0][i]. */
-#define UNARY(NAME, T, TO, EXPR)                                                   \
-    static void NAME(const ew_operands *ops, int64_t begin, int64_t end) {         \
-        const T *xs = (const T *)ops->in[0];                                       \
-        TO *ys = (TO *)ops->out;                                                   \
-        for (int64_t i = begin; i < end; i++) {                                    \
-            const T x = xs[i];                                                     \
-            ys[i] = (TO)(EXPR);                                                    \
-        }                                                                          \
-    }
 
 /* y[i] = EXPR(a, b); one loop per layout so each is a plain stride-1 loop.
  * When both operands are scalars the range is [0, 1) and the last loop
@@ -174,35 +164,35 @@ static inline double sign_(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
     BINARY_INTS(OP, EXPR, EXPR)
 
 /* ---- unary kernels ---- */
-UNARY(neg_i32, int32_t, int32_t, wneg_i32(x))
-UNARY(neg_i64, int64_t, int64_t, wneg_i64(x))
-UNARY(neg_f32, float, float, -x)
-UNARY(neg_f64, double, double, -x)
-UNARY(abs_i32, int32_t, int32_t, wabs_i32(x))
-UNARY(abs_i64, int64_t, int64_t, wabs_i64(x))
-UNARY(abs_f32, float, float, fabsf(x))
-UNARY(abs_f64, double, double, fabs(x))
-UNARY(sign_i32, int32_t, int32_t, isign_i32(x))
-UNARY(sign_i64, int64_t, int64_t, isign_i64(x))
-UNARY(sign_f32, float, float, signf_(x))
-UNARY(sign_f64, double, double, sign_(x))
-UNARY(floor_f32, float, float, floorf(x))
-UNARY(floor_f64, double, double, floor(x))
-UNARY(ceil_f32, float, float, ceilf(x))
-UNARY(ceil_f64, double, double, ceil(x))
+EW_UNARY(neg_i32, int32_t, int32_t, wneg_i32(x))
+EW_UNARY(neg_i64, int64_t, int64_t, wneg_i64(x))
+EW_UNARY(neg_f32, float, float, -x)
+EW_UNARY(neg_f64, double, double, -x)
+EW_UNARY(abs_i32, int32_t, int32_t, wabs_i32(x))
+EW_UNARY(abs_i64, int64_t, int64_t, wabs_i64(x))
+EW_UNARY(abs_f32, float, float, fabsf(x))
+EW_UNARY(abs_f64, double, double, fabs(x))
+EW_UNARY(sign_i32, int32_t, int32_t, isign_i32(x))
+EW_UNARY(sign_i64, int64_t, int64_t, isign_i64(x))
+EW_UNARY(sign_f32, float, float, signf_(x))
+EW_UNARY(sign_f64, double, double, sign_(x))
+EW_UNARY(floor_f32, float, float, floorf(x))
+EW_UNARY(floor_f64, double, double, floor(x))
+EW_UNARY(ceil_f32, float, float, ceilf(x))
+EW_UNARY(ceil_f64, double, double, ceil(x))
 /* rint rounds half to even in the default rounding mode (jnp.round). */
-UNARY(round_f32, float, float, rintf(x))
-UNARY(round_f64, double, double, rint(x))
-UNARY(sqrt_f32, float, float, sqrtf(x))
-UNARY(sqrt_f64, double, double, sqrt(x))
-UNARY(rsqrt_f32, float, float, 1.0f / sqrtf(x))
-UNARY(rsqrt_f64, double, double, 1.0 / sqrt(x))
-UNARY(not_bool, uint8_t, uint8_t, x == 0)
-UNARY(not_i32, int32_t, int32_t, ~x)
-UNARY(not_i64, int64_t, int64_t, ~x)
+EW_UNARY(round_f32, float, float, rintf(x))
+EW_UNARY(round_f64, double, double, rint(x))
+EW_UNARY(sqrt_f32, float, float, sqrtf(x))
+EW_UNARY(sqrt_f64, double, double, sqrt(x))
+EW_UNARY(rsqrt_f32, float, float, 1.0f / sqrtf(x))
+EW_UNARY(rsqrt_f64, double, double, 1.0 / sqrt(x))
+EW_UNARY(not_bool, uint8_t, uint8_t, x == 0)
+EW_UNARY(not_i32, int32_t, int32_t, ~x)
+EW_UNARY(not_i64, int64_t, int64_t, ~x)
 /* |x| < inf is false for ±inf and for NaN (every comparison with NaN is). */
-UNARY(is_finite_f32, float, uint8_t, fabsf(x) < INFINITY)
-UNARY(is_finite_f64, double, uint8_t, fabs(x) < INFINITY)
+EW_UNARY(is_finite_f32, float, uint8_t, fabsf(x) < INFINITY)
+EW_UNARY(is_finite_f64, double, uint8_t, fabs(x) < INFINITY)
 
 /* Transcendentals: whole ranges through vmath. */
 #define VMATH_UNARY(OP)                                                            \
@@ -251,8 +241,8 @@ static inline uint8_t signbit_f64_(double x) {
     memcpy(&u, &x, sizeof u);
     return (uint8_t)(u >> 63);
 }
-UNARY(signbit_f32, float, uint8_t, signbit_f32_(x))
-UNARY(signbit_f64, double, uint8_t, signbit_f64_(x))
+EW_UNARY(signbit_f32, float, uint8_t, signbit_f32_(x))
+EW_UNARY(signbit_f64, double, uint8_t, signbit_f64_(x))
 
 /* integer_pow(x, y) multiplies in exactly the order of JAX's
  * _integer_pow (binary powering from the low bit, then 1/acc for y < 0),

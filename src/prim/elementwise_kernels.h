@@ -26,6 +26,18 @@ typedef struct ew_operands {
 
 typedef void (*ew_kernel_fn)(const ew_operands *ops, int64_t begin, int64_t end);
 
+/* The one-operand loop both kernel files expand: y[i] = (TO)EXPR(x) with
+ * x = in[0][i] (a rank-0 operand runs over [0, 1)). */
+#define EW_UNARY(NAME, T, TO, EXPR)                                                \
+    static void NAME(const ew_operands *ops, int64_t begin, int64_t end) {         \
+        const T *xs = (const T *)ops->in[0];                                       \
+        TO *ys = (TO *)ops->out;                                                   \
+        for (int64_t i = begin; i < end; i++) {                                    \
+            const T x = xs[i];                                                     \
+            ys[i] = (TO)(EXPR);                                                    \
+        }                                                                          \
+    }
+
 /* The kernel of an elementwise primitive for operands of dtype `dt` (for
  * select_n: the dtype of the cases). NULL when there is none: the
  * primitive rejects that dtype, or prim is not elementwise. */

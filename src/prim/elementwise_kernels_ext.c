@@ -25,15 +25,6 @@
 #include "elementwise_kernels.h"
 
 /* ---- loop shapes (a rank-0 operand is read at index 0) ---- */
-#define EXT_UNARY(NAME, T, TO, EXPR)                                               \
-    static void NAME(const ew_operands *ops, int64_t begin, int64_t end) {         \
-        const T *xs = (const T *)ops->in[0];                                       \
-        TO *ys = (TO *)ops->out;                                                   \
-        for (int64_t i = begin; i < end; i++) {                                    \
-            const T x = xs[i];                                                     \
-            ys[i] = (TO)(EXPR);                                                    \
-        }                                                                          \
-    }
 
 #define EXT_BINARY(NAME, T, TO, EXPR)                                              \
     static void NAME(const ew_operands *ops, int64_t begin, int64_t end) {         \
@@ -106,9 +97,9 @@ static inline uint64_t isign_u64(uint64_t x) { return x != 0; }
     EXT_BINARY(and_##SFX, T, T, a & b)                                             \
     EXT_BINARY(or_##SFX, T, T, a | b)                                              \
     EXT_BINARY(xor_##SFX, T, T, a ^ b)                                             \
-    EXT_UNARY(neg_##SFX, T, T, wneg_##SFX(x))                                      \
-    EXT_UNARY(sign_##SFX, T, T, isign_##SFX(x))                                    \
-    EXT_UNARY(not_##SFX, T, T, ~x)                                                 \
+    EW_UNARY(neg_##SFX, T, T, wneg_##SFX(x))                                      \
+    EW_UNARY(sign_##SFX, T, T, isign_##SFX(x))                                    \
+    EW_UNARY(not_##SFX, T, T, ~x)                                                 \
     static void integer_pow_##SFX(const ew_operands *ops, int64_t begin, int64_t end) { \
         const T *xs = (const T *)ops->in[0];                                       \
         T *ys = (T *)ops->out;                                                     \
@@ -133,8 +124,8 @@ EXT_INT_KERNELS(uint32_t, u32)
 EXT_INT_KERNELS(uint64_t, u64)
 static inline int8_t iabs_i8(int8_t x) { return x < 0 ? wneg_i8(x) : x; }
 static inline int16_t iabs_i16(int16_t x) { return x < 0 ? wneg_i16(x) : x; }
-EXT_UNARY(abs_i8, int8_t, int8_t, iabs_i8(x))
-EXT_UNARY(abs_i16, int16_t, int16_t, iabs_i16(x))
+EW_UNARY(abs_i8, int8_t, int8_t, iabs_i8(x))
+EW_UNARY(abs_i16, int16_t, int16_t, iabs_i16(x))
 
 /* select_n(pred, on_false, on_true) of 1- and 2-byte elements: bits moved. */
 #define EXT_SELECT(NAME, T)                                                        \
