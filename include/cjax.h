@@ -289,6 +289,18 @@ cj_val cj_ge(cj_val a, cj_val b);
 cj_val cj_and(cj_val a, cj_val b);
 cj_val cj_or(cj_val a, cj_val b);
 cj_val cj_xor(cj_val a, cj_val b);
+/* lax's shifts of integers (operands promoted to one dtype as jnp's
+ * left_shift/right_shift do): an amount < 0 or >= the width gives 0, or
+ * for the arithmetic right shift the sign fill (0 or all ones). */
+cj_val cj_shift_left(cj_val a, cj_val b);
+cj_val cj_shift_right_logical(cj_val a, cj_val b);
+cj_val cj_shift_right_arithmetic(cj_val a, cj_val b);
+/* The number of set bits of each integer element, in its dtype. */
+cj_val cj_population_count(cj_val x);
+/* lax.bitcast_convert_type: x's bits read as `dtype`, which must have x's
+ * width for now (f32 <-> i32/u32, f16 <-> i16, i8 <-> u8, ...); other
+ * widths are CJ_ERR_UNSUPPORTED. Not differentiable (a zero tangent). */
+cj_val cj_bitcast_convert_type(cj_val x, cj_dtype dtype);
 /* where(cond, a, b): cond is bool (others are compared with 0). */
 cj_val cj_where(cj_val cond, cj_val a, cj_val b);
 cj_val cj_clamp(cj_val lo, cj_val x, cj_val hi);

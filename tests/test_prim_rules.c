@@ -41,7 +41,7 @@ static bool is_linear(prim_id p) {
 /* Primitives outside the elementwise family whose equations carry no
  * parameters, so print nothing inside brackets. */
 static bool prints_no_parameters(prim_id p) {
-    if (prim_families[p] == FAMILY_ELEMENTWISE) return p != PRIM_CONVERT && p != PRIM_INTEGER_POW;
+    if (prim_families[p] == FAMILY_ELEMENTWISE) return p != PRIM_CONVERT && p != PRIM_INTEGER_POW && p != PRIM_BITCAST_CONVERT_TYPE;
     return p == PRIM_DYNAMIC_UPDATE_SLICE || p == PRIM_STOP_GRADIENT || p == PRIM_OPT_BARRIER ||
            p == PRIM_THREEFRY2X32 || p == PRIM_LU;
 }

@@ -182,6 +182,17 @@ cj_val cj_ge(cj_val a, cj_val b) { return binary(PRIM_GE, a, b); }
 cj_val cj_and(cj_val a, cj_val b) { return binary(PRIM_AND, a, b); }
 cj_val cj_or(cj_val a, cj_val b) { return binary(PRIM_OR, a, b); }
 cj_val cj_xor(cj_val a, cj_val b) { return binary(PRIM_XOR, a, b); }
+cj_val cj_shift_left(cj_val a, cj_val b) { return binary(PRIM_SHIFT_LEFT, a, b); }
+cj_val cj_shift_right_logical(cj_val a, cj_val b) { return binary(PRIM_SHIFT_RIGHT_LOGICAL, a, b); }
+cj_val cj_shift_right_arithmetic(cj_val a, cj_val b) { return binary(PRIM_SHIFT_RIGHT_ARITHMETIC, a, b); }
+cj_val cj_population_count(cj_val x) { return bind1(PRIM_POPULATION_COUNT, x); }
+
+cj_val cj_bitcast_convert_type(cj_val x, cj_dtype dtype) {
+    if (!api_aval(x, "bitcast_convert_type")) return api_err(x.ctx);
+    prim_params p = prim_params_zero();
+    p.dtype = dtype;
+    return core_bind(x.ctx, PRIM_BITCAST_CONVERT_TYPE, &p, 1, &x);
+}
 
 /* ---- ternary ---- */
 

@@ -455,6 +455,8 @@ static int has_zero_derivative(prim_id prim) {
     case PRIM_SIGNBIT:
     case PRIM_EQ: case PRIM_NE: case PRIM_LT: case PRIM_LE: case PRIM_GT: case PRIM_GE:
     case PRIM_AND: case PRIM_OR: case PRIM_XOR:
+    case PRIM_SHIFT_LEFT: case PRIM_SHIFT_RIGHT_LOGICAL: case PRIM_SHIFT_RIGHT_ARITHMETIC:
+    case PRIM_POPULATION_COUNT: case PRIM_BITCAST_CONVERT_TYPE: /* JAX: a zero tangent */
         return 1;
     default:
         return 0;

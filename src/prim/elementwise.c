@@ -189,6 +189,25 @@ static int ew_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_params 
             return prim_error(ctx, CJ_ERR_DTYPE, prim, "new_dtype %d is not a dtype", (int)p->dtype);
         out->dtype = p->dtype;
         out->weak = p->weak != 0;
+    } else if (prim == PRIM_BITCAST_CONVERT_TYPE) {
+        if (!rt_dtype_valid((int)p->dtype))
+            return prim_error(ctx, CJ_ERR_DTYPE, prim, "new_dtype %d is not a dtype", (int)p->dtype);
+        if ((p->dtype == CJ_BOOL) != (data[0].dtype == CJ_BOOL)) { /* a u8 of 2 is no bool: as lax */
+            char t[96];
+            rt_aval_str(&in[0], t, sizeof t);
+            return prim_error(ctx, CJ_ERR_DTYPE, prim, "bool converts only to bool, got %s to %s", t,
+                              cj_dtype_name(p->dtype));
+        }
+        if (rt_dtypes[p->dtype].size != rt_dtypes[data[0].dtype].size) {
+            char t[96];
+            rt_aval_str(&in[0], t, sizeof t);
+            return prim_error(ctx, CJ_ERR_UNSUPPORTED, prim,
+                              "from %s to %s: only dtypes of the same width (%d bits, got %d) are supported yet", t,
+                              cj_dtype_name(p->dtype), 8 * (int)rt_dtypes[data[0].dtype].size,
+                              8 * (int)rt_dtypes[p->dtype].size);
+        }
+        out->dtype = p->dtype;
+        out->weak = 0; /* as JAX: the result of a bitcast is never weak */
     } else if (result_is_bool(prim)) {
         out->dtype = CJ_BOOL; /* weak when the operands are, as in JAX */
     }
@@ -220,7 +239,7 @@ static int ew_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n
     ew_job job;
     memset(&job, 0, sizeof job);
     job.ops.in_dtype = in[prim_lower(prim)->dtype_operand]->aval.dtype;
-    job.ops.out_dtype = prim == PRIM_CONVERT ? p->dtype : out->aval.dtype;
+    job.ops.out_dtype = prim == PRIM_CONVERT || prim == PRIM_BITCAST_CONVERT_TYPE ? p->dtype : out->aval.dtype;
     job.fn = ew_kernel(prim, job.ops.in_dtype);
     if (!job.fn)
         return prim_error(ctx, CJ_ERR_INTERNAL, prim, "no kernel for %s",
@@ -246,6 +265,11 @@ static int ew_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n
 static int convert_print_params(const prim_params *p, char *buf, size_t size) {
     return snprintf(buf, size, "new_dtype=%s weak_type=%s", cj_dtype_name(p->dtype),
                     p->weak ? "True" : "False");
+}
+
+/* As JAX prints it: bitcast_convert_type[new_dtype=i32]. */
+static int bitcast_print_params(const prim_params *p, char *buf, size_t size) {
+    return snprintf(buf, size, "new_dtype=%s", cj_dtype_name(p->dtype));
 }
 
 /* As JAX prints it: integer_pow[y=3]. */
@@ -401,6 +425,11 @@ static const ew_lowering lowerings[] = {
     {PRIM_INTEGER_POW, c_integer_pow, NULL, ((prim_cost){.flops = 1, .work = 3})}, /* up to a few multiplies */
     {PRIM_NEXTAFTER, prim_c_table_call, NULL, CALL},
     {PRIM_POLYGAMMA, prim_c_table_call, NULL, TRANS},
+    {PRIM_SHIFT_LEFT, prim_c_shift, NULL, FLOP},
+    {PRIM_SHIFT_RIGHT_LOGICAL, prim_c_shift, NULL, FLOP},
+    {PRIM_SHIFT_RIGHT_ARITHMETIC, prim_c_shift, NULL, FLOP},
+    {PRIM_POPULATION_COUNT, prim_c_popcount, NULL, FLOP},
+    {PRIM_BITCAST_CONVERT_TYPE, prim_c_table_call, NULL, FLOP}, /* a copy of the bits */
 };
 #undef FLOP
 #undef TRANS
@@ -423,6 +452,7 @@ void prim_register_elementwise(void) {
     }
     prim_rules[PRIM_CONVERT].print_params = convert_print_params;
     prim_rules[PRIM_INTEGER_POW].print_params = integer_pow_print_params;
+    prim_rules[PRIM_BITCAST_CONVERT_TYPE].print_params = bitcast_print_params;
     prim_rules[PRIM_CONVERT].lower.noop_operand = 1; /* to its own dtype and weak flag */
     prim_rules[PRIM_SELECT].lower.dtype_operand = 1; /* the cases' dtype, not the predicate's */
     prim_rules[PRIM_SELECT].lower.copies_whole_operand = true;

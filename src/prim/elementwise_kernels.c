@@ -489,6 +489,9 @@ static const ew_kernel_fn kernels[PRIM_COUNT][CJ_NUM_DTYPES] = {
 
 ew_kernel_fn ew_kernel(prim_id prim, cj_dtype dt) {
     if ((int)prim < 0 || prim >= PRIM_COUNT || !rt_dtype_valid((int)dt)) return NULL;
-    /* the dtypes after f64 have their loops in elementwise_kernels_ext.c */
-    return kernels[prim][dt] ? kernels[prim][dt] : ew_kernel_ext(prim, dt);
+    /* the dtypes after f64 have their loops in elementwise_kernels_ext.c,
+     * the bit primitives in elementwise_kernels_bits.c */
+    if (kernels[prim][dt]) return kernels[prim][dt];
+    ew_kernel_fn ext = ew_kernel_ext(prim, dt);
+    return ext ? ext : ew_kernel_bits(prim, dt);
 }

@@ -45,5 +45,8 @@ ew_kernel_fn ew_kernel(prim_id prim, cj_dtype dt);
 /* The loops of the dtypes after f64 (elementwise_kernels_ext.c), which
  * ew_kernel consults for them. */
 ew_kernel_fn ew_kernel_ext(prim_id prim, cj_dtype dt);
+/* The loops of the bit primitives (elementwise_kernels_bits.c): shifts,
+ * population_count, bitcast_convert_type. */
+ew_kernel_fn ew_kernel_bits(prim_id prim, cj_dtype dt);
 
 #endif

@@ -11,6 +11,7 @@
  * declines the others (and every dtype when the record names no c_op),
  * which generated code then calls through the runtime table. */
 #include <stdio.h>
+#include <string.h>
 
 #include "prim.h"
 
@@ -90,6 +91,67 @@ bool prim_c_bitwise(prim_id prim, const prim_c_args *a, char *out, size_t size) 
         return written(snprintf(out, size, "(unsigned char)(%s %s %s)", a->x[0], op, a->x[1]), size);
     if (!rt_is_int(a->in_dtype)) return false;
     return written(snprintf(out, size, "%s %s %s", a->x[0], op, a->x[1]), size);
+}
+
+/* The unsigned C type of dt's width (prim_c_utype is at least 32 bits). */
+static const char *c_same_width_utype(cj_dtype dt) {
+    switch (rt_dtypes[dt].size) {
+    case 1: return "unsigned char";
+    case 2: return "unsigned short";
+    case 4: return "unsigned int";
+    default: return "unsigned long long";
+    }
+}
+
+/* The C signed type of dt's width. */
+static const char *c_same_width_stype(cj_dtype dt) {
+    switch (rt_dtypes[dt].size) {
+    case 1: return "signed char";
+    case 2: return "short";
+    case 4: return "int";
+    default: return "long long";
+    }
+}
+
+/* "(W)(U)x", or "(W)x" when U is W: x's bits as an unsigned value at
+ * least 32 bits wide. */
+static bool c_widened(cj_dtype dt, const char *x, char *out, size_t size) {
+    const char *U = c_same_width_utype(dt), *W = prim_c_utype(dt);
+    if (!strcmp(U, W)) return written(snprintf(out, size, "(%s)%s", W, x), size);
+    return written(snprintf(out, size, "(%s)(%s)%s", W, U, x), size);
+}
+
+/* As the kernels (elementwise_kernels_bits.c): the amount is the unsigned
+ * value of b's bits; out of range gives 0, or for the arithmetic shift the
+ * sign fill (a shift by width - 1). Left and logical shifts run on the
+ * unsigned type, at least 32 bits wide, so no C shift is undefined; the
+ * arithmetic one shifts the signed value of x's width, which C leaves to
+ * the compiler and GCC and Clang define as the arithmetic shift (the
+ * kernels avoid it; tests compare the two bit for bit). Kept short: the
+ * text must fit codegen's 256-byte right-hand sides. */
+bool prim_c_shift(prim_id prim, const prim_c_args *a, char *out, size_t size) {
+    cj_dtype dt = a->in_dtype;
+    if (!rt_is_int(dt)) return false;
+    const char *T = prim_c_type(dt), *W = prim_c_utype(dt);
+    int bits = 8 * (int)rt_dtypes[dt].size;
+    char x[96], y[96];
+    if (!c_widened(dt, a->x[0], x, sizeof x) || !c_widened(dt, a->x[1], y, sizeof y)) return false;
+    if (prim == PRIM_SHIFT_LEFT || prim == PRIM_SHIFT_RIGHT_LOGICAL)
+        return written(snprintf(out, size, "(%s < %d ? (%s)(%s %s %s) : (%s)0)", y, bits, T, x,
+                                prim == PRIM_SHIFT_LEFT ? "<<" : ">>", y, T),
+                       size);
+    if (prim != PRIM_SHIFT_RIGHT_ARITHMETIC) return false;
+    return written(snprintf(out, size, "(%s)((%s)%s >> (%s < %d ? %s : (%s)%d))", T, c_same_width_stype(dt), a->x[0], y,
+                            bits, y, W, bits - 1),
+                   size);
+}
+
+bool prim_c_popcount(prim_id prim, const prim_c_args *a, char *out, size_t size) {
+    (void)prim;
+    if (!rt_is_int(a->in_dtype)) return false;
+    return written(snprintf(out, size, "(%s)__builtin_popcountll((unsigned long long)(%s)%s)", prim_c_type(a->in_dtype),
+                            c_same_width_utype(a->in_dtype), a->x[0]),
+                   size);
 }
 
 bool prim_c_float_call(prim_id prim, const prim_c_args *a, char *out, size_t size) {

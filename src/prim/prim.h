@@ -416,6 +416,8 @@ bool prim_c_inline(prim_id prim, cj_dtype in_dtype, cj_dtype out_dtype, int64_t 
  *   prim_c_compare     (unsigned char)(a c_op b) over every dtype;
  *   prim_c_order       (unsigned char)(a c_op b) over floats and integers;
  *   prim_c_bitwise     a c_op b over integers and bool;
+ *   prim_c_shift       lax's shift_left / shift_right_* over integers (out-of-range amounts defined);
+ *   prim_c_popcount    population_count over integers;
  *   prim_c_float_call  c_op(a) over floats, with c_op's f suffix for f32 (__builtin_sqrt). */
 bool prim_c_table_call(prim_id prim, const prim_c_args *a, char *out, size_t size);
 bool prim_c_arith(prim_id prim, const prim_c_args *a, char *out, size_t size);
@@ -423,6 +425,8 @@ bool prim_c_float_op(prim_id prim, const prim_c_args *a, char *out, size_t size)
 bool prim_c_compare(prim_id prim, const prim_c_args *a, char *out, size_t size);
 bool prim_c_order(prim_id prim, const prim_c_args *a, char *out, size_t size);
 bool prim_c_bitwise(prim_id prim, const prim_c_args *a, char *out, size_t size);
+bool prim_c_shift(prim_id prim, const prim_c_args *a, char *out, size_t size);
+bool prim_c_popcount(prim_id prim, const prim_c_args *a, char *out, size_t size);
 bool prim_c_float_call(prim_id prim, const prim_c_args *a, char *out, size_t size);
 /* Cost classes: one flop per element, one transcendental per element, one
  * flop per element of operand 0 (reductions), free. */
