@@ -82,6 +82,7 @@ static row rows[] = {
     {.key = "layernorm", .name = "layer-norm rows, 8192x1024", .make = make_layernorm,
      .read_bytes = F32 * LN_ROWS * LN_COLS, .write_bytes = F32 * LN_ROWS * LN_COLS, .limit = 1e-2},
     DOTS_ROW("matmul", "matmul 1024^3", make_matmul, 2.0 * MM * MM * MM),
+    DOTS_ROW("matmul_bf16", "matmul 1024^3, bf16 in, f32 out", make_matmul_bf16, 2.0 * MM * MM * MM),
     DOTS_ROW("matmul_bias_relu", "relu(matmul+bias), 1024", make_matmul_bias_relu, 2.0 * MM * MM * MM),
     DOTS_ROW("mlp_fwd", "MLP fwd 256x784>512>10", make_mlp_fwd, MLP_FWD_FLOPS),
     DOTS_ROW("mlp_fwd_vmap", "  same, vmap of 1 example", make_mlp_fwd_vmap, MLP_FWD_FLOPS),

@@ -137,6 +137,17 @@ static cj_func *make_matmul(cj_ctx *ctx, cj_val *in) {
     matmul_inputs(ctx, in);
     return cj_func_new(ctx, "matmul", matmul_fn, 2, 1, NULL);
 }
+/* bf16 operands (the same values rounded), f32 result: the widening GEMM */
+static void matmul_bf16_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    out[0] = cj_matmul_preferred(in[0], in[1], CJ_F32);
+}
+static cj_func *make_matmul_bf16(cj_ctx *ctx, cj_val *in) {
+    matmul_inputs(ctx, in);
+    in[0] = cj_astype(in[0], CJ_BF16);
+    in[1] = cj_astype(in[1], CJ_BF16);
+    return cj_func_new(ctx, "matmul_bf16", matmul_bf16_fn, 2, 1, NULL);
+}
 static cj_func *make_matmul_bias_relu(cj_ctx *ctx, cj_val *in) {
     matmul_inputs(ctx, in);
     return cj_func_new(ctx, "matmul_bias_relu", matmul_bias_relu_fn, 3, 1, NULL);

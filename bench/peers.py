@@ -500,6 +500,10 @@ def jax_side():
         "layernorm": (layernorm, (d["ln_x"], d["ln_g"], d["ln_b"])),
         "matmul": (lambda a, b: a @ b, (d["a"], d["bm"])),
         "matmul_bias_relu": (lambda a, b, c: jnp.maximum(a @ b + c, 0), (d["a"], d["bm"], d["bias"])),
+        # bf16 operands, f32 sums (NumPy has no bf16: no NumPy peer)
+        "matmul_bf16": (lambda a, b: jax.lax.dot_general(a, b, (((1,), (0,)), ((), ())),
+                                                         preferred_element_type=jnp.float32),
+                        (d["a"].astype(jnp.bfloat16), d["bm"].astype(jnp.bfloat16))),
         "mlp_fwd": (mlp, (d["mlp_x"],) + mp),
         "mlp_fwd_vmap": (jax.vmap(mlp, in_axes=(0,) + none4), (d["mlp_x"],) + mp),
         "train_step": (make_step(), mp + (d["mlp_x"], d["labels"])),

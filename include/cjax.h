@@ -403,6 +403,16 @@ cj_val cj_dot_general(cj_val a, cj_val b, int n_contract,
                       const int64_t *b_batch);
 /* numpy.matmul: 1-D promotion and broadcast batch dimensions. */
 cj_val cj_matmul(cj_val a, cj_val b);
+/* The same with lax's preferred_element_type: the result's dtype, applied
+ * after the operands' promotion — their dtype, or one at least as wide
+ * (integer or bool operands: any; float operands: a float). bf16 × bf16 →
+ * CJ_F32 returns the f32 sums unrounded; i8 × i8 → CJ_I32 exact products.
+ * Another dtype is a CJ_ERR_DTYPE error naming dot_general. */
+cj_val cj_dot_general_preferred(cj_val a, cj_val b, int n_contract,
+                                const int64_t *a_contract, const int64_t *b_contract,
+                                int n_batch, const int64_t *a_batch,
+                                const int64_t *b_batch, cj_dtype preferred);
+cj_val cj_matmul_preferred(cj_val a, cj_val b, cj_dtype preferred);
 
 /* ---- Convolution (jax.lax.conv_general_dilated) ------------------------ */
 /* Padding by name, as lax.padtype_to_pads computes it: VALID none; SAME

@@ -34,20 +34,24 @@ static int copy_dims(cj_ctx *ctx, const char *what, int n, const int64_t *src, p
     return 0;
 }
 
-/* Binds dot_general on operands already of dtype `dtype`. */
-static cj_val bind_dot(cj_ctx *ctx, cj_val a, cj_val b, cj_dtype dtype, const prim_params *dims) {
+/* No preferred_element_type: the promoted operands' dtype. */
+#define NO_PREFERRED ((int)-1)
+
+/* Binds dot_general on operands already of dtype `dtype`; the result is of
+ * `preferred` (NO_PREFERRED: `dtype`), which the primitive checks. */
+static cj_val bind_dot(cj_ctx *ctx, cj_val a, cj_val b, cj_dtype dtype, int preferred, const prim_params *dims) {
     prim_params p = *dims;
-    p.dtype = dtype;
+    p.dtype = preferred == NO_PREFERRED ? dtype : (cj_dtype)preferred;
     cj_val in[2] = {a, b};
     return core_bind(ctx, PRIM_DOT_GENERAL, &p, 2, in);
 }
 
-cj_val cj_dot_general(cj_val a, cj_val b, int n_contract, const int64_t *a_contract,
-                      const int64_t *b_contract, int n_batch, const int64_t *a_batch,
-                      const int64_t *b_batch) {
+static cj_val dot_general(const char *fn, cj_val a, cj_val b, int n_contract, const int64_t *a_contract,
+                          const int64_t *b_contract, int n_batch, const int64_t *a_batch, const int64_t *b_batch,
+                          int preferred) {
     cj_val in[2] = {a, b};
     cj_ctx *ctx = api_ctx_of(2, in);
-    if (!ctx) return api_no_ctx("cj_dot_general", API_NO_OPERAND_CTX);
+    if (!ctx) return api_no_ctx(fn, API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     prim_params p = prim_params_zero();
     if (copy_dims(ctx, "lhs contracting", n_contract, a_contract, &p.lhs_contract) != 0 ||
@@ -57,7 +61,21 @@ cj_val cj_dot_general(cj_val a, cj_val b, int n_contract, const int64_t *a_contr
         return api_err(ctx);
     cj_dtype dt;
     if (promote_pair(&a, &b, "dot_general", &dt) != 0) return api_err(ctx);
-    return bind_dot(ctx, a, b, dt, &p);
+    return bind_dot(ctx, a, b, dt, preferred, &p);
+}
+
+cj_val cj_dot_general(cj_val a, cj_val b, int n_contract, const int64_t *a_contract,
+                      const int64_t *b_contract, int n_batch, const int64_t *a_batch,
+                      const int64_t *b_batch) {
+    return dot_general("cj_dot_general", a, b, n_contract, a_contract, b_contract, n_batch, a_batch, b_batch,
+                       NO_PREFERRED);
+}
+
+cj_val cj_dot_general_preferred(cj_val a, cj_val b, int n_contract, const int64_t *a_contract,
+                                const int64_t *b_contract, int n_batch, const int64_t *a_batch,
+                                const int64_t *b_batch, cj_dtype preferred) {
+    return dot_general("cj_dot_general_preferred", a, b, n_contract, a_contract, b_contract, n_batch, a_batch,
+                       b_batch, (int)preferred);
 }
 
 /* numpy.matmul's batch broadcasting: the axes before the last two of each
@@ -82,10 +100,10 @@ static int matmul_batch_shape(cj_ctx *ctx, const rt_aval *a, const rt_aval *b, i
     return 0;
 }
 
-cj_val cj_matmul(cj_val a, cj_val b) {
+static cj_val matmul(const char *fn, cj_val a, cj_val b, int preferred) {
     cj_val in[2] = {a, b};
     cj_ctx *ctx = api_ctx_of(2, in);
-    if (!ctx) return api_no_ctx("cj_matmul", API_NO_OPERAND_CTX);
+    if (!ctx) return api_no_ctx(fn, API_NO_OPERAND_CTX);
     if (ctx->err) return api_err(ctx);
     const rt_aval *aa = api_aval(a, "matmul"), *ba = api_aval(b, "matmul");
     if (!aa || !ba) return api_err(ctx);
@@ -115,7 +133,7 @@ cj_val cj_matmul(cj_val a, cj_val b) {
     /* A 1-D operand, or a plain matrix on the right: dot_general's output
      * order (lhs free axes, then rhs free axes) is already matmul's, with
      * no batch axes and nothing to broadcast. */
-    if (av.rank == 1 || bv.rank <= 2) return bind_dot(ctx, a, b, dt, &p);
+    if (av.rank == 1 || bv.rank <= 2) return bind_dot(ctx, a, b, dt, preferred, &p);
 
     int nb = 0;
     int64_t shape[CJ_MAX_RANK + 2];
@@ -135,5 +153,11 @@ cj_val cj_matmul(cj_val a, cj_val b) {
     p.rhs_contract.v[0] = nb;
     p.lhs_batch.n = p.rhs_batch.n = nb;
     for (int i = 0; i < nb; i++) p.lhs_batch.v[i] = p.rhs_batch.v[i] = i;
-    return bind_dot(ctx, a, b, dt, &p);
+    return bind_dot(ctx, a, b, dt, preferred, &p);
+}
+
+cj_val cj_matmul(cj_val a, cj_val b) { return matmul("cj_matmul", a, b, NO_PREFERRED); }
+
+cj_val cj_matmul_preferred(cj_val a, cj_val b, cj_dtype preferred) {
+    return matmul("cj_matmul_preferred", a, b, (int)preferred);
 }

@@ -65,8 +65,23 @@ static int free_axes(int rank, const prim_ivec *contract, const prim_ivec *batch
  * batch, x free, then y's contracting axes in increasing order — x's
  * contracting axes in the order of their y partners — which a transpose
  * puts back in x's order. */
+static cj_val dot_cotangent_in(cj_ctx *ctx, const prim_params *p, int x_is_rhs, const rt_aval *x_aval,
+                               const rt_aval *y_aval, cj_val y, cj_val ct);
+
+/* With a preferred_element_type wider than the operands (bf16 · bf16 →
+ * f32) the cotangent is of the wider dtype: y is converted up to it, the
+ * product taken in it, and the result converted back to x's dtype (JAX's
+ * _dot_general_transpose_lhs ends in the same convert_element_type). */
 static cj_val dot_cotangent(cj_ctx *ctx, const prim_params *p, int x_is_rhs, const rt_aval *x_aval,
                             const rt_aval *y_aval, cj_val y, cj_val ct) {
+    if (y_aval->dtype != p->dtype) y = bind_convert(y, p->dtype);
+    cj_val r = dot_cotangent_in(ctx, p, x_is_rhs, x_aval, y_aval, y, ct);
+    if (r.slot && x_aval->dtype != p->dtype) r = bind_convert(r, x_aval->dtype);
+    return r;
+}
+
+static cj_val dot_cotangent_in(cj_ctx *ctx, const prim_params *p, int x_is_rhs, const rt_aval *x_aval,
+                               const rt_aval *y_aval, cj_val y, cj_val ct) {
     const prim_ivec *xc = x_is_rhs ? &p->rhs_contract : &p->lhs_contract;
     const prim_ivec *yc = x_is_rhs ? &p->lhs_contract : &p->rhs_contract;
     const prim_ivec *xb = x_is_rhs ? &p->rhs_batch : &p->lhs_batch;

@@ -31,7 +31,7 @@ int dot_epilogue_product_rows(cj_ctx *ctx, const ir_func *ir, const ir_eqn *e, c
                         char *dst) {
     const int *in = ir_eqn_inputs(ir, e);
     const rt_aval *l = &ir->vars[in[0]], *r = &ir->vars[in[1]], *o = &ir->vars[e->out];
-    size_t es = rt_dtypes[o->dtype].size;
+    size_t es = rt_dtypes[l->dtype].size; /* the operand's (preferred_element_type may differ) */
     int64_t depth = l->dims[l->rank - 1], cols = o->dims[o->rank - 1];
     rt_array lhs, rhs, out;
     memset(&lhs, 0, sizeof lhs);

@@ -16,7 +16,7 @@
  * improves locality.
  *
  * A pair qualifies when
- *   - the dot is f32 or f64, has no batch axes, and is a plain product over
+ *   - the dot is a float one (f32, f64, or bf16/f16 rounded from f32 sums), has no batch axes, and is a plain product over
  *     the leading output axes: lhs [..., M, K] contracting its last axis
  *     (leading axes flatten into rows) with a rank-2 rhs, [K, N]
  *     contracting axis 0 or [N, K] contracting axis 1 (x·Wᵀ);
@@ -73,7 +73,7 @@ static bool is_row_product(const ir_func *ir, const ir_eqn *e) {
     const int *in = ir_eqn_inputs(ir, e);
     const rt_aval *l = &ir->vars[in[0]], *r = &ir->vars[in[1]];
     cj_dtype dt = ir->vars[e->out].dtype;
-    if (dt != CJ_F32 && dt != CJ_F64) return false;
+    if (!rt_is_float(dt)) return false; /* bf16/f16 rows: f32 sums rounded once (dot.c) */
     if (p->lhs_batch.n || p->rhs_batch.n || p->lhs_contract.n != 1 || p->rhs_contract.n != 1) return false;
     if (l->rank < 2 || r->rank != 2) return false;
     if (p->lhs_contract.v[0] != l->rank - 1) return false;

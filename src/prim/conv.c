@@ -6,7 +6,10 @@
  * feature / spatial axes (any permutation), with window strides, explicit
  * (lo, hi) padding, lhs and rhs dilation, feature_group_count and
  * batch_group_count, over any number of spatial dimensions. The primitive
- * is strict (equal f32 or f64 dtypes). Its impl copies an operand into the
+ * is strict (equal f32, f64, f16 or bf16 dtypes; f16/bf16 operands are
+ * widened to f32 copies, convolved by the f32 kernel — im2col + sgemm —
+ * and the result rounded to the narrow type once, as XLA's CPU backend
+ * computes them in f32). Its impl copies an operand into the
  * canonical layout only when its spec is not already [batch, feature,
  * spatial...] in order, and the result likewise; an NHWC lhs and result
  * without groups run in the kernel's channels-last layouts instead, with
@@ -42,8 +45,8 @@ static int conv_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_param
     rt_aval_str(r, rt, sizeof rt);
     if (l->dtype != r->dtype)
         return prim_error(ctx, CJ_ERR_DTYPE, prim, "operand dtypes must be equal, got %s and %s", lt, rt);
-    if (l->dtype != CJ_F32 && l->dtype != CJ_F64)
-        return prim_error(ctx, CJ_ERR_DTYPE, prim, "operands must be f32 or f64, got %s and %s", lt, rt);
+    if (!rt_is_float(l->dtype))
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "operands must be f32, f64, f16 or bf16, got %s and %s", lt, rt);
     if (p->dtype != l->dtype)
         return prim_error(ctx, CJ_ERR_DTYPE, prim, "preferred_element_type %s differs from the operand dtype of %s",
                           rt_dtype_valid(p->dtype) ? rt_dtypes[p->dtype].name : "?", lt);
@@ -217,8 +220,8 @@ static int conv_channels_last(struct cj_ctx *ctx, prim_id prim, const prim_param
     return 0;
 }
 
-static int conv_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,
-                     rt_array *out) {
+static int conv_impl_wide(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,
+                          rt_array *out) {
     (void)n_in;
     const rt_array *l = in[0], *r = in[1];
     if (out->size == 0) return 0;
@@ -378,6 +381,45 @@ static double conv_flops(const prim_params *p, const rt_aval *in, const rt_aval 
     return 2.0 * terms * (double)rt_aval_size(out);
 }
 
+/* f16/bf16: f32 copies of the operands and the result around the f32
+ * convolution, one rounding at the end. */
+static int conv_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,
+                     rt_array *out) {
+    cj_dtype dt = out->aval.dtype;
+    if (dt != CJ_F16 && dt != CJ_BF16) return conv_impl_wide(ctx, prim, p, n_in, in, out);
+    if (out->size == 0) return 0;
+    rt_array w[3];
+    size_t cap[3] = {0, 0, 0};
+    const rt_array *src[3] = {in[0], in[1], out};
+    int rc = 0;
+    for (int i = 0; i < 3; i++) {
+        memset(&w[i], 0, sizeof w[i]);
+        w[i].refcount = 1;
+        w[i].mem = src[i]->mem;
+        w[i].aval = src[i]->aval;
+        w[i].aval.dtype = CJ_F32;
+        w[i].size = src[i]->size;
+        w[i].data = rt_data_alloc(src[i]->mem, rt_aval_nbytes(&w[i].aval), &cap[i]);
+        if (!w[i].data) {
+            char t[96];
+            rt_aval_str(&src[i]->aval, t, sizeof t);
+            rc = prim_error(ctx, CJ_ERR_OOM, prim, "out of memory widening %s to f32", t);
+            break;
+        }
+        if (i < 2) rt_convert(dt, src[i]->data, CJ_F32, w[i].data, src[i]->size);
+    }
+    prim_params q = *p;
+    q.dtype = CJ_F32;
+    if (rc == 0) {
+        rt_array *args[2] = {&w[0], &w[1]};
+        rc = conv_impl_wide(ctx, prim, &q, 2, args, &w[2]);
+    }
+    if (rc == 0) rt_convert(CJ_F32, w[2].data, dt, out->data, out->size);
+    for (int i = 0; i < 3; i++)
+        if (w[i].data) rt_data_free(w[i].mem, w[i].data, cap[i]);
+    return rc;
+}
+
 void prim_register_conv(void) {
     prim_rules[PRIM_CONV_GENERAL_DILATED] = (prim_rule){
         .abstract_eval = conv_abstract_eval,
@@ -385,5 +427,6 @@ void prim_register_conv(void) {
         .print_params = conv_print_params,
         .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = conv_flops}},
         .batch = conv_batch,
+        .extra_dtypes = true, /* f16/bf16 too: conv_abstract_eval checks */
     };
 }

@@ -17,8 +17,19 @@
  * the matrix inside a batch is row- or column-contiguous, the GEMM reads
  * the operand in place (a transposed operand is a trans flag, not a copy).
  * Only otherwise is the operand copied into [B, M, K] / [B, K, N] order.
- * f32/f64 go through src/runtime/gemm.h; i32/i64/bool use a blocked loop
- * here (integers wrap on overflow as in XLA; a bool dot is OR of ANDs). */
+ * f32/f64 go through src/runtime/gemm.h, and so do bf16/f16: the widening
+ * GEMM packs them into f32 panels, sums in f32 and the result is rounded
+ * to the narrow type once (as XLA's CPU backend computes them; with
+ * preferred_element_type=f32 it is not rounded at all). Integers of every
+ * width and bool use a blocked loop here (integers wrap on overflow as in
+ * XLA; a bool dot is OR of ANDs).
+ *
+ * preferred_element_type (params.dtype) is the result's dtype. As lax: it
+ * is the operands' dtype, or for integer and bool operands any dtype at
+ * least as wide, for float operands any float at least as wide. Apart from
+ * bf16/f16 → f32 the kernel converts both operands to it and multiplies in
+ * it (i8 × i8 → i32 multiplies i32s: exact products, wrapping sums, as
+ * XLA's). */
 #include <string.h>
 
 #include "../runtime/gemm.h"
@@ -91,10 +102,19 @@ static int dot_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_params
     rt_aval_str(r, rt, sizeof rt);
     if (l->dtype != r->dtype)
         return prim_error(ctx, CJ_ERR_DTYPE, prim, "operand dtypes must be equal, got %s and %s", lt, rt);
-    if (p->dtype != l->dtype)
-        return prim_error(ctx, CJ_ERR_DTYPE, prim,
-                          "preferred_element_type %s differs from the operand dtype of %s and %s",
-                          rt_dtype_valid(p->dtype) ? rt_dtypes[p->dtype].name : "?", lt, rt);
+    if (!rt_dtype_valid(p->dtype))
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "preferred_element_type is not a dtype (%d) for %s and %s",
+                          (int)p->dtype, lt, rt);
+    if (p->dtype != l->dtype) {
+        bool from_float = rt_is_float(l->dtype);
+        bool ok = rt_dtypes[p->dtype].size >= rt_dtypes[l->dtype].size &&
+                  (!from_float || rt_is_float(p->dtype));
+        if (!ok)
+            return prim_error(ctx, CJ_ERR_DTYPE, prim,
+                              "preferred_element_type %s is not allowed for %s and %s (it takes the operand "
+                              "dtype, or one at least as wide: a float for float operands)",
+                              rt_dtypes[p->dtype].name, lt, rt);
+    }
     const prim_ivec *lists[4] = {&p->lhs_contract, &p->rhs_contract, &p->lhs_batch, &p->rhs_batch};
     for (int i = 0; i < 4; i++)
         if (lists[i]->n < 0 || lists[i]->n > CJ_MAX_RANK)
@@ -119,8 +139,8 @@ static int dot_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_params
     if (rank > CJ_MAX_RANK)
         return prim_error(ctx, CJ_ERR_SHAPE, prim, "result of %s and %s would have rank %d (at most %d)",
                           lt, rt, rank, CJ_MAX_RANK);
-    out->dtype = l->dtype;
-    out->weak = l->weak && r->weak;
+    out->dtype = p->dtype;
+    out->weak = p->dtype == l->dtype && l->weak && r->weak;
     out->rank = 0;
     for (int i = 0; i < p->lhs_batch.n; i++) out->dims[out->rank++] = l->dims[p->lhs_batch.v[i]];
     for (int i = 0; i < nlf; i++) out->dims[out->rank++] = l->dims[lf[i]];
@@ -242,6 +262,12 @@ static void permute_rows(void *arg, int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; row++) {
         char *dst = j->dst + (size_t)(row * inner) * j->esize;
         switch (j->esize) {
+        case 2: {
+            const uint16_t *s = (const uint16_t *)j->src + src_off;
+            uint16_t *d = (uint16_t *)dst;
+            for (int64_t i = 0; i < inner; i++) d[i] = s[i * sstep];
+            break;
+        }
         case 8: {
             const uint64_t *s = (const uint64_t *)j->src + src_off;
             uint64_t *d = (uint64_t *)dst;
@@ -298,10 +324,10 @@ static void permute_copy(const rt_array *x, const int64_t *order, void *dst) {
 /* ---- kernels ------------------------------------------------------------ */
 
 typedef struct dot_job {
-    cj_dtype dtype;
+    cj_dtype dtype;   /* the operands' */
     matrix_view a, b; /* a: [B, M, K]; b: [B, K, N] */
     int64_t M, N, K;
-    char *c;          /* [B, M, N], dense */
+    char *c;          /* [B, M, N], dense; f32 sums for bf16/f16 operands */
 } dot_job;
 
 /* Every float product of the batch in one call: the runtime spreads a
@@ -312,7 +338,11 @@ static void float_products(const dot_job *j, int64_t B) {
     int64_t lda = 1, ldb = 1;
     gemm_layout(&j->a, &ta, &lda); /* checked by operand_view */
     gemm_layout(&j->b, &tb, &ldb);
-    if (j->dtype == CJ_F32)
+    if (j->dtype == CJ_BF16 || j->dtype == CJ_F16)
+        rt_gemm_batch_half(j->dtype == CJ_BF16, B, j->M, j->N, j->K, (const uint16_t *)j->a.data,
+                           j->a.batch_stride, lda, ta, (const uint16_t *)j->b.data, j->b.batch_stride, ldb, tb,
+                           (float *)j->c, j->M * j->N, j->N, 0);
+    else if (j->dtype == CJ_F32)
         rt_gemm_batch_f32(B, j->M, j->N, j->K, (const float *)j->a.data, j->a.batch_stride, lda, ta,
                           (const float *)j->b.data, j->b.batch_stride, ldb, tb, (float *)j->c, j->M * j->N,
                           j->N, 0);
@@ -328,7 +358,7 @@ static void float_products(const dot_job *j, int64_t B) {
  * integer dot does (signed overflow would be undefined in C). */
 enum { INT_KB = 64, INT_NB = 1024 };
 
-#define DEFINE_INT_ROWS(name, T, U)                                                           \
+#define DEFINE_INT_ROWS(name, T, U, ACC)                                                      \
     static void name(void *arg, int64_t begin, int64_t end) {                                \
         const dot_job *j = arg;                                                               \
         const T *A = (const T *)j->a.data, *Bm = (const T *)j->b.data;                        \
@@ -345,17 +375,23 @@ enum { INT_KB = 64, INT_NB = 1024 };
                     const T *bmat = Bm + bi * j->b.batch_stride;                              \
                     U *crow = C + r * j->N;                                                   \
                     for (int64_t k = k0; k < k1; k++) {                                       \
-                        U av = (U)arow[k * j->a.col_stride];                                  \
+                        ACC av = (U)arow[k * j->a.col_stride];                                \
                         const T *brow = bmat + k * j->b.row_stride;                           \
-                        for (int64_t n = n0; n < n1; n++) crow[n] += av * (U)brow[n];         \
+                        for (int64_t n = n0; n < n1; n++)                                     \
+                            crow[n] = (U)((ACC)crow[n] + av * (ACC)(U)brow[n]);               \
                     }                                                                         \
                 }                                                                             \
             }                                                                                 \
         }                                                                                     \
     }
 
-DEFINE_INT_ROWS(int_rows_i32, int32_t, uint32_t)
-DEFINE_INT_ROWS(int_rows_i64, int64_t, uint64_t)
+/* One kernel per width: signed and unsigned products wrap to the same
+ * bits. ACC is at least unsigned int, so no narrow product is promoted to
+ * a signed int that could overflow. */
+DEFINE_INT_ROWS(int_rows_8, uint8_t, uint8_t, unsigned)
+DEFINE_INT_ROWS(int_rows_16, uint16_t, uint16_t, unsigned)
+DEFINE_INT_ROWS(int_rows_32, uint32_t, uint32_t, uint32_t)
+DEFINE_INT_ROWS(int_rows_64, uint64_t, uint64_t, uint64_t)
 
 static void bool_rows(void *arg, int64_t begin, int64_t end) {
     const dot_job *j = arg;
@@ -419,11 +455,17 @@ static int operand_view(struct cj_ctx *ctx, prim_id prim, const rt_array *x, con
 
 static void run_products(dot_job *j, int64_t B) {
     int64_t flops = j->M * j->N * j->K;
-    if (j->dtype == CJ_F32 || j->dtype == CJ_F64) {
+    if (rt_is_float(j->dtype)) {
         float_products(j, B);
         return;
     }
-    rt_range_fn rows = j->dtype == CJ_I32 ? int_rows_i32 : j->dtype == CJ_I64 ? int_rows_i64 : bool_rows;
+    rt_range_fn rows = bool_rows;
+    if (j->dtype != CJ_BOOL) switch (rt_dtypes[j->dtype].size) {
+        case 1: rows = int_rows_8; break;
+        case 2: rows = int_rows_16; break;
+        case 4: rows = int_rows_32; break;
+        default: rows = int_rows_64; break;
+        }
     int64_t n_rows = B * j->M;
     if (B * flops >= RT_PARALLEL_MIN_ELEMS && n_rows > 1)
         rt_parallel_for(n_rows, 1 + RT_PARALLEL_MIN_ELEMS / (j->N * j->K + 1), rows, j);
@@ -431,10 +473,50 @@ static void run_products(dot_job *j, int64_t B) {
 }
 
 static int dot_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
+                    rt_array *const *in, rt_array *out);
+
+/* preferred_element_type other than the operands' (bf16/f16 → f32 aside):
+ * both operands converted to the result's dtype, then the product in it. */
+static int dot_converted(struct cj_ctx *ctx, prim_id prim, const prim_params *p, rt_array *const *in,
+                         rt_array *out) {
+    cj_dtype to = out->aval.dtype;
+    rt_array conv[2];
+    size_t cap[2] = {0, 0};
+    int rc = 0;
+    for (int i = 0; i < 2; i++) {
+        memset(&conv[i], 0, sizeof conv[i]);
+        conv[i].refcount = 1;
+        conv[i].mem = in[i]->mem;
+        conv[i].aval = in[i]->aval;
+        conv[i].aval.dtype = to;
+        conv[i].size = in[i]->size;
+        conv[i].data = rt_data_alloc(in[i]->mem, rt_aval_nbytes(&conv[i].aval), &cap[i]);
+        if (!conv[i].data) {
+            char t[96];
+            rt_aval_str(&in[i]->aval, t, sizeof t);
+            rc = prim_error(ctx, CJ_ERR_OOM, prim, "out of memory converting the operand %s to %s", t,
+                            rt_dtypes[to].name);
+            break;
+        }
+        rt_convert(in[i]->aval.dtype, in[i]->data, to, conv[i].data, in[i]->size);
+    }
+    if (rc == 0) {
+        rt_array *args[2] = {&conv[0], &conv[1]};
+        rc = dot_impl(ctx, prim, p, 2, args, out);
+    }
+    for (int i = 0; i < 2; i++)
+        if (conv[i].data) rt_data_free(conv[i].mem, conv[i].data, cap[i]);
+    return rc;
+}
+
+static int dot_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in,
                     rt_array *const *in, rt_array *out) {
     (void)n_in;
     const rt_array *l = in[0], *r = in[1];
     if (out->size == 0) return 0;
+    cj_dtype in_dt = l->aval.dtype, out_dt = out->aval.dtype;
+    bool half = in_dt == CJ_BF16 || in_dt == CJ_F16;
+    if (in_dt != out_dt && !(half && out_dt == CJ_F32)) return dot_converted(ctx, prim, p, in, out);
     int64_t lf[CJ_MAX_RANK], rf[CJ_MAX_RANK];
     int nlf = free_axes(&l->aval, &p->lhs_contract, &p->lhs_batch, lf);
     int nrf = free_axes(&r->aval, &p->rhs_contract, &p->rhs_batch, rf);
@@ -442,7 +524,7 @@ static int dot_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int 
 
     dot_job j;
     memset(&j, 0, sizeof j);
-    j.dtype = out->aval.dtype;
+    j.dtype = in_dt;
     j.c = out->data;
     int64_t B = 1;
     for (int i = 0; i < nb; i++) B *= l->aval.dims[p->lhs_batch.v[i]];
@@ -457,16 +539,28 @@ static int dot_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int 
         return 0;
     }
 
-    int gemm = j.dtype == CJ_F32 || j.dtype == CJ_F64;
-    scratch sl = {NULL, 0}, sr = {NULL, 0};
-    int rc = operand_view(ctx, prim, l, p->lhs_batch.v, nb, lf, nlf, p->lhs_contract.v, nc, gemm, 0,
+    int gemm = rt_is_float(j.dtype);
+    scratch sl = {NULL, 0}, sr = {NULL, 0}, sc = {NULL, 0};
+    int rc = 0;
+    if (half && out_dt != CJ_F32) { /* f32 sums first, rounded once below */
+        sc.data = rt_data_alloc(out->mem, (size_t)out->size * sizeof(float), &sc.cap);
+        if (!sc.data) {
+            char t[96];
+            rt_aval_str(&out->aval, t, sizeof t);
+            return prim_error(ctx, CJ_ERR_OOM, prim, "out of memory for the f32 sums of %s", t);
+        }
+        j.c = sc.data;
+    }
+    rc = operand_view(ctx, prim, l, p->lhs_batch.v, nb, lf, nlf, p->lhs_contract.v, nc, gemm, 0,
                           &j.a, &sl);
     if (rc == 0)
         rc = operand_view(ctx, prim, r, p->rhs_batch.v, nb, p->rhs_contract.v, nc, rf, nrf, gemm, !gemm,
                           &j.b, &sr);
     if (rc == 0) run_products(&j, B);
+    if (rc == 0 && sc.data) rt_convert(CJ_F32, sc.data, out_dt, out->data, out->size);
     if (sl.data) rt_data_free(l->mem, sl.data, sl.cap);
     if (sr.data) rt_data_free(r->mem, sr.data, sr.cap);
+    if (sc.data) rt_data_free(out->mem, sc.data, sc.cap);
     return rc;
 }
 
@@ -497,8 +591,10 @@ static int batch_dot(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int
     prim_params q = *p;
     int64_t lb = bdim[0], rb = bdim[1];
     const rt_aval *la = &core_peek(in[0])->aval, *ra = &core_peek(in[1])->aval;
+    /* (not for the narrow dtypes, whose dot rounds once where a multiply
+     * and a sum would round twice, nor with a preferred_element_type) */
     if (lb != BDIM_NONE && rb != BDIM_NONE && la->rank == 2 && ra->rank == 2 && p->lhs_contract.n == 1 &&
-        la->dtype != CJ_BOOL) {
+        la->dtype != CJ_BOOL && !rt_dtype_is_extra(la->dtype) && p->dtype == la->dtype) {
         /* per-example vector · vector: a batch of tiny products is better as
          * one multiply and a row sum, which fuse into a single pass */
         cj_val a = batch_to(in[0], lb, size, 0), b = batch_to(in[1], rb, size, 0);
@@ -551,5 +647,6 @@ void prim_register_dot(void) {
         .print_params = dot_print_params,
         .lower = {.kind = LOWER_DOT, .cost = {.flops_of = dot_flops}},
         .batch = batch_dot,
+        .extra_dtypes = true, /* every dtype: dot_abstract_eval checks */
     };
 }

@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "gemm_small.h"
+#include "half.h"
 #include "threads.h"
 
 #ifdef CJAX_HAVE_CBLAS
@@ -70,6 +71,7 @@
 #define GEMM_CAT_(a, b) a##_##b
 #define GEMM_CAT(a, b) GEMM_CAT_(a, b)
 #define GEMM_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define GEMM_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define GEMM_CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
 
 /* Below this many multiply-adds (m·n·k) packing costs more than it saves
@@ -395,6 +397,15 @@ static int gemm_cpu_has_avx512(void) { return gemm_small_isa() == GEMM_ISA_AVX51
 #define UKR_FAST_OK_f64 gemm_cpu_has_avx2
 #define UKR_FAST_f32z ukr_avx512_f32z
 #define UKR_FAST_OK_f32z gemm_cpu_has_avx512
+/* the widening GEMMs (below) pack to f32 and run the f32 tiles */
+#define UKR_FAST_bf16 ukr_avx2_f32
+#define UKR_FAST_OK_bf16 gemm_cpu_has_avx2
+#define UKR_FAST_f16 ukr_avx2_f32
+#define UKR_FAST_OK_f16 gemm_cpu_has_avx2
+#define UKR_FAST_bf16z ukr_avx512_f32z
+#define UKR_FAST_OK_bf16z gemm_cpu_has_avx512
+#define UKR_FAST_f16z ukr_avx512_f32z
+#define UKR_FAST_OK_f16z gemm_cpu_has_avx512
 #endif /* GEMM_X86_AVX2 */
 
 /* ---- instantiate the type-dependent part ---------------------------------
@@ -479,6 +490,59 @@ static int gemm_cpu_has_avx512(void) { return gemm_small_isa() == GEMM_ISA_AVX51
 #undef KC
 #undef NC
 #endif
+
+/* ---- the widening GEMMs of bf16 and f16 ----------------------------------
+ * The f32 instantiations again with A and B stored as 16-bit halves: the
+ * packing routines widen each element once as they copy it into the f32
+ * panels, so the micro-kernel and the blocking are sgemm's own and C gets
+ * f32 sums (rounded to the narrow type, if at all, by the caller: XLA's
+ * CPU backend computes a bf16 dot in f32 the same way). */
+#define TIN uint16_t
+#define T float
+#define MR 6
+#define NR 16
+#define MC GEMM_F32_MC
+#define KC GEMM_F32_KC
+#define NC 4080
+#define SFX bf16
+#define LD(x) rt_bf16_to_f32(x)
+#include "gemm.c"
+#undef SFX
+#undef LD
+#define SFX f16
+#define LD(x) rt_f16_to_f32(x)
+#include "gemm.c"
+#undef SFX
+#undef LD
+#undef MR
+#undef NR
+#undef MC
+#undef KC
+#undef NC
+#ifdef GEMM_X86_AVX2
+#define MR 6
+#define NR 32
+#define MC GEMM_F32Z_MC
+#define KC GEMM_F32Z_KC
+#define NC 4064
+#define SFX bf16z
+#define LD(x) rt_bf16_to_f32(x)
+#include "gemm.c"
+#undef SFX
+#undef LD
+#define SFX f16z
+#define LD(x) rt_f16_to_f32(x)
+#include "gemm.c"
+#undef SFX
+#undef LD
+#undef MR
+#undef NR
+#undef MC
+#undef KC
+#undef NC
+#endif
+#undef T
+#undef TIN
 
 /* ---- public entry points ------------------------------------------------- */
 
@@ -590,6 +654,125 @@ GEMM_BATCH_DEFINE(float, f32)
 GEMM_BATCH_DEFINE(double, f64)
 #undef GEMM_BATCH_DEFINE
 
+/* ---- bf16 / f16 operands, f32 result ----
+ * Products the small kernels take (gemm_small_takes) are widened into f32
+ * copies and handed to them (their packing is not this file's): op(B)
+ * whole, op(A) in blocks of rows (a row's bits do not depend on how rows
+ * are split, gemm_small.h). Only when op(B) alone widens to more than
+ * GEMM_WIDEN_MAX_ELEMS (a vector times a huge matrix) does the product go
+ * to the packed path instead, which widens while packing, as every larger
+ * product does. So the sums are those rt_gemm_f32 gives for the widened
+ * operands, bit for bit, but in that one case. */
+#define GEMM_WIDEN_MAX_ELEMS ((int64_t)1 << 22)
+
+/* rows × cols of X (row stride ld) widened into w (row stride cols). */
+static void widen_rows(const uint16_t *X, int64_t rows, int64_t cols, int64_t ld, int bf16, float *w) {
+    for (int64_t i = 0; i < rows; i++) {
+        const uint16_t *x = X + i * ld;
+        float *d = w + i * cols;
+        if (bf16)
+            for (int64_t j = 0; j < cols; j++) d[j] = rt_bf16_to_f32(x[j]);
+        else
+            for (int64_t j = 0; j < cols; j++) d[j] = rt_f16_to_f32(x[j]);
+    }
+}
+
+/* Returns how many rows of C it computed (from the first): all, or fewer
+ * when memory ran out (the caller computes the rest). */
+static int64_t gemm_half_small(int bf16, int64_t m, int64_t n, int64_t k, const uint16_t *A, int64_t lda, int ta,
+                               const uint16_t *B, int64_t ldb, int tb, float *C, int64_t ldc, int acc) {
+    if (m <= 0 || n <= 0 || k <= 0 || !gemm_small_takes(m, n, k, tb, 1)) return 0;
+    if (k * n > GEMM_WIDEN_MAX_ELEMS) return 0;
+    int64_t br = tb ? n : k, bc = tb ? k : n;
+    /* a block of op(A) rows: a multiple of 64 up to a quarter of the cap */
+    int64_t rows = GEMM_MIN(m, GEMM_MAX((int64_t)64, (GEMM_WIDEN_MAX_ELEMS / 4 / k) / 64 * 64));
+    float *wb = malloc((size_t)(br * bc) * sizeof(float));
+    float *wa = wb ? malloc((size_t)(rows * k) * sizeof(float)) : NULL;
+    int64_t i0 = 0;
+    if (wa) widen_rows(B, br, bc, ldb, bf16, wb);
+    for (; wa && i0 < m; i0 += rows) {
+        int64_t r = GEMM_MIN(rows, m - i0);
+        /* kept in its stored orientation: the kernel a transposed A takes
+         * sums in its own order. op(A) rows i0.. of a transposed A are
+         * columns i0.. of the stored k×m matrix. */
+        if (ta) widen_rows(A + i0, k, r, lda, bf16, wa);
+        else widen_rows(A + i0 * lda, r, k, lda, bf16, wa);
+        if (!gemm_small_f32(r, n, k, wa, ta ? r : k, ta, wb, bc, tb, C + i0 * ldc, ldc, acc)) break;
+    }
+    free(wa);
+    free(wb);
+    return i0 < m ? i0 : m;
+}
+
+void rt_gemm_bf16(int64_t m, int64_t n, int64_t k, const uint16_t *A, int64_t lda, int trans_a,
+                  const uint16_t *B, int64_t ldb, int trans_b, float *C, int64_t ldc, int accumulate) {
+    int64_t done = gemm_half_small(1, m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+    if (done > 0 && done == m) return;
+    if (done > 0) { /* the rest of the rows by the packed path */
+        A += trans_a ? done : done * lda;
+        C += done * ldc;
+        m -= done;
+    }
+#ifdef GEMM_X86_AVX2
+    if (gemm_cpu_has_avx512()) {
+        gemm_builtin_bf16z(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+        return;
+    }
+#endif
+    gemm_builtin_bf16(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+}
+
+void rt_gemm_f16(int64_t m, int64_t n, int64_t k, const uint16_t *A, int64_t lda, int trans_a,
+                 const uint16_t *B, int64_t ldb, int trans_b, float *C, int64_t ldc, int accumulate) {
+    int64_t done = gemm_half_small(0, m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+    if (done > 0 && done == m) return;
+    if (done > 0) { /* the rest of the rows by the packed path */
+        A += trans_a ? done : done * lda;
+        C += done * ldc;
+        m -= done;
+    }
+#ifdef GEMM_X86_AVX2
+    if (gemm_cpu_has_avx512()) {
+        gemm_builtin_f16z(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+        return;
+    }
+#endif
+    gemm_builtin_f16(m, n, k, A, lda, trans_a, B, ldb, trans_b, C, ldc, accumulate);
+}
+
+/* A batch of them: small products a range per pool thread, as the f32
+ * batch does; each product's numbers are a single call's. */
+typedef struct {
+    int bf16;
+    int64_t m, n, k, sa, lda, sb, ldb, sc, ldc;
+    const uint16_t *A, *B;
+    float *C;
+    int ta, tb, acc;
+} batch_half;
+
+static void batch_task_half(void *arg, int64_t b0, int64_t b1) {
+    const batch_half *x = arg;
+    for (int64_t b = b0; b < b1; b++)
+        (x->bf16 ? rt_gemm_bf16 : rt_gemm_f16)(x->m, x->n, x->k, x->A + b * x->sa, x->lda, x->ta,
+                                                x->B + b * x->sb, x->ldb, x->tb, x->C + b * x->sc, x->ldc,
+                                                x->acc);
+}
+
+void rt_gemm_batch_half(int bf16, int64_t batch, int64_t m, int64_t n, int64_t k, const uint16_t *A, int64_t sa,
+                        int64_t lda, int trans_a, const uint16_t *B, int64_t sb, int64_t ldb, int trans_b,
+                        float *C, int64_t sc, int64_t ldc, int accumulate) {
+    batch_half x = {bf16, m, n, k, sa, lda, sb, ldb, sc, ldc, A, B, C, trans_a, trans_b, accumulate};
+    if (batch <= 0) return;
+    double work = (double)m * (double)n * (double)(k > 0 ? k : 1);
+    if (batch > 1 && work < (double)GEMM_BATCH_SMALL_WORK &&
+        work * (double)batch >= (double)RT_PARALLEL_MIN_ELEMS && rt_num_threads() > 1) {
+        int64_t grain = 1 + batch / ((int64_t)rt_num_threads() * 8);
+        rt_parallel_for(batch, grain, batch_task_half, &x);
+    } else {
+        batch_task_half(&x, 0, batch);
+    }
+}
+
 const char *rt_gemm_backend(void) {
 #ifdef CJAX_HAVE_CBLAS
     return "openblas (cblas)";
@@ -601,6 +784,14 @@ const char *rt_gemm_backend(void) {
 #else /* ============ template pass: T, SFX, MR, NR, MC, KC, NC ============= */
 
 #define F(name) GEMM_CAT(name, SFX)
+/* TIN is how A and B are stored and LD(x) widens one stored element to T:
+ * T itself for f32/f64, 16-bit halves for the widening GEMMs of bf16 and
+ * f16 (packing widens them, the f32 micro-kernel runs unchanged). */
+#ifndef TIN
+#define TIN T
+#define LD(x) (x)
+#define GEMM_TIN_DEFAULTED 1
+#endif
 
 typedef void (*F(ukr_t))(int64_t kc, const T *restrict a, const T *restrict b,
                          T *restrict c, int64_t ldc, int mr, int nr, int beta);
@@ -669,7 +860,7 @@ static void F(ukr_generic)(int64_t kc, const T *restrict a, const T *restrict b,
  * packing would cost as much as the arithmetic) and as the fallback when
  * scratch memory cannot be had. */
 static void F(simple)(int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t p0,
-                      int64_t p1, const T *A, int64_t lda, int ta, const T *B,
+                      int64_t p1, const TIN *A, int64_t lda, int ta, const TIN *B,
                       int64_t ldb, int tb, T *C, int64_t ldc, int beta) {
     if (!tb && j1 - j0 >= 4) {
         /* Rows of op(B) are contiguous: C row += a(i,p) · B row p, a loop
@@ -679,9 +870,9 @@ static void F(simple)(int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t p0
             if (!beta)
                 for (int64_t j = j0; j < j1; j++) c[j] = 0;
             for (int64_t p = p0; p < p1; p++) {
-                T a = ta ? A[p * lda + i] : A[i * lda + p];
-                const T *restrict b = B + p * ldb;
-                for (int64_t j = j0; j < j1; j++) c[j] += a * b[j];
+                T a = ta ? LD(A[p * lda + i]) : LD(A[i * lda + p]);
+                const TIN *restrict b = B + p * ldb;
+                for (int64_t j = j0; j < j1; j++) c[j] += a * LD(b[j]);
             }
         }
         return;
@@ -698,9 +889,9 @@ static void F(simple)(int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t p0
                 T acc[W];
                 for (int q = 0; q < w; q++) acc[q] = 0;
                 for (int64_t p = p0; p < p1; p++) {
-                    T bv = tb ? B[j * ldb + p] : B[p * ldb + j];
-                    const T *restrict arow = A + p * lda + ib;
-                    for (int q = 0; q < w; q++) acc[q] += arow[q] * bv;
+                    T bv = tb ? LD(B[j * ldb + p]) : LD(B[p * ldb + j]);
+                    const TIN *restrict arow = A + p * lda + ib;
+                    for (int q = 0; q < w; q++) acc[q] += LD(arow[q]) * bv;
                 }
                 for (int q = 0; q < w; q++) {
                     T *c = C + (ib + q) * ldc + j;
@@ -715,19 +906,19 @@ static void F(simple)(int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t p0
      * operands are contiguous in p). */
     int64_t as = ta ? lda : 1, bs = tb ? 1 : ldb;
     for (int64_t i = i0; i < i1; i++) {
-        const T *a = ta ? A + p0 * lda + i : A + i * lda + p0;
+        const TIN *a = ta ? A + p0 * lda + i : A + i * lda + p0;
         for (int64_t j = j0; j < j1; j++) {
-            const T *b = tb ? B + j * ldb + p0 : B + p0 * ldb + j;
+            const TIN *b = tb ? B + j * ldb + p0 : B + p0 * ldb + j;
             T s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             int64_t len = p1 - p0, p = 0;
             if (as == 1 && bs == 1) {
                 for (; p + 8 <= len; p += 8)
-                    for (int q = 0; q < 8; q++) s[q] += a[p + q] * b[p + q];
+                    for (int q = 0; q < 8; q++) s[q] += LD(a[p + q]) * LD(b[p + q]);
             } else {
                 for (; p + 8 <= len; p += 8)
-                    for (int q = 0; q < 8; q++) s[q] += a[(p + q) * as] * b[(p + q) * bs];
+                    for (int q = 0; q < 8; q++) s[q] += LD(a[(p + q) * as]) * LD(b[(p + q) * bs]);
             }
-            for (; p < len; p++) s[p & 7] += a[p * as] * b[p * bs];
+            for (; p < len; p++) s[p & 7] += LD(a[p * as]) * LD(b[p * bs]);
             T sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
             T *c = C + i * ldc + j;
             *c = beta ? *c + sum : sum;
@@ -739,10 +930,10 @@ static void F(simple)(int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t p0
  * otherwise by columns (m == 1). */
 typedef struct {
     int64_t m, n, k;
-    const T *A;
+    const TIN *A;
     int64_t lda;
     int ta;
-    const T *B;
+    const TIN *B;
     int64_t ldb;
     int tb;
     T *C;
@@ -760,8 +951,8 @@ static void F(simple_task)(void *arg, int64_t b, int64_t e) {
                   x->ldc, x->beta);
 }
 
-static void F(simple_par)(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda,
-                          int ta, const T *B, int64_t ldb, int tb, T *C, int64_t ldc,
+static void F(simple_par)(int64_t m, int64_t n, int64_t k, const TIN *A, int64_t lda,
+                          int ta, const TIN *B, int64_t ldb, int tb, T *C, int64_t ldc,
                           int beta, int nthreads) {
     F(simple_ctx) x = {.m = m, .n = n, .k = k, .A = A, .lda = lda, .ta = ta, .B = B,
                        .ldb = ldb, .tb = tb, .C = C, .ldc = ldc, .beta = beta,
@@ -781,28 +972,28 @@ static void F(simple_par)(int64_t m, int64_t n, int64_t k, const T *A, int64_t l
 /* Packs rows [i0, i1) × depth [p0, p0+kc) of op(A) as MR-row slivers: for
  * each p the MR values of one column lie together (the kernel broadcasts
  * them in order). A short last sliver is padded with zeros. */
-static void F(pack_a)(int64_t i0, int64_t i1, int64_t p0, int64_t kc, const T *A,
+static void F(pack_a)(int64_t i0, int64_t i1, int64_t p0, int64_t kc, const TIN *A,
                       int64_t lda, int ta, T *restrict dst) {
     for (int64_t i = i0; i < i1; i += MR, dst += MR * kc) {
         int mr = (int)GEMM_MIN(i1 - i, (int64_t)MR);
         if (!ta) {
-            const T *src = A + i * lda + p0; /* op(A)[i+r, p0+p] = src[r*lda + p] */
+            const TIN *src = A + i * lda + p0; /* op(A)[i+r, p0+p] = src[r*lda + p] */
             if (mr == MR) {
                 for (int64_t p = 0; p < kc; p++)
-                    for (int r = 0; r < MR; r++) dst[p * MR + r] = src[r * lda + p];
+                    for (int r = 0; r < MR; r++) dst[p * MR + r] = LD(src[r * lda + p]);
             } else {
                 for (int64_t p = 0; p < kc; p++)
                     for (int r = 0; r < MR; r++)
-                        dst[p * MR + r] = r < mr ? src[r * lda + p] : (T)0;
+                        dst[p * MR + r] = r < mr ? LD(src[r * lda + p]) : (T)0;
             }
         } else {
-            const T *src = A + p0 * lda + i; /* op(A)[i+r, p0+p] = src[p*lda + r] */
+            const TIN *src = A + p0 * lda + i; /* op(A)[i+r, p0+p] = src[p*lda + r] */
             for (int64_t p = 0; p < kc; p++) {
-                const T *s = src + p * lda;
+                const TIN *s = src + p * lda;
                 if (mr == MR)
-                    for (int r = 0; r < MR; r++) dst[p * MR + r] = s[r];
+                    for (int r = 0; r < MR; r++) dst[p * MR + r] = LD(s[r]);
                 else
-                    for (int r = 0; r < MR; r++) dst[p * MR + r] = r < mr ? s[r] : (T)0;
+                    for (int r = 0; r < MR; r++) dst[p * MR + r] = r < mr ? LD(s[r]) : (T)0;
             }
         }
     }
@@ -812,29 +1003,29 @@ static void F(pack_a)(int64_t i0, int64_t i1, int64_t p0, int64_t kc, const T *A
  * sliver q starts at bp + q·NR·kc and holds, for each p, NR consecutive
  * values of row p. Columns past nc are zeros. */
 static void F(pack_b)(int64_t q0, int64_t q1, int64_t j0, int64_t nc, int64_t p0,
-                      int64_t kc, const T *B, int64_t ldb, int tb, T *restrict bp) {
+                      int64_t kc, const TIN *B, int64_t ldb, int tb, T *restrict bp) {
     for (int64_t q = q0; q < q1; q++) {
         int64_t j = j0 + q * NR;
         int nr = (int)GEMM_MIN(j0 + nc - j, (int64_t)NR);
         T *restrict dst = bp + q * NR * kc;
         if (!tb) {
-            const T *src = B + p0 * ldb + j; /* op(B)[p0+p, j+c] = src[p*ldb + c] */
+            const TIN *src = B + p0 * ldb + j; /* op(B)[p0+p, j+c] = src[p*ldb + c] */
             if (nr == NR) {
                 for (int64_t p = 0; p < kc; p++)
-                    for (int c = 0; c < NR; c++) dst[p * NR + c] = src[p * ldb + c];
+                    for (int c = 0; c < NR; c++) dst[p * NR + c] = LD(src[p * ldb + c]);
             } else {
                 for (int64_t p = 0; p < kc; p++)
                     for (int c = 0; c < NR; c++)
-                        dst[p * NR + c] = c < nr ? src[p * ldb + c] : (T)0;
+                        dst[p * NR + c] = c < nr ? LD(src[p * ldb + c]) : (T)0;
             }
         } else {
             /* op(B)[p0+p, j+c] = B[(j+c)*ldb + p0+p]: read each stored row
              * along p (contiguous) and scatter it down one column of the
              * sliver, which stays in L1. */
-            const T *src = B + j * ldb + p0;
+            const TIN *src = B + j * ldb + p0;
             for (int c = 0; c < nr; c++) {
-                const T *s = src + c * ldb;
-                for (int64_t p = 0; p < kc; p++) dst[p * NR + c] = s[p];
+                const TIN *s = src + c * ldb;
+                for (int64_t p = 0; p < kc; p++) dst[p * NR + c] = LD(s[p]);
             }
             for (int c = nr; c < NR; c++)
                 for (int64_t p = 0; p < kc; p++) dst[p * NR + c] = 0;
@@ -846,10 +1037,10 @@ static void F(pack_b)(int64_t q0, int64_t q1, int64_t j0, int64_t nc, int64_t p0
  * rows (a range of MR slivers, packed into that thread's A buffer) times
  * one group of B slivers. */
 typedef struct {
-    const T *A;
+    const TIN *A;
     int64_t lda;
     int ta;
-    const T *B;
+    const TIN *B;
     int64_t ldb;
     int tb;
     T *C;
@@ -903,8 +1094,8 @@ static void F(block_task)(void *arg, int64_t t0, int64_t t1) {
     }
 }
 
-static void F(blocked)(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda, int ta,
-                       const T *B, int64_t ldb, int tb, T *C, int64_t ldc, int accumulate,
+static void F(blocked)(int64_t m, int64_t n, int64_t k, const TIN *A, int64_t lda, int ta,
+                       const TIN *B, int64_t ldb, int tb, T *C, int64_t ldc, int accumulate,
                        int nthreads) {
     /* Equal-sized depth blocks: k = 300 runs as 150+150, not 256+44, so no
      * step is dominated by the write-back of C. */
@@ -954,8 +1145,8 @@ static void F(blocked)(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda,
     }
 }
 
-static void F(gemm_builtin)(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda,
-                            int ta, const T *B, int64_t ldb, int tb, T *C, int64_t ldc,
+static void F(gemm_builtin)(int64_t m, int64_t n, int64_t k, const TIN *A, int64_t lda,
+                            int ta, const TIN *B, int64_t ldb, int tb, T *C, int64_t ldc,
                             int accumulate) {
     if (m <= 0 || n <= 0) return;
     if (k <= 0) {
@@ -972,5 +1163,10 @@ static void F(gemm_builtin)(int64_t m, int64_t n, int64_t k, const T *A, int64_t
     F(blocked)(m, n, k, A, lda, ta, B, ldb, tb, C, ldc, accumulate, nthreads);
 }
 
+#ifdef GEMM_TIN_DEFAULTED
+#undef TIN
+#undef LD
+#undef GEMM_TIN_DEFAULTED
+#endif
 #undef F
 #endif /* GEMM_TEMPLATE_PASS */

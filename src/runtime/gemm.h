@@ -1,4 +1,5 @@
-/* gemm.h — dense matrix multiply for float32 and float64 (runtime layer).
+/* gemm.h — dense matrix multiply for float32 and float64, and bf16/f16
+ * operands widened to f32 (runtime layer).
  *
  * The dot_general primitive's CPU kernel and the code the compiler generates
  * call these functions for every matrix product; batching, broadcasting and
@@ -52,6 +53,20 @@ void rt_gemm_batch_f64(int64_t batch, int64_t m, int64_t n, int64_t k,
                        const double *A, int64_t sa, int64_t lda, int trans_a,
                        const double *B, int64_t sb, int64_t ldb, int trans_b,
                        double *C, int64_t sc, int64_t ldc, int accumulate);
+
+/* The widening GEMMs: A and B hold bf16 (rt_gemm_bf16) or f16
+ * (rt_gemm_f16) bits, C gets f32 — each element of A and B widened
+ * exactly, the product and sums those rt_gemm_f32 gives for the widened
+ * operands, bit for bit (the packing widens; the f32 tiles run as they
+ * are). Never BLAS. Same layout rules and contract as rt_gemm_f32. */
+void rt_gemm_bf16(int64_t m, int64_t n, int64_t k, const uint16_t *A, int64_t lda, int trans_a,
+                  const uint16_t *B, int64_t ldb, int trans_b, float *C, int64_t ldc, int accumulate);
+void rt_gemm_f16(int64_t m, int64_t n, int64_t k, const uint16_t *A, int64_t lda, int trans_a,
+                 const uint16_t *B, int64_t ldb, int trans_b, float *C, int64_t ldc, int accumulate);
+/* A batch of them as rt_gemm_batch_f32 (bf16 != 0: rt_gemm_bf16's). */
+void rt_gemm_batch_half(int bf16, int64_t batch, int64_t m, int64_t n, int64_t k, const uint16_t *A,
+                        int64_t sa, int64_t lda, int trans_a, const uint16_t *B, int64_t sb, int64_t ldb,
+                        int trans_b, float *C, int64_t sc, int64_t ldc, int accumulate);
 
 /* "openblas (cblas)" when built with CJAX_HAVE_CBLAS, else "built-in". */
 const char *rt_gemm_backend(void);
