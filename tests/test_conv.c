@@ -346,7 +346,7 @@ TEST(conv_errors_name_the_shapes) {
     cj_error_clear(ctx);
     cj_val xi = cj_zeros(ctx, CJ_I32, 4, (int64_t[]){1, 4, 5, 5});
     CHECK(cj_is_error(cj_conv(xi, cj_zeros(ctx, CJ_I32, 4, (int64_t[]){2, 4, 3, 3}), NULL, CJ_PAD_VALID)));
-    CHECK_STR_CONTAINS(cj_error_message(ctx), "conv_general_dilated: operands must be f32 or f64, got i32[1,4,5,5]");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "conv_general_dilated: operands must be f32, f64, f16 or bf16, got i32[1,4,5,5]");
     cj_error_clear(ctx);
     cj_ctx_free(ctx);
 }
