@@ -68,11 +68,7 @@ static int same_f64(const double *a, const double *b) {
 
 TEST(cpu_dispatch_fma_levels_agree_bit_for_bit) {
     const vm_table *a = vm_table_for(RT_ISA_AVX2), *b = vm_table_for(RT_ISA_AVX512);
-    if (!a || !b) {
-        /* nothing to compare: this CPU runs at most one level with FMA */
-        CHECK(!(a && b));
-        return;
-    }
+    if (!a || !b) return; /* this CPU (or build) has at most one level with FMA: nothing to compare */
     static float x[NX], y[NX], ya[NX], yb[NX], sa[NX], sb[NX];
     static double xd[NX], yd[NX], yad[NX], ybd[NX], sad[NX], sbd[NX];
     inputs_f32(x), inputs_f64(xd);

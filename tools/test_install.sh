@@ -32,6 +32,7 @@ fail() {
     failed=1
 }
 
+command -v pkg-config > /dev/null || { echo "test_install: pkg-config is needed (apt-get install pkg-config)"; exit 1; }
 prefix=$tmp/prefix
 if ! cmake --install "$build" --prefix "$prefix" > "$tmp/install.log" 2>&1; then
     cat "$tmp/install.log"
