@@ -3,7 +3,11 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test bench sanitize fuzz clean install fuzz-inputs tsan
+# Where `make install` puts the library; given to cmake --install every
+# time (the cache's CMAKE_INSTALL_PREFIX is not used). DESTDIR works too.
+PREFIX ?= /usr/local
+
+.PHONY: all build lib demo test bench sanitize fuzz clean install fuzz-inputs tsan
 
 all: build
 
@@ -13,6 +17,10 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The library alone (static and shared): no tests, benchmarks or examples.
+lib: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target cjax_static cjax_shared
+
 demo: build
 	./$(BUILD)/demo
 
@@ -21,6 +29,7 @@ demo: build
 test: build
 	sh tools/check_layers.sh $(BUILD)
 	sh tools/test_check_layers.sh $(BUILD)
+	sh tools/test_install.sh $(BUILD)
 	./$(BUILD)/cjax_tests
 
 # RUN=<name> names the JSON record (bench/results/<name>.json; default the date).
@@ -75,8 +84,8 @@ tsan:
 	cmake --build $(BUILD)-tsan -j $(JOBS) --target cjax_tests
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ./$(BUILD)-tsan/cjax_tests $(TSAN_TESTS)
 
-install: build
-	cmake --install $(BUILD)
+install: lib
+	cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-libfuzzer $(BUILD)-valgrind
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-libfuzzer $(BUILD)-valgrind $(BUILD)-lib

@@ -15,7 +15,7 @@ int main(void) {
     cj_val y;
     cj_call(jf, &x, &y);                /* traces once, caches, runs        */
     cj_print_ir(jf, 1, &x, stdout);     /* { lambda ; a:f32[5]. let ...     */
-    cj_print(y, stdout);                /* f32[5] [0, 0.3044, ...]          */
+    cj_print(y, stdout);                /* f32[5] [0, 0.3022128, ...]       */
     if (cj_error(ctx)) fprintf(stderr, "%s\n", cj_error_message(ctx));
     cj_ctx_free(ctx);                   /* frees everything                 */
 }

@@ -36,7 +36,7 @@
 
 #include "codegen.h"
 #include "program_impl.h"
-#include "../runtime/vmath_tanhf.h"
+#include "../runtime/vmath_dispatch.h"
 
 static const char *ctype(cj_dtype dt) { return prim_c_type(dt); }
 
@@ -1314,8 +1314,9 @@ void codegen_program(const compiled *c, struct cf_native *const *cf, strbuf *sb)
               "static inline i64 cjk_clamp(i64 s, i64 hi) { return s < 0 ? 0 : s > hi ? hi : s; }\n",
               constructs ? ", and per control-flow construct" : "", CODEGEN_TILE);
     /* float32 tanh's C expression is cjk_tanhf (src/prim/elementwise.c):
-     * vm_tanh_f32's own source, so inline and table results agree */
-    sb_printf(sb, "%s", VM_TANHF_TEXT);
+     * vm_tanh_f32's own source, with the fused multiply-add of the
+     * compilation of vmath.c this CPU runs, so inline and table agree */
+    sb_printf(sb, "%s", vm_tanhf_text());
     if (constructs) codegen_construct_types(sb);
     codegen_kernels(c, "cjk_", true, sb);
     if (constructs) codegen_constructs(c, cf, sb);

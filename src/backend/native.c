@@ -15,6 +15,8 @@
  * cj_jit_program_info. Generated kernels compute exactly what the
  * interpreter computes, so switching mid-stream changes no result. */
 #include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,17 @@ void native_set_build_options_for_testing(const cc_build_options *o) {
     if (o) testing_options = *o;
 }
 
+/* CJAX_VERBOSE=1: the first program of the process that cannot use
+ * generated C says so on stderr, once (cj_jit_program_info says it for
+ * every program): without a working C compiler every jitted program runs
+ * on the interpreter, several times slower, and nothing else shows it. */
+static void say_interpreter_only(const char *why) {
+    static atomic_int said;
+    if (!rt_config_get()->verbose || atomic_exchange(&said, 1)) return;
+    fprintf(stderr, "cjax: generated C is not used, so jitted programs run on the interpreter (slower): %s\n",
+            why);
+}
+
 static void *build_main(void *arg) {
     program *p = arg;
     cj_ctx *bctx = p->build_ctx;
@@ -42,6 +55,7 @@ static void *build_main(void *arg) {
     p->module = cc_build_ctl(bctx, p->source, have_testing_options ? &testing_options : NULL, &ctl, &p->info);
     if (!p->module) {
         snprintf(p->native_error, sizeof p->native_error, "%s", cj_error_message(bctx));
+        say_interpreter_only(p->native_error);
         atomic_store(&p->native_state, NATIVE_FAILED);
     } else {
         atomic_store(&p->native_state, NATIVE_READY);

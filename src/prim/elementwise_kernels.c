@@ -17,6 +17,12 @@
  * The table at the end maps (primitive, dtype) to its kernel. It is also
  * the one list of the dtypes each primitive accepts: abstract_eval rejects
  * a dtype that has no kernel here. */
+/* Compiled once per instruction-set level (elementwise_dispatch.c): this
+ * compilation's table lookup is ew_kernel_<level>. */
+#ifndef EW_ISA_NAME
+#define EW_ISA_NAME ew_kernel_base
+#endif
+#define ew_kernel EW_ISA_NAME
 #include "elementwise_kernels.h"
 
 #include <math.h>

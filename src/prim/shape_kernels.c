@@ -19,10 +19,16 @@
  * small rows do. Element moves are memcpy calls of a constant 1, 4 or 8
  * bytes, which the compiler turns into plain loads and stores. */
 #include <string.h>
-#ifdef __AVX__
+/* The register transposes are AVX code in functions of their own
+ * (target("avx")), used when the CPU has it, so a library built for
+ * baseline x86-64 keeps them. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SHAPE_AVX 1
+#define SHAPE_TARGET_AVX __attribute__((target("avx")))
 #include <immintrin.h>
 #endif
 
+#include "../runtime/cpu_features.h"
 #include "../runtime/threads.h"
 #include "shape_kernels.h"
 
@@ -146,11 +152,11 @@ static void move_tile_scalar(char *dst, const char *src, int64_t rows, int64_t c
     }
 }
 
-#ifdef __AVX__
+#ifdef SHAPE_AVX
 /* Register transposes: out[b·os + a] = in[a·is + b] for an 8×8 block of
  * 4-byte elements and a 4×4 block of 8-byte ones (strides in elements).
  * Element-by-element loops reach about a third of this speed. */
-static inline void transpose_8x8_b4(float *out, int64_t os, const float *in, int64_t is) {
+SHAPE_TARGET_AVX static inline void transpose_8x8_b4(float *out, int64_t os, const float *in, int64_t is) {
     __m256 r0 = _mm256_loadu_ps(in), r1 = _mm256_loadu_ps(in + is), r2 = _mm256_loadu_ps(in + 2 * is),
            r3 = _mm256_loadu_ps(in + 3 * is), r4 = _mm256_loadu_ps(in + 4 * is), r5 = _mm256_loadu_ps(in + 5 * is),
            r6 = _mm256_loadu_ps(in + 6 * is), r7 = _mm256_loadu_ps(in + 7 * is);
@@ -171,7 +177,7 @@ static inline void transpose_8x8_b4(float *out, int64_t os, const float *in, int
     _mm256_storeu_ps(out + 7 * os, _mm256_permute2f128_ps(s3, s7, 0x31));
 }
 
-static inline void transpose_4x4_b8(double *out, int64_t os, const double *in, int64_t is) {
+SHAPE_TARGET_AVX static inline void transpose_4x4_b8(double *out, int64_t os, const double *in, int64_t is) {
     __m256d r0 = _mm256_loadu_pd(in), r1 = _mm256_loadu_pd(in + is), r2 = _mm256_loadu_pd(in + 2 * is),
             r3 = _mm256_loadu_pd(in + 3 * is);
     __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1), t2 = _mm256_unpacklo_pd(r2, r3),
@@ -197,15 +203,22 @@ static inline void transpose_4x4_b8(double *out, int64_t os, const double *in, i
         if (rb < rows) move_tile_scalar(dst + rb * d_row * es, src + rb * es, rows - rb, cb, s_col, d_row, es);  \
     } while (0)
 
+#ifdef SHAPE_AVX
+SHAPE_TARGET_AVX static void move_tile_avx(char *dst, const char *src, int64_t rows, int64_t cols, int64_t s_col,
+                                           int64_t d_row, int64_t es) {
+    if (es == 4) TILE_BY_BLOCKS(8, float, transpose_8x8_b4);
+    else TILE_BY_BLOCKS(4, double, transpose_4x4_b8);
+}
+
+/* AVX on this CPU (and OS), unless CJAX_ISA asks for the baseline. */
+static int shape_has_avx(void) { return __builtin_cpu_supports("avx") && rt_isa_cap() != RT_ISA_BASE; }
+#endif
+
 static void move_tile(char *dst, const char *src, int64_t rows, int64_t cols, int64_t s_col, int64_t d_row,
                       int64_t es) {
-#ifdef __AVX__
-    if (es == 4) {
-        TILE_BY_BLOCKS(8, float, transpose_8x8_b4);
-        return;
-    }
-    if (es == 8) {
-        TILE_BY_BLOCKS(4, double, transpose_4x4_b8);
+#ifdef SHAPE_AVX
+    if ((es == 4 || es == 8) && shape_has_avx()) {
+        move_tile_avx(dst, src, rows, cols, s_col, d_row, es);
         return;
     }
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_features.h"
 #include "runtime.h"
 
 static rt_config config;
@@ -34,6 +35,10 @@ static void load(void) {
     config.cache_max_bytes = cache_mb > 0 ? (int64_t)cache_mb << 20 : 0;
     long hoist_mb = atol(env_or("CJAX_SCAN_HOIST_MAX_MB", "64")); /* 0 (or not a number): never hoist */
     config.scan_hoist_max_bytes = hoist_mb > 0 ? (size_t)hoist_mb << 20 : 0;
+    const char *isa = env_or("CJAX_ISA", ""); /* anything else: no cap */
+    config.isa_cap = !strcmp(isa, "baseline") ? RT_ISA_BASE : !strcmp(isa, "avx2") ? RT_ISA_AVX2
+                     : !strcmp(isa, "avx512")  ? RT_ISA_AVX512 : 0;
+    config.verbose = atoi(env_or("CJAX_VERBOSE", "0")) != 0;
     const char *b = env_or("CJAX_BACKEND", "tiered");
     config.backend = !strcmp(b, "interp") ? CJ_BACKEND_INTERP : !strcmp(b, "cc") ? CJ_BACKEND_CC : CJ_BACKEND_TIERED;
 }

@@ -312,15 +312,9 @@ static void ukr_avx2_f64(int64_t kc, const double *restrict a, const double *res
             c[r * ldc + j] = beta ? c[r * ldc + j] + t[r * 8 + j] : t[r * 8 + j];
 }
 
-/* Whether this CPU (and OS) runs the AVX2 kernels. libgcc fills the model
- * before main, so this is one load per call. */
-static int gemm_cpu_has_avx2(void) {
-#if defined(__AVX2__) && defined(__FMA__)
-    return 1;
-#else
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
-}
+/* Whether this CPU (and OS) runs the AVX2 kernels and CJAX_ISA allows
+ * them: gemm_small_isa() reads the CPU once, so this is one load per call. */
+static int gemm_cpu_has_avx2(void) { return gemm_small_isa() >= GEMM_ISA_AVX2; }
 
 /* AVX-512 float tile 6×32: 12 zmm accumulators, the AVX2 kernel's shape
  * at twice the width (a step: 2 loads of B, 6 broadcasts, 12 FMAs). Used

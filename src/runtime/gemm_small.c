@@ -33,6 +33,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "cpu_features.h"
 #include "gemm.h"
 #include "threads.h"
 
@@ -53,10 +54,12 @@ static atomic_int isa_cap; /* rt_gemm_testing_isa: 0 = no cap */
 void rt_gemm_testing_isa(int level) { atomic_store(&isa_cap, level); }
 
 static int cpu_isa(void) {
+    int cap = rt_isa_cap(); /* CJAX_ISA (cpu_features.h uses the same levels) */
 #ifdef GEMM_SMALL_X86
-    if (__builtin_cpu_supports("avx512f")) return ISA_AVX512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return ISA_AVX2;
+    if (__builtin_cpu_supports("avx512f") && (!cap || cap >= ISA_AVX512)) return ISA_AVX512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && (!cap || cap >= ISA_AVX2)) return ISA_AVX2;
 #endif
+    (void)cap;
     return ISA_GENERIC;
 }
 

@@ -140,6 +140,8 @@ typedef struct rt_config {
     int64_t cache_max_bytes;    /* CJAX_CACHE_MAX_MB: cap on the disk cache (0: none) */
     cj_backend backend;         /* CJAX_BACKEND: tiered (default), cc, interp */
     size_t scan_hoist_max_bytes; /* CJAX_SCAN_HOIST_MAX_MB: stacked values a scan's hoisting may add (64; 0: none) */
+    int isa_cap;                /* CJAX_ISA: highest instruction-set level the kernels use (RT_ISA_*; 0: no cap) */
+    bool verbose;               /* CJAX_VERBOSE=1: say once on stderr what the process runs on */
 } rt_config;
 const rt_config *rt_config_get(void);
 

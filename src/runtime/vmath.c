@@ -26,6 +26,7 @@
  * Flags: gcc 12 vectorises all 48 loops only at -O3 with -fno-trapping-math
  * (the selects) and -fno-math-errno (sqrt); without them the code is still
  * correct, just scalar. No -ffast-math: NaN, inf and -0 are handled. */
+#include "vmath_isa.h" /* this compilation's names: vm_exp_f32_avx2, ... */
 #include "vmath.h"
 #include "vmath_tanhf.h"
 

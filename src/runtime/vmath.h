@@ -18,8 +18,10 @@
  * arrays must not overlap. n <= 0 does nothing.
  *
  * Build: the library compiles this with -O3 -fno-math-errno
- * -fno-trapping-math (and -march=native where allowed); the code is correct
- * without those flags too, only slower. */
+ * -fno-trapping-math, for the baseline and again for AVX2+FMA and AVX-512
+ * (vmath_isa.h, vmath_dispatch.c: these names forward to the compilation
+ * this CPU runs); the code is correct without those flags too, only
+ * slower. */
 #ifndef CJ_RUNTIME_VMATH_H
 #define CJ_RUNTIME_VMATH_H
 #include <stdint.h>
