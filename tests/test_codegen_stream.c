@@ -10,6 +10,9 @@
  *     inside the row, and no kernel asks for a tile's lines in one burst;
  *   - a plain elementwise loop prefetches nothing (the hardware
  *     prefetcher does best there);
+ *   - a long row streamed right after another pass over the same buffer
+ *     walks its tiles backwards (and prefetches behind), so a third pass
+ *     runs forward again, with the interpreter's bits;
  *   - the values those kernels give: sum(tanh(a*x+b)*c+d) and the
  *     variance of f32 and f64 rows that end in a partial tile and a
  *     partial group, on the generated C, against the interpreter bit for
@@ -93,13 +96,22 @@ TEST(codegen_fold_loop_prefetches_a_line_at_a_time) {
             cj_func *jf = jit_on(ctx, f ? "var" : "ts", f ? f_variance : f_tanh_sum, CJ_BACKEND_CC);
             char *c = c_text(jf, x);
             CHECK(c != NULL);
-            /* the guard, once per tile of each kernel (the variance: two) */
-            CHECK_EQ_INT(count_of(c, "const int pf = t + 3 * TILE <= end;"), f ? 2 : 1);
+            /* the guard, once per tile of each kernel; the variance's
+             * second pass walks its tiles backwards and prefetches behind */
+            CHECK_EQ_INT(count_of(c, "const int pf = t + 3 * TILE <= end;"), 1);
+            CHECK_EQ_INT(count_of(c, "const int pf = t - 2 * TILE >= begin;"), f ? 1 : 0);
+            CHECK_EQ_INT(count_of(c, "for (i64 tt = (end - begin + TILE - 1) / TILE - 1; tt >= 0; tt--) {\n"
+                                     "    const i64 t = begin + tt * TILE;"),
+                         f ? 1 : 0);
             /* two lines per group: 32 floats or 16 doubles are 128 bytes */
-            CHECK_EQ_INT(count_of(c, "if (pf) __builtin_prefetch(p0 + jj + 2 * TILE + 0);"), f ? 2 : 1);
+            CHECK_EQ_INT(count_of(c, "if (pf) __builtin_prefetch(p0 + jj + 2 * TILE + 0);"), 1);
             CHECK_EQ_INT(count_of(c, d ? "if (pf) __builtin_prefetch(p0 + jj + 2 * TILE + 8);"
                                        : "if (pf) __builtin_prefetch(p0 + jj + 2 * TILE + 16);"),
-                         f ? 2 : 1);
+                         1);
+            CHECK_EQ_INT(count_of(c, "if (pf) __builtin_prefetch(p0 + jj - 2 * TILE + 0);"), f ? 1 : 0);
+            CHECK_EQ_INT(count_of(c, d ? "if (pf) __builtin_prefetch(p0 + jj - 2 * TILE + 8);"
+                                       : "if (pf) __builtin_prefetch(p0 + jj - 2 * TILE + 16);"),
+                         f ? 1 : 0);
             CHECK_EQ_INT(count_of(c, "__builtin_prefetch"), f ? 4 : 2);
             CHECK(strstr(c, "q < 3 * TILE") == NULL); /* no burst of a tile's lines */
             cj_string_free(ctx, c);
@@ -117,6 +129,55 @@ TEST(codegen_plain_loop_prefetches_nothing) {
     CHECK(strstr(c, "void cjk_kernel_0") != NULL);
     CHECK_EQ_INT(count_of(c, "__builtin_prefetch"), 0);
     cj_string_free(ctx, c);
+    cj_ctx_free(ctx);
+}
+
+/* three passes over x, each needing the last one's result: forward,
+ * backward, forward */
+static void f_three(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    cj_val d = cj_sub(in[0], cj_mean(in[0], 0, NULL, 0));
+    cj_val v = cj_mean(cj_mul(d, d), 0, NULL, 0);
+    out[0] = cj_sum(cj_abs(cj_sub(in[0], v)), 0, NULL, 0);
+}
+
+TEST(codegen_passes_over_one_buffer_alternate_direction) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t n = N_ROW;
+    double *x = malloc(sizeof(double) * (size_t)n);
+    cj_val in = row_input(ctx, CJ_F32, n, x);
+    char *c = c_text(jit_on(ctx, "three", f_three, CJ_BACKEND_CC), in);
+    CHECK(c != NULL);
+    const char *k[3] = {c ? strstr(c, "void cjk_kernel_0") : NULL, c ? strstr(c, "void cjk_kernel_1") : NULL,
+                        c ? strstr(c, "void cjk_kernel_2") : NULL};
+    CHECK(k[0] && k[1] && k[2] && k[0] < k[1] && k[1] < k[2] && !strstr(c, "void cjk_kernel_3"));
+    if (k[0] && k[1] && k[2]) {
+        const char *rev = "for (i64 tt = (end - begin + TILE - 1) / TILE - 1; tt >= 0; tt--)";
+        const char *fwd = "for (i64 t = begin; t < end; t += TILE)";
+        const char *r = strstr(c, rev), *f0 = strstr(k[0], fwd), *f2 = strstr(k[2], fwd);
+        CHECK(f0 && f0 < k[1]);               /* the mean: forward */
+        CHECK(r && r > k[1] && r < k[2]);     /* the centred squares: backward */
+        CHECK(!strstr(k[2], rev) && f2);      /* the third: forward again */
+        CHECK(!strstr(k[1], fwd) || strstr(k[1], fwd) > k[2]);
+    }
+    cj_string_free(ctx, c);
+    /* the same bits as the interpreter, which walks every row forward */
+    double got[2];
+    for (int b = 0; b < 2; b++) {
+        cj_val out;
+        CHECK(cj_call(jit_on(ctx, "three", f_three, b ? CJ_BACKEND_CC : CJ_BACKEND_INTERP), &in, &out) == CJ_OK);
+        got[b] = NAN;
+        CHECK(cj_read_as(out, CJ_F64, &got[b], sizeof got[b]) == CJ_OK);
+    }
+    CHECK(memcmp(&got[0], &got[1], sizeof got[0]) == 0);
+    double mean = 0, var = 0, want = 0;
+    for (int64_t i = 0; i < n; i++) mean += x[i];
+    mean /= (double)n;
+    for (int64_t i = 0; i < n; i++) var += (x[i] - mean) * (x[i] - mean);
+    var /= (double)n;
+    for (int64_t i = 0; i < n; i++) want += fabs(x[i] - var);
+    CHECK(fabs(got[1] - want) <= 2e-5 * want);
+    free(x);
     cj_ctx_free(ctx);
 }
 
