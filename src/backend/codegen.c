@@ -513,6 +513,67 @@ static void emit_fold_call(const compiled *c, int k, int j, strbuf *sb) {
               ctype(ir->vars[e->out].dtype), e->out, at);
 }
 
+/* Is kernel input u streamed through the tile loop: read in place, as
+ * p<u>[j], by an elementwise equation or a fold? (Leaves read their
+ * operands through their gathers; rank-0 inputs are loaded once.) */
+static bool streamed_input(const compiled *c, int k, int u) {
+    const ir_func *ir = c->ir;
+    const kernel *K = &c->kernels[k];
+    if (ir->vars[u].rank == 0 && K->space.rank > 0) return false;
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        bool red = prim_lower(e->prim)->kind == LOWER_REDUCTION;
+        if (!fuse_is_elementwise(e->prim) && !red) continue;
+        if (off_row(c, K, j) && !red) continue;
+        for (int q = 0; q < e->n_in; q++)
+            if (ir_eqn_inputs(ir, e)[q] == u) return true;
+    }
+    return false;
+}
+
+/* Does kernel k walk its tiles from the last to the first? A long row
+ * streamed right after the kernel before it streamed the same buffer (the
+ * variance's second pass over x) starts where that one ended, so its first
+ * tiles come from the cache still holding that end (1e7 floats, one
+ * thread, loaded machine, both passes: 8.9-10.1 -> 8.0-9.5 ms). Any order
+ * gives the same bits: each tile writes its own partial, which are folded
+ * in tile order afterwards, and a row value is its own element's. Kernels
+ * alternate, so a third pass over the buffer runs forward again. */
+static bool reverse_tiles(const compiled *c, int k) {
+    bool rev = false; /* of kernel j - 1, for j = 1 .. k */
+    for (int j = 1; j <= k; j++) {
+        const kernel *K = &c->kernels[j], *P = &c->kernels[j - 1];
+        bool shares = false;
+        for (int i = 0; i < K->n_in && !shares; i++) {
+            if (!streamed_input(c, j, K->in[i])) continue;
+            for (int q = 0; q < P->n_in; q++) shares |= P->in[q] == K->in[i];
+            for (int q = 0; q < P->n_out; q++) shares |= P->out[q] == K->in[i];
+        }
+        rev = fuse_is_long_rows(K) && shares && !rev;
+    }
+    return k > 0 && rev;
+}
+
+/* How far ahead of the element a fold loop's prefetches ask, in elements:
+ * two tiles, forward or backward as the kernel walks its tiles */
+#define PF_AHEAD(rev) ((rev) ? "- 2 * TILE" : "+ 2 * TILE")
+
+/* The prefetches of one group of `lanes` elements of a fold loop: one per
+ * cache line of each streamed input the group reads, two tiles ahead, so
+ * the requests go out a line at a time between the group's arithmetic
+ * rather than as a burst of a tile's 64 lines (see emit_loop_kernel). */
+static void emit_group_prefetch(const compiled *c, int k, int lanes, strbuf *sb) {
+    const kernel *K = &c->kernels[k];
+    bool rev = reverse_tiles(c, k);
+    for (int i = 0; i < K->n_in; i++) {
+        int u = K->in[i];
+        if (!streamed_input(c, k, u)) continue;
+        int size = (int)rt_dtypes[c->ir->vars[u].dtype].size, bytes = lanes * size;
+        for (int off = 0; off < bytes; off += 64)
+            sb_printf(sb, "          if (pf) __builtin_prefetch(p%d + jj %s + %d);\n", u, PF_AHEAD(rev), off / size);
+    }
+}
+
 /* How an element loop's folds are written: into lane j % lanes, into lane
  * 0 (a long tile's tail), or one chain (a tile shorter than two lanes'
  * worth). */
@@ -573,10 +634,12 @@ static void emit_element_loop(const compiled *c, int k, int j0, int j1, const bo
         sb_printf(sb, "      for (int q = 0; q < %d; q++) fa%d[q] = %s;\n", L, v, f.identity);
     }
     sb_printf(sb, "      i64 jj = 0;\n      if (n >= %d) {\n", 2 * L);
-    sb_printf(sb, "        for (; jj + %d <= n; jj += %d)\n          for (i64 q = 0; q < %d; q++) {\n", L, L, L);
+    sb_printf(sb, "        for (; jj + %d <= n; jj += %d) {\n", L, L);
+    emit_group_prefetch(c, k, L, sb);
+    sb_printf(sb, "          for (i64 q = 0; q < %d; q++) {\n", L);
     sb_printf(sb, "            const i64 j = jj + q;\n");
     emit_loop_body(c, k, j0, j1, local, FOLD_LANES, sb);
-    sb_printf(sb, "          }\n        for (i64 j = jj; j < n; j++) {\n");
+    sb_printf(sb, "          }\n        }\n        for (i64 j = jj; j < n; j++) {\n");
     emit_loop_body(c, k, j0, j1, local, FOLD_LANE0, sb);
     sb_printf(sb, "        }\n");
     for (int j = j0; j < j1; j++) {
@@ -647,45 +710,36 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
             sb_printf(sb, "  const %s s%d = *(const %s *)buf[%d];\n", ctype(ir->vars[u].dtype), u,
                       ctype(ir->vars[u].dtype), u);
     }
-    bool calls = false; /* an elementwise equation through the table */
-    bool heavy = false; /* ... or inline math of a transcendental's cost (float32 tanh) */
-    for (int j = first; j < K->n_eqns; j++) {
-        const ir_eqn *e = &ir->eqns[K->eqns[j]];
-        calls |= codegen_needs_kernel(c, K->eqns[j]);
-        heavy |= fuse_is_elementwise(e->prim) && prim_lower(e->prim)->cost.transcendentals > 0;
+    /* Prefetching. A fold loop asks for each streamed input's line two
+     * tiles ahead as it consumes one (emit_group_prefetch); nothing else
+     * prefetches. A burst of a tile's 64 lines at the top of each tile,
+     * as this code did before, made streamed loops slower on the Sapphire
+     * Rapids guests once they ran 512-bit vectors (1e7 floats, one
+     * thread, CPU time, on a loaded machine, ranges over runs, ms):
+     * sum(tanh(a*x+b)*c+d) 10.3-11.7 with the burst, 5.6-6.6 a line at a
+     * time (a kernel alone: 8.0-9.9 / 6.1-6.9 with none / 5.2-6.2);
+     * variance's passes, which had none, 9.6-10.3 / 7.8-10.5 a line at a
+     * time (alone: 8.4-9.7 / 7.8-8.8); loops without folds, where the
+     * hardware prefetcher alone does best: a*x+b 10.3-10.5 with the burst
+     * / 8.4-10.4 with none, x+x 14.4-15.6 / 10.9-12.2. */
+    bool folds = false; /* a fold inside an element loop */
+    for (int j = first; j < K->n_eqns && !folds; j++) {
+        prim_fold_c fc;
+        folds = tile_stmt(c, k, j) == STMT_LOOP && off_row(c, K, j) && fold_inline(c, k, j, &fc);
     }
-    sb_printf(sb, "  for (i64 t = begin; t < end; t += TILE) {\n");
+    bool rev = reverse_tiles(c, k);
+    if (rev)
+        sb_printf(sb, "  for (i64 tt = (end - begin + TILE - 1) / TILE - 1; tt >= 0; tt--) {\n"
+                      "    const i64 t = begin + tt * TILE;\n");
+    else
+        sb_printf(sb, "  for (i64 t = begin; t < end; t += TILE) {\n");
     sb_printf(sb, "    const i64 n = end - t < TILE ? end - t : TILE;\n");
+    if (folds) sb_printf(sb, rev ? "    const int pf = t - 2 * TILE >= begin;\n" : "    const int pf = t + 3 * TILE <= end;\n");
     for (int i = 0; i < K->n_in; i++) {
         int u = K->in[i];
-        if (ir->vars[u].rank == 0 && K->space.rank > 0) continue;
-        /* leaves read their operands through the gather: only operands of
-         * elementwise equations are read in place */
-        int direct = 0;
-        for (int j = 0; j < K->n_eqns && !direct; j++) {
-            const ir_eqn *e = &ir->eqns[K->eqns[j]];
-            if (!fuse_is_elementwise(e->prim) && prim_lower(e->prim)->kind != LOWER_REDUCTION) continue;
-            if (off_row(c, K, j) && prim_lower(e->prim)->kind != LOWER_REDUCTION) continue;
-            for (int q = 0; q < e->n_in; q++) direct |= ir_eqn_inputs(ir, e)[q] == u;
-        }
-        if (!direct) continue;
+        if (!streamed_input(c, k, u)) continue;
         sb_printf(sb, "    const %s *p%d = (const %s *)buf[%d] + t;\n", ctype(ir->vars[u].dtype), u,
                   ctype(ir->vars[u].dtype), u);
-        /* a long row streams its operands from memory while the tile's
-         * math runs: ask for the tile after next now, so the loads overlap
-         * the table calls or the inline tanh instead of waiting for them.
-         * With cheap arithmetic only the hardware prefetcher keeps up
-         * alone (variance, one thread, Zen 3: 3.1 ms with the prefetches,
-         * 2.9 without). A plain LOOP kernel asks always: on the Xeon
-         * (Sapphire Rapids) guests the bench runs on, the hardware
-         * prefetcher alone left a streamed loop well under the copy's
-         * rate, math or not (1e7 floats by tiles, one thread: x*a+b 5.2 ->
-         * 3.9 ms, tanh(x*a+b) 8.0 -> 5.8 ms) */
-        if (fuse_is_long_rows(K) ? calls || heavy : K->kind == KERNEL_LOOP)
-            sb_printf(sb,
-                      "    if (t + 3 * TILE <= end)\n"
-                      "      for (i64 q = 2 * TILE; q < 3 * TILE; q += %d) __builtin_prefetch(p%d + q);\n",
-                      (int)(64 / rt_dtypes[ir->vars[u].dtype].size), u);
     }
     if (first && c->home[ir->eqns[K->eqns[0]].out] == HOME_NONE) {
         int d = ir->eqns[K->eqns[0]].out;
@@ -1303,6 +1357,14 @@ void codegen_program(const compiled *c, struct cf_native *const *cf, strbuf *sb)
                * cost more than the copy (a third of vmap(hessian)'s time) */
               "#if defined(__GNUC__) && !defined(__clang__)\n"
               "#pragma GCC optimize(\"no-tree-loop-distribute-patterns\")\n"
+              "#endif\n"
+              /* gcc tunes Xeons with AVX-512 to 256-bit vectors by default;
+               * generated loops are long and math-heavy, where the full
+               * width pays (sum(tanh(a*x+b)*c+d), 1e7, one Sapphire Rapids
+               * core: 11.4 -> 8.1 ms). Widths change no result: every
+               * reduction's lanes are explicit in the source. */
+              "#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)\n"
+              "#pragma GCC target(\"prefer-vector-width=512\")\n"
               "#endif\n"
               "typedef long long i64;\n"
               "#define TILE %d\n"

@@ -27,7 +27,13 @@
  * The other cases are SINGLE kernels whose result is their first operand
  * with a part replaced: dynamic_update_slice writes only the update, and
  * optimization_barrier (checkpoint's fence) nothing at all, when the
- * operand dies there and the result keeps its block.
+ * operand dies there and the result keeps its block; and those whose
+ * primitive writes a no larger result over operand 0 in order
+ * (lower.overwrites_operand0: a pooling output written into its input's
+ * block), after which the result keeps only its own size of the block,
+ * so the rest is free for the next kernel's results (a CNN's first pooled
+ * activations in the first convolution's block, the second convolution's
+ * output beside them).
  *
  * Outputs as scratch, as XLA's buffer assignment does: every output's
  * array exists for the whole call (the backend allocates it before the
@@ -170,14 +176,28 @@ static bool eqn_reads(const ir_func *ir, const ir_eqn *e, int u) {
     return false;
 }
 
+/* A SINGLE kernel whose primitive writes its no larger result v over its
+ * only read of operand u = operand 0 in order (overwrites_operand0: a
+ * pooling output in its input's block, which shrinks to v's size) */
+static bool single_overwrites(const ir_func *ir, const kernel *K, int u, int v) {
+    if (K->n_eqns != 1) return false;
+    const ir_eqn *e = &ir->eqns[K->eqns[0]];
+    const prim_lowering *l = prim_lower(e->prim);
+    if (!l->overwrites_operand0 || e->n_out != 1 || e->out != v || e->n_in < 1) return false;
+    const int *in = ir_eqn_inputs(ir, e);
+    for (int i = 0; i < e->n_in; i++)
+        if (in[i] == u && i != 0) return false;
+    return in[0] == u && l->overwrites_operand0(&e->params, &ir->vars[u], &ir->vars[v]);
+}
+
 /* May kernel k write its result v over its operand u? The rule of the
  * file's opening paragraph; u's last reader must be this kernel. */
 bool plan_may_overwrite(const compiled *c, int k, int u, int v) {
     const ir_func *ir = c->ir;
     const kernel *K = &c->kernels[k];
     if (K->kind == KERNEL_SINGLE)
-        return single_updates_in_place(ir, K, u) && c->home[u] == HOME_ARENA && c->home[v] == HOME_ARENA &&
-               c->last_use[u] == k; /* same type by construction */
+        return (single_updates_in_place(ir, K, u) || single_overwrites(ir, K, u, v)) && c->home[u] == HOME_ARENA &&
+               c->home[v] == HOME_ARENA && c->last_use[u] == k; /* same type by construction */
     if (K->kind != KERNEL_LOOP || c->home[u] != HOME_ARENA || c->home[v] != HOME_ARENA || c->last_use[u] != k)
         return false;
     const rt_aval *au = &ir->vars[u], *av = &ir->vars[v];
@@ -383,6 +403,15 @@ static int plan(cj_ctx *ctx, compiled *c, const uint8_t *donated) {
             n_live++;
             c->ws_offset[k] = off, c->ws_bytes[k] = ws;
             if (off + size > arena) arena = off + size;
+        }
+        /* a result that took a larger operand's block in place keeps only
+         * its own size of it, now that nothing of kernel k is placed */
+        for (int i = 0; i < n_live; i++) {
+            int v = live[i].var;
+            if (v < 0 || c->kernel_of[v] != k) continue;
+            size_t size = align_up(rt_aval_nbytes(&ir->vars[v]));
+            if (size == 0) size = ALIGN;
+            if (size < live[i].size) live[i].size = size;
         }
         for (int i = 0; i < n_live;) {
             if (live[i].var < 0 || c->last_use[live[i].var] <= k) {

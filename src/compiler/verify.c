@@ -441,8 +441,10 @@ static int check_plan(const checker *ck) {
             size_t va = c->offset[v], vb = va + rt_aval_nbytes(&ir->vars[v]);
             if (ua >= vb || va >= ub) continue; /* apart in bytes */
             if (c->last_use[u] < c->first_use[v] || c->last_use[v] < c->first_use[u]) continue; /* apart in time */
-            /* in place: the later one takes the earlier one's very block */
-            if (ua == va && ub == vb && (in_place_is_safe(c, u, v) || in_place_is_safe(c, v, u))) continue;
+            /* in place: the later one takes the earlier one's block, from
+             * its start (a smaller one only the front: plan.c) */
+            if (ua == va && ((vb <= ub && in_place_is_safe(c, u, v)) || (ub <= vb && in_place_is_safe(c, v, u))))
+                continue;
             return bad(ck, c->kernel_of[v], "%s (bytes %zu..%zu, kernels %d..%d) overlaps %s (bytes %zu..%zu, kernels %d..%d)",
                        vname(ck, v, b), va, vb, c->first_use[v], c->last_use[v], vname(ck, u, b2), ua, ub, c->first_use[u],
                        c->last_use[u]);

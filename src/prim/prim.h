@@ -213,6 +213,14 @@ typedef struct prim_lowering {
      * memory analysis counts it, and the kernel takes it with
      * core_workspace (which allocates instead when run eagerly). */
     size_t (*workspace_of)(const prim_params *p, int n_in, const rt_aval *in);
+    /* Whether the SINGLE kernel may write its result over operand 0's
+     * buffer, from its start, when operand 0 dies there (plan.c): the
+     * result is no larger, of the same dtype, and the eager kernel, given
+     * the same buffer for both, writes each result element only after the
+     * last read of every operand element before it (reduce_window without
+     * low padding or base dilation: a pooling output in its input's
+     * buffer). NULL: never. */
+    bool (*overwrites_operand0)(const prim_params *p, const rt_aval *in0, const rt_aval *out);
 } prim_lowering;
 
 /* vmap: the batch axis of a value that is not batched. */

@@ -217,6 +217,21 @@ static double scatter_flops(const prim_params *p, const rt_aval *in, const rt_av
     return 2.0 * rw_flops(p, in, &in[0]); /* the source: one element per window */
 }
 
+/* In place (prim_lowering.overwrites_operand0): with no low padding and
+ * no base dilation every window of output position y starts at or after
+ * y on each axis, and with no axis longer in the output than in the
+ * operand, an output element's flat offset is at most the flat offset of
+ * every operand element it reads, so rt_reduce_window, run in order over
+ * the rows (it does, serially, when the two buffers overlap), reads
+ * every element before the element at its offset is written. */
+static bool rw_overwrites(const prim_params *p, const rt_aval *in0, const rt_aval *out) {
+    if (in0->dtype != out->dtype || (in0->dtype != CJ_F32 && in0->dtype != CJ_F64) || in0->rank != out->rank)
+        return false;
+    for (int a = 0; a < in0->rank; a++)
+        if (p->lo.v[a] > 0 || RW_BASE_DIL(p).v[a] != 1 || out->dims[a] > in0->dims[a]) return false;
+    return true;
+}
+
 void prim_register_reduce_window(void) {
     prim_id reducers[3] = {PRIM_REDUCE_WINDOW_SUM, PRIM_REDUCE_WINDOW_MAX, PRIM_REDUCE_WINDOW_MIN};
     for (int i = 0; i < 3; i++)
@@ -224,7 +239,7 @@ void prim_register_reduce_window(void) {
             .abstract_eval = rw_abstract_eval,
             .impl = rw_impl,
             .print_params = rw_print_reduce,
-            .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = rw_flops}},
+            .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = rw_flops}, .overwrites_operand0 = rw_overwrites},
             .batch = rw_batch,
         };
     prim_rules[PRIM_SELECT_AND_GATHER_ADD] = (prim_rule){

@@ -36,6 +36,7 @@ typedef struct win_job {
     int64_t *tab[CJ_MAX_RANK]; /* tab[a][k·out[a] + y]: input offset (index · stride of axis a) or -1 */
     int64_t rows, row_len, lead_win, win_size;
     int trivial_last;
+    int in_place; /* out overlaps x: rows in order, each piece stored after its reads */
 } win_job;
 
 /* Output row `row`'s leading positions y[0..L-1]. */
@@ -70,33 +71,43 @@ static void next_lead(const win_job *j, int64_t *kw) {
     }
 }
 
+/* In place (j->in_place, the planner's pooling output over its input:
+ * prim/reduce_window.c's rw_overwrites), a row is folded in pieces of
+ * BLOCK positions into `acc` and each piece stored after all its reads:
+ * no operand element at or after the piece's offset is written before
+ * it is read. Otherwise the row's output is the accumulator. */
 #define REDUCE_ROWS(NAME, T, ID, COMB)                                                                    \
     static void NAME(void *arg, int64_t begin, int64_t end) {                                           \
         const win_job *j = arg;                                                                         \
         const T *x = (const T *)j->x;                                                                   \
         int64_t n = j->row_len, wl = j->d.win[j->d.rank - 1];                                          \
+        int64_t piece = j->in_place ? BLOCK : n > 0 ? n : 1;                                            \
         const int64_t *tl = j->tab[j->d.rank - 1];                                                      \
         int64_t y[CJ_MAX_RANK];                                                                         \
+        T acc[BLOCK];                                                                                   \
         decode_row(j, begin, y);                                                                        \
-        for (int64_t row = begin; row < end; row++, next_row(j, y)) {                                   \
-            int64_t kw[CJ_MAX_RANK] = {0};                                                              \
-            T *o = (T *)j->out + row * n;                                                               \
-            for (int64_t i = 0; i < n; i++) o[i] = (ID);                                                \
-            for (int64_t w = 0; w < j->lead_win; w++, next_lead(j, kw)) {                              \
-                int64_t off = lead_offset(j, y, kw);                                                    \
-                if (off < 0) continue;                                                                  \
-                const T *xr = x + off;                                                                  \
-                if (j->trivial_last) {                                                                  \
-                    for (int64_t i = 0; i < n; i++) o[i] = COMB(o[i], xr[i]);                           \
-                    continue;                                                                           \
+        for (int64_t row = begin; row < end; row++, next_row(j, y))                                     \
+            for (int64_t c0 = 0; c0 < n; c0 += piece) {                                                 \
+                int64_t m = n - c0 < piece ? n - c0 : piece;                                            \
+                int64_t kw[CJ_MAX_RANK] = {0};                                                          \
+                T *dst = (T *)j->out + row * n + c0, *o = j->in_place ? acc : dst;                      \
+                for (int64_t i = 0; i < m; i++) o[i] = (ID);                                            \
+                for (int64_t w = 0; w < j->lead_win; w++, next_lead(j, kw)) {                          \
+                    int64_t off = lead_offset(j, y, kw);                                                \
+                    if (off < 0) continue;                                                              \
+                    const T *xr = x + off;                                                              \
+                    if (j->trivial_last) {                                                              \
+                        for (int64_t i = 0; i < m; i++) o[i] = COMB(o[i], xr[c0 + i]);                  \
+                        continue;                                                                       \
+                    }                                                                                   \
+                    for (int64_t k = 0; k < wl; k++) {                                                  \
+                        const int64_t *t = tl + k * n + c0;                                             \
+                        for (int64_t i = 0; i < m; i++)                                                 \
+                            if (t[i] >= 0) o[i] = COMB(o[i], xr[t[i]]);                                 \
+                    }                                                                                   \
                 }                                                                                       \
-                for (int64_t k = 0; k < wl; k++) {                                                      \
-                    const int64_t *t = tl + k * n;                                                      \
-                    for (int64_t i = 0; i < n; i++)                                                     \
-                        if (t[i] >= 0) o[i] = COMB(o[i], xr[t[i]]);                                     \
-                }                                                                                       \
+                if (j->in_place) memcpy(dst, acc, sizeof(T) * (size_t)m);                               \
             }                                                                                           \
-        }                                                                                               \
     }
 REDUCE_ROWS(sum_f32, float, 0.0f, COMB_SUM)
 REDUCE_ROWS(sum_f64, double, 0.0, COMB_SUM)
@@ -258,8 +269,13 @@ int rt_reduce_window(const rt_window_desc *d, rt_window_kind kind, const void *x
     if (st != 0) return st < 0 ? -1 : 0;
     j.x = x;
     j.out = out;
+    size_t es = d->dtype == CJ_F64 ? 8 : 4, in_bytes = es, out_bytes = es * (size_t)j.rows * (size_t)j.row_len;
+    for (int a = 0; a < d->rank; a++) in_bytes *= (size_t)d->in[a];
+    const char *xa = x, *oa = out;
+    j.in_place = oa < xa + in_bytes && xa < oa + out_bytes;
     static const rt_range_fn fns[3][2] = {{sum_f32, sum_f64}, {max_f32, max_f64}, {min_f32, min_f64}};
-    run_rows(&j, fns[kind][d->dtype == CJ_F64], 1);
+    if (j.in_place) fns[kind][d->dtype == CJ_F64](&j, 0, j.rows); /* in order: see REDUCE_ROWS */
+    else run_rows(&j, fns[kind][d->dtype == CJ_F64], 1);
     rt_data_free(m, j.tab[0], cap);
     return 0;
 }
