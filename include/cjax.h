@@ -583,7 +583,8 @@ cj_val cj_matrix_power(cj_val a, int64_t n);
 
 /* ---- Indexing ---------------------------------------------------------- */
 /* numpy.take(x, idx, axis): out-of-range indices are clamped (JAX's
- * default for gathers). Negative indices count from the end. */
+ * default for gathers). Negative indices count from the end. Indices of
+ * any integer dtype (i8 ... u64), x of any dtype; likewise below. */
 cj_val cj_take(cj_val x, cj_val indices, int64_t axis);
 /* numpy.take_along_axis. */
 cj_val cj_take_along_axis(cj_val x, cj_val indices, int64_t axis);

@@ -187,7 +187,54 @@ TEST(dtype_sort_jvp_permutes_f16_tangents) {
         cj_val perm = cj_argsort(x, 0, 1, 0);
         CHECK(tu_same_bits(cj_astype(cj_astype(ty, CJ_F32), CJ_I32), perm));
         CHECK(tu_same_bits(cj_take(x, perm, 0), y));
+        /* reverse mode scatters the cotangent back: ct_x[perm[j]] = ct[j] */
+        cj_val yo;
+        cj_func *pb = cj_vjp(cj_func_new(ctx, "sort", sort0_fn, 1, 1, NULL), &x, &yo);
+        cj_val ctx_out;
+        CHECK_MSG(pb && cj_call(pb, &t, &ctx_out) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK(cj_val_dtype(ctx_out) == fl[d]);
+        CHECK(tu_same_bits(cj_astype(cj_astype(cj_take(ctx_out, perm, 0), CJ_F32), CJ_I32),
+                           cj_iota(ctx, CJ_I32, 1, &n, 0)));
     }
+    cj_ctx_free(ctx);
+}
+
+/* gather_general's jvp and vjp on f16 with u8 indices that repeat: the
+ * tangent is gathered, the cotangent scatter-added in f16 (small
+ * integers, so every sum is exact), against a plain loop. */
+static void g16_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    cj_gather_dnums g;
+    memset(&g, 0, sizeof g);
+    g.offset_dims = (cj_axis_list){1, {1}};
+    g.collapsed_slice_dims = (cj_axis_list){1, {0}};
+    g.start_index_map = (cj_axis_list){1, {0}};
+    out[0] = cj_gather(in[0], *(const cj_val *)user, &g, (int64_t[]){1, 3}, CJ_INDEX_CLIP, NULL);
+}
+
+TEST(dtype_gather_jvp_vjp_f16_with_u8_indices) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    uint8_t ii[6] = {2, 0, 2, 9, 1, 2}; /* 9 clips to 3 */
+    cj_val idx = cj_array(ctx, CJ_U8, 2, (int64_t[]){6, 1}, ii);
+    cj_val x = cj_astype(cj_reshape(cj_arange(ctx, 0, 12, 1, CJ_F32), 2, (int64_t[]){4, 3}), CJ_F16);
+    cj_val t = cj_astype(cj_reshape(cj_arange(ctx, 100, 112, 1, CJ_F32), 2, (int64_t[]){4, 3}), CJ_F16);
+    cj_func *f = cj_func_new(ctx, "g16", g16_fn, 1, 1, &idx);
+    cj_val y, ty, yo, ct_x;
+    CHECK_MSG(cj_jvp(f, &x, &t, &y, &ty) == CJ_OK, "%s", cj_error_message(ctx));
+    cj_val ct = cj_astype(cj_reshape(cj_arange(ctx, 1, 19, 1, CJ_F32), 2, (int64_t[]){6, 3}), CJ_F16);
+    cj_func *pb = cj_vjp(f, &x, &yo);
+    CHECK_MSG(pb && cj_call(pb, &ct, &ct_x) == CJ_OK, "%s", cj_error_message(ctx));
+    CHECK(cj_val_dtype(ty) == CJ_F16 && cj_val_dtype(ct_x) == CJ_F16);
+    float tg[18], cx[12], want_cx[12] = {0};
+    CHECK(cj_read_as(ty, CJ_F32, tg, sizeof tg) == CJ_OK && cj_read_as(ct_x, CJ_F32, cx, sizeof cx) == CJ_OK);
+    for (int b = 0; b < 6; b++) {
+        int r = ii[b] > 3 ? 3 : ii[b];
+        for (int k = 0; k < 3; k++) {
+            CHECK_MSG(tg[b * 3 + k] == (float)(100 + r * 3 + k), "tangent (%d, %d): %g", b, k, tg[b * 3 + k]);
+            want_cx[r * 3 + k] += (float)(1 + b * 3 + k);
+        }
+    }
+    for (int i = 0; i < 12; i++) CHECK_MSG(cx[i] == want_cx[i], "cotangent %d: %g, want %g", i, cx[i], want_cx[i]);
     cj_ctx_free(ctx);
 }
 
