@@ -593,7 +593,8 @@ cj_val cj_matrix_power(cj_val a, int64_t n);
 
 /* ---- Indexing ---------------------------------------------------------- */
 /* numpy.take(x, idx, axis): out-of-range indices are clamped (JAX's
- * default for gathers). Negative indices count from the end. */
+ * default for gathers). Negative indices count from the end. Indices of
+ * any integer dtype (i8 ... u64), x of any dtype; likewise below. */
 cj_val cj_take(cj_val x, cj_val indices, int64_t axis);
 /* numpy.take_along_axis. */
 cj_val cj_take_along_axis(cj_val x, cj_val indices, int64_t axis);
@@ -602,11 +603,12 @@ cj_val cj_take_along_axis(cj_val x, cj_val indices, int64_t axis);
 cj_val cj_index_add(cj_val x, int64_t axis, cj_val indices, cj_val updates);
 cj_val cj_one_hot(cj_val indices, int64_t num_classes, cj_dtype dtype);
 
-/* lax.gather / lax.scatter with dimension numbers. Indices are i32 or i64
- * (other integer or bool arrays are an error), shaped [batch..., K]: the
- * index vector is always the last axis (lax's index_vector_dim). Each list
- * is a count and up to CJ_MAX_RANK axes. Errors name gather_general or
- * scatter_general and the shapes. */
+/* lax.gather / lax.scatter with dimension numbers. Indices are of any
+ * integer dtype (i8 ... i64, u8 ... u64; bool and floats are an error),
+ * shaped [batch..., K]: the index vector is the last axis (lax's choice),
+ * or the axis XLA's index_vector_dim names when has_index_vector_dim is
+ * set. Each list is a count and up to CJ_MAX_RANK axes. Errors name
+ * gather_general or scatter_general and the shapes. */
 typedef struct cj_axis_list {
     int n;
     int64_t v[CJ_MAX_RANK];
@@ -618,12 +620,21 @@ typedef struct cj_gather_dnums {
     cj_axis_list offset_dims, collapsed_slice_dims, start_index_map;
     cj_axis_list operand_batching_dims, start_indices_batching_dims;
     int indices_are_sorted, unique_indices;
+    /* XLA's index_vector_dim, read only when has_index_vector_dim is 1
+     * (zeroed dnums keep lax's choice, the last axis): the axis of the
+     * indices that holds each index vector, or the indices' rank for
+     * scalar indices (a vector of one). The other axes are the batch axes,
+     * in order; start_indices_batching_dims count the axes with it. */
+    int has_index_vector_dim;
+    int64_t index_vector_dim;
 } cj_gather_dnums;
 /* lax.ScatterDimensionNumbers, plus the same two hints. */
 typedef struct cj_scatter_dnums {
     cj_axis_list update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims;
     cj_axis_list operand_batching_dims, scatter_indices_batching_dims;
     int indices_are_sorted, unique_indices;
+    int has_index_vector_dim; /* as cj_gather_dnums's */
+    int64_t index_vector_dim;
 } cj_scatter_dnums;
 /* lax.GatherScatterMode; zero is lax's default (mode=None).
  *   FILL_OR_DROP: a gather slice (a scatter window) that does not fit whole

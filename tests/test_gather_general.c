@@ -75,10 +75,10 @@ static cj_scatter_kind kind_of(const gcase *c) {
 /* The case's operation on x (and u), through the public functions. */
 static cj_val apply(const gcase *c, cj_val x, cj_val idx, cj_val u) {
     if (is_gather(c)) {
-        cj_gather_dnums dn = {c->l[0], c->l[1], c->l[2], c->l[3], c->l[4], 0, c->unique};
+        cj_gather_dnums dn = {c->l[0], c->l[1], c->l[2], c->l[3], c->l[4], 0, c->unique, 0, 0};
         return cj_gather(x, idx, &dn, c->l[5].v, mode_of(c), c->has_fill ? &c->fill : NULL);
     }
-    cj_scatter_dnums dn = {c->l[0], c->l[1], c->l[2], c->l[3], c->l[4], 0, c->unique};
+    cj_scatter_dnums dn = {c->l[0], c->l[1], c->l[2], c->l[3], c->l[4], 0, c->unique, 0, 0};
     return cj_scatter(x, idx, u, &dn, kind_of(c), mode_of(c));
 }
 
@@ -447,7 +447,7 @@ TEST(gather_general_errors) {
          "offset_dims has 2 entries, but the operand f32[4,3] keeps 1 axes"},
         {ok, {1, 3}, cj_zeros(ctx, CJ_I32, 2, (int64_t[]){2, 2}),
          "indices i32[2,2] have 2 entries in their index vector (last axis), but start_index_map has 1"},
-        {ok, {1, 3}, cj_zeros(ctx, CJ_F32, 2, (int64_t[]){2, 1}), "gather_general: indices must be i32 or i64, got f32[2,1]"},
+        {ok, {1, 3}, cj_zeros(ctx, CJ_F32, 2, (int64_t[]){2, 1}), "gather_general: indices must have an integer dtype (i8 ... i64, u8 ... u64), got f32[2,1]"},
         {{.offset_dims = {1, {1}}, .collapsed_slice_dims = {1, {0}}, .start_index_map = {1, {0}},
           .operand_batching_dims = {1, {1}}, .start_indices_batching_dims = {1, {0}}},
          {1, 1}, idx,

@@ -3,7 +3,8 @@
  *
  * cj_gather and cj_scatter copy the public dimension numbers into the
  * primitives' parameters (src/prim/gather_general.h) and bind
- * gather_general / scatter_general, which check everything else. The .at
+ * gather_general / scatter_general, which check everything else; a chosen
+ * index_vector_dim is brought to lax's form (the last axis) first. The .at
  * forms build the dimension numbers of one integer-array index on one axis,
  * as jnp's indexing does: negative indices wrapped once, updates broadcast
  * to the indexed shape in x's dtype, mode FILL_OR_DROP. */
@@ -29,15 +30,51 @@ static int mode_flag(cj_ctx *ctx, const char *op, cj_index_mode mode, int *flag)
     return core_error(ctx, CJ_ERR_ARG, "%s: unknown mode %d", op, (int)mode);
 }
 
-/* Indices as the primitives take them: i32 or i64. */
+/* Indices as the primitives take them: any integer dtype. */
 static int check_indices(cj_ctx *ctx, const char *op, cj_val idx) {
     const rt_aval *a = api_aval(idx, op);
     if (!a) return -1;
-    if (a->dtype != CJ_I32 && a->dtype != CJ_I64) {
+    if (!rt_is_int(a->dtype)) {
         char t[96];
         rt_aval_str(a, t, sizeof t);
-        return core_error(ctx, CJ_ERR_DTYPE, "%s: indices must be i32 or i64, got %s", op, t);
+        return core_error(ctx, CJ_ERR_DTYPE, "%s: indices must have an integer dtype (i8 ... i64, u8 ... u64), got %s",
+                          op, t);
     }
+    return 0;
+}
+
+/* XLA's index_vector_dim as lax's: the index vector moved to the last
+ * axis (a transpose), or a unit last axis appended for scalar indices
+ * (ivd = the rank); the indices batching dims renumbered to match. The
+ * primitives then see only lax's form, so every rule serves. */
+static int index_vector_last(cj_ctx *ctx, const char *op, const char *batch_name, int64_t ivd, cj_val *idx,
+                             prim_ivec *batch) {
+    const rt_aval *a = api_aval(*idx, op);
+    if (!a) return -1;
+    char t[96];
+    rt_aval_str(a, t, sizeof t);
+    if (ivd < 0 || ivd > a->rank)
+        return core_error(ctx, CJ_ERR_AXIS, "%s: index_vector_dim %lld is out of range for indices %s (0 to %d)", op,
+                          (long long)ivd, t, a->rank);
+    for (int i = 0; i < batch->n; i++)
+        if (batch->v[i] == ivd)
+            return core_error(ctx, CJ_ERR_ARG, "%s: %s contains index_vector_dim %lld (indices %s)", op, batch_name,
+                              (long long)ivd, t);
+    if (ivd == a->rank) {
+        if (a->rank == CJ_MAX_RANK)
+            return core_error(ctx, CJ_ERR_SHAPE, "%s: scalar indices %s of rank %d: their index vector axis would make "
+                              "rank %d (at most %d)", op, t, a->rank, a->rank + 1, CJ_MAX_RANK);
+        *idx = cj_expand_dims(*idx, a->rank);
+        return 0;
+    }
+    if (ivd == a->rank - 1) return 0;
+    int64_t perm[CJ_MAX_RANK];
+    for (int d = 0, k = 0; d < a->rank; d++)
+        if (d != ivd) perm[k++] = d;
+    perm[a->rank - 1] = ivd;
+    for (int i = 0; i < batch->n; i++)
+        if (batch->v[i] > ivd && batch->v[i] < a->rank) batch->v[i]--;
+    *idx = cj_transpose(*idx, perm);
     return 0;
 }
 
@@ -67,6 +104,9 @@ cj_val cj_gather(cj_val x, cj_val indices, const cj_gather_dnums *dn, const int6
     if (dn->indices_are_sorted) p.flag |= GG_SORTED;
     if (dn->unique_indices) p.flag |= GG_UNIQUE;
     if (fill) gg_set_fill_value(&p, *fill);
+    if (dn->has_index_vector_dim &&
+        index_vector_last(ctx, op, "start_indices_batching_dims", dn->index_vector_dim, &in[1], &GG_INDICES_BATCH(&p)))
+        return api_err(ctx);
     return core_bind(ctx, PRIM_GATHER_GENERAL, &p, 2, in);
 }
 
@@ -100,6 +140,9 @@ cj_val cj_scatter(cj_val x, cj_val indices, cj_val updates, const cj_scatter_dnu
     if (dn->unique_indices) p.flag |= GG_UNIQUE;
     p.count = (int64_t)kind;
     in[2] = api_convert(updates, xa->dtype, xa->weak);
+    if (dn->has_index_vector_dim && index_vector_last(ctx, op, "scatter_indices_batching_dims", dn->index_vector_dim,
+                                                      &in[1], &GG_INDICES_BATCH(&p)))
+        return api_err(ctx);
     return core_bind(ctx, PRIM_SCATTER_GENERAL, &p, 3, in);
 }
 
@@ -137,7 +180,13 @@ static cj_val at_update(const char *name, cj_val x, int64_t axis, cj_val indices
         core_error(ctx, CJ_ERR_SHAPE, "%s: updates %s do not broadcast to the indexed shape %s", name + 3, ut, st);
         return api_err(ctx);
     }
-    /* jnp wraps negative indices once; what is still out of range drops */
+    /* jnp wraps negative indices once; what is still out of range drops.
+     * Indices narrower than 32 bits are widened first, so that the axis
+     * size they wrap by is representable. */
+    if (rt_dtypes[ia.dtype].size < 4) {
+        indices = cj_astype(indices, CJ_I32);
+        ia.dtype = CJ_I32;
+    }
     cj_val dim = cj_scalar_typed(ctx, (double)xa.dims[ax], ia.dtype);
     cj_val zero = cj_scalar_typed(ctx, 0, ia.dtype);
     cj_val wrapped = cj_where(cj_lt(indices, zero), cj_add(indices, dim), indices);

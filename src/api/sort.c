@@ -11,7 +11,8 @@
  * searchsorted is JAX's method='sort': the rank of each query among the
  * sorted values and the queries together, less its rank among the
  * queries. quantile follows jnp.quantile without weights (any NaN along
- * the axes makes the result NaN). */
+ * the axes makes the result NaN), its dtypes included: positions in q's
+ * float dtype, the result in x's (f16 stays f16). */
 #include <math.h>
 #include <string.h>
 
@@ -167,6 +168,13 @@ static cj_val axes_last(cj_val x, const rt_aval *a, int n_red, const int64_t *re
     return cj_reshape(cj_transpose(x, perm), k + 1, dims);
 }
 
+/* v rounded to dtype dt (as a constant of dt would hold it). */
+static double in_dtype(double v, cj_dtype dt) {
+    char e[8];
+    rt_convert(CJ_F64, &v, dt, e, 1);
+    return rt_get_f64(dt, e, 0);
+}
+
 typedef enum { Q_LINEAR, Q_LOWER, Q_HIGHER, Q_MIDPOINT, Q_NEAREST } q_method;
 
 static int parse_method(cj_ctx *ctx, const char *method, q_method *m) {
@@ -202,14 +210,14 @@ static cj_val quantile(const char *op, cj_val x, cj_val q, int n_axes, const int
         core_error(ctx, CJ_ERR_AXIS, "%s: at least one axis to take the quantile over", op);
         return api_err(ctx);
     }
-    /* both promoted to one float dtype (jnp: promote_dtypes_inexact(a, q)) */
-    rt_aval both[2] = {a, qv};
-    cj_dtype dt;
-    int weak;
-    api_result_type(2, both, &dt, &weak);
-    dt = api_inexact_dtype(dt);
+    /* as jnp.quantile: x becomes inexact on its own (dt); the positions and
+     * the linear method's weights are computed in q's dtype (qt: a weak q,
+     * a C double, is f32, or f64 beside an f64 x), and the result is x's.
+     * So an f16 x with a weak q interpolates in f32 and rounds once. */
+    cj_dtype dt = api_inexact_dtype(a.dtype);
+    cj_dtype qt = qv.weak ? (dt == CJ_F64 || qv.dtype == CJ_F64 ? CJ_F64 : CJ_F32) : api_inexact_dtype(qv.dtype);
     x = api_convert(x, dt, 0);
-    q = api_convert(q, dt, 0);
+    q = api_convert(q, qt, 0);
     int kept;
     cj_val s = axes_last(x, &a, n_red, red, &kept);
     int64_t last = kept, n = 1;
@@ -222,11 +230,13 @@ static cj_val quantile(const char *op, cj_val x, cj_val q, int n_axes, const int
     cj_val has_nan = cj_reduce_max(cj_astype(cj_ne(s, s), CJ_I32), 1, &last, 1);
     s = cj_where(cj_gt(has_nan, cj_scalar_int(ctx, 0)), cj_scalar_typed(ctx, NAN, dt), s);
     s = cj_sort(s, last);
-    cj_val pos = cj_mul(q, cj_scalar_typed(ctx, (double)(n - 1), dt));
+    /* n - 1 as jnp computes it: n converted to qt, less one in qt */
+    double nm1 = in_dtype(in_dtype((double)n, qt) - 1, qt);
+    cj_val pos = cj_mul(q, cj_scalar_typed(ctx, nm1, qt));
     cj_val low = cj_floor(pos), high = cj_ceil(pos);
-    cj_val hw = cj_sub(pos, low), lw = cj_sub(cj_scalar_typed(ctx, 1, dt), hw);
-    low = cj_astype(cj_clip(low, 0, (double)(n - 1)), CJ_I32);
-    high = cj_astype(cj_clip(high, 0, (double)(n - 1)), CJ_I32);
+    cj_val hw = cj_sub(pos, low), lw = cj_sub(cj_scalar_typed(ctx, 1, qt), hw);
+    low = cj_astype(cj_clip(low, 0, nm1), CJ_I32);
+    high = cj_astype(cj_clip(high, 0, nm1), CJ_I32);
     /* take along the last axis: kept shape (+ [m] when q is 1-D), then q's
      * axis to the front, and weights shaped to broadcast over the rest */
     cj_val lv = cj_take(s, low, last), hv = cj_take(s, high, last);
@@ -247,8 +257,11 @@ static cj_val quantile(const char *op, cj_val x, cj_val q, int n_axes, const int
     case Q_LOWER: r = lv; break;
     case Q_HIGHER: r = hv; break;
     case Q_MIDPOINT: r = cj_mul(cj_add(lv, hv), cj_scalar_typed(ctx, 0.5, dt)); break;
-    case Q_NEAREST: r = cj_where(cj_le(hw, cj_scalar_typed(ctx, 0.5, dt)), lv, hv); break;
-    default: r = cj_add(cj_mul(lv, lw), cj_mul(hv, hw)); break;
+    case Q_NEAREST: r = cj_where(cj_le(hw, cj_scalar_typed(ctx, 0.5, qt)), lv, hv); break;
+    default:
+        r = cj_add(cj_mul(api_convert(lv, qt, 0), lw), cj_mul(api_convert(hv, qt, 0), hw));
+        r = api_convert(r, dt, 0);
+        break;
     }
     if (!keepdims) return r;
     int64_t dims[CJ_MAX_RANK + 1];

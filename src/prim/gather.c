@@ -14,7 +14,9 @@
  * Out-of-range indices, as JAX's defaults for jnp indexing: a negative index
  * first wraps once (+dim). Then gather CLAMPS what is still out of range to
  * [0, dim-1] (so it never fails at run time), while scatter_add DROPS
- * updates whose index is still out of range. Indices are i32 or i64.
+ * updates whose index is still out of range. Indices are of any integer
+ * dtype (index_load.h); the operand of any dtype, scatter_add adding in
+ * it (scatter_combine.h: integers wrap, f16/bf16 round per update).
  *
  * Kernels view x as [outer, dim, inner] (outer: the axes before `axis`,
  * inner: those after) and split the work over (outer, inner-chunk) pairs,
@@ -24,7 +26,10 @@
 
 #include "../runtime/threads.h"
 #include "batching.h"
+#include "index_load.h"
 #include "prim.h"
+#include "gather_general.h"
+#include "scatter_combine.h"
 
 enum { FORM_TAKE = 0, FORM_ALONG = 1 };
 
@@ -42,8 +47,9 @@ static int gather_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, 
     if (p->axes.n != 1 || p->axes.v[0] < 0 || p->axes.v[0] >= x->rank)
         return prim_error(ctx, CJ_ERR_AXIS, prim, "axis %lld is out of range for %s",
                           p->axes.n == 1 ? (long long)p->axes.v[0] : -1LL, xt);
-    if (idx->dtype != CJ_I32 && idx->dtype != CJ_I64)
-        return prim_error(ctx, CJ_ERR_DTYPE, prim, "indices must be i32 or i64, got %s", it);
+    if (!index_dtype_ok(idx->dtype))
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "indices must have an integer dtype (i8 ... i64, u8 ... u64), got %s",
+                          it);
     int axis = (int)p->axes.v[0];
     *out = *x;
     if (p->flag == FORM_TAKE) {
@@ -136,9 +142,7 @@ typedef struct index_job {
     char *dst;           /* gather: result; scatter: result (a copy of x) */
 } index_job;
 
-static inline int64_t load_index(const index_job *j, int64_t at) {
-    return j->idx_dtype == CJ_I32 ? ((const int32_t *)j->idx)[at] : ((const int64_t *)j->idx)[at];
-}
+static inline int64_t load_index(const index_job *j, int64_t at) { return index_load(j->idx_dtype, j->idx, at); }
 
 /* Negative indices wrap once; then gather clamps. */
 static inline int64_t clamp_index(int64_t i, int64_t dim) {
@@ -157,6 +161,7 @@ static inline void copy_elems(char *dst, const char *src, int64_t n, size_t esiz
         switch (esize) {
         case 8: memcpy(dst, src, 8); return;
         case 4: memcpy(dst, src, 4); return;
+        case 2: memcpy(dst, src, 2); return;
         default: *dst = *src; return;
         }
     }
@@ -190,38 +195,7 @@ static void gather_tasks(void *arg, int64_t begin, int64_t end) {
 
 /* dst[0..n) += src[0..n) in dtype (bool: or; ints wrap). */
 static void add_into(cj_dtype dt, char *dst, const char *src, int64_t n) {
-    switch (dt) {
-    case CJ_F32: {
-        float *d = (float *)dst;
-        const float *s = (const float *)src;
-        for (int64_t i = 0; i < n; i++) d[i] += s[i];
-        return;
-    }
-    case CJ_F64: {
-        double *d = (double *)dst;
-        const double *s = (const double *)src;
-        for (int64_t i = 0; i < n; i++) d[i] += s[i];
-        return;
-    }
-    case CJ_I32: {
-        uint32_t *d = (uint32_t *)dst;
-        const uint32_t *s = (const uint32_t *)src;
-        for (int64_t i = 0; i < n; i++) d[i] += s[i];
-        return;
-    }
-    case CJ_I64: {
-        uint64_t *d = (uint64_t *)dst;
-        const uint64_t *s = (const uint64_t *)src;
-        for (int64_t i = 0; i < n; i++) d[i] += s[i];
-        return;
-    }
-    default: {
-        uint8_t *d = (uint8_t *)dst;
-        const uint8_t *s = (const uint8_t *)src;
-        for (int64_t i = 0; i < n; i++) d[i] = d[i] | s[i];
-        return;
-    }
-    }
+    scatter_combine(dt, GG_KIND_ADD, dst, src, n);
 }
 
 static void scatter_tasks(void *arg, int64_t begin, int64_t end) {
@@ -398,6 +372,7 @@ void prim_register_gather(void) {
         .impl = gather_impl,
         .print_params = gather_print_params,
         .lower = {.kind = LOWER_OPAQUE},
+        .extra_dtypes = true, /* any operand dtype; indices of any integer dtype */
     };
     prim_rules[PRIM_SCATTER_ADD] = (prim_rule){
         .abstract_eval = scatter_abstract_eval,
@@ -405,6 +380,7 @@ void prim_register_gather(void) {
         .print_params = gather_print_params,
         .lower = {.kind = LOWER_OPAQUE},
         .batch = batch_gather,
+        .extra_dtypes = true,
     };
     prim_rules[PRIM_GATHER].batch = batch_gather;
 }

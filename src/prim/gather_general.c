@@ -32,6 +32,8 @@
 #include "../runtime/threads.h"
 #include "batching.h"
 #include "gather_general.h"
+#include "index_load.h"
+#include "scatter_combine.h"
 
 /* ---- abstract evaluation ---------------------------------------------- */
 
@@ -65,8 +67,9 @@ static int check_common(struct cj_ctx *ctx, prim_id prim, const prim_params *p, 
     if (GG_MODE(p) > GG_MODE_PROMISE)
         return prim_error(ctx, CJ_ERR_ARG, prim, "unknown mode %d (0 clip, 1 fill/drop, 2 promise_in_bounds)",
                           GG_MODE(p));
-    if (idx->dtype != CJ_I32 && idx->dtype != CJ_I64)
-        return prim_error(ctx, CJ_ERR_DTYPE, prim, "indices must be i32 or i64, got %s", it);
+    if (!index_dtype_ok(idx->dtype))
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "indices must have an integer dtype (i8 ... i64, u8 ... u64), got %s",
+                          it);
     if (idx->rank < 1)
         return prim_error(ctx, CJ_ERR_SHAPE, prim,
                           "indices %s need an index vector axis (the last); use shape [..., K]", it);
@@ -322,14 +325,13 @@ static void plan_fill(gg_plan *g, const prim_params *p, const rt_aval *x, const 
     for (int d = 0, j = 0; d < r->rank; d++)
         if (!in_list(wd, d)) r_axis_of_batch[j++] = d;
     int64_t bc[CJ_MAX_RANK] = {0};
-    const int32_t *i32 = idx->aval.dtype == CJ_I32 ? (const int32_t *)idx->data : NULL;
-    const int64_t *i64 = (const int64_t *)idx->data;
+    cj_dtype idt = idx->aval.dtype;
     for (int64_t b = 0; b < g->n_batch; b++) {
         int64_t ro = 0, xo = 0;
         for (int j = 0; j < nb; j++) ro += bc[j] * rs[r_axis_of_batch[j]];
         int ok = 1;
         for (int k = 0; k < K; k++) {
-            int64_t d = sm->v[k], s = i32 ? (int64_t)i32[b * K + k] : i64[b * K + k];
+            int64_t d = sm->v[k], s = index_load(idt, idx->data, b * K + k);
             int64_t hi = x->dims[d] - extent[d];
             if (s < 0 || s > hi) {
                 if (!clamp) ok = 0;
@@ -406,32 +408,25 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
 }
 
 /* lax's default fill: NaN for floats, the most negative value for signed
- * integers, true for bool. */
+ * integers, the largest for unsigned ones, true for bool. A given fill
+ * value converts to the dtype as convert_element_type does. */
 static void fill_element(const prim_params *p, cj_dtype dt, char *e) {
-    int has = p->flag & GG_HAS_FILL;
-    double f = gg_fill_value(p);
-    switch (dt) {
-    case CJ_F32: {
-        float v = has ? (float)f : NAN;
-        memcpy(e, &v, 4);
+    if (p->flag & GG_HAS_FILL) {
+        double f = gg_fill_value(p);
+        rt_convert(CJ_F64, &f, dt, e, 1);
         return;
     }
-    case CJ_F64: {
-        double v = has ? f : NAN;
-        memcpy(e, &v, 8);
-        return;
-    }
-    case CJ_I32: {
-        int32_t v = has ? (int32_t)f : INT32_MIN;
-        memcpy(e, &v, 4);
-        return;
-    }
-    case CJ_I64: {
-        int64_t v = has ? (int64_t)f : INT64_MIN;
-        memcpy(e, &v, 8);
-        return;
-    }
-    default: *e = has ? f != 0 : 1; return;
+    size_t es = rt_dtypes[dt].size;
+    if (dt == CJ_BOOL) {
+        *e = 1;
+    } else if (rt_is_float(dt)) {
+        double nan = NAN;
+        rt_convert(CJ_F64, &nan, dt, e, 1);
+    } else if (rt_is_unsigned(dt)) {
+        memset(e, 0xFF, es);
+    } else { /* the sign bit alone, little-endian */
+        memset(e, 0, es);
+        e[es - 1] = (char)0x80;
     }
 }
 
@@ -471,45 +466,6 @@ typedef struct scatter_job {
     int64_t chunk; /* x elements per task */
 } scatter_job;
 
-/* dst[0..n) combined with src[0..n): one typed loop per dtype and kind, so
- * a window's contiguous run vectorises. min/max propagate NaN, as lax.min
- * / lax.max do; integers wrap (through the unsigned type). */
-#define COMBINE_RUN(T, ADD, MUL, MIN, MAX)                                                                             \
-    do {                                                                                                               \
-        T *d = (T *)dst;                                                                                               \
-        const T *s = (const T *)src;                                                                                   \
-        switch (kind) {                                                                                                \
-        case GG_KIND_SET: memcpy(d, s, sizeof(T) * (size_t)n); break;                                                  \
-        case GG_KIND_ADD: for (int64_t i = 0; i < n; i++) d[i] = ADD(d[i], s[i]); break;                              \
-        case GG_KIND_MUL: for (int64_t i = 0; i < n; i++) d[i] = MUL(d[i], s[i]); break;                              \
-        case GG_KIND_MIN: for (int64_t i = 0; i < n; i++) d[i] = MIN(d[i], s[i]); break;                              \
-        default: for (int64_t i = 0; i < n; i++) d[i] = MAX(d[i], s[i]); break;                                       \
-        }                                                                                                              \
-    } while (0)
-#define F_ADD(a, b) ((a) + (b))
-#define F_MUL(a, b) ((a) * (b))
-#define F_MIN(a, b) ((a) != (a) || (b) != (b) ? (a) + (b) : (b) < (a) ? (b) : (a))
-#define F_MAX(a, b) ((a) != (a) || (b) != (b) ? (a) + (b) : (b) > (a) ? (b) : (a))
-#define I_MIN(a, b) ((b) < (a) ? (b) : (a))
-#define I_MAX(a, b) ((b) > (a) ? (b) : (a))
-#define I32_ADD(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
-#define I32_MUL(a, b) ((int32_t)((uint32_t)(a) * (uint32_t)(b)))
-#define I64_ADD(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
-#define I64_MUL(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
-/* bool: add / max are or, mul / min are and */
-#define B_OR(a, b) ((uint8_t)((a) | (b)))
-#define B_AND(a, b) ((uint8_t)((a) & (b)))
-
-static void combine_run(cj_dtype dt, int kind, char *dst, const char *src, int64_t n) {
-    switch (dt) {
-    case CJ_F32: COMBINE_RUN(float, F_ADD, F_MUL, F_MIN, F_MAX); return;
-    case CJ_F64: COMBINE_RUN(double, F_ADD, F_MUL, F_MIN, F_MAX); return;
-    case CJ_I32: COMBINE_RUN(int32_t, I32_ADD, I32_MUL, I_MIN, I_MAX); return;
-    case CJ_I64: COMBINE_RUN(int64_t, I64_ADD, I64_MUL, I_MIN, I_MAX); return;
-    default: COMBINE_RUN(uint8_t, B_OR, B_AND, B_AND, B_OR); return;
-    }
-}
-
 static void scatter_range(void *arg, int64_t begin, int64_t end) {
     const scatter_job *j = arg;
     const gg_plan *g = j->g;
@@ -531,7 +487,7 @@ static void scatter_range(void *arg, int64_t begin, int64_t end) {
                 int64_t at = xs + g->x_win[w], skip = at < lo ? lo - at : 0;
                 int64_t len = (at + run < hi ? at + run : hi) - (at + skip);
                 if (len > 0)
-                    combine_run(j->dt, j->kind, j->out + (size_t)(at + skip) * es,
+                    scatter_combine(j->dt, j->kind, j->out + (size_t)(at + skip) * es,
                                 u + (size_t)(g->r_win[w] + skip) * es, len);
                 w += run;
             }
@@ -668,6 +624,7 @@ void prim_register_gather_general(void) {
         .print_params = gather_general_print,
         .batch = gather_general_batch,
         .lower = {.kind = LOWER_OPAQUE, .workspace_of = gg_workspace},
+        .extra_dtypes = true, /* any operand dtype; indices of any integer dtype */
     };
     prim_rules[PRIM_SCATTER_GENERAL] = (prim_rule){
         .abstract_eval = scatter_general_abstract_eval,
@@ -675,5 +632,6 @@ void prim_register_gather_general(void) {
         .print_params = scatter_general_print,
         .batch = scatter_general_batch,
         .lower = {.kind = LOWER_OPAQUE, .workspace_of = gg_workspace},
+        .extra_dtypes = true, /* any operand dtype; indices of any integer dtype */
     };
 }

@@ -11,6 +11,9 @@
  * largest first, in the IEEE total order (NaN above +inf, 0.0 above -0.0),
  * ties to the lower index; results the values and their i32 indices.
  *
+ * Every dtype sorts (the 13 of rt_dtypes; f16 and bf16 by their own bits,
+ * ordered as floats, so nothing is widened).
+ *
  * Both run on whole buffers (LOWER_OPAQUE: the compiler gives each its own
  * SINGLE kernel, and both backends call the kernel below), rows in
  * parallel. vmap moves every batch axis to the front; the jvp rules
@@ -271,6 +274,7 @@ void prim_register_sort(void) {
         .print_params = sort_print,
         .batch_multi = sort_batch,
         .lower = {.kind = LOWER_OPAQUE, .cost = PRIM_COST_FOLD},
+        .extra_dtypes = true, /* every dtype has keys (sort_kernels.c) */
     };
     prim_rules[PRIM_TOP_K] = (prim_rule){
         .multiple_results = 1,
@@ -279,5 +283,6 @@ void prim_register_sort(void) {
         .print_params = top_k_print,
         .batch_multi = top_k_batch,
         .lower = {.kind = LOWER_OPAQUE, .cost = PRIM_COST_FOLD},
+        .extra_dtypes = true,
     };
 }

@@ -17,11 +17,26 @@
 
 #include "sort_kernels.h"
 
-int sort_key_bits(cj_dtype dt) { return dt == CJ_I64 || dt == CJ_F64 ? 64 : 32; }
+int sort_key_bits(cj_dtype dt) { return dt == CJ_I64 || dt == CJ_U64 || dt == CJ_F64 ? 64 : 32; }
 
 static inline uint32_t ordered32(uint32_t u) { return u & 0x80000000u ? ~u : u | 0x80000000u; }
 static inline uint64_t ordered64(uint64_t u) {
     return u & 0x8000000000000000ull ? ~u : u | 0x8000000000000000ull;
+}
+static inline uint32_t ordered16(uint32_t u) { return u & 0x8000u ? ~u & 0xFFFFu : u | 0x8000u; }
+
+/* f16 / bf16 keys of 16 bits: lax.sort's order (zeros and NaNs merged:
+ * 0x7E00 / 0x7FC0 are the canonical quiet NaNs) or the total one. */
+static void keys_half(bool bf16, bool total, const uint16_t *x, int64_t stride, int64_t n, uint64_t *keys) {
+    uint32_t exp = bf16 ? 0x7F80u : 0x7C00u, nan = bf16 ? 0x7FC0u : 0x7E00u;
+    for (int64_t j = 0; j < n; j++) {
+        uint32_t u = x[j * stride];
+        if (!total) {
+            if ((u & 0x7FFFu) == 0) u = 0;
+            else if ((u & exp) == exp && (u & ~exp & 0x7FFFu)) u = nan;
+        }
+        keys[j] = ordered16(u);
+    }
 }
 
 void sort_row_keys(cj_dtype dt, bool total, const void *base, int64_t stride, int64_t n, uint64_t *keys) {
@@ -69,6 +84,40 @@ void sort_row_keys(cj_dtype dt, bool total, const void *base, int64_t stride, in
         }
         return;
     }
+    /* the narrower integers: their value's order within 32 bits (signed
+     * ones offset by 2^31, unsigned ones as they are) */
+    case CJ_I8: {
+        const int8_t *x = base;
+        for (int64_t j = 0; j < n; j++) keys[j] = (uint32_t)(int32_t)x[j * stride] ^ 0x80000000u;
+        return;
+    }
+    case CJ_I16: {
+        const int16_t *x = base;
+        for (int64_t j = 0; j < n; j++) keys[j] = (uint32_t)(int32_t)x[j * stride] ^ 0x80000000u;
+        return;
+    }
+    case CJ_U8: {
+        const uint8_t *x = base;
+        for (int64_t j = 0; j < n; j++) keys[j] = x[j * stride];
+        return;
+    }
+    case CJ_U16: {
+        const uint16_t *x = base;
+        for (int64_t j = 0; j < n; j++) keys[j] = x[j * stride];
+        return;
+    }
+    case CJ_U32: {
+        const uint32_t *x = base;
+        for (int64_t j = 0; j < n; j++) keys[j] = x[j * stride];
+        return;
+    }
+    case CJ_U64: {
+        const uint64_t *x = base;
+        for (int64_t j = 0; j < n; j++) keys[j] = x[j * stride];
+        return;
+    }
+    case CJ_F16: keys_half(false, total, base, stride, n, keys); return;
+    case CJ_BF16: keys_half(true, total, base, stride, n, keys); return;
     default: return;
     }
 }
@@ -348,6 +397,12 @@ void sort_row_permute(size_t size, const void *in, void *out, int64_t stride, in
         for (int64_t j = 0; j < n; j++) y[j * stride] = x[(int64_t)perm[j] * stride];
         return;
     }
+    case 2: {
+        const uint16_t *x = in;
+        uint16_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = x[(int64_t)perm[j] * stride];
+        return;
+    }
     case 4: {
         const uint32_t *x = in;
         uint32_t *y = out;
@@ -369,6 +424,12 @@ void sort_row_permute_packed(size_t size, const void *in, void *out, int64_t str
     case 1: {
         const uint8_t *x = in;
         uint8_t *y = out;
+        for (int64_t j = 0; j < n; j++) y[j * stride] = x[(int64_t)(uint32_t)packed[j] * stride];
+        return;
+    }
+    case 2: {
+        const uint16_t *x = in;
+        uint16_t *y = out;
         for (int64_t j = 0; j < n; j++) y[j * stride] = x[(int64_t)(uint32_t)packed[j] * stride];
         return;
     }

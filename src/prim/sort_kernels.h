@@ -15,7 +15,9 @@
 #define CJ_SORT_KERNELS_H
 #include "../runtime/runtime.h"
 
-/* 32 when every key of dt fits in 32 bits (bool, i32, f32), else 64. */
+/* 32 when every key of dt fits in 32 bits (bool, the integers up to 32
+ * bits, f16, bf16, f32), else 64 (i64, u64, f64). f16 and bf16 keys are
+ * their 16 bits ordered as f32's are; narrower integers are widened. */
 int sort_key_bits(cj_dtype dt);
 
 /* The ordered keys of one row of dt (total: top_k's order, else sort's). */
