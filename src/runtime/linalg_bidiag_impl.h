@@ -11,6 +11,9 @@
  *    trailing matrix per column: each row takes the left reflection, the
  *    right one, and adds its share of the next left reflection's product
  *    (the next column's entries are final as soon as their row is).
+ *    Above 64 columns, panels of 32 first (linalg_bidiag_blocked_impl.h:
+ *    gebrd's scheme, the trailing matrix updated by GEMM), this loop for
+ *    the rest.
  * 2. B's singular values alone (no vectors wanted) by dqds (F(bd_dqds)).
  *    With vectors, for f64 (BD_GK 0) implicit QR on B with the rotations
  *    accumulated (F(bdqr), linalg_svd_qr_impl.h): the usual eps·‖A‖/gap
@@ -58,20 +61,23 @@ static T F(bd_reflector)(T *x, int64_t len, int64_t st, double sigma, double *b)
     return (T)((beta - alpha) / beta);
 }
 
-/* Step 1 on g (L × r, row-major, L >= r >= 3): d (r), e (r-1), tauq (r),
- * taup (r-2); reflectors stored in g. acc, wrow: r elements each. */
-static void F(bd_reduce)(T *g, int64_t L, int64_t r, double *d, double *e, T *tauq, T *taup, T *acc, T *wrow) {
+/* Step 1 on g (L × r, row-major at row stride ld, L >= r >= 3), unblocked:
+ * d (r), e (r-1), tauq (r), taup (r-2); reflectors stored in g. acc, wrow:
+ * r elements each. linalg_bidiag_blocked_impl.h's panels leave it the
+ * last columns. */
+static void F(bd_reduce)(T *g, int64_t ld, int64_t L, int64_t r, double *d, double *e, T *tauq, T *taup, T *acc,
+                         T *wrow) {
     /* the first column's tail: its sum of squares and Σ x_i row_i */
     double sigma = 0;
     for (int64_t c = 0; c < r; c++) acc[c] = 0;
     for (int64_t i = 1; i < L; i++) {
-        const T *row = g + i * r;
+        const T *row = g + i * ld;
         T x = row[0];
         sigma += (double)x * x;
         for (int64_t c = 1; c < r; c++) acc[c] += x * row[c];
     }
     for (int64_t j = 0; j < r; j++) {
-        T *rj = g + j * r, alpha = rj[j];
+        T *rj = g + j * ld, alpha = rj[j];
         int64_t w = r - j - 1; /* trailing columns */
         /* left reflector of column j: tau, scale of its tail, d_j */
         T tq = 0, scale = 0;
@@ -86,7 +92,7 @@ static void F(bd_reduce)(T *g, int64_t L, int64_t r, double *d, double *e, T *ta
         tauq[j] = tq;
         rj[j] = 1;
         if (w == 0) { /* the last column: only its tail to scale */
-            for (int64_t i = j + 1; i < L; i++) g[i * r + j] *= scale;
+            for (int64_t i = j + 1; i < L; i++) g[i * ld + j] *= scale;
             break;
         }
         /* wrow = uᵀ G[j.., j+1..] = row_j + scale Σ_{i>j} x_i row_i; row j updated */
@@ -111,8 +117,8 @@ static void F(bd_reduce)(T *g, int64_t L, int64_t r, double *d, double *e, T *ta
         for (int64_t c = 0; c < r; c++) acc[c] = 0;
         const T *v = rr;
         for (int64_t i = j + 1; i < L; i++) {
-            T *row = g + i * r + j + 1, ui = g[i * r + j] * scale;
-            g[i * r + j] = ui;
+            T *row = g + i * ld + j + 1, ui = g[i * ld + j] * scale;
+            g[i * ld + j] = ui;
             if (tq != 0) {
                 T k = tq * ui;
                 for (int64_t c = 0; c < w; c++) row[c] -= k * wrow[c];
@@ -129,6 +135,8 @@ static void F(bd_reduce)(T *g, int64_t L, int64_t r, double *d, double *e, T *ta
         }
     }
 }
+
+#include "linalg_bidiag_blocked_impl.h"
 
 /* The singular values of the bidiagonal (d, e: n, n-1 entries, none zero)
  * by dqds (Fernando and Parlett's differential qd with shifts, positive
@@ -273,7 +281,8 @@ static int F(svd_bidiag)(int64_t m, int64_t n, int full, const T *a, T *s, T *u,
     else
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++) g[j * m + i] = a[i * n + j];
-    F(bd_reduce)(g, L, r, d, e, tauq, taup, acc, wrow);
+    /* the WY buffers are free until step 3: the panels' X (L·nb), Y (r·nb) and scratch */
+    F(bd_reduce_blocked)(g, L, r, d, e, tauq, taup, acc, wrow, ys, wk, wk2);
     if (u && !BD_GK) {
         F(bd_vectors_qr)(m, n, full, s, u, vt, g, d, e, tauq, taup, up, ys, wk, wk2, tt, td);
         return 1;

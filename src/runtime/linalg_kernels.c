@@ -46,6 +46,14 @@ const char *rt_linalg_backend(int64_t n) { return use_lapack(n) ? "lapack" : "bu
 
 int rt_linalg_use_lapack(int64_t n) { return use_lapack(n); }
 
+/* Panel width of the blocked bidiagonalisation (linalg_bidiag_blocked_impl.h). */
+#define REDUCE_BLOCK_DEFAULT 32
+static _Atomic int64_t reduce_block = REDUCE_BLOCK_DEFAULT;
+void rt_linalg_set_reduce_block(int64_t nb) {
+    atomic_store(&reduce_block, nb < 0 ? REDUCE_BLOCK_DEFAULT : nb > RT_REDUCE_BLOCK_MAX ? RT_REDUCE_BLOCK_MAX : nb);
+}
+int64_t rt_linalg_reduce_block(void) { return atomic_load(&reduce_block); }
+
 int64_t rt_linalg_grain(int64_t flops_each) {
     if (flops_each < 1) flops_each = 1;
     int64_t g = ((int64_t)1 << 15) / flops_each;

@@ -36,6 +36,14 @@ const char *rt_linalg_backend(int64_t n);
 /* Does a single n×n factorisation go to LAPACK now (the kernels' files
  * ask; the answer follows rt_linalg_set_path)? */
 int rt_linalg_use_lapack(int64_t n);
+/* Panel width of the built-in blocked bidiagonalisation (svd above
+ * Jacobi's range; linalg_bidiag_blocked_impl.h), process-wide: 0 reduces
+ * unblocked (tests compare both), negative restores the default (32), at
+ * most RT_REDUCE_BLOCK_MAX (rt_svd_work's WY buffers hold the panel's X
+ * and Y: no workspace of its own). */
+#define RT_REDUCE_BLOCK_MAX 64
+void rt_linalg_set_reduce_block(int64_t nb);
+int64_t rt_linalg_reduce_block(void);
 /* Matrices per chunk of a batch for rt_parallel_for: enough that one chunk
  * is about 2^15 flops (every factorisation's batch loop uses it). */
 int64_t rt_linalg_grain(int64_t flops_each);
