@@ -137,6 +137,10 @@ cj_val cj_iota(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *shape, int6
     memcpy(p.shape.v, shape, sizeof(int64_t) * (size_t)rank);
     p.axes.n = 1;
     p.axes.v[0] = ax;
+    if (rt_is_narrow_float(dtype)) { /* lax.iota of f16/bf16: the index rounded (an f32 iota, converted) */
+        p.dtype = CJ_F32;
+        return api_convert(core_bind(ctx, PRIM_IOTA, &p, 0, NULL), dtype, 0);
+    }
     return core_bind(ctx, PRIM_IOTA, &p, 0, NULL);
 }
 

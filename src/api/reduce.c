@@ -5,7 +5,8 @@
  *
  * These do what jax.numpy does before it reaches lax: normalise the axes
  * (negative ones count from the end; NULL axes or n_axes < 0 mean all of
- * them; a repeated axis is an error), sum and multiply bools as i32, keep
+ * them; a repeated axis is an error), sum and multiply bools and narrow
+ * integers in the default int (i32, u32 for unsigned) and f16/bf16 in f32, keep
  * reduced axes as size 1 with a reshape after the primitive (keepdims), and
  * compute means, variances and softmaxes in floating point (ints and bools
  * become f32, the default float). Errors about the user's axes are
@@ -72,15 +73,35 @@ static cj_val keep_dims(cj_val r, const rt_aval *a, int n, const int64_t *axes) 
     return cj_reshape(r, a->rank, shape);
 }
 
-/* Binds a reduction over already normalised axes of x (type a). */
+/* The dtype jnp.sum and jnp.prod count in (x64 off): bools and integers
+ * narrower than the default int promote to it (i32; unsigned ones to
+ * u32); others keep theirs. */
+static cj_dtype sum_dtype(cj_dtype dt) {
+    switch (dt) {
+    case CJ_BOOL:
+    case CJ_I8:
+    case CJ_I16: return CJ_I32;
+    case CJ_U8:
+    case CJ_U16: return CJ_U32;
+    default: return dt;
+    }
+}
+
+/* Binds a reduction over already normalised axes of x (type a). Sums and
+ * products promote as jnp's (sum_dtype), and those of f16/bf16 are
+ * computed in f32 and rounded once at the end, as jnp upcasts them
+ * (`_upcast_f16_for_computation`); max and min keep the dtype. */
 static cj_val reduce_axes(prim_id prim, cj_val x, const rt_aval *a, int n, const int64_t *axes,
                           int keepdims) {
-    if (a->dtype == CJ_BOOL && (prim == PRIM_REDUCE_SUM || prim == PRIM_REDUCE_PROD))
-        x = api_convert(x, CJ_I32, 0); /* jnp.sum(bool) counts in int32 */
+    bool counts = prim == PRIM_REDUCE_SUM || prim == PRIM_REDUCE_PROD;
+    bool upcast = counts && rt_is_narrow_float(a->dtype);
+    if (upcast) x = api_convert(x, CJ_F32, 0);
+    else if (counts && sum_dtype(a->dtype) != a->dtype) x = api_convert(x, sum_dtype(a->dtype), 0);
     prim_params p = prim_params_zero();
     p.axes.n = n;
     memcpy(p.axes.v, axes, sizeof(int64_t) * (size_t)n);
     cj_val r = core_bind(x.ctx, prim, &p, 1, &x);
+    if (upcast) r = api_convert(r, a->dtype, a->weak);
     return keepdims ? keep_dims(r, a, n, axes) : r;
 }
 
@@ -175,6 +196,14 @@ static cj_val to_inexact(cj_val x, rt_aval *a) {
     return api_convert(x, a->dtype, a->weak);
 }
 
+/* f16/bf16 x as f32, for jnp.mean and jnp.var, which compute in f32 and
+ * round once at the end; the aval follows. */
+static cj_val upcast_narrow(cj_val x, rt_aval *a) {
+    if (!rt_is_narrow_float(a->dtype)) return x;
+    a->dtype = CJ_F32;
+    return api_convert(x, CJ_F32, 0);
+}
+
 /* The mean of float x over normalised axes: the sum divided by the count,
  * a strongly typed scalar of x's dtype (as jnp.mean's normaliser). */
 static cj_val mean_axes(cj_val x, const rt_aval *a, int n, const int64_t *axes, int keepdims) {
@@ -191,7 +220,10 @@ cj_val cj_mean(cj_val x, int n_axes, const int64_t *axes, int keepdims) {
     int n = normalize_axes(x.ctx, "cj_mean", n_axes, axes, &a, ax);
     if (n < 0) return api_err(x.ctx);
     x = to_inexact(x, &a);
-    return mean_axes(x, &a, n, ax, keepdims);
+    cj_dtype dt = a.dtype;
+    x = upcast_narrow(x, &a);
+    cj_val r = mean_axes(x, &a, n, ax, keepdims);
+    return dt == a.dtype ? r : api_convert(r, dt, a.weak);
 }
 
 /* Population variance (ddof = 0): the mean of squared deviations from the
@@ -203,8 +235,11 @@ cj_val cj_var(cj_val x, int n_axes, const int64_t *axes, int keepdims) {
     int n = normalize_axes(x.ctx, "cj_var", n_axes, axes, &a, ax);
     if (n < 0) return api_err(x.ctx);
     x = to_inexact(x, &a);
+    cj_dtype dt = a.dtype;
+    x = upcast_narrow(x, &a);
     cj_val centered = cj_sub(x, mean_axes(x, &a, n, ax, 1));
-    return mean_axes(cj_mul(centered, centered), &a, n, ax, keepdims);
+    cj_val r = mean_axes(cj_mul(centered, centered), &a, n, ax, keepdims);
+    return dt == a.dtype ? r : api_convert(r, dt, a.weak);
 }
 
 /* log Σ exp x, shifted by the maximum so that nothing overflows: a row

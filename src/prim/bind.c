@@ -40,6 +40,10 @@ cj_val bind_full(cj_ctx *ctx, double c, cj_dtype dtype, int rank, const int64_t 
 
 cj_val bind_iota(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, int64_t axis) {
     prim_params p = prim_params_zero();
+    if (rt_is_narrow_float(dtype)) { /* the iota primitive takes no f16/bf16: an f32 one, rounded */
+        cj_val i = bind_iota(ctx, CJ_F32, rank, dims, axis);
+        return bind_convert(i, dtype);
+    }
     p.dtype = dtype;
     set_ivec(&p.shape, rank, dims);
     p.axes.n = 1;

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "../core/core.h"
+#include "../runtime/half.h"
 #include "../runtime/threads.h"
 #include "batching.h"
 #include "prim.h"
@@ -179,6 +180,84 @@ DEFINE_REDUCER(min_i64, int64_t, INT64_MAX, COMB_IMIN)
 DEFINE_REDUCER(min_f32, float, INFINITY, COMB_FMIN)
 DEFINE_REDUCER(min_f64, double, INFINITY, COMB_FMIN)
 
+/* The dtypes after f64. Narrow integers wrap through an unsigned type at
+ * least as wide as int (u16 · u16 must not overflow a promoted int). f16
+ * and bf16 are their 16 bits: each step widens both sides to f32, combines
+ * and rounds back to nearest even, as XLA's CPU backend computes a reduce
+ * of them (lax.reduce_sum of f16 stays f16; jnp.sum upcasts before the
+ * primitive, api/reduce.c). max/min pick one operand's bits, so they are
+ * exact and keep a NaN's payload. */
+#define COMB_ADD_I8(a, b) ((int8_t)((uint32_t)(a) + (uint32_t)(b)))
+#define COMB_MUL_I8(a, b) ((int8_t)((uint32_t)(a) * (uint32_t)(b)))
+#define COMB_ADD_I16(a, b) ((int16_t)((uint32_t)(a) + (uint32_t)(b)))
+#define COMB_MUL_I16(a, b) ((int16_t)((uint32_t)(a) * (uint32_t)(b)))
+#define COMB_ADD_U8(a, b) ((uint8_t)((uint32_t)(a) + (uint32_t)(b)))
+#define COMB_MUL_U8(a, b) ((uint8_t)((uint32_t)(a) * (uint32_t)(b)))
+#define COMB_ADD_U16(a, b) ((uint16_t)((uint32_t)(a) + (uint32_t)(b)))
+#define COMB_MUL_U16(a, b) ((uint16_t)((uint32_t)(a) * (uint32_t)(b)))
+#define COMB_ADD_U32(a, b) ((uint32_t)((uint32_t)(a) + (uint32_t)(b)))
+#define COMB_MUL_U32(a, b) ((uint32_t)((uint32_t)(a) * (uint32_t)(b)))
+#define COMB_ADD_U64(a, b) ((uint64_t)((uint64_t)(a) + (uint64_t)(b)))
+#define COMB_MUL_U64(a, b) ((uint64_t)((uint64_t)(a) * (uint64_t)(b)))
+
+static inline uint16_t h_add_f16(uint16_t a, uint16_t b) { return rt_f32_to_f16(rt_f16_to_f32(a) + rt_f16_to_f32(b)); }
+static inline uint16_t h_mul_f16(uint16_t a, uint16_t b) { return rt_f32_to_f16(rt_f16_to_f32(a) * rt_f16_to_f32(b)); }
+static inline uint16_t h_add_bf16(uint16_t a, uint16_t b) { return rt_f32_to_bf16(rt_bf16_to_f32(a) + rt_bf16_to_f32(b)); }
+static inline uint16_t h_mul_bf16(uint16_t a, uint16_t b) { return rt_f32_to_bf16(rt_bf16_to_f32(a) * rt_bf16_to_f32(b)); }
+/* max/min of the values fa, fb whose bits are a, b: as COMB_FMAX/FMIN,
+ * equal zeros by their sign bits (+0 unless both are -0; -0 if either). */
+static inline uint16_t h_max(uint16_t a, uint16_t b, float fa, float fb) {
+    if ((fb != fb) | (fb > fa)) return b;
+    return (fa == 0) & (fb == 0) ? (uint16_t)(a & b) : a;
+}
+static inline uint16_t h_min(uint16_t a, uint16_t b, float fa, float fb) {
+    if ((fb != fb) | (fb < fa)) return b;
+    return (fa == 0) & (fb == 0) ? (uint16_t)(a | b) : a;
+}
+#define COMB_ADD_F16(a, b) h_add_f16((a), (b))
+#define COMB_MUL_F16(a, b) h_mul_f16((a), (b))
+#define COMB_ADD_BF16(a, b) h_add_bf16((a), (b))
+#define COMB_MUL_BF16(a, b) h_mul_bf16((a), (b))
+#define COMB_MAX_F16(a, b) h_max((a), (b), rt_f16_to_f32(a), rt_f16_to_f32(b))
+#define COMB_MIN_F16(a, b) h_min((a), (b), rt_f16_to_f32(a), rt_f16_to_f32(b))
+#define COMB_MAX_BF16(a, b) h_max((a), (b), rt_bf16_to_f32(a), rt_bf16_to_f32(b))
+#define COMB_MIN_BF16(a, b) h_min((a), (b), rt_bf16_to_f32(a), rt_bf16_to_f32(b))
+enum { F16_ONE = 0x3c00, F16_INF = 0x7c00, F16_NEG_INF = 0xfc00,
+       BF16_ONE = 0x3f80, BF16_INF = 0x7f80, BF16_NEG_INF = 0xff80 };
+
+DEFINE_REDUCER(sum_i8, int8_t, 0, COMB_ADD_I8)
+DEFINE_REDUCER(sum_i16, int16_t, 0, COMB_ADD_I16)
+DEFINE_REDUCER(sum_u8, uint8_t, 0, COMB_ADD_U8)
+DEFINE_REDUCER(sum_u16, uint16_t, 0, COMB_ADD_U16)
+DEFINE_REDUCER(sum_u32, uint32_t, 0, COMB_ADD_U32)
+DEFINE_REDUCER(sum_u64, uint64_t, 0, COMB_ADD_U64)
+DEFINE_REDUCER(sum_f16, uint16_t, 0, COMB_ADD_F16)
+DEFINE_REDUCER(sum_bf16, uint16_t, 0, COMB_ADD_BF16)
+DEFINE_REDUCER(prod_i8, int8_t, 1, COMB_MUL_I8)
+DEFINE_REDUCER(prod_i16, int16_t, 1, COMB_MUL_I16)
+DEFINE_REDUCER(prod_u8, uint8_t, 1, COMB_MUL_U8)
+DEFINE_REDUCER(prod_u16, uint16_t, 1, COMB_MUL_U16)
+DEFINE_REDUCER(prod_u32, uint32_t, 1, COMB_MUL_U32)
+DEFINE_REDUCER(prod_u64, uint64_t, 1, COMB_MUL_U64)
+DEFINE_REDUCER(prod_f16, uint16_t, F16_ONE, COMB_MUL_F16)
+DEFINE_REDUCER(prod_bf16, uint16_t, BF16_ONE, COMB_MUL_BF16)
+DEFINE_REDUCER(max_i8, int8_t, INT8_MIN, COMB_IMAX)
+DEFINE_REDUCER(max_i16, int16_t, INT16_MIN, COMB_IMAX)
+DEFINE_REDUCER(max_u8, uint8_t, 0, COMB_IMAX)
+DEFINE_REDUCER(max_u16, uint16_t, 0, COMB_IMAX)
+DEFINE_REDUCER(max_u32, uint32_t, 0, COMB_IMAX)
+DEFINE_REDUCER(max_u64, uint64_t, 0, COMB_IMAX)
+DEFINE_REDUCER(max_f16, uint16_t, F16_NEG_INF, COMB_MAX_F16)
+DEFINE_REDUCER(max_bf16, uint16_t, BF16_NEG_INF, COMB_MAX_BF16)
+DEFINE_REDUCER(min_i8, int8_t, INT8_MAX, COMB_IMIN)
+DEFINE_REDUCER(min_i16, int16_t, INT16_MAX, COMB_IMIN)
+DEFINE_REDUCER(min_u8, uint8_t, UINT8_MAX, COMB_IMIN)
+DEFINE_REDUCER(min_u16, uint16_t, UINT16_MAX, COMB_IMIN)
+DEFINE_REDUCER(min_u32, uint32_t, UINT32_MAX, COMB_IMIN)
+DEFINE_REDUCER(min_u64, uint64_t, UINT64_MAX, COMB_IMIN)
+DEFINE_REDUCER(min_f16, uint16_t, F16_INF, COMB_MIN_F16)
+DEFINE_REDUCER(min_bf16, uint16_t, BF16_INF, COMB_MIN_BF16)
+
 /* The loops of one (operation, dtype). `acc`, `dst` and `carry` point at
  * elements of the operand's dtype. */
 typedef struct reducer {
@@ -202,15 +281,19 @@ typedef enum reduce_op { OP_SUM, OP_PROD, OP_MAX, OP_MIN, OP_COUNT } reduce_op;
      NAME##_scan_rows, NAME##_row_fold}
 static const reducer reducers[OP_COUNT][CJ_NUM_DTYPES] = {
     [OP_SUM] = {[CJ_I32] = REDUCER(sum_i32), [CJ_I64] = REDUCER(sum_i64),
-                [CJ_F32] = REDUCER(sum_f32), [CJ_F64] = REDUCER(sum_f64)},
+                [CJ_F32] = REDUCER(sum_f32), [CJ_F64] = REDUCER(sum_f64),
+                [CJ_I8] = REDUCER(sum_i8), [CJ_I16] = REDUCER(sum_i16), [CJ_U8] = REDUCER(sum_u8), [CJ_U16] = REDUCER(sum_u16), [CJ_U32] = REDUCER(sum_u32), [CJ_U64] = REDUCER(sum_u64), [CJ_F16] = REDUCER(sum_f16), [CJ_BF16] = REDUCER(sum_bf16)},
     [OP_PROD] = {[CJ_I32] = REDUCER(prod_i32), [CJ_I64] = REDUCER(prod_i64),
-                 [CJ_F32] = REDUCER(prod_f32), [CJ_F64] = REDUCER(prod_f64)},
+                 [CJ_F32] = REDUCER(prod_f32), [CJ_F64] = REDUCER(prod_f64),
+                 [CJ_I8] = REDUCER(prod_i8), [CJ_I16] = REDUCER(prod_i16), [CJ_U8] = REDUCER(prod_u8), [CJ_U16] = REDUCER(prod_u16), [CJ_U32] = REDUCER(prod_u32), [CJ_U64] = REDUCER(prod_u64), [CJ_F16] = REDUCER(prod_f16), [CJ_BF16] = REDUCER(prod_bf16)},
     [OP_MAX] = {[CJ_BOOL] = REDUCER(max_bool), [CJ_I32] = REDUCER(max_i32),
                 [CJ_I64] = REDUCER(max_i64), [CJ_F32] = REDUCER(max_f32),
-                [CJ_F64] = REDUCER(max_f64)},
+                [CJ_F64] = REDUCER(max_f64),
+                [CJ_I8] = REDUCER(max_i8), [CJ_I16] = REDUCER(max_i16), [CJ_U8] = REDUCER(max_u8), [CJ_U16] = REDUCER(max_u16), [CJ_U32] = REDUCER(max_u32), [CJ_U64] = REDUCER(max_u64), [CJ_F16] = REDUCER(max_f16), [CJ_BF16] = REDUCER(max_bf16)},
     [OP_MIN] = {[CJ_BOOL] = REDUCER(min_bool), [CJ_I32] = REDUCER(min_i32),
                 [CJ_I64] = REDUCER(min_i64), [CJ_F32] = REDUCER(min_f32),
-                [CJ_F64] = REDUCER(min_f64)},
+                [CJ_F64] = REDUCER(min_f64),
+                [CJ_I8] = REDUCER(min_i8), [CJ_I16] = REDUCER(min_i16), [CJ_U8] = REDUCER(min_u8), [CJ_U16] = REDUCER(min_u16), [CJ_U32] = REDUCER(min_u32), [CJ_U64] = REDUCER(min_u64), [CJ_F16] = REDUCER(min_f16), [CJ_BF16] = REDUCER(min_bf16)},
 };
 
 static reduce_op op_of(prim_id prim) {
@@ -312,7 +395,21 @@ static bool reduce_fold_c(prim_id prim, cj_dtype dt, prim_fold_c *out) {
         }                                                                                          \
     }
 
+#define MATCH_F16(v, t) MATCH_F(rt_f16_to_f32(v), rt_f16_to_f32(t))
+#define MATCH_BF16(v, t) MATCH_F(rt_bf16_to_f32(v), rt_bf16_to_f32(t))
+#define BETTER_F16MAX(v, b) BETTER_FMAX(rt_f16_to_f32(v), rt_f16_to_f32(b))
+#define BETTER_F16MIN(v, b) BETTER_FMIN(rt_f16_to_f32(v), rt_f16_to_f32(b))
+#define BETTER_BF16MAX(v, b) BETTER_FMAX(rt_bf16_to_f32(v), rt_bf16_to_f32(b))
+#define BETTER_BF16MIN(v, b) BETTER_FMIN(rt_bf16_to_f32(v), rt_bf16_to_f32(b))
+
 DEFINE_FIND(bool, uint8_t, MATCH_I)
+DEFINE_FIND(i8, int8_t, MATCH_I)
+DEFINE_FIND(i16, int16_t, MATCH_I)
+DEFINE_FIND(u16, uint16_t, MATCH_I)
+DEFINE_FIND(u32, uint32_t, MATCH_I)
+DEFINE_FIND(u64, uint64_t, MATCH_I)
+DEFINE_FIND(f16, uint16_t, MATCH_F16)
+DEFINE_FIND(bf16, uint16_t, MATCH_BF16)
 DEFINE_FIND(i32, int32_t, MATCH_I)
 DEFINE_FIND(i64, int64_t, MATCH_I)
 DEFINE_FIND(f32, float, MATCH_F)
@@ -322,11 +419,27 @@ DEFINE_ARGROWS(max_i32, int32_t, BETTER_IMAX)
 DEFINE_ARGROWS(max_i64, int64_t, BETTER_IMAX)
 DEFINE_ARGROWS(max_f32, float, BETTER_FMAX)
 DEFINE_ARGROWS(max_f64, double, BETTER_FMAX)
+DEFINE_ARGROWS(max_i8, int8_t, BETTER_IMAX)
+DEFINE_ARGROWS(max_i16, int16_t, BETTER_IMAX)
+DEFINE_ARGROWS(max_u8, uint8_t, BETTER_IMAX)
+DEFINE_ARGROWS(max_u16, uint16_t, BETTER_IMAX)
+DEFINE_ARGROWS(max_u32, uint32_t, BETTER_IMAX)
+DEFINE_ARGROWS(max_u64, uint64_t, BETTER_IMAX)
+DEFINE_ARGROWS(max_f16, uint16_t, BETTER_F16MAX)
+DEFINE_ARGROWS(max_bf16, uint16_t, BETTER_BF16MAX)
 DEFINE_ARGROWS(min_bool, uint8_t, BETTER_IMIN)
 DEFINE_ARGROWS(min_i32, int32_t, BETTER_IMIN)
 DEFINE_ARGROWS(min_i64, int64_t, BETTER_IMIN)
 DEFINE_ARGROWS(min_f32, float, BETTER_FMIN)
 DEFINE_ARGROWS(min_f64, double, BETTER_FMIN)
+DEFINE_ARGROWS(min_i8, int8_t, BETTER_IMIN)
+DEFINE_ARGROWS(min_i16, int16_t, BETTER_IMIN)
+DEFINE_ARGROWS(min_u8, uint8_t, BETTER_IMIN)
+DEFINE_ARGROWS(min_u16, uint16_t, BETTER_IMIN)
+DEFINE_ARGROWS(min_u32, uint32_t, BETTER_IMIN)
+DEFINE_ARGROWS(min_u64, uint64_t, BETTER_IMIN)
+DEFINE_ARGROWS(min_f16, uint16_t, BETTER_F16MIN)
+DEFINE_ARGROWS(min_bf16, uint16_t, BETTER_BF16MIN)
 
 typedef int64_t (*find_fn)(const void *x, int64_t n, const void *target);
 typedef void (*argrows_fn)(const void *x, int64_t A, int64_t stride, int64_t cw, void *best,
@@ -334,13 +447,17 @@ typedef void (*argrows_fn)(const void *x, int64_t A, int64_t stride, int64_t cw,
 
 static const find_fn finders[CJ_NUM_DTYPES] = {
     [CJ_BOOL] = bool_find, [CJ_I32] = i32_find, [CJ_I64] = i64_find,
-    [CJ_F32] = f32_find,   [CJ_F64] = f64_find,
+    [CJ_F32] = f32_find,   [CJ_F64] = f64_find,  [CJ_I8] = i8_find,   [CJ_I16] = i16_find,
+    [CJ_U8] = bool_find,   [CJ_U16] = u16_find,  [CJ_U32] = u32_find, [CJ_U64] = u64_find,
+    [CJ_F16] = f16_find,   [CJ_BF16] = bf16_find,
 };
 static const argrows_fn argrowers[2][CJ_NUM_DTYPES] = {
     {[CJ_BOOL] = min_bool_argrows, [CJ_I32] = min_i32_argrows, [CJ_I64] = min_i64_argrows,
-     [CJ_F32] = min_f32_argrows, [CJ_F64] = min_f64_argrows},
+     [CJ_F32] = min_f32_argrows, [CJ_F64] = min_f64_argrows,
+     [CJ_I8] = min_i8_argrows, [CJ_I16] = min_i16_argrows, [CJ_U8] = min_u8_argrows, [CJ_U16] = min_u16_argrows, [CJ_U32] = min_u32_argrows, [CJ_U64] = min_u64_argrows, [CJ_F16] = min_f16_argrows, [CJ_BF16] = min_bf16_argrows},
     {[CJ_BOOL] = max_bool_argrows, [CJ_I32] = max_i32_argrows, [CJ_I64] = max_i64_argrows,
-     [CJ_F32] = max_f32_argrows, [CJ_F64] = max_f64_argrows},
+     [CJ_F32] = max_f32_argrows, [CJ_F64] = max_f64_argrows,
+     [CJ_I8] = max_i8_argrows, [CJ_I16] = max_i16_argrows, [CJ_U8] = max_u8_argrows, [CJ_U16] = max_u16_argrows, [CJ_U32] = max_u32_argrows, [CJ_U64] = max_u64_argrows, [CJ_F16] = max_f16_argrows, [CJ_BF16] = max_bf16_argrows},
 };
 
 /* ---- shared helpers ------------------------------------------------------ */
@@ -895,6 +1012,9 @@ static int check_operand(cj_ctx *ctx, prim_id prim, const rt_aval *x) {
     if (x->dtype == CJ_BOOL && rejects_bool(prim))
         return prim_error(ctx, CJ_ERR_DTYPE, prim,
                           "operand %s: bool is not accepted (convert it to an integer dtype first)", t);
+    if (!reducers[op_of(prim)][x->dtype].fill) /* the kernel table is the list of what works */
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "dtype %s is not supported (operand %s)",
+                          rt_dtypes[x->dtype].name, t);
     return 0;
 }
 
@@ -1028,4 +1148,8 @@ void prim_register_reduce(void) {
                                            .lower = {.kind = LOWER_REDUCTION, .cost = PRIM_COST_FOLD}};
     for (int i = 0; i < PRIM_COUNT; i++)
         if (prim_families[i] == FAMILY_REDUCE) prim_rules[i].batch = batch_reduce;
+    /* every dtype: the kernel tables above say which (check_operand) */
+    for (size_t i = 0; i < sizeof reductions / sizeof *reductions; i++) prim_rules[reductions[i]].extra_dtypes = true;
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++) prim_rules[args[i]].extra_dtypes = true;
+    for (size_t i = 0; i < sizeof scans / sizeof *scans; i++) prim_rules[scans[i]].extra_dtypes = true;
 }

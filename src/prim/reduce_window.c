@@ -12,8 +12,9 @@
  * which adds each source element at the position its window selects, and
  * each is the other's transpose (as in JAX; here both take the same
  * parameters, dilations included, so the pair transposes exactly).
- * Strict: f32 or f64 operands, the tangents or source of the operand's
- * dtype. Under jit each is a SINGLE kernel running this impl on whole
+ * Strict: reduce_window_* take every numeric dtype but bool (integers
+ * wrap; f16/bf16 round each step), the select_and_* pair f32 or f64, the
+ * tangents or source of the operand's dtype. Under jit each is a SINGLE kernel running this impl on whole
  * buffers (LOWER_OPAQUE), so every backend computes the same bits.
  * vmap gives the batch axis a window of 1: one call, never a loop. */
 #include <string.h>
@@ -31,8 +32,9 @@ static int is_select(prim_id prim) { return prim == PRIM_SELECT_AND_GATHER_ADD |
 static int window_shape(struct cj_ctx *ctx, prim_id prim, const prim_params *p, const rt_aval *x, rt_aval *out) {
     char xt[96];
     rt_aval_str(x, xt, sizeof xt);
-    if (x->dtype != CJ_F32 && x->dtype != CJ_F64)
-        return prim_error(ctx, CJ_ERR_DTYPE, prim, "operand must be f32 or f64, got %s", xt);
+    if (is_select(prim) ? x->dtype != CJ_F32 && x->dtype != CJ_F64 : !rt_reduce_window_takes(x->dtype))
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "operand must be %s, got %s",
+                          is_select(prim) ? "f32 or f64" : "a number (not bool)", xt);
     const prim_ivec *lists[6] = {&RW_WINDOW(p), &RW_STRIDES(p), &p->lo, &p->hi, &RW_BASE_DIL(p), &RW_WIN_DIL(p)};
     const char *names[6] = {"window_dimensions", "window_strides", "padding lo", "padding hi", "base_dilation",
                             "window_dilation"};
@@ -241,6 +243,7 @@ void prim_register_reduce_window(void) {
             .print_params = rw_print_reduce,
             .lower = {.kind = LOWER_OPAQUE, .cost = {.flops_of = rw_flops}, .overwrites_operand0 = rw_overwrites},
             .batch = rw_batch,
+            .extra_dtypes = true, /* window_shape checks which (rt_reduce_window_takes) */
         };
     prim_rules[PRIM_SELECT_AND_GATHER_ADD] = (prim_rule){
         .abstract_eval = rw_abstract_eval,

@@ -342,6 +342,12 @@ static int eval_iota(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int
     if (!rt_dtype_valid((int)p->dtype) || p->dtype == CJ_BOOL)
         return prim_error(ctx, CJ_ERR_DTYPE, prim, "dtype %s is not numeric",
                           rt_dtype_valid((int)p->dtype) ? rt_dtypes[p->dtype].name : "(invalid)");
+    /* generated code writes an iota's index as a C cast, which for f16's
+     * and bf16's bits would be wrong: bind_iota and cj_iota make those an
+     * f32 iota and a convert_element_type */
+    if (rt_is_narrow_float(p->dtype))
+        return prim_error(ctx, CJ_ERR_DTYPE, prim, "dtype %s is not taken (bind an f32 iota and convert it)",
+                          rt_dtypes[p->dtype].name);
     if (check_shape_param(ctx, prim, &p->shape, "shape") != 0) return -1;
     if (check_count(ctx, prim, &p->axes, "dimension", 1) != 0) return -1;
     if (p->axes.v[0] < 0 || p->axes.v[0] >= p->shape.n)
@@ -1008,11 +1014,12 @@ void prim_register_shape(void) {
     for (int i = 0; i < PRIM_COUNT; i++)
         if (prim_families[i] == FAMILY_SHAPE && i != PRIM_IOTA) prim_rules[i].batch = batch_shape;
     /* moving elements depends only on their size, so every dtype moves;
-     * iota computes values, for the first five dtypes only */
+     * iota computes values: every integer dtype too (eval_iota) */
     static const prim_id movers[] = {PRIM_BROADCAST_IN_DIM, PRIM_RESHAPE, PRIM_TRANSPOSE, PRIM_SQUEEZE,
                                      PRIM_EXPAND_DIMS, PRIM_SLICE, PRIM_DYNAMIC_SLICE, PRIM_DYNAMIC_UPDATE_SLICE,
                                      PRIM_CONCATENATE, PRIM_PAD, PRIM_REV};
     for (size_t i = 0; i < sizeof movers / sizeof *movers; i++) prim_rules[movers[i]].extra_dtypes = true;
+    prim_rules[PRIM_IOTA].extra_dtypes = true; /* integers; f16/bf16 refused by eval_iota */
     /* every data-movement primitive but dynamic_update_slice (a write of a
      * window, which stays a SINGLE kernel updating its buffer in place) */
     prim_rules[PRIM_BROADCAST_IN_DIM].index_map = map_broadcast_in_dim;

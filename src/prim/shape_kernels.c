@@ -429,7 +429,9 @@ static void write_count(void *dst, cj_dtype dt, int64_t n) {
         case CJ_I64: for (int32_t i = 0; i < m; i++) ((int64_t *)dst)[i] = i; break;
         case CJ_F32: for (int32_t i = 0; i < m; i++) ((float *)dst)[i] = (float)i; break;
         case CJ_F64: for (int32_t i = 0; i < m; i++) ((double *)dst)[i] = (double)i; break;
-        default: break;
+        default: /* the integer dtypes after f64: exact within their range */
+            for (int32_t i = 0; i < m; i++) rt_set_f64(dt, dst, i, (double)i);
+            break;
         }
         return;
     }
@@ -438,7 +440,9 @@ static void write_count(void *dst, cj_dtype dt, int64_t n) {
     case CJ_I64: for (int64_t i = 0; i < n; i++) ((int64_t *)dst)[i] = i; break;
     case CJ_F32: for (int64_t i = 0; i < n; i++) ((float *)dst)[i] = (float)i; break;
     case CJ_F64: for (int64_t i = 0; i < n; i++) ((double *)dst)[i] = (double)i; break;
-    default: break;
+    default: /* the integer dtypes after f64: exact within their range */
+        for (int64_t i = 0; i < n; i++) rt_set_f64(dt, dst, i, (double)i);
+        break;
     }
 }
 
@@ -448,7 +452,9 @@ static void write_const(void *dst, cj_dtype dt, int64_t v, int64_t n) {
     case CJ_I64: for (int64_t i = 0; i < n; i++) ((int64_t *)dst)[i] = v; break;
     case CJ_F32: for (int64_t i = 0; i < n; i++) ((float *)dst)[i] = (float)v; break;
     case CJ_F64: for (int64_t i = 0; i < n; i++) ((double *)dst)[i] = (double)v; break;
-    default: break;
+    default:
+        for (int64_t i = 0; i < n; i++) rt_set_f64(dt, dst, i, (double)v);
+        break;
     }
 }
 

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "half.h"
 #include "reduce_window.h"
 #include "threads.h"
 
@@ -115,6 +116,71 @@ REDUCE_ROWS(max_f32, float, -INFINITY, COMB_MAX)
 REDUCE_ROWS(max_f64, double, -INFINITY, COMB_MAX)
 REDUCE_ROWS(min_f32, float, INFINITY, COMB_MIN)
 REDUCE_ROWS(min_f64, double, INFINITY, COMB_MIN)
+
+/* Integers (lax.reduce_window takes them): sums wrap, computed through an
+ * unsigned type at least as wide as int; max/min are plain comparisons.
+ * f16/bf16 are their bits, each step widened to f32 and rounded back (as
+ * the reduce kernels do), in window order (row-major); XLA sums a 2-D
+ * window's f16 elements in an order of its own (sometimes by columns
+ * first), so a sum may differ from its in the last bit. Their max/min
+ * pick an operand's bits. */
+#define COMB_IMAX(a, b) ((b) > (a) ? (b) : (a))
+#define COMB_IMIN(a, b) ((b) < (a) ? (b) : (a))
+#define COMB_USUM(a, b) ((uint32_t)(a) + (uint32_t)(b))
+#define COMB_USUM64(a, b) ((uint64_t)(a) + (uint64_t)(b))
+REDUCE_ROWS(sum_i8, int8_t, 0, COMB_USUM)
+REDUCE_ROWS(sum_i16, int16_t, 0, COMB_USUM)
+REDUCE_ROWS(sum_i32, int32_t, 0, COMB_USUM)
+REDUCE_ROWS(sum_i64, int64_t, 0, COMB_USUM64)
+REDUCE_ROWS(sum_u8, uint8_t, 0, COMB_USUM)
+REDUCE_ROWS(sum_u16, uint16_t, 0, COMB_USUM)
+REDUCE_ROWS(sum_u32, uint32_t, 0, COMB_USUM)
+REDUCE_ROWS(sum_u64, uint64_t, 0, COMB_USUM64)
+REDUCE_ROWS(max_i8, int8_t, INT8_MIN, COMB_IMAX)
+REDUCE_ROWS(max_i16, int16_t, INT16_MIN, COMB_IMAX)
+REDUCE_ROWS(max_i32, int32_t, INT32_MIN, COMB_IMAX)
+REDUCE_ROWS(max_i64, int64_t, INT64_MIN, COMB_IMAX)
+REDUCE_ROWS(max_u8, uint8_t, 0, COMB_IMAX)
+REDUCE_ROWS(max_u16, uint16_t, 0, COMB_IMAX)
+REDUCE_ROWS(max_u32, uint32_t, 0, COMB_IMAX)
+REDUCE_ROWS(max_u64, uint64_t, 0, COMB_IMAX)
+REDUCE_ROWS(min_i8, int8_t, INT8_MAX, COMB_IMIN)
+REDUCE_ROWS(min_i16, int16_t, INT16_MAX, COMB_IMIN)
+REDUCE_ROWS(min_i32, int32_t, INT32_MAX, COMB_IMIN)
+REDUCE_ROWS(min_i64, int64_t, INT64_MAX, COMB_IMIN)
+REDUCE_ROWS(min_u8, uint8_t, UINT8_MAX, COMB_IMIN)
+REDUCE_ROWS(min_u16, uint16_t, UINT16_MAX, COMB_IMIN)
+REDUCE_ROWS(min_u32, uint32_t, UINT32_MAX, COMB_IMIN)
+REDUCE_ROWS(min_u64, uint64_t, UINT64_MAX, COMB_IMIN)
+
+static inline uint16_t h_pick_max(uint16_t a, uint16_t b, float fa, float fb) {
+    if ((fb != fb) | (fb > fa)) return b;
+    return (fa == 0) & (fb == 0) ? (uint16_t)(a & b) : a;
+}
+static inline uint16_t h_pick_min(uint16_t a, uint16_t b, float fa, float fb) {
+    if ((fb != fb) | (fb < fa)) return b;
+    return (fa == 0) & (fb == 0) ? (uint16_t)(a | b) : a;
+}
+#define COMB_SUM_F16(a, b) rt_f32_to_f16(rt_f16_to_f32(a) + rt_f16_to_f32(b))
+#define COMB_SUM_BF16(a, b) rt_f32_to_bf16(rt_bf16_to_f32(a) + rt_bf16_to_f32(b))
+#define COMB_MAX_F16(a, b) h_pick_max((a), (b), rt_f16_to_f32(a), rt_f16_to_f32(b))
+#define COMB_MIN_F16(a, b) h_pick_min((a), (b), rt_f16_to_f32(a), rt_f16_to_f32(b))
+#define COMB_MAX_BF16(a, b) h_pick_max((a), (b), rt_bf16_to_f32(a), rt_bf16_to_f32(b))
+#define COMB_MIN_BF16(a, b) h_pick_min((a), (b), rt_bf16_to_f32(a), rt_bf16_to_f32(b))
+REDUCE_ROWS(sum_f16, uint16_t, 0, COMB_SUM_F16)
+REDUCE_ROWS(sum_bf16, uint16_t, 0, COMB_SUM_BF16)
+REDUCE_ROWS(max_f16, uint16_t, 0xfc00, COMB_MAX_F16)
+REDUCE_ROWS(max_bf16, uint16_t, 0xff80, COMB_MAX_BF16)
+REDUCE_ROWS(min_f16, uint16_t, 0x7c00, COMB_MIN_F16)
+REDUCE_ROWS(min_bf16, uint16_t, 0x7f80, COMB_MIN_BF16)
+
+#define RW_ROW(K)                                                                                        \
+    {[CJ_F32] = K##_f32, [CJ_F64] = K##_f64, [CJ_I8] = K##_i8, [CJ_I16] = K##_i16, [CJ_I32] = K##_i32,    \
+     [CJ_I64] = K##_i64, [CJ_U8] = K##_u8, [CJ_U16] = K##_u16, [CJ_U32] = K##_u32, [CJ_U64] = K##_u64,    \
+     [CJ_F16] = K##_f16, [CJ_BF16] = K##_bf16}
+static const rt_range_fn reducers[3][CJ_NUM_DTYPES] = {RW_ROW(sum), RW_ROW(max), RW_ROW(min)};
+
+bool rt_reduce_window_takes(cj_dtype dt) { return rt_dtype_valid(dt) && reducers[0][dt] != NULL; }
 
 /* The selection of reduce_window.h over output positions [i0, i0 + n) of
  * one row: pv the picked tangents (gather; NULL for none), ps the picked
@@ -269,13 +335,13 @@ int rt_reduce_window(const rt_window_desc *d, rt_window_kind kind, const void *x
     if (st != 0) return st < 0 ? -1 : 0;
     j.x = x;
     j.out = out;
-    size_t es = d->dtype == CJ_F64 ? 8 : 4, in_bytes = es, out_bytes = es * (size_t)j.rows * (size_t)j.row_len;
+    size_t es = rt_dtypes[d->dtype].size, in_bytes = es, out_bytes = es * (size_t)j.rows * (size_t)j.row_len;
     for (int a = 0; a < d->rank; a++) in_bytes *= (size_t)d->in[a];
     const char *xa = x, *oa = out;
     j.in_place = oa < xa + in_bytes && xa < oa + out_bytes;
-    static const rt_range_fn fns[3][2] = {{sum_f32, sum_f64}, {max_f32, max_f64}, {min_f32, min_f64}};
-    if (j.in_place) fns[kind][d->dtype == CJ_F64](&j, 0, j.rows); /* in order: see REDUCE_ROWS */
-    else run_rows(&j, fns[kind][d->dtype == CJ_F64], 1);
+    rt_range_fn fn = reducers[kind][d->dtype];
+    if (j.in_place) fn(&j, 0, j.rows); /* in order: see REDUCE_ROWS */
+    else run_rows(&j, fn, 1);
     rt_data_free(m, j.tab[0], cap);
     return 0;
 }

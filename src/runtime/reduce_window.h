@@ -22,7 +22,7 @@
 typedef enum rt_window_kind { RT_WINDOW_SUM, RT_WINDOW_MAX, RT_WINDOW_MIN } rt_window_kind;
 
 typedef struct rt_window_desc {
-    cj_dtype dtype; /* CJ_F32 or CJ_F64 */
+    cj_dtype dtype; /* CJ_F32 or CJ_F64; rt_reduce_window: rt_reduce_window_takes */
     int rank;       /* 0..CJ_MAX_RANK */
     int64_t in[CJ_MAX_RANK], out[CJ_MAX_RANK], win[CJ_MAX_RANK];
     int64_t stride[CJ_MAX_RANK], lo[CJ_MAX_RANK], base_dil[CJ_MAX_RANK], win_dil[CJ_MAX_RANK];
@@ -32,6 +32,9 @@ typedef struct rt_window_desc {
  * NaN propagates, max(+0, -0) = +0). 0, or -1 when the index tables
  * cannot be had from m. */
 int rt_reduce_window(const rt_window_desc *d, rt_window_kind kind, const void *x, void *out, rt_mem *m);
+/* Whether rt_reduce_window has kernels for dtype dt (floats, integers,
+ * f16/bf16; the select_and_* kernels take f32 and f64 only). */
+bool rt_reduce_window_takes(cj_dtype dt);
 
 /* The selection both select_and_* kernels share, XLA's: in each window
  * (padding and holes included, as the identity with tangent 0) the
