@@ -1052,20 +1052,28 @@ cj_status cj_print_ir(cj_func *f, int n_in, const cj_val *example,
  * mapped on axis 0 gives each key's own draw). Only multivariate_normal
  * and the gamma family (below) have derivatives.
  * Shapes are (rank, shape) with fewer than 2^31 elements in one draw. A key
- * that is not i32[2] is CJ_ERR_DTYPE / CJ_ERR_SHAPE; so is a bad shape. */
+ * that is not u32[2] or i32[2] is CJ_ERR_DTYPE / CJ_ERR_SHAPE; so is a bad shape. */
 
-/* jax.random.key(seed) / PRNGKey: i32[2] {0, low 32 bits of seed} (JAX with
+/* jax.random.key_data(jax.random.key(seed)) / PRNGKey: u32[2] {0, low 32
+ * bits of seed} (JAX with
  * x64 off reads the seed as int32, so a negative or 64-bit seed keeps only
  * its low 32 bits and the high word is 0; with x64 on JAX would put the
  * seed's high 32 bits in word 0). A concrete array. */
 cj_val cj_random_key(cj_ctx *ctx, int64_t seed);
-/* jax.random.split(key, n): i32[n,2], n new keys. */
+/* Every function taking a key takes u32[2] (what these make) or i32[2]
+ * holding the same bits (what cjax made before it had u32); split and
+ * fold_in give keys of the key's dtype. */
+/* jax.random.split(key, n): u32[n,2], n new keys. */
 cj_val cj_random_split(cj_val key, int64_t n);
 /* jax.random.fold_in(key, data): a new key from an integer scalar (i32 or
  * i64 value, may be traced; its low 32 bits are used, as JAX's uint32). */
 cj_val cj_random_fold_in(cj_val key, cj_val data);
-/* jax.random.bits(key, shape) (uint32): i32 holding the uint32 bits. */
+/* jax.random.bits(key, shape) (uint32): u32. */
 cj_val cj_random_bits(cj_val key, int rank, const int64_t *shape);
+/* jax.random.bits(key, shape, dtype) for dtype u8, u16, u32 or u64 (as
+ * JAX: 8 and 16 bits are the low bits of the 32-bit draw, 64 bits the
+ * hash's two words); another dtype is CJ_ERR_DTYPE. */
+cj_val cj_random_bits_typed(cj_val key, cj_dtype dtype, int rank, const int64_t *shape);
 /* jax.random.uniform(key, shape, dtype, minval, maxval): values in
  * [minval, maxval) (bounds rounded to dtype; f32 or f64). As in JAX,
  * minval > maxval is not an error: the result is max(minval, ...), i.e.
@@ -1142,8 +1150,9 @@ cj_val cj_random_multivariate_normal(cj_val key, cj_val mean, cj_val cov, cj_dty
  * matrices, Q of the QR of a normal matrix with R's diagonal signs. */
 cj_val cj_random_orthogonal(cj_val key, int64_t n, cj_dtype dtype, int rank, const int64_t *shape);
 /* jax.random.gumbel(key, shape, dtype, mode): mode "low" (NULL, as
- * cj_random_gumbel) or "high" (two uniforms per value, for precision in
- * the lower tail). */
+ * cj_random_gumbel), "high" (two uniforms per value, for precision in
+ * the lower tail) or "highest" (f32: a 64-bit uniform folded about 1/2,
+ * JAX's bit construction; other dtypes as "high", as JAX). */
 cj_val cj_random_gumbel_mode(cj_val key, cj_dtype dtype, int rank, const int64_t *shape, const char *mode);
 /* The samplers that loop until they accept (src/control/random_loops.c),
  * each JAX's algorithm drawing JAX's keys. Parameters are values (scalars

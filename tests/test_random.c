@@ -31,12 +31,12 @@ static const shape_case SHAPES[] = {{"scalar", 0, {0}}, {"5", 1, {5}}, {"3x4", 2
 /* One sampler call and the fixture it must reproduce. */
 typedef enum kind {
     K_SPLIT2, K_SPLIT3, K_FOLD_IN, K_BITS, K_UNIFORM, K_UNIFORM_RANGE, K_NORMAL, K_BERNOULLI, K_RANDINT,
-    K_RANDINT_WIDE, K_PERM, K_PERM_ARR0, K_PERM_ARR1
+    K_RANDINT_WIDE, K_PERM, K_PERM_ARR0, K_PERM_ARR1, K_BITS_TYPED, K_GUMBEL_HIGHEST
 } kind;
 typedef struct sample_case {
     kind k;
     int shape;      /* index into SHAPES */
-    cj_dtype dtype; /* uniform, normal */
+    cj_dtype dtype; /* uniform, normal, gumbel; bits_typed: u8, u16 or u64 */
     int64_t n;      /* permutation size; fold_in data */
 } sample_case;
 
@@ -47,6 +47,8 @@ static cj_val draw(cj_ctx *ctx, cj_val key, const sample_case *c) {
     case K_SPLIT3: return cj_random_split(key, 3);
     case K_FOLD_IN: return cj_random_fold_in(key, cj_scalar_typed(ctx, (double)c->n, CJ_I64));
     case K_BITS: return cj_random_bits(key, s->rank, s->dims);
+    case K_BITS_TYPED: return cj_random_bits_typed(key, c->dtype, s->rank, s->dims);
+    case K_GUMBEL_HIGHEST: return cj_random_gumbel_mode(key, c->dtype, s->rank, s->dims, "highest");
     case K_UNIFORM: return cj_random_uniform(key, c->dtype, s->rank, s->dims, 0.0, 1.0);
     case K_UNIFORM_RANGE: return cj_random_uniform(key, c->dtype, s->rank, s->dims, -2.5, 3.7);
     case K_NORMAL: return cj_random_normal(key, c->dtype, s->rank, s->dims);
@@ -72,6 +74,8 @@ static void fixture_name(const sample_case *c, int seed, char *buf, size_t size)
     case K_SPLIT3: snprintf(buf, size, "split3_s%d", seed); return;
     case K_FOLD_IN: snprintf(buf, size, "fold_in_s%d_d%lld", seed, (long long)c->n); return;
     case K_BITS: snprintf(buf, size, "bits_s%d_%s", seed, sn); return;
+    case K_BITS_TYPED: snprintf(buf, size, "bits_%s_s%d_%s", cj_dtype_name(c->dtype), seed, sn); return;
+    case K_GUMBEL_HIGHEST: snprintf(buf, size, "gumbel_highest_s%d_%s_%s", seed, sn, dt); return;
     case K_UNIFORM: snprintf(buf, size, "uniform_s%d_%s_%s", seed, sn, dt); return;
     case K_UNIFORM_RANGE: snprintf(buf, size, "uniform_range_s%d_%s_%s", seed, sn, dt); return;
     case K_NORMAL: snprintf(buf, size, "normal_s%d_%s_%s", seed, sn, dt); return;
@@ -140,6 +144,10 @@ static int all_cases(sample_case *out) {
     for (int i = 0; i < 4; i++) out[n++] = (sample_case){K_FOLD_IN, 0, CJ_F32, data[i]};
     for (int s = 0; s < N_SHAPES; s++) {
         out[n++] = (sample_case){K_BITS, s, CJ_F32, 0};
+        out[n++] = (sample_case){K_BITS_TYPED, s, CJ_U8, 0};
+        out[n++] = (sample_case){K_BITS_TYPED, s, CJ_U16, 0};
+        out[n++] = (sample_case){K_BITS_TYPED, s, CJ_U64, 0};
+        out[n++] = (sample_case){K_GUMBEL_HIGHEST, s, CJ_F32, 0}; /* f64 ("high"): see random_gumbel_highest_* */
         for (int f = 0; f < 2; f++) {
             cj_dtype dt = f ? CJ_F64 : CJ_F32;
             out[n++] = (sample_case){K_UNIFORM, s, dt, 0};
@@ -275,9 +283,9 @@ static void draw_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
 static void check_transformed(int n, const sample_case *cases, int use_jit, int use_vmap, cj_backend backend) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     int64_t kd[2] = {N_SEEDS, 2};
-    int32_t keys[N_SEEDS * 2];
+    uint32_t keys[N_SEEDS * 2];
     for (int s = 0; s < N_SEEDS; s++) cj_read(cj_random_key(ctx, SEEDS[s]), &keys[2 * s], 8);
-    cj_val batch = cj_array(ctx, CJ_I32, 2, kd, keys);
+    cj_val batch = cj_array(ctx, CJ_U32, 2, kd, keys);
     for (int i = 0; i < n; i++) {
         draw_fn u = {&cases[i]};
         cj_func *f = cj_func_new(ctx, "draw", draw_body, 1, 1, &u);
@@ -361,6 +369,75 @@ TEST(random_threefry_vmap_rule_batched_counts) {
     cj_ctx_free(ctx);
 }
 
+/* The hash on u32 operands (JAX's dtype) gives the bits it gives on i32. */
+TEST(random_threefry_on_u32_equals_i32_bits) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t d[2] = {3, 4};
+    cj_val c0 = cj_reshape(cj_arange(ctx, 100, 112, 1, CJ_I32), 2, d);
+    cj_val c1 = cj_reshape(cj_arange(ctx, -6, 6, 1, CJ_I32), 2, d);
+    cj_val k0 = cj_scalar_typed(ctx, 12345, CJ_I32), k1 = cj_scalar_typed(ctx, -99, CJ_I32);
+    prim_params p = prim_params_zero();
+    cj_val in[4] = {k0, k1, c0, c1}, uin[4];
+    for (int i = 0; i < 4; i++) uin[i] = cj_bitcast_convert_type(in[i], CJ_U32);
+    cj_val ui = core_bind(ctx, PRIM_THREEFRY2X32, &p, 4, uin);
+    CHECK(cj_val_dtype(ui) == CJ_U32);
+    diff df;
+    CHECK_MSG(same_bits(cj_bitcast_convert_type(ui, CJ_I32), core_bind(ctx, PRIM_THREEFRY2X32, &p, 4, in), &df),
+              "%s", df.why);
+    CHECK(cj_error(ctx) == CJ_OK);
+    cj_ctx_free(ctx);
+}
+
+/* A key of i32 bit patterns (what cjax made before u32) draws what the
+ * u32 key draws, and split/fold_in keep its dtype. */
+TEST(random_i32_keys_draw_the_u32_keys_bits) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    sample_case cases[128];
+    int n = all_cases(cases);
+    for (int s = 0; s < N_SEEDS; s += 2) {
+        cj_val key = cj_random_key(ctx, SEEDS[s]), ikey = cj_bitcast_convert_type(key, CJ_I32);
+        for (int i = 0; i < n; i++) {
+            char name[96];
+            fixture_name(&cases[i], s, name, sizeof name);
+            cj_val got = draw(ctx, ikey, &cases[i]);
+            if (cases[i].k <= K_FOLD_IN) {
+                CHECK_MSG(cj_val_dtype(got) == CJ_I32, "%s from an i32 key is %s", name,
+                          cj_dtype_name(cj_val_dtype(got)));
+                got = cj_bitcast_convert_type(got, CJ_U32);
+            }
+            diff d;
+            CHECK_MSG(same_bits(got, load(ctx, name), &d), "i32 key %s: %s (%s)", name, d.why, cj_error_message(ctx));
+        }
+    }
+    CHECK(cj_error(ctx) == CJ_OK);
+    cj_ctx_free(ctx);
+}
+
+/* gumbel "highest": f32 is JAX's bit construction, bit for bit over 4096
+ * draws of key 3 (both halves of the fold); f64 is mode "high" (as JAX),
+ * whose outer log magnifies the inner one's last bit (see
+ * test_random_gamma.c's GUMBEL_F64_ULP): within 1024 ulp. */
+TEST(random_gumbel_highest_matches_jax) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t n = 4096;
+    diff d;
+    CHECK_MSG(same_bits(cj_random_gumbel_mode(cj_random_key(ctx, 3), CJ_F32, 1, &n, "highest"),
+                        load(ctx, "gumbel_highest_key3_4096_f32"), &d),
+              "%s (%s)", d.why, cj_error_message(ctx));
+    for (int s = 0; s < N_SEEDS; s++)
+        for (int sh = 0; sh < N_SHAPES; sh++) {
+            sample_case c = {K_GUMBEL_HIGHEST, sh, CJ_F64, 0};
+            char name[96], why[160];
+            fixture_name(&c, s, name, sizeof name);
+            int64_t worst = 0;
+            CHECK_MSG(tu_match_ulp(draw(ctx, cj_random_key(ctx, SEEDS[s]), &c), load(ctx, name), 1024, why,
+                                   sizeof why, &worst),
+                      "%s: %s", name, why);
+        }
+    CHECK(cj_error(ctx) == CJ_OK);
+    cj_ctx_free(ctx);
+}
+
 /* ---- documented edge cases and errors ---- */
 
 TEST(random_edge_cases_match_jax) {
@@ -401,7 +478,7 @@ TEST(random_rejects_bad_arguments) {
     cj_val key = cj_random_key(ctx, 0);
     int64_t three = 3, neg = -2;
     expect_error(ctx, cj_random_uniform(cj_zeros(ctx, CJ_I32, 1, &three), CJ_F32, 0, NULL, 0, 1), CJ_ERR_SHAPE,
-                 "random_uniform: a key must be i32[2]");
+                 "random_uniform: a key must be u32[2]");
     expect_error(ctx, cj_random_normal(cj_zeros(ctx, CJ_F32, 1, (const int64_t[]){2}), CJ_F32, 0, NULL),
                  CJ_ERR_DTYPE, "got f32[2]");
     expect_error(ctx, cj_random_uniform(key, CJ_I32, 0, NULL, 0, 1), CJ_ERR_DTYPE, "dtype must be f32 or f64");
@@ -420,7 +497,13 @@ TEST(random_rejects_bad_arguments) {
     expect_error(ctx, core_bind(ctx, PRIM_THREEFRY2X32, &p, 4, in), CJ_ERR_SHAPE, "threefry2x32: keys");
     cj_val f = cj_zeros(ctx, CJ_F32, 1, &three);
     cj_val in2[4] = {cj_scalar_typed(ctx, 0, CJ_I32), cj_scalar_typed(ctx, 0, CJ_I32), f, f};
-    expect_error(ctx, core_bind(ctx, PRIM_THREEFRY2X32, &p, 4, in2), CJ_ERR_DTYPE, "x0 must be i32");
+    expect_error(ctx, core_bind(ctx, PRIM_THREEFRY2X32, &p, 4, in2), CJ_ERR_DTYPE, "x0 must be u32");
+    cj_val u = cj_zeros(ctx, CJ_U32, 1, &three);
+    cj_val in3[4] = {cj_scalar_typed(ctx, 0, CJ_I32), cj_scalar_typed(ctx, 0, CJ_I32), u, u};
+    expect_error(ctx, core_bind(ctx, PRIM_THREEFRY2X32, &p, 4, in3), CJ_ERR_DTYPE, "share one dtype");
+    expect_error(ctx, cj_random_bits_typed(key, CJ_I32, 1, &three), CJ_ERR_DTYPE, "u8, u16, u32 or u64");
+    expect_error(ctx, cj_random_bits_typed(key, CJ_F32, 1, &three), CJ_ERR_DTYPE, "got f32");
+    expect_error(ctx, cj_random_gumbel_mode(key, CJ_F32, 1, &three, "hi"), CJ_ERR_ARG, "\"highest\"");
     cj_ctx_free(ctx);
 }
 

@@ -326,7 +326,7 @@ TEST(random_dist_rejects_bad_arguments) {
     int64_t three = 3, four = 4, n3x3[2] = {3, 3}, l35[2] = {3, 5}, s24[2] = {2, 4};
     expect_error(ctx, cj_random_exponential(key, CJ_I32, 1, &three), CJ_ERR_DTYPE, "random_exponential: dtype");
     expect_error(ctx, cj_random_gumbel(cj_zeros(ctx, CJ_F32, 1, &three), CJ_F32, 0, NULL), CJ_ERR_DTYPE,
-                 "random_gumbel: a key must be i32[2]");
+                 "random_gumbel: a key must be u32[2]");
     expect_error(ctx, cj_random_rademacher(key, CJ_BOOL, 0, NULL), CJ_ERR_DTYPE, "random_rademacher: dtype");
     expect_error(ctx,
                  cj_random_truncated_normal(key, cj_zeros(ctx, CJ_F32, 1, &three), cj_scalar(ctx, 1), CJ_F32, 1, &four),

@@ -7,11 +7,17 @@
  * the threefry2x32 implementation, jax_threefry_partitionable on (JAX's
  * default since 0.5), jax_enable_x64 off for keys and the 32-bit samplers.
  *
- * A key is i32[2], the bit patterns of JAX's uint32[2] key data (cjax has
- * no unsigned dtype). Unsigned 32-bit arithmetic that the samplers need is
+ * A key is u32[2], JAX's key data (cj_random_key, split and fold_in make
+ * u32 keys; an i32[2] key holding the same bit patterns, what cjax made
+ * before it had unsigned types, is still taken, and split/fold_in give back
+ * keys of the key's own dtype). Inside, the hash runs on i32 bit patterns
+ * (the samplers' fixed arithmetic below was written for them and is bit
+ * for bit JAX's), and cj_random_bits hands the user u32 (or u8/u16/u64,
+ * derived from the 32-bit stream as JAX's _threefry_random_bits does).
+ * Unsigned 32-bit arithmetic that the samplers need is
  * done on i64 values in [0, 2^32) (JAX's uint32 masked with 0xFFFFFFFF),
  * and the bits-to-float conversions are done with exact float arithmetic
- * instead of bit casts (cjax has none): JAX's bitcast of
+ * instead of bit casts: JAX's bitcast of
  * (bits >> (nbits - nmant)) | bits(1.0), minus 1.0, is exactly
  * (bits with the low nbits - nmant bits cleared) * 2^-nbits.
  *
@@ -40,16 +46,17 @@
 
 /* ---- argument checks ---------------------------------------------------- */
 
-/* 0 when key is a live i32[2], else -1 with the error recorded. */
+/* 0 when key is a live u32[2] or i32[2], else -1 with the error recorded. */
 static int check_key(cj_val key, const char *op) {
     cj_ctx *ctx = key.ctx;
     const rt_aval *a = api_aval(key, op);
     if (!a) return -1;
-    if (a->dtype != CJ_I32 || a->rank != 1 || a->dims[0] != 2) {
+    int dtype_ok = a->dtype == CJ_U32 || a->dtype == CJ_I32;
+    if (!dtype_ok || a->rank != 1 || a->dims[0] != 2) {
         char t[96];
         rt_aval_str(a, t, sizeof t);
-        core_error(ctx, a->dtype != CJ_I32 ? CJ_ERR_DTYPE : CJ_ERR_SHAPE,
-                   "%s: a key must be i32[2] (from cj_random_key, split or fold_in), got %s "
+        core_error(ctx, !dtype_ok ? CJ_ERR_DTYPE : CJ_ERR_SHAPE,
+                   "%s: a key must be u32[2] (from cj_random_key, split or fold_in; or i32[2] bits), got %s "
                    "(under vmap, each example's key)",
                    op, t);
         return -1;
@@ -93,10 +100,16 @@ static int64_t shape_size(int rank, const int64_t *shape) {
     return n;
 }
 
-/* Word i (0 or 1) of a key, as an i32 scalar. */
+/* Word i (0 or 1) of a key, as an i32 scalar (the bits of a u32 key). */
 static cj_val key_word(cj_val key, int64_t i) {
     int64_t lo = i, hi = i + 1;
-    return cj_reshape(cj_slice(key, &lo, &hi, NULL), 0, NULL);
+    cj_val w = cj_reshape(cj_slice(key, &lo, &hi, NULL), 0, NULL);
+    return cj_val_dtype(w) == CJ_U32 ? cj_bitcast_convert_type(w, CJ_I32) : w;
+}
+
+/* Keys made from key come back in its dtype (u32, or i32 for an i32 key). */
+static cj_val like_key(cj_val key, cj_val keys) {
+    return cj_val_dtype(key) == CJ_U32 ? cj_bitcast_convert_type(keys, CJ_U32) : keys;
 }
 
 /* threefry2x32(key, c0, c1): i32[2, shape of c0]. */
@@ -140,7 +153,7 @@ static cj_val split2(cj_val key, int64_t i) {
     int64_t two = 2;
     cj_val w = hash_counts(key, 1, &two); /* [2 words, 2 keys] */
     int64_t start[2] = {0, i}, limit[2] = {2, i + 1};
-    return cj_reshape(cj_slice(w, start, limit, NULL), 1, &two);
+    return like_key(key, cj_reshape(cj_slice(w, start, limit, NULL), 1, &two));
 }
 
 /* i32 bit patterns as their unsigned values, i64 in [0, 2^32). */
@@ -155,11 +168,9 @@ cj_val cj_random_key(cj_ctx *ctx, int64_t seed) {
     if (ctx->err) return api_err(ctx);
     /* JAX (x64 off) makes the seed an int32 first, so the high word is 0
      * and the low word the seed's low 32 bits. */
-    uint32_t low = (uint32_t)((uint64_t)seed & 0xFFFFFFFFu);
-    int32_t data[2] = {0, 0};
-    memcpy(&data[1], &low, 4);
+    uint32_t data[2] = {0, (uint32_t)((uint64_t)seed & 0xFFFFFFFFu)};
     int64_t two = 2;
-    return cj_array(ctx, CJ_I32, 1, &two, data);
+    return cj_array(ctx, CJ_U32, 1, &two, data);
 }
 
 cj_val cj_random_split(cj_val key, int64_t n) {
@@ -167,7 +178,7 @@ cj_val cj_random_split(cj_val key, int64_t n) {
     if (!ctx) return api_err(key.ctx);
     if (check_shape(ctx, "random_split", 1, &n) != 0) return api_err(ctx);
     int64_t perm[2] = {1, 0};
-    return cj_transpose(hash_counts(key, 1, &n), perm); /* [2, n] → [n, 2] */
+    return like_key(key, cj_transpose(hash_counts(key, 1, &n), perm)); /* [2, n] → [n, 2] */
 }
 
 cj_val cj_random_fold_in(cj_val key, cj_val data) {
@@ -175,24 +186,41 @@ cj_val cj_random_fold_in(cj_val key, cj_val data) {
     if (!ctx) return api_err(key.ctx);
     const rt_aval *d = api_aval(data, "random_fold_in");
     if (!d) return api_err(ctx);
-    if (d->rank != 0 || (d->dtype != CJ_I32 && d->dtype != CJ_I64)) {
+    if (d->rank != 0 || !rt_is_int(d->dtype)) {
         char t[96];
         rt_aval_str(d, t, sizeof t);
         core_error(ctx, d->rank != 0 ? CJ_ERR_SHAPE : CJ_ERR_DTYPE,
-                   "random_fold_in: data must be an integer scalar (i32 or i64), got %s", t);
+                   "random_fold_in: data must be an integer scalar (i8 ... i64, u8 ... u64), got %s", t);
         return api_err(ctx);
     }
     /* jnp.asarray(data, uint32): the low 32 bits */
     cj_val low = cj_astype(data, CJ_I32);
     cj_val zero = cj_scalar_typed(ctx, 0, CJ_I32);
-    return cj_reshape(hash(key, zero, low), 1, (const int64_t[]){2});
+    return like_key(key, cj_reshape(hash(key, zero, low), 1, (const int64_t[]){2}));
 }
 
 cj_val cj_random_bits(cj_val key, int rank, const int64_t *shape) {
+    return cj_random_bits_typed(key, CJ_U32, rank, shape);
+}
+
+/* JAX's _threefry_random_bits (partitionable): 32 bits are word0 ^ word1,
+ * 8 and 16 bits that value converted down (its low bits), 64 bits
+ * word0 << 32 | word1. */
+cj_val cj_random_bits_typed(cj_val key, cj_dtype dtype, int rank, const int64_t *shape) {
     cj_ctx *ctx = enter(key, "random_bits");
     if (!ctx) return api_err(key.ctx);
+    if (dtype != CJ_U8 && dtype != CJ_U16 && dtype != CJ_U32 && dtype != CJ_U64)
+    {
+        core_error(ctx, CJ_ERR_DTYPE, "random_bits: dtype must be u8, u16, u32 or u64 (as jax.random.bits), got %s",
+                   rt_dtype_valid((int)dtype) ? cj_dtype_name(dtype) : "an unknown dtype");
+        return api_err(ctx);
+    }
     if (check_shape(ctx, "random_bits", rank, shape) != 0) return api_err(ctx);
-    return bits32(key, rank, shape);
+    if (dtype != CJ_U64) return cj_astype(cj_bitcast_convert_type(bits32(key, rank, shape), CJ_U32), dtype);
+    cj_val w = hash_counts(key, rank, shape);
+    cj_val hi = cj_astype(cj_bitcast_convert_type(word(w, 0), CJ_U32), CJ_U64);
+    cj_val lo = cj_astype(cj_bitcast_convert_type(word(w, 1), CJ_U32), CJ_U64);
+    return cj_or(cj_shift_left(hi, cj_scalar_typed(ctx, 32, CJ_U64)), lo);
 }
 
 /* ---- uniform ------------------------------------------------------------- */
@@ -580,7 +608,7 @@ cj_val random_split2(cj_val key, int64_t i) { return split2(key, i); }
 cj_val random_split_at(cj_val key, int64_t n, int64_t i) {
     cj_val w = hash_counts(key, 1, &n); /* [2 words, n keys] */
     int64_t start[2] = {0, i}, limit[2] = {2, i + 1}, two = 2;
-    return cj_reshape(cj_slice(w, start, limit, NULL), 1, &two);
+    return like_key(key, cj_reshape(cj_slice(w, start, limit, NULL), 1, &two));
 }
 cj_val random_uniform_v(cj_val key, cj_dtype dtype, int rank, const int64_t *shape, cj_val lo, cj_val hi) {
     return uniform_v(key, dtype, rank, shape, lo, hi);

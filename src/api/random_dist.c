@@ -92,18 +92,76 @@ static cj_val gumbel_high(cj_val key, cj_dtype dtype, int rank, const int64_t *s
     return cj_neg(random_xla_log(cj_neg(random_xla_log1p(cj_neg(x)))));
 }
 
+/* Count of leading zero bits of u32 x (lax.clz): smear the top set bit
+ * down, then 32 minus the population count. */
+static cj_val clz32(cj_val x) {
+    cj_ctx *ctx = x.ctx;
+    for (int s = 1; s <= 16; s *= 2) x = cj_or(x, cj_shift_right_logical(x, typed(ctx, s, CJ_U32)));
+    return cj_sub(typed(ctx, 32, CJ_U32), cj_population_count(x));
+}
+
+/* Row i of a [2, shape] value. */
+static cj_val row2(cj_val v, int64_t i, int rank, const int64_t *shape) {
+    int64_t lo[CJ_MAX_RANK] = {0}, hi[CJ_MAX_RANK];
+    hi[0] = i + 1;
+    lo[0] = i;
+    for (int d = 0; d < rank; d++) hi[d + 1] = shape[d];
+    return cj_reshape(cj_slice(v, lo, hi, NULL), rank, shape);
+}
+
+/* JAX's _safe_int_to_float: the 64-bit fixed-point fraction hi:lo (u32
+ * words) as an f32 in (0, 1), built from its bits: the top 24 significant
+ * bits after the leading zeros, the exponent from their count. */
+static cj_val safe_int_to_float(cj_val hi, cj_val lo) {
+    cj_ctx *ctx = hi.ctx;
+    cj_val hiclz = clz32(hi), loclz = clz32(lo);
+    cj_val hi_empty = cj_eq(hiclz, typed(ctx, 32, CJ_U32));
+    cj_val m = cj_or(cj_shift_left(hi, hiclz),
+                     cj_where(hi_empty, cj_shift_left(lo, loclz),
+                              cj_shift_right_logical(lo, cj_sub(typed(ctx, 32, CJ_U32), hiclz))));
+    m = cj_and(cj_shift_right_logical(m, typed(ctx, 8, CJ_U32)), typed(ctx, (1 << 23) - 1, CJ_U32));
+    cj_val zeros = cj_where(hi_empty, cj_add(typed(ctx, 32, CJ_U32), loclz), hiclz);
+    cj_val e = cj_shift_left(cj_sub(typed(ctx, 126, CJ_U32), zeros), typed(ctx, 23, CJ_U32));
+    e = cj_and(e, typed(ctx, (1 << 30) - (1 << 22), CJ_U32));
+    return cj_bitcast_convert_type(cj_or(e, m), CJ_F32);
+}
+
+/* JAX's _gumbel in mode "highest" for f32: a 64-bit uniform u as two
+ * u32 words; below 1/2 it is used as is (log1p(-u) keeps its precision),
+ * above it is replaced by 1 - u (the 64-bit two's complement of the
+ * words), so both logs see a number of full relative precision. */
+static cj_val gumbel_highest_f32(cj_val key, int rank, const int64_t *shape) {
+    cj_ctx *ctx = key.ctx;
+    int64_t hs[CJ_MAX_RANK];
+    hs[0] = 2;
+    if (rank > 0) memcpy(hs + 1, shape, sizeof(int64_t) * (size_t)rank);
+    cj_val bits = cj_random_bits_typed(key, CJ_U32, rank + 1, hs);
+    cj_val b0 = row2(bits, 0, rank, shape), b1 = row2(bits, 1, rank, shape);
+    cj_val n0 = cj_not(b0), n1 = cj_not(b1);
+    cj_val carry = cj_astype(cj_eq(n1, typed(ctx, 4294967295.0, CJ_U32)), CJ_U32);
+    n0 = cj_add(n0, carry);
+    n1 = cj_add(n1, typed(ctx, 1, CJ_U32));
+    cj_val flip = cj_lt(b0, typed(ctx, 2147483648.0, CJ_U32));
+    cj_val x = safe_int_to_float(cj_where(flip, b0, n0), cj_where(flip, b1, n1));
+    cj_val small = cj_neg(random_xla_log(cj_neg(random_xla_log1p(cj_neg(x)))));
+    cj_val large = cj_neg(random_xla_log(cj_neg(random_xla_log(x))));
+    return cj_where(flip, small, large);
+}
+
 cj_val cj_random_gumbel_mode(cj_val key, cj_dtype dtype, int rank, const int64_t *shape, const char *mode) {
     cj_ctx *ctx = enter_shaped(key, "random_gumbel", dtype, rank, shape);
     if (!ctx) return api_err(key.ctx);
     if (!mode || !strcmp(mode, "low")) return gumbel(key, dtype, rank, shape);
-    if (!strcmp(mode, "high")) {
+    int highest = !strcmp(mode, "highest");
+    if (highest || !strcmp(mode, "high")) {
         if (rank + 1 > CJ_MAX_RANK) {
-            core_error(ctx, CJ_ERR_SHAPE, "random_gumbel: mode \"high\" needs rank + 1 <= %d", CJ_MAX_RANK);
+            core_error(ctx, CJ_ERR_SHAPE, "random_gumbel: mode \"%s\" needs rank + 1 <= %d", mode, CJ_MAX_RANK);
             return api_err(ctx);
         }
-        return gumbel_high(key, dtype, rank, shape);
+        /* as JAX, "highest" differs from "high" only in f32 */
+        return highest && dtype == CJ_F32 ? gumbel_highest_f32(key, rank, shape) : gumbel_high(key, dtype, rank, shape);
     }
-    core_error(ctx, CJ_ERR_ARG, "random_gumbel: mode must be \"low\" or \"high\", got '%s'", mode);
+    core_error(ctx, CJ_ERR_ARG, "random_gumbel: mode must be \"low\", \"high\" or \"highest\", got '%s'", mode);
     return api_err(ctx);
 }
 

@@ -271,6 +271,11 @@ void ad_register_custom(void) {
         };
     /* by compile time autodiff has had its chance: the inline pass splices
      * the called function in (custom_lin only lives in linear programs) */
+    /* like the control constructs, a call passes its operands through to
+     * bodies whose primitives check their own dtypes */
+    prim_rules[PRIM_CUSTOM_JVP_CALL].extra_dtypes = true;
+    prim_rules[PRIM_CUSTOM_VJP_CALL].extra_dtypes = true;
+    prim_rules[PRIM_CUSTOM_VJP_LIN].extra_dtypes = true;
     prim_rules[PRIM_CUSTOM_JVP_CALL].lower.kind = LOWER_CALL;
     prim_rules[PRIM_CUSTOM_VJP_CALL].lower.kind = LOWER_CALL;
     prim_rules[PRIM_CUSTOM_JVP_CALL].jvp = custom_jvp_rule;

@@ -118,6 +118,9 @@ void cf_register(void) {
             .multiple_results = 1,
             .abstract_eval_multi = cf_abstract_eval,
             .impl_multi = cf_impl,
+            /* a construct moves its carries whatever their dtype; the
+             * primitives inside its bodies check their own */
+            .extra_dtypes = 1,
         };
     cf_register_batch();
     cf_register_hoist();

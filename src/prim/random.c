@@ -3,9 +3,10 @@
  *
  * threefry2x32(k0, k1, x0, x1): Threefry-2x32 with 20 rounds (Salmon et
  * al., "Parallel random numbers: as easy as 1, 2, 3"), exactly the hash of
- * JAX's threefry2x32_p. Every operand is i32 holding a uint32 bit pattern
- * (cjax has no unsigned dtype); the kernel computes in uint32_t, where
- * overflow wraps (signed overflow would be undefined). x0 and x1 have one
+ * JAX's threefry2x32_p. The operands are all u32 (as JAX's) or all i32
+ * holding the same bit patterns (what the samplers in src/api/random.c
+ * use), and the result has their dtype; the kernel computes in uint32_t,
+ * where overflow wraps (signed overflow would be undefined). x0 and x1 have one
  * shape S; the key words k0 and k1 are either rank 0 (one key for every
  * counter) or also of shape S (a key per counter, as vmap over keys makes).
  * Every primitive has one output, so the two result words are stacked:
@@ -28,9 +29,17 @@ static int threefry_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_p
     static const char *const names[4] = {"k0", "k1", "x0", "x1"};
     char a[96], b[96];
     for (int i = 0; i < 4; i++)
-        if (in[i].dtype != CJ_I32) {
+        if (in[i].dtype != CJ_U32 && in[i].dtype != CJ_I32) {
             rt_aval_str(&in[i], a, sizeof a);
-            return prim_error(ctx, CJ_ERR_DTYPE, prim, "%s must be i32 (uint32 bits), got %s", names[i], a);
+            return prim_error(ctx, CJ_ERR_DTYPE, prim, "%s must be u32 (or i32 holding uint32 bits), got %s",
+                              names[i], a);
+        }
+    for (int i = 1; i < 4; i++)
+        if (in[i].dtype != in[0].dtype) {
+            rt_aval_str(&in[0], a, sizeof a);
+            rt_aval_str(&in[i], b, sizeof b);
+            return prim_error(ctx, CJ_ERR_DTYPE, prim, "operands must share one dtype: k0 %s but %s %s", a,
+                              names[i], b);
         }
     if (!rt_aval_same_shape(&in[2], &in[3]) || !rt_aval_same_shape(&in[0], &in[1])) {
         int k = rt_aval_same_shape(&in[2], &in[3]) ? 0 : 2;
@@ -50,7 +59,7 @@ static int threefry_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_p
                           in[2].rank + 1, CJ_MAX_RANK);
     }
     memset(out, 0, sizeof *out);
-    out->dtype = CJ_I32;
+    out->dtype = in[0].dtype;
     out->rank = in[2].rank + 1;
     out->dims[0] = 2;
     for (int d = 0; d < in[2].rank; d++) out->dims[d + 1] = in[2].dims[d];
@@ -151,5 +160,6 @@ void prim_register_random(void) {
         .lower = {.kind = LOWER_OPAQUE},
         .batch = threefry_batch,
         .jvp = ad_jvp_zero,
+        .extra_dtypes = 1, /* u32 (the shape rule checks the dtypes itself) */
     };
 }

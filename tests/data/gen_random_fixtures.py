@@ -2,8 +2,9 @@
 compares against bit for bit (tests/data/random/*.npy). Not run by `make test`:
 it needs JAX. Run it from anywhere: python3 tests/data/gen_random_fixtures.py
 
-Keys and bits are stored as int32 (the bit patterns of JAX's uint32 words),
-since cjax has no unsigned dtype. JAX runs with its default settings
+Keys and bits are stored as JAX gives them: uint32 (bits also uint8,
+uint16, and uint64 from the x64 pass; gumbel "highest" in f32 and, from
+the x64 pass, f64). JAX runs with its default settings
 (jax_enable_x64 off, threefry2x32, jax_threefry_partitionable on) except for
 the float64 samples: float64 needs x64 mode, so a second pass in a child
 process with JAX_ENABLE_X64=1 draws them from the SAME raw keys (rebuilt
@@ -23,8 +24,6 @@ PERM_SIZES = [0, 1, 5, 10, 100, 2000]
 
 def save(name, arr):
     arr = np.asarray(arr)
-    if arr.dtype == np.uint32:
-        arr = arr.view(np.int32)
     np.save(os.path.join(OUT, name + ".npy"), arr)
 
 
@@ -46,6 +45,9 @@ def first_pass():
             save(f"fold_in_s{si}_d{d}", jax.random.key_data(jax.random.fold_in(key, np.uint32(d & 0xFFFFFFFF))))
         for sn, shape in SHAPES.items():
             save(f"bits_s{si}_{sn}", jax.random.bits(key, shape, jnp.uint32))
+            save(f"bits_u8_s{si}_{sn}", jax.random.bits(key, shape, jnp.uint8))
+            save(f"bits_u16_s{si}_{sn}", jax.random.bits(key, shape, jnp.uint16))
+            save(f"gumbel_highest_s{si}_{sn}_f32", jax.random.gumbel(key, shape, jnp.float32, mode="highest"))
             save(f"uniform_s{si}_{sn}_f32", jax.random.uniform(key, shape, jnp.float32))
             save(f"uniform_range_s{si}_{sn}_f32", jax.random.uniform(key, shape, jnp.float32, -2.5, 3.7))
             save(f"normal_s{si}_{sn}_f32", jax.random.normal(key, shape, jnp.float32))
@@ -69,6 +71,8 @@ def first_pass():
     # a longer normal stream (issue 13's case: key 3), f64 in the second pass
     save("key_3", jax.random.key_data(key))
     save("normal_key3_1000_f32", jax.random.normal(key, (1000,), jnp.float32))
+    # gumbel "highest" over many draws: both halves of the fold, deep tails
+    save("gumbel_highest_key3_4096_f32", jax.random.gumbel(key, (4096,), jnp.float32, mode="highest"))
 
 
 def second_pass():
@@ -83,6 +87,8 @@ def second_pass():
             save(f"uniform_s{si}_{sn}_f64", jax.random.uniform(key, shape, jnp.float64))
             save(f"uniform_range_s{si}_{sn}_f64", jax.random.uniform(key, shape, jnp.float64, -2.5, 3.7))
             save(f"normal_s{si}_{sn}_f64", jax.random.normal(key, shape, jnp.float64))
+            save(f"bits_u64_s{si}_{sn}", jax.random.bits(key, shape, jnp.uint64))
+            save(f"gumbel_highest_s{si}_{sn}_f64", jax.random.gumbel(key, shape, jnp.float64, mode="highest"))
     raw = np.load(os.path.join(OUT, "key_3.npy")).view(np.uint32)
     key = jax.random.wrap_key_data(jnp.asarray(raw, dtype=jnp.uint32))
     save("normal_key3_500_f64", jax.random.normal(key, (500,), jnp.float64))
