@@ -106,7 +106,7 @@ static cj_val apply_lax(const red_case *c, cj_val x) {
 
 /* the jnp-level functions and composites over the primitives */
 static const char *const jnp_cases[] = {"jnp_sum1", "jnp_prod1", "jnp_mean1", "jnp_cumsum1", "cummin1",
-                                        "cumlogsumexp1", "jnp_var1"};
+                                        "cumlogsumexp1", "jnp_var1", "jnp_std1"};
 #define N_JNP ((int)(sizeof jnp_cases / sizeof jnp_cases[0]))
 
 static bool jnp_applies(int k, cj_dtype dt) { return k < 5 || rt_is_narrow_float(dt); }
@@ -120,7 +120,8 @@ static cj_val apply_jnp(int k, cj_val x) {
     case 3: return cj_cumsum(x, 1, 0);
     case 4: return cj_cummin(x, 1, 0);
     case 5: return cj_cumlogsumexp(x, 1, 0);
-    default: return cj_var(x, 1, &one, 0);
+    case 6: return cj_var(x, 1, &one, 0);
+    default: return cj_std(x, 1, &one, 1, 0);
     }
 }
 
@@ -129,8 +130,8 @@ static cj_val apply_jnp(int k, cj_val x) {
  * XLA's, so the last result may sit an ulp or two away. mean: XLA's CPU
  * backend divides by the count as a multiply by its reciprocal (238 / 5
  * gives 47.600002f), cjax divides: an ulp of f32 apart, which may move
- * the f16/bf16 rounding by one. */
-static int jnp_ulps(int k) { return k == 5 ? 2 : k == 2 ? 1 : 0; }
+ * the f16/bf16 rounding by one (std's division too). */
+static int jnp_ulps(int k) { return k == 5 ? 2 : k == 2 || k == 7 ? 1 : 0; }
 
 static bool within_ulps(cj_val got, cj_val want, int ulps, char *why, size_t size) {
     if (ulps == 0) return same(got, want, why, size);
@@ -511,5 +512,28 @@ TEST(dtypes_reduce_window_against_jax) {
     cj_val r = cj_reduce_window(cj_array(ctx, CJ_BOOL, 1, &n, bs), CJ_WINDOW_MAX, &w2, NULL);
     CHECK(cj_is_error(r) && cj_error(ctx) == CJ_ERR_DTYPE);
     CHECK_STR_CONTAINS(cj_error_message(ctx), "reduce_window_max: operand must be a number (not bool), got bool[4]");
+    cj_ctx_free(ctx);
+}
+
+/* grad through the transposes: d/dx of Σ x² (jnp's sum, through f32) plus
+ * lax's f16 max is 2x plus one at the maximum, an f16/bf16 gradient. */
+static void sq_sum(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_add(cj_sum(cj_mul(in[0], in[0]), -1, NULL, 0), cj_reduce_max(in[0], -1, NULL, 0));
+}
+
+TEST(dtypes_reduce_grad_f16_closed_form) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    const float xs[6] = {0.5f, -1.25f, 2.0f, 3.5f, -0.75f, 1.0f};
+    int64_t n = 6;
+    for (int d = CJ_F16; d <= CJ_BF16; d++) {
+        cj_val x = cj_astype(cj_array(ctx, CJ_F32, 1, &n, xs), (cj_dtype)d), g;
+        CHECK(cj_call(cj_grad(cj_func_new(ctx, "sq_sum", sq_sum, 1, 1, NULL), NULL), &x, &g) == CJ_OK);
+        CHECK_MSG(cj_error(ctx) == CJ_OK, "%s", cj_error_message(ctx));
+        CHECK(cj_val_dtype(g) == (cj_dtype)d);
+        float v[6];
+        CHECK(cj_read_as(g, CJ_F32, v, sizeof v) == CJ_OK);
+        for (int i = 0; i < 6; i++) CHECK_NEAR(v[i], 2.0 * xs[i] + (i == 3), 0, 0);
+    }
     cj_ctx_free(ctx);
 }

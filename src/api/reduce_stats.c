@@ -27,16 +27,23 @@ static int axes_of(cj_val x, const char *op, int n_axes, const int64_t *axes, rt
 }
 
 /* jnp.var(x, axes, ddof): Σ(x - mean)² / (N - ddof), in x's inexact dtype
- * (N - ddof <= 0 gives inf or NaN, as JAX). */
+ * (N - ddof <= 0 gives inf or NaN, as JAX); f16/bf16 computed in f32 and
+ * rounded once at the end, as jnp does. */
 cj_val cj_var_ddof(cj_val x, int n_axes, const int64_t *axes, int64_t ddof, int keepdims) {
     rt_aval a;
     int64_t ax[CJ_MAX_RANK];
     int n = axes_of(x, "cj_var_ddof", n_axes, axes, &a, ax);
     if (n < 0) return api_err(x.ctx);
     x = compose_inexact(x, &a);
+    cj_dtype dt = a.dtype;
+    if (rt_is_narrow_float(dt)) {
+        x = api_convert(x, CJ_F32, 0);
+        a.dtype = CJ_F32;
+    }
     cj_val c = cj_sub(x, cj_mean(x, n, ax, 1));
     cj_val s = cj_sum(cj_mul(c, c), n, ax, keepdims);
-    return cj_div(s, cj_scalar_typed(x.ctx, (double)(compose_count(&a, n, ax) - ddof), a.dtype));
+    cj_val r = cj_div(s, cj_scalar_typed(x.ctx, (double)(compose_count(&a, n, ax) - ddof), a.dtype));
+    return dt == a.dtype ? r : api_convert(r, dt, a.weak);
 }
 
 cj_val cj_std(cj_val x, int n_axes, const int64_t *axes, int64_t ddof, int keepdims) {

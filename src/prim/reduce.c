@@ -15,7 +15,9 @@
  * one accumulator (many independent lanes, restarted every FOLD_BLOCK
  * elements, so a float sum is neither one serial dependency chain, 4× under
  * bandwidth, nor rounded like one), and scans. f32 accumulates in f32 as
- * XLA does on CPU; integer sums and products wrap; max/min propagate NaN.
+ * XLA does on CPU; integer sums and products wrap (all eight integer
+ * dtypes); f16/bf16 are their bits, widened to f32 and rounded back at each
+ * step (XLA's CPU reduce of them); max/min propagate NaN.
  *
  * Engine. A reduction is planned without transposing: the operand's axes
  * are merged into alternating groups of kept and reduced axes (size-1 axes

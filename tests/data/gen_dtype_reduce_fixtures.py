@@ -54,6 +54,7 @@ def cases(jnp, lax, narrow):
     if narrow:
         c["cumlogsumexp1"] = lambda x: lax.cumlogsumexp(x, 1)
         c["jnp_var1"] = lambda x: jnp.var(x, axis=1)
+        c["jnp_std1"] = lambda x: jnp.std(x, axis=1, ddof=1)
     return c
 
 
