@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "compiler/program.h"
 #include "harness.h"
 #include "runtime/gemm.h"
 #include "runtime/half.h"
@@ -154,6 +155,35 @@ TEST(dtypes_dot_integers_wrap_as_jax) {
         cj_val yt = cj_transpose(cj_matmul(cj_transpose(b, NULL), cj_transpose(a, NULL)), NULL);
         CHECK_MSG(tu_same_bits(yt, want), "int %s transposed: differs from JAX", dts[d]);
     }
+    /* 8- and 16-bit operands into 32-bit sums (a kernel of their own, no
+     * converted copies), against a plain loop in 64 bits wrapped to 32 */
+    for (int d = 0; d < 4; d++) {
+        char name[64];
+        snprintf(name, sizeof name, "int_%s_a", dts[d]);
+        cj_val a = load(ctx, name);
+        snprintf(name, sizeof name, "int_%s_b", dts[d]);
+        cj_val b = load(ctx, name);
+        int64_t m = cj_val_dim(a, 0), k = cj_val_dim(a, 1), n = cj_val_dim(b, 1);
+        int64_t *A = malloc(sizeof(int64_t) * (size_t)(m * k)), *B = malloc(sizeof(int64_t) * (size_t)(k * n));
+        cj_read_as(a, CJ_I64, A, sizeof(int64_t) * (size_t)(m * k));
+        cj_read_as(b, CJ_I64, B, sizeof(int64_t) * (size_t)(k * n));
+        for (int o = 0; o < 2; o++) {
+            cj_dtype od = o ? CJ_U32 : CJ_I32;
+            cj_val y = cj_matmul_preferred(a, b, od);
+            uint32_t *got = malloc(sizeof(uint32_t) * (size_t)(m * n));
+            CHECK(cj_val_dtype(y) == od && cj_read(y, got, sizeof(uint32_t) * (size_t)(m * n)) == CJ_OK);
+            int bad = 0;
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = 0; j < n; j++) {
+                    uint64_t sum = 0;
+                    for (int64_t p = 0; p < k; p++) sum += (uint64_t)(A[i * k + p] * B[p * n + j]);
+                    bad += got[i * n + j] != (uint32_t)sum;
+                }
+            CHECK_MSG(bad == 0, "%s -> %s: %d elements differ from the loop", dts[d], cj_dtype_name(od), bad);
+            free(got);
+        }
+        free(A), free(B);
+    }
     cj_val a = load(ctx, "int_i8_a"), b = load(ctx, "int_i8_b");
     cj_val y = cj_matmul_preferred(a, b, CJ_I32);
     CHECK(cj_val_dtype(y) == CJ_I32);
@@ -169,7 +199,7 @@ TEST(dtypes_dot_integers_wrap_as_jax) {
 static void dot_epi(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     (void)ctx, (void)user;
     out[0] = cj_add(cj_tanh(cj_matmul(in[0], in[1])), in[2]);
-    out[1] = cj_matmul_preferred(in[0], in[1], CJ_F32);
+    out[1] = cj_tanh(cj_matmul_preferred(in[0], in[1], CJ_F32));
     out[2] = cj_matmul(in[0], in[1]);
 }
 
@@ -180,13 +210,18 @@ static void int_dot(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     out[1] = cj_matmul_preferred(in[0], in[1], CJ_I32);
 }
 
+/* Whole products, then (block bytes 1) the fused epilogue kernels' rows in
+ * as many blocks as the compiler allows: each block is a product of bf16
+ * rows, whose offset is counted in the operand's element size. */
 TEST(dtypes_dot_jit_matches_eager) {
     cj_ctx *ctx = cj_ctx_new(NULL);
     cj_jit_opts interp = {0, NULL, 0, NULL, CJ_BACKEND_INTERP}, cc = {0, NULL, 0, NULL, CJ_BACKEND_CC};
     const char *cases[4] = {"mm_bf16", "big_bf16", "mm_f16", "big_f16"};
-    cj_func *f = cj_func_new(ctx, "dot_epi", dot_epi, 3, 3, NULL);
-    cj_func *ji = cj_jit(f, &interp), *jc = cj_jit(f, &cc);
+    for (int blocks = 0; blocks < 2; blocks++)
     for (int c = 0; c < 4; c++) {
+        fuse_set_dot_block_bytes_for_testing(blocks ? 1 : 0);
+        cj_func *f = cj_func_new(ctx, "dot_epi", dot_epi, 3, 3, NULL);
+        cj_func *ji = cj_jit(f, &interp), *jc = cj_jit(f, &cc);
         char name[64];
         snprintf(name, sizeof name, "%s_a", cases[c]);
         cj_val in[3];
@@ -202,10 +237,16 @@ TEST(dtypes_dot_jit_matches_eager) {
         CHECK_MSG(cj_error(ctx) == CJ_OK, "%s: %s", cases[c], cj_error_message(ctx));
         if (cj_error(ctx) != CJ_OK) break;
         for (int k = 0; k < 3; k++) {
-            CHECK_MSG(tu_same_bits(ye[k], yi[k]), "%s out %d: interpreter differs from eager", cases[c], k);
-            CHECK_MSG(tu_same_bits(ye[k], yc[k]), "%s out %d: generated C differs from eager", cases[c], k);
+            CHECK_MSG(tu_same_bits(ye[k], yi[k]), "%s out %d blocks %d: interpreter differs from eager", cases[c], k,
+                      blocks);
+            CHECK_MSG(tu_same_bits(ye[k], yc[k]), "%s out %d blocks %d: generated C differs from eager", cases[c], k,
+                      blocks);
         }
+        cj_func_free(jc);
+        cj_func_free(ji);
+        cj_func_free(f);
     }
+    fuse_set_dot_block_bytes_for_testing(0);
     cj_func *g = cj_func_new(ctx, "int_dot", int_dot, 2, 2, NULL);
     cj_func *gi = cj_jit(g, &interp), *gc = cj_jit(g, &cc);
     cj_val a = load(ctx, "int_i8_a"), b = cj_transpose(load(ctx, "int_i8_a"), NULL);

@@ -27,9 +27,9 @@
  * preferred_element_type (params.dtype) is the result's dtype. As lax: it
  * is the operands' dtype, or for integer and bool operands any dtype at
  * least as wide, for float operands any float at least as wide. Apart from
- * bf16/f16 → f32 the kernel converts both operands to it and multiplies in
- * it (i8 × i8 → i32 multiplies i32s: exact products, wrapping sums, as
- * XLA's). */
+ * bf16/f16 → f32 and 8/16-bit integers → i32/u32 (read narrow, summed in
+ * 32 bits) the kernel converts both operands to it and multiplies in it
+ * (exact products, wrapping sums, as XLA's). */
 #include <string.h>
 
 #include "../runtime/gemm.h"
@@ -324,7 +324,8 @@ static void permute_copy(const rt_array *x, const int64_t *order, void *dst) {
 /* ---- kernels ------------------------------------------------------------ */
 
 typedef struct dot_job {
-    cj_dtype dtype;   /* the operands' */
+    cj_dtype dtype;     /* the operands' */
+    cj_dtype out_dtype; /* the result's (differs: bf16/f16 → f32, i8..u16 → 32 bits) */
     matrix_view a, b; /* a: [B, M, K]; b: [B, K, N] */
     int64_t M, N, K;
     char *c;          /* [B, M, N], dense; f32 sums for bf16/f16 operands */
@@ -392,6 +393,26 @@ DEFINE_INT_ROWS(int_rows_8, uint8_t, uint8_t, unsigned)
 DEFINE_INT_ROWS(int_rows_16, uint16_t, uint16_t, unsigned)
 DEFINE_INT_ROWS(int_rows_32, uint32_t, uint32_t, uint32_t)
 DEFINE_INT_ROWS(int_rows_64, uint64_t, uint64_t, uint64_t)
+/* i8/u8/i16/u16 operands with a 32-bit preferred_element_type: read narrow,
+ * summed in 32 bits (each operand widened as lax converts it: sign- or
+ * zero-extended), so rhs streams at its own width and nothing is copied. */
+DEFINE_INT_ROWS(int_rows_i8_32, int8_t, uint32_t, uint32_t)
+DEFINE_INT_ROWS(int_rows_u8_32, uint8_t, uint32_t, uint32_t)
+DEFINE_INT_ROWS(int_rows_i16_32, int16_t, uint32_t, uint32_t)
+DEFINE_INT_ROWS(int_rows_u16_32, uint16_t, uint32_t, uint32_t)
+
+/* The kernel reading in_dt operands into out_dt sums, NULL when dot_impl
+ * converts the operands first. */
+static rt_range_fn widening_int_rows(cj_dtype in_dt, cj_dtype out_dt) {
+    if (out_dt != CJ_I32 && out_dt != CJ_U32) return NULL;
+    switch (in_dt) {
+    case CJ_I8: return int_rows_i8_32;
+    case CJ_U8: return int_rows_u8_32;
+    case CJ_I16: return int_rows_i16_32;
+    case CJ_U16: return int_rows_u16_32;
+    default: return NULL;
+    }
+}
 
 static void bool_rows(void *arg, int64_t begin, int64_t end) {
     const dot_job *j = arg;
@@ -460,7 +481,8 @@ static void run_products(dot_job *j, int64_t B) {
         return;
     }
     rt_range_fn rows = bool_rows;
-    if (j->dtype != CJ_BOOL) switch (rt_dtypes[j->dtype].size) {
+    if (j->out_dtype != j->dtype) rows = widening_int_rows(j->dtype, j->out_dtype);
+    else if (j->dtype != CJ_BOOL) switch (rt_dtypes[j->dtype].size) {
         case 1: rows = int_rows_8; break;
         case 2: rows = int_rows_16; break;
         case 4: rows = int_rows_32; break;
@@ -516,7 +538,8 @@ static int dot_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int 
     if (out->size == 0) return 0;
     cj_dtype in_dt = l->aval.dtype, out_dt = out->aval.dtype;
     bool half = in_dt == CJ_BF16 || in_dt == CJ_F16;
-    if (in_dt != out_dt && !(half && out_dt == CJ_F32)) return dot_converted(ctx, prim, p, in, out);
+    if (in_dt != out_dt && !(half && out_dt == CJ_F32) && !widening_int_rows(in_dt, out_dt))
+        return dot_converted(ctx, prim, p, in, out);
     int64_t lf[CJ_MAX_RANK], rf[CJ_MAX_RANK];
     int nlf = free_axes(&l->aval, &p->lhs_contract, &p->lhs_batch, lf);
     int nrf = free_axes(&r->aval, &p->rhs_contract, &p->rhs_batch, rf);
@@ -525,6 +548,7 @@ static int dot_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int 
     dot_job j;
     memset(&j, 0, sizeof j);
     j.dtype = in_dt;
+    j.out_dtype = out_dt;
     j.c = out->data;
     int64_t B = 1;
     for (int i = 0; i < nb; i++) B *= l->aval.dims[p->lhs_batch.v[i]];
