@@ -171,6 +171,12 @@ static size_t esize(const ir_func *ir, int v) { return rt_dtypes[ir->vars[v].dty
 static void fill_row(char *dst, const char *val, size_t es, int64_t n) {
     switch (es) {
     case 1: memset(dst, *(const uint8_t *)val, (size_t)n); break;
+    case 2: { /* i16, u16, f16, bf16 */
+        uint16_t v;
+        memcpy(&v, val, 2);
+        for (int64_t q = 0; q < n; q++) ((uint16_t *)dst)[q] = v;
+        break;
+    }
     case 4: {
         uint32_t v;
         memcpy(&v, val, 4);
