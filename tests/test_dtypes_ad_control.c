@@ -298,3 +298,101 @@ TEST(dtype_ad_integer_inputs_get_zero_cotangents_of_their_dtype) {
     CHECK(cj_error(ctx) == CJ_OK);
     cj_ctx_free(ctx);
 }
+
+/* ---- bitcast_convert_type across widths, floor_divide / remainder ---- */
+
+static void bitcast_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    out[0] = cj_bitcast_convert_type(in[0], *(const cj_dtype *)user);
+}
+
+/* x bitcast to dtype eagerly, under jit (both backends) and, for rank >= 1
+ * inputs, under vmap over the leading axis: each must equal want. */
+static void check_bitcast(cj_ctx *ctx, cj_val x, cj_dtype dtype, cj_val want, const char *what) {
+    for (int mode = 0; mode < 4; mode++) {
+        cj_dtype dt = dtype;
+        cj_func *f = cj_func_new(ctx, "bitcast", bitcast_body, 1, 1, &dt);
+        if (mode == 3) f = cj_vmap(f, NULL);
+        if (mode == 1 || mode == 2) {
+            cj_jit_opts o = {.backend = mode == 1 ? CJ_BACKEND_INTERP : CJ_BACKEND_CC};
+            f = cj_jit(f, &o);
+        }
+        cj_val got;
+        CHECK_MSG(cj_call(f, &x, &got) == CJ_OK, "%s: %s", what, cj_error_message(ctx));
+        CHECK_MSG(tu_same_bits(got, want), "%s (mode %d): not JAX's bits", what, mode);
+    }
+}
+
+TEST(dtype_bitcast_across_widths_matches_jax) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    float fv[6] = {1.0f, -2.5f, 3.0e-39f, INFINITY, NAN, 65504.0f};
+    int64_t six = 6;
+    cj_val f = cj_array(ctx, CJ_F32, 1, &six, fv);
+    check_bitcast(ctx, f, CJ_U8, load(ctx, "bitcast_f32_u8"), "f32 -> u8");
+    check_bitcast(ctx, f, CJ_I16, load(ctx, "bitcast_f32_i16"), "f32 -> i16");
+    check_bitcast(ctx, f, CJ_BF16, load(ctx, "bitcast_f32_bf16"), "f32 -> bf16");
+    cj_val b = load(ctx, "bitcast_in_u8");
+    check_bitcast(ctx, b, CJ_F32, load(ctx, "bitcast_u8_f32"), "u8[..,4] -> f32");
+    check_bitcast(ctx, b, CJ_I32, load(ctx, "bitcast_u8_i32"), "u8[..,4] -> i32");
+    check_bitcast(ctx, cj_reshape(b, 3, (const int64_t[]){2, 6, 2}), CJ_F16, load(ctx, "bitcast_u8x2_f16"),
+                  "u8[..,2] -> f16");
+    cj_val h = cj_astype(cj_array(ctx, CJ_F32, 1, (const int64_t[]){4}, (const float[]){0.5f, -1.0f, 3.25f, 1000.0f}),
+                         CJ_F16);
+    check_bitcast(ctx, h, CJ_I8, load(ctx, "bitcast_f16_i8"), "f16 -> i8");
+    /* 64-bit widths against the bytes in memory (the reference on a
+     * little-endian CPU, which is what lax gives there) */
+    double dv[3] = {1.0 / 3.0, -0.0, 6.02e23};
+    int64_t three = 3;
+    cj_val d = cj_array(ctx, CJ_F64, 1, &three, dv);
+    int64_t d38[2] = {3, 8}, d34[2] = {3, 4};
+    check_bitcast(ctx, d, CJ_U8, cj_array(ctx, CJ_U8, 2, d38, dv), "f64 -> u8");
+    check_bitcast(ctx, d, CJ_F16, cj_array(ctx, CJ_F16, 2, d34, dv), "f64 -> f16");
+    check_bitcast(ctx, cj_array(ctx, CJ_U16, 2, d34, dv), CJ_F64, d, "u16[..,4] -> f64");
+    check_bitcast(ctx, cj_array(ctx, CJ_I32, 2, (const int64_t[]){3, 2}, dv), CJ_U64,
+                  cj_array(ctx, CJ_U64, 1, &three, dv), "i32[..,2] -> u64");
+    /* round trips: f64 -> u8[.., 8] -> f64 */
+    CHECK(tu_same_bits(cj_bitcast_convert_type(cj_bitcast_convert_type(d, CJ_U8), CJ_F64), d));
+    /* errors, as lax: a wrong last axis, bool, too high a rank */
+    cj_val y = cj_bitcast_convert_type(cj_zeros(ctx, CJ_U8, 2, (const int64_t[]){2, 3}), CJ_F32);
+    CHECK(cj_is_error(y) && cj_error(ctx) == CJ_ERR_SHAPE);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "needs a last axis of 4");
+    cj_error_clear(ctx);
+    y = cj_bitcast_convert_type(cj_zeros(ctx, CJ_U8, 0, NULL), CJ_U16);
+    CHECK(cj_is_error(y) && cj_error(ctx) == CJ_ERR_SHAPE);
+    cj_error_clear(ctx);
+    y = cj_bitcast_convert_type(cj_zeros(ctx, CJ_BOOL, 1, (const int64_t[]){4}), CJ_F32);
+    CHECK(cj_is_error(y) && cj_error(ctx) == CJ_ERR_DTYPE);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "bool");
+    cj_error_clear(ctx);
+    cj_ctx_free(ctx);
+}
+
+static void intdiv_body(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_floor_divide(in[0], in[1]);
+    out[1] = cj_remainder(in[0], in[1]);
+}
+
+/* jnp.floor_divide / remainder: NumPy's signs (the quotient rounds down,
+ * the remainder takes the divisor's sign), x // 0 and x % 0 as XLA gives
+ * them on CPU; eager and jit on both backends. */
+TEST(dtype_floor_divide_remainder_new_ints_match_jax) {
+    static const char *const tags[5] = {"i8", "i16", "u8", "u16", "u32"};
+    for (int mode = 0; mode < 3; mode++) {
+        cj_ctx *ctx = cj_ctx_new(NULL);
+        for (int t = 0; t < 5; t++) {
+            char n[64];
+            snprintf(n, sizeof n, "intdiv_%s_a", tags[t]);
+            cj_val in[2] = {load(ctx, n), {0}}, out[2];
+            snprintf(n, sizeof n, "intdiv_%s_b", tags[t]);
+            in[1] = load(ctx, n);
+            CHECK_MSG(run(ctx, mode, "intdiv", intdiv_body, 2, 2, in, out) == CJ_OK, "%s", cj_error_message(ctx));
+            snprintf(n, sizeof n, "floordiv_%s", tags[t]);
+            CHECK_MSG(tu_same_bits(out[0], load(ctx, n)), "%s %s", MODES[mode], n);
+            snprintf(n, sizeof n, "remainder_%s", tags[t]);
+            CHECK_MSG(tu_same_bits(out[1], load(ctx, n)), "%s %s", MODES[mode], n);
+        }
+        CHECK(cj_error(ctx) == CJ_OK);
+        cj_ctx_free(ctx);
+    }
+}

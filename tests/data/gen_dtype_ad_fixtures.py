@@ -85,6 +85,36 @@ def main():
             save(f"cond{p}_{tag}", r)
 
 
+def bits_and_int_division():
+    # bitcast_convert_type across widths (lax on CPU: little-endian pieces)
+    f = jnp.asarray([1.0, -2.5, 3.0e-39, np.inf, np.nan, 65504.0], jnp.float32)
+    save("bitcast_f32_u8", jax.lax.bitcast_convert_type(f, jnp.uint8))
+    save("bitcast_f32_i16", jax.lax.bitcast_convert_type(f, jnp.int16))
+    save("bitcast_f32_bf16", jax.lax.bitcast_convert_type(f, jnp.bfloat16))
+    b = jnp.asarray(np.arange(24) * 37 % 256, jnp.uint8).reshape(2, 3, 4)
+    save("bitcast_in_u8", b)
+    save("bitcast_u8_f32", jax.lax.bitcast_convert_type(b, jnp.float32))
+    save("bitcast_u8_i32", jax.lax.bitcast_convert_type(b, jnp.int32))
+    save("bitcast_u8x2_f16", jax.lax.bitcast_convert_type(b.reshape(2, 6, 2), jnp.float16))
+    h = jnp.asarray([0.5, -1.0, 3.25, 1000.0], jnp.float16)
+    save("bitcast_f16_i8", jax.lax.bitcast_convert_type(h, jnp.int8))
+    # jnp.floor_divide / remainder (NumPy signs) on the new integer types
+    a = np.array([7, -7, 7, -7, 0, 5, -128, 127, 100, -1, 3, -3])
+    d = np.array([2, 2, -2, -2, 3, 0, -1, 5, -7, 3, -4, 0])
+    for tag, dt in (("i8", jnp.int8), ("i16", jnp.int16), ("u8", jnp.uint8), ("u16", jnp.uint16),
+                    ("u32", jnp.uint32)):
+        if tag.startswith("u"):
+            aa, dd = np.abs(a) % 200, np.abs(d)
+        else:
+            aa, dd = a, d
+        x, y = jnp.asarray(aa).astype(dt), jnp.asarray(dd).astype(dt)
+        save(f"intdiv_{tag}_a", x), save(f"intdiv_{tag}_b", y)
+        save(f"floordiv_{tag}", jnp.floor_divide(x, y))
+        save(f"remainder_{tag}", jnp.remainder(x, y))
+
+
 if __name__ == "__main__":
+    os.makedirs(OUT, exist_ok=True)
+    bits_and_int_division()
     with jax.disable_jit():
         main()
