@@ -1045,10 +1045,10 @@ cj_status cj_print_ir(cj_func *f, int n_in, const cj_val *example,
 
 /* ---- Random numbers ---------------------------------------------------- */
 /* jax.random with JAX's default settings (threefry2x32, partitionable
- * threefry, x64 off): the same seed gives bit-identical arrays. A key is an
- * i32[2] value holding the bits of JAX's uint32[2] key data (cjax has no
- * unsigned dtype); keys are ordinary values, so every function below works
- * eagerly, under cj_jit, and under cj_vmap over a batch of keys (i32[B,2]
+ * threefry, x64 off): the same seed gives bit-identical arrays. A key is a
+ * u32[2] value, JAX's uint32[2] key data (an i32[2] of the same bits is
+ * taken too); keys are ordinary values, so every function below works
+ * eagerly, under cj_jit, and under cj_vmap over a batch of keys (u32[B,2]
  * mapped on axis 0 gives each key's own draw). Only multivariate_normal
  * and the gamma family (below) have derivatives.
  * Shapes are (rank, shape) with fewer than 2^31 elements in one draw. A key

@@ -1530,7 +1530,9 @@ static cj_val run_random(env *e, const fz_node *n) {
     switch ((fz_random)n->sub) {
     case FZ_UNIFORM: return cj_random_uniform(key, t->dtype, t->rank, t->dims, n->consts[1], n->consts[2]);
     case FZ_NORMAL: return cj_random_normal(key, t->dtype, t->rank, t->dims);
-    default: return cj_mul(cj_astype(cj_random_bits(key, t->rank, t->dims), t->dtype), cj_scalar(ctx, 0x1p-31));
+    default: /* the u32 bits read as i32, so the values lie in [-1, 1) */
+        return cj_mul(cj_astype(cj_bitcast_convert_type(cj_random_bits(key, t->rank, t->dims), CJ_I32), t->dtype),
+                      cj_scalar(ctx, 0x1p-31));
     }
 }
 

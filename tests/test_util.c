@@ -101,6 +101,11 @@ int64_t tu_ordered_bits(const void *p, cj_dtype dt) {
         memcpy(&b, p, 4);
         return b < 0 ? (int64_t)INT32_MIN - b : b;
     }
+    if (dt == CJ_F16 || dt == CJ_BF16) {
+        int16_t b;
+        memcpy(&b, p, 2);
+        return b < 0 ? (int64_t)INT16_MIN - b : b;
+    }
     int64_t b;
     memcpy(&b, p, 8);
     return b < 0 ? INT64_MIN - b : b;
@@ -121,7 +126,7 @@ int tu_match_ulp(cj_val got, cj_val want, int64_t max_ulp, char *why, size_t siz
     int64_t bad = 0, worst = 0;
     for (size_t i = 0; ok && i < n; i++) {
         if (memcmp(a + i * es, b + i * es, es) == 0) continue;
-        int64_t u = (dt == CJ_F32 || dt == CJ_F64) ? llabs(tu_ordered_bits(a + i * es, dt) - tu_ordered_bits(b + i * es, dt)) : INT64_MAX;
+        int64_t u = (dt == CJ_F32 || dt == CJ_F64 || dt == CJ_F16 || dt == CJ_BF16) ? llabs(tu_ordered_bits(a + i * es, dt) - tu_ordered_bits(b + i * es, dt)) : INT64_MAX;
         if (u > worst) worst = u;
         bad++;
     }

@@ -31,9 +31,9 @@ cj_val tu_load_linalg(cj_ctx *ctx, const char *case_name, const char *what);
 uint64_t tu_allocs_per_call(cj_ctx *ctx, cj_func *jf, const cj_val *in);
 
 /* A float's bits as an integer that orders like the float (f32 from 4
- * bytes, else f64 from 8): the difference of two is their distance in ulp. */
+ * bytes, f16/bf16 from 2, else f64 from 8): the difference of two is their distance in ulp. */
 int64_t tu_ordered_bits(const void *p, cj_dtype dt);
-/* Whether got has want's type and matches it within max_ulp (f32/f64;
+/* Whether got has want's type and matches it within max_ulp (f32/f64/f16/bf16;
  * other dtypes exactly); `why` says how they differ. The largest distance
  * seen is raised into *worst_out when that is not NULL. */
 int tu_match_ulp(cj_val got, cj_val want, int64_t max_ulp, char *why, size_t size, int64_t *worst_out);

@@ -187,11 +187,76 @@ cj_val cj_shift_right_logical(cj_val a, cj_val b) { return binary(PRIM_SHIFT_RIG
 cj_val cj_shift_right_arithmetic(cj_val a, cj_val b) { return binary(PRIM_SHIFT_RIGHT_ARITHMETIC, a, b); }
 cj_val cj_population_count(cj_val x) { return bind1(PRIM_POPULATION_COUNT, x); }
 
-cj_val cj_bitcast_convert_type(cj_val x, cj_dtype dtype) {
-    if (!api_aval(x, "bitcast_convert_type")) return api_err(x.ctx);
+static cj_val bitcast_same(cj_val x, cj_dtype dtype) {
     prim_params p = prim_params_zero();
     p.dtype = dtype;
     return core_bind(x.ctx, PRIM_BITCAST_CONVERT_TYPE, &p, 1, &x);
+}
+
+/* The unsigned integer type of a width in bytes. */
+static cj_dtype uint_of(size_t width) {
+    return width == 1 ? CJ_U8 : width == 2 ? CJ_U16 : width == 4 ? CJ_U32 : CJ_U64;
+}
+
+/* lax.bitcast_convert_type across widths, over the same-width primitive:
+ * wide → narrow splits each element into r = wide/narrow pieces on a new
+ * last axis, lowest bits first (the order of the bytes in memory on the
+ * little-endian CPUs cjax runs on, so it is lax's on CPU); narrow → wide
+ * joins a last axis of exactly r pieces. Shifts and conversions of the
+ * unsigned types of each width, so it jits and vmaps as they do. */
+static cj_val bitcast_widths(cj_val x, const rt_aval *a, cj_dtype dtype) {
+    cj_ctx *ctx = x.ctx;
+    size_t wi = rt_dtypes[a->dtype].size, wo = rt_dtypes[dtype].size;
+    char t[96];
+    rt_aval_str(a, t, sizeof t);
+    if (a->dtype == CJ_BOOL || dtype == CJ_BOOL) {
+        core_error(ctx, CJ_ERR_DTYPE, "bitcast_convert_type: bool converts only to bool, got %s to %s", t,
+                   cj_dtype_name(dtype));
+        return api_err(ctx);
+    }
+    cj_dtype ui = uint_of(wi), uo = uint_of(wo);
+    cj_val u = a->dtype == ui ? x : bitcast_same(x, ui);
+    if (wi > wo) {
+        int64_t r = (int64_t)(wi / wo);
+        if (a->rank + 1 > CJ_MAX_RANK) {
+            core_error(ctx, CJ_ERR_SHAPE, "bitcast_convert_type: %s to %s needs rank %d (at most %d)", t,
+                       cj_dtype_name(dtype), a->rank + 1, CJ_MAX_RANK);
+            return api_err(ctx);
+        }
+        cj_val parts[8];
+        for (int64_t k = 0; k < r; k++) {
+            cj_val sh = cj_shift_right_logical(u, cj_scalar_typed(ctx, (double)(8 * wo * (size_t)k), ui));
+            parts[k] = cj_astype(sh, uo); /* an unsigned conversion keeps the low bits */
+        }
+        cj_val out = cj_stack((int)r, parts, a->rank);
+        return dtype == uo ? out : bitcast_same(out, dtype);
+    }
+    int64_t r = (int64_t)(wo / wi);
+    if (a->rank < 1 || a->dims[a->rank - 1] != r) {
+        core_error(ctx, CJ_ERR_SHAPE,
+                   "bitcast_convert_type: %s to %s needs a last axis of %lld (the width ratio), as lax", t,
+                   cj_dtype_name(dtype), (long long)r);
+        return api_err(ctx);
+    }
+    cj_val acc = {0};
+    for (int64_t k = 0; k < r; k++) {
+        int64_t lo[CJ_MAX_RANK] = {0}, hi[CJ_MAX_RANK];
+        for (int d = 0; d < a->rank; d++) hi[d] = a->dims[d];
+        lo[a->rank - 1] = k;
+        hi[a->rank - 1] = k + 1;
+        cj_val piece = cj_astype(cj_reshape(cj_slice(u, lo, hi, NULL), a->rank - 1, a->dims), uo);
+        piece = cj_shift_left(piece, cj_scalar_typed(ctx, (double)(8 * wi * (size_t)k), uo));
+        acc = k == 0 ? piece : cj_or(acc, piece);
+    }
+    return dtype == uo ? acc : bitcast_same(acc, dtype);
+}
+
+cj_val cj_bitcast_convert_type(cj_val x, cj_dtype dtype) {
+    const rt_aval *a = api_aval(x, "bitcast_convert_type");
+    if (!a) return api_err(x.ctx);
+    if (rt_dtype_valid((int)dtype) && rt_dtype_valid((int)a->dtype) && rt_dtypes[dtype].size != rt_dtypes[a->dtype].size)
+        return bitcast_widths(x, a, dtype);
+    return bitcast_same(x, dtype);
 }
 
 /* ---- ternary ---- */

@@ -209,6 +209,9 @@ cj_val cj_floor_divide(cj_val a, cj_val b) {
     cj_dtype dt;
     if (promote2("floor_divide", &a, &b, 0, &dt) != 0) return err2(a, b, "floor_divide");
     cj_val zero = like(a, 0), one = like(a, 1);
+    /* unsigned: truncation is already the floor (jnp uses lax.div, so
+     * x // 0 is all ones) */
+    if (rt_is_unsigned(dt)) return lax_div(a, b);
     if (!rt_is_float(dt)) {
         cj_val q = lax_div(a, b);
         cj_val fix = cj_and(cj_ne(cj_sign(a), cj_sign(b)), cj_ne(cj_rem(a, b), zero));

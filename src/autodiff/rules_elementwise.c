@@ -156,8 +156,22 @@ static coef_fn unary_coef(prim_id prim) {
 
 typedef cj_val (*tangent_fn)(prim_id prim, const prim_params *p, const cj_val *in, const cj_val *tin, cj_val out);
 
+/* log, log1p and atan: JAX divides the tangent by x, x + 1, 1 + x²
+ * (one rounding) where t * (1 / d) would round twice — a difference that
+ * shows in f16/bf16. */
+static cj_val unary_divisor(prim_id prim, cj_val x) {
+    switch (prim) {
+    case PRIM_LOG: return x;
+    case PRIM_LOG1P: return add(x, konst(x, 1));
+    case PRIM_ATAN: return add(konst(x, 1), mul(x, x));
+    default: return (cj_val){0};
+    }
+}
+
 static cj_val unary_tangent(prim_id prim, const prim_params *p, const cj_val *in, const cj_val *tin, cj_val out) {
     (void)p;
+    cj_val d = unary_divisor(prim, in[0]);
+    if (d.ctx) return divide(tin[0], d);
     return mul(tin[0], unary_coef(prim)(in[0], out));
 }
 
