@@ -22,6 +22,13 @@
 static _Atomic int64_t jacobi_max = JACOBI_MAX_DEFAULT;
 
 void rt_eigh_set_jacobi_max(int64_t n) { atomic_store(&jacobi_max, n < 0 ? JACOBI_MAX_DEFAULT : n); }
+/* The tridiagonalisation's panel width (linalg_tridiag_blocked_impl.h). */
+#define REDUCE_BLOCK_DEFAULT 32
+static _Atomic int64_t reduce_block = REDUCE_BLOCK_DEFAULT;
+void rt_eigh_set_reduce_block(int64_t nb) {
+    atomic_store(&reduce_block, nb < 0 ? REDUCE_BLOCK_DEFAULT : nb > RT_REDUCE_BLOCK_MAX ? RT_REDUCE_BLOCK_MAX : nb);
+}
+int64_t rt_eigh_reduce_block(void) { return atomic_load(&reduce_block); }
 #ifdef CJAX_HAVE_LAPACK
 /* Fortran LAPACK (gfortran's convention: a hidden length per string). */
 void ssyevd_(const char *jobz, const char *uplo, const int *n, float *a, const int *lda, float *w, float *work,

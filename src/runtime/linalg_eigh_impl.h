@@ -69,7 +69,9 @@ static void F(eigh_tridiag)(int64_t n, const T *a, T *v, T *w, T *work) {
         for (int64_t j0 = 0; j0 <= i0; j0 += TILE)
             for (int64_t i = i0; i < i0 + TILE && i < n; i++)
                 for (int64_t j = j0; j < j0 + TILE && j <= i; j++) m[j * n + i] = a[i * n + j];
-    F(td_reduce)(m, n, d, e, taus, p, q);
+    for (int64_t i = 1; i < n; i++) /* the lower triangle unused, but the panels' GEMMs read a strip of it */
+        for (int64_t j = 0; j < i; j++) m[i * n + j] = 0;
+    F(td_reduce_blocked)(m, n, d, e, taus, p, q, ys, wk, wk2);
     F(td_eig)(n, d, e, w, 0, v, rest, NULL); /* v holds Zᵀ */
     F(transpose_square)(v, n);
     /* reflector k: u_k[k+1] = 1, its tail in row k from column k+2 */

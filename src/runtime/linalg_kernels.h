@@ -110,6 +110,13 @@ int64_t rt_eigh_work(int64_t n);
  * the default). */
 void rt_eigh_set_jacobi_max(int64_t n);
 int64_t rt_eigh_jacobi_max(void);
+/* Panel width of the blocked tridiagonalisation (eigh above Jacobi's
+ * range; linalg_tridiag_blocked_impl.h), process-wide, as
+ * rt_linalg_set_reduce_block: 0 reduces unblocked (tests compare both),
+ * negative restores the default (32), at most RT_REDUCE_BLOCK_MAX (the
+ * back-transformation's WY buffers hold the panel's V and W). */
+void rt_eigh_set_reduce_block(int64_t nb);
+int64_t rt_eigh_reduce_block(void);
 void rt_eigh_f32(int64_t batch, int64_t n, const float *a, float *v, float *w, float *work);
 void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w, double *work);
 

@@ -3,8 +3,8 @@
  * included by linalg_eigh.c (and, for steps 2 and 3, linalg_svd.c) once
  * per type with T, S, SQRT, FABS, EPS and GEMM defined. F(eigh_tridiag)
  * in linalg_eigh_impl.h strings the steps together for n above the
- * Jacobi range; the reduction's flops are level-2 (memory
- * bound, one fused pass per column), the back-transformation's GEMM.
+ * Jacobi range; half the reduction's flops are level-2 (a read-only
+ * pass per column), the other half and the back-transformation's GEMM.
  *
  * 1. A = Q T Qᵀ by Householder reflections (as LAPACK's sytd2 with
  *    uplo = L: H_k = I - tau_k u_k u_kᵀ, u_k[k+1] = 1, beta =
@@ -12,7 +12,10 @@
  *    one (row-major, column k below the diagonal is then row k right of
  *    it: contiguous), u_k kept where its column was.
  *    Each step's rank-2 update of the trailing matrix and the next step's
- *    product of it with the next reflector run in one pass over it.
+ *    product of it with the next reflector run in one pass over it; above
+ *    the last 32 + nb columns, panels of nb reflectors first
+ *    (linalg_tridiag_blocked_impl.h: sytrd's scheme, the trailing matrix
+ *    updated by GEMM once a panel).
  * 2. T's eigenvalues by root-free QL (Pal–Walker–Kahan) with Wilkinson's
  *    shift, in double, per
  *    unreduced block (T splits where an off-diagonal is negligible); its
@@ -58,9 +61,9 @@ static inline T F(td_dot)(const T *x, const T *y, int64_t n) {
 /* The reflector of row k's part right of the diagonal (r entries: the
  * column below the diagonal, by symmetry), in place there (v[0] = 1),
  * tau returned, e[k] = beta. */
-static T F(td_reflector)(T *a, int64_t n, int64_t k, double *e) {
+static T F(td_reflector)(T *a, int64_t ld, int64_t n, int64_t k, double *e) {
     int64_t r = n - k - 1;
-    T *v = a + k * n + k + 1, alpha = v[0];
+    T *v = a + k * ld + k + 1, alpha = v[0];
     double sigma = 0;
     for (int64_t i = 1; i < r; i++) sigma += (double)v[i] * v[i];
     v[0] = 1;
@@ -90,28 +93,29 @@ static void F(td_w)(T *p, const T *v, int64_t r, T tau) {
     for (int64_t i = 0; i < r; i++) p[i] -= k * v[i];
 }
 
-/* Step 1 on the n×n matrix a (its upper triangle; n >= 3): d, e (n, n-1)
- * the tridiagonal, taus[k] (k < n-2) and the reflectors in a's rows right
- * of the diagonal (row k's the column below it, by symmetry: every access
- * is contiguous). p, q: n elements each. */
-static void F(td_reduce)(T *a, int64_t n, double *d, double *e, T *taus, T *p, T *q) {
-    T tau = taus[0] = F(td_reflector)(a, n, 0, e);
+/* Step 1 on the n×n matrix a at row stride ld (its upper triangle; n >=
+ * 3), unblocked: d, e (n, n-1) the tridiagonal, taus[k] (k < n-2) and the
+ * reflectors in a's rows right of the diagonal (row k's the column below
+ * it, by symmetry: every access is contiguous). p, q: n elements each.
+ * linalg_tridiag_blocked_impl.h's panels leave it the last columns. */
+static void F(td_reduce)(T *a, int64_t ld, int64_t n, double *d, double *e, T *taus, T *p, T *q) {
+    T tau = taus[0] = F(td_reflector)(a, ld, n, 0, e);
     if (tau != 0) {
         for (int64_t i = 0; i < n - 1; i++) q[i] = 0;
-        for (int64_t i = 0; i < n - 1; i++) F(td_symv_row)(a + (i + 1) * n + i + 1, n - 1 - i, a + 1 + i, q + i);
+        for (int64_t i = 0; i < n - 1; i++) F(td_symv_row)(a + (i + 1) * ld + i + 1, n - 1 - i, a + 1 + i, q + i);
         for (int64_t i = 0; i < n - 1; i++) p[i] = tau * q[i];
     }
     for (int64_t k = 0; k < n - 2; k++) {
         int64_t r = n - k - 1;
-        T *b = a + (k + 1) * n + k + 1; /* the trailing r×r block */
-        const T *v = a + k * n + k + 1;
-        d[k] = a[k * n + k];
+        T *b = a + (k + 1) * ld + k + 1; /* the trailing r×r block */
+        const T *v = a + k * ld + k + 1;
+        d[k] = a[k * ld + k];
         if (tau == 0) { /* B unchanged; the next reflector and its product plainly */
             if (k + 1 < n - 2) {
-                tau = taus[k + 1] = F(td_reflector)(a, n, k + 1, e);
+                tau = taus[k + 1] = F(td_reflector)(a, ld, n, k + 1, e);
                 if (tau != 0) {
                     for (int64_t i = 0; i < r - 1; i++) q[i] = 0;
-                    for (int64_t i = 0; i < r - 1; i++) F(td_symv_row)(b + (i + 1) * n + i + 1, r - 1 - i, b + 1 + i, q + i);
+                    for (int64_t i = 0; i < r - 1; i++) F(td_symv_row)(b + (i + 1) * ld + i + 1, r - 1 - i, b + 1 + i, q + i);
                     for (int64_t i = 0; i < r - 1; i++) p[i] = tau * q[i];
                 }
             }
@@ -121,10 +125,10 @@ static void F(td_reduce)(T *a, int64_t n, double *d, double *e, T *taus, T *p, T
         /* B -= v wᵀ + w vᵀ: its first row first (the next reflector) */
         for (int64_t j = 0; j < r; j++) b[j] -= v[0] * p[j] + p[0] * v[j];
         if (k + 1 >= n - 2) { /* the last step: the 2×2 block left */
-            b[n + 1] -= 2 * v[1] * p[1];
+            b[ld + 1] -= 2 * v[1] * p[1];
             break;
         }
-        T tau1 = taus[k + 1] = F(td_reflector)(a, n, k + 1, e);
+        T tau1 = taus[k + 1] = F(td_reflector)(a, ld, n, k + 1, e);
         const T *v1 = b + 1; /* the next reflector, row k+1's part right of the diagonal */
         /* the rest of B's update fused with q = B' v1 for the next step
          * (B' = B without its first row and column), a row at a time:
@@ -133,7 +137,7 @@ static void F(td_reduce)(T *a, int64_t n, double *d, double *e, T *taus, T *p, T
         const T *vv = v + 1, *ww = p + 1;
         for (int64_t i = 0; i < r1; i++) q[i] = 0;
         for (int64_t i = 0; i < r1; i++) {
-            T *row = b + (i + 1) * n + i + 1;
+            T *row = b + (i + 1) * ld + i + 1;
             int64_t len = r1 - i;
             T vi = vv[i], wi = ww[i];
             const T *wr = ww + i, *vr = vv + i;
@@ -144,10 +148,12 @@ static void F(td_reduce)(T *a, int64_t n, double *d, double *e, T *taus, T *p, T
         if (tau != 0)
             for (int64_t i = 0; i < r1; i++) p[i] = tau * q[i];
     }
-    d[n - 2] = a[(n - 2) * n + n - 2];
-    d[n - 1] = a[(n - 1) * n + n - 1];
-    e[n - 2] = a[(n - 2) * n + n - 1];
+    d[n - 2] = a[(n - 2) * ld + n - 2];
+    d[n - 1] = a[(n - 1) * ld + n - 1];
+    e[n - 2] = a[(n - 2) * ld + n - 1];
 }
+
+#include "linalg_tridiag_blocked_impl.h"
 
 #endif
 
