@@ -104,6 +104,14 @@ static cj_func *make_eigh_1024(cj_ctx *ctx, cj_val *in) { return la_make_decomp(
 static cj_func *make_svd_64(cj_ctx *ctx, cj_val *in) { return la_make_decomp(ctx, in, 64, LA_SVD); }
 static cj_func *make_svd_256(cj_ctx *ctx, cj_val *in) { return la_make_decomp(ctx, in, 256, LA_SVD); }
 static cj_func *make_svd_1024(cj_ctx *ctx, cj_val *in) { return la_make_decomp(ctx, in, 1024, LA_SVD); }
+/* svd in f64 (issue 16's f64 rows): the same G widened exactly, so both
+ * sides decompose the same matrix */
+static cj_func *make_svd64(cj_ctx *ctx, cj_val *in, int64_t n) {
+    in[0] = cj_astype(la_wave(ctx, n), CJ_F64);
+    return cj_func_new(ctx, "svd64", la_svd_fn, 1, 3, NULL);
+}
+static cj_func *make_svd64_256(cj_ctx *ctx, cj_val *in) { return make_svd64(ctx, in, 256); }
+static cj_func *make_svd64_1024(cj_ctx *ctx, cj_val *in) { return make_svd64(ctx, in, 1024); }
 static cj_func *make_qr_64(cj_ctx *ctx, cj_val *in) { return la_make_decomp(ctx, in, 64, LA_QR); }
 static cj_func *make_qr_256(cj_ctx *ctx, cj_val *in) { return la_make_decomp(ctx, in, 256, LA_QR); }
 static cj_func *make_qr_1024(cj_ctx *ctx, cj_val *in) { return la_make_decomp(ctx, in, 1024, LA_QR); }

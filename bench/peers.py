@@ -386,6 +386,8 @@ def numpy_side():
         **{f"svd_{n}": ((lambda n: lambda: (lambda u, s, vt: (s, u * u, vt * vt))(
             *np.linalg.svd(d[f"la_g{n}"], full_matrices=False)))(n), None) for n in LA_SIZES},
         **{f"qr_{n}": ((lambda n: lambda: np.linalg.qr(d[f"la_g{n}"]))(n), None) for n in LA_SIZES},
+        **{f"svd64_{n}": ((lambda n: lambda: (lambda u, s, vt: (s, u * u, vt * vt))(
+            *np.linalg.svd(d[f"la_g{n}"].astype(np.float64), full_matrices=False)))(n), None) for n in LA_SIZES[1:]},
         "solve_batch8": (lambda: np.linalg.solve(d["la_ab"], d["la_bb"]), None),
         "gn_step": (lambda: gn_step(d["gn_p0"], d["gn_t"], d["gn_y"]), None),
         "cached_call": (cached_calls, lambda: tiny * f32(1.5) + f32(0.25)),
@@ -541,6 +543,28 @@ def jax_side():
         jf = jax.jit(fn)
         run = (lambda jf, args: lambda: jax.block_until_ready(jf(*args)))(jf, args)
         work[key] = (run, None, (jf, args))
+
+    # the f64 svd rows: the f32 matrix widened exactly, traced, compiled and
+    # run with 64-bit types enabled (and only there: the other rows stay f32)
+    class X64:  # memory()'s jf: lowers under the same setting
+        def __init__(self, jf):
+            self.jf = jf
+
+        def lower(self, *args):
+            with jax.enable_x64(True):
+                return self.jf.lower(*args)
+
+    def svd64_row(n):
+        with jax.enable_x64(True):
+            a = jnp.asarray(np.asarray(d[f"la_g{n}"], dtype=np.float64))
+            jf = jax.jit(lambda a: (lambda u, s, vt: (s, u * u, vt * vt))(*jnp.linalg.svd(a, full_matrices=False)))
+
+        def run():
+            with jax.enable_x64(True):
+                return jax.block_until_ready(jf(a))
+        return run, None, (X64(jf), (a,))
+    for n in LA_SIZES[1:]:
+        work[f"svd64_{n}"] = svd64_row(n)
 
     jmlp = jax.jit(mlp)
     rows = [d["mlp_x"][b] for b in range(MLP[0])]
