@@ -12,8 +12,10 @@
  * eigenvectors are not unique and a tridiagonal solver would deflate at
  * once): G[i, j] = sin((k mod 97)·(k mod 89)) with k = i·n + j, exact
  * integers under the sine on both sides; eigh takes (G + Gᵀ)/2, svd and
- * qr G. Eigenvectors and singular vectors are defined up to sign, so the
- * rows return them squared elementwise (an n² pass beside the n³ work). */
+ * qr G (svd also in f64 at n = 256, 1024: G widened exactly, JAX run
+ * under jax.enable_x64). Eigenvectors and singular vectors are defined up
+ * to sign, so the rows return them squared elementwise (an n² pass beside
+ * the n³ work). */
 #ifndef CJ_BENCH_WORK_LINALG_H
 #define CJ_BENCH_WORK_LINALG_H
 #include <cjax.h>

@@ -259,9 +259,60 @@ static void F(bd_vectors_qr)(int64_t m, int64_t n, int full, T *s, T *u, T *vt, 
 #ifndef BD_ZROWS
 /* The Golub–Kahan vectors zt holds (of 2r long): the r of +σ and the -σ
  * within 10⁻³ σ_max of zero that td_eig orthogonalises them against; a
- * matrix with more small σ than r/8 + 8 takes implicit QR. */
+ * matrix with more small σ than r/8 + 8 takes implicit QR. A tall
+ * matrix's +σ rows but one live in the u and vt outputs (F(bd_gk_tall)):
+ * zt holds the -σ ones and, r odd, one more. */
 #define BD_ZROWS(r) ((r) + (r) / 8 + 8)
+#define BD_ZROWS_TALL(r) ((r) / 8 + 9)
+#define BD_ZROWS_FOR(m, n, r) ((m) >= (n) ? BD_ZROWS_TALL(r) : BD_ZROWS(r))
 #endif
+
+/* A tall matrix's Golub–Kahan rows (td_eig's rows j, 2r long; nneg of
+ * -σ first, then the r of +σ, ascending): rows [0, nneg + odd) in zt,
+ * the next h = r/2 in u[0, 2hr), the last h in vt[0, 2hr) (u has m·lc >=
+ * r² entries, vt r²). */
+static F(td_rows) F(bd_gk_rows)(T *zt, T *u, T *vt, int64_t r, int64_t nneg) {
+    int64_t odd = r & 1, h = r / 2;
+    return (F(td_rows)){{zt, u, vt}, {0, nneg + odd, nneg + odd + h}};
+}
+
+/* The +σ rows of F(bd_gk_rows) become, scaled by iv, iu (per σ_t,
+ * descending t), B's right vectors as vt's columns (vt[i·r + t] =
+ * iv_t·z_t[2i]) and its left ones as the columns of u's first r² entries
+ * (u[i·r + t] = iu_t·z_t[2i+1]), in place: one cycle-following
+ * permutation of the 2r² entries of u[0, r²) and vt[0, r²) (slot x < r²
+ * is u[x], else vt[x - r²]), the odd row first moved into the two free
+ * tails u[r² - r, r²), vt[r² - r, r²). seen: 2r² bits. */
+static void F(bd_gk_tall)(T *u, T *vt, const T *zodd, int64_t r, const T *iv, const T *iu, unsigned char *seen) {
+    int64_t odd = r & 1, h = r / 2, rr = r * r, hr = 2 * h * r, tail = rr - r;
+    if (odd)
+        for (int64_t k = 0; k < r; k++) u[tail + k] = zodd[k], vt[tail + k] = zodd[r + k];
+    memset(seen, 0, (size_t)((2 * rr + 7) / 8));
+#define BD_SLOT(x) (*((x) < rr ? u + (x) : vt + ((x) - rr)))
+    for (int64_t x0 = 0; x0 < 2 * rr; x0++) {
+        if (seen[x0 >> 3] & (1 << (x0 & 7))) continue;
+        int64_t x = x0;
+        T carry = 0;
+        int have = 0;
+        for (;;) {
+            /* the entry at x: row p (ascending σ), position k */
+            int64_t y = x < rr ? x : x - rr, p, k;
+            if (y < hr) p = y / (2 * r) + (x < rr ? 0 : h) + odd, k = y % (2 * r);
+            else p = 0, k = y - tail + (x < rr ? 0 : r);
+            int64_t t = r - 1 - p, i = k / 2, dest = k & 1 ? i * r + t : rr + i * r + t;
+            T v = BD_SLOT(x) * (k & 1 ? iu[t] : iv[t]);
+            seen[x >> 3] |= (unsigned char)(1 << (x & 7));
+            if (have) BD_SLOT(x) = carry;
+            carry = v, have = 1;
+            if (dest == x0) {
+                BD_SLOT(x0) = carry;
+                break;
+            }
+            x = dest;
+        }
+    }
+#undef BD_SLOT
+}
 
 /* One matrix, r = min(m, n) >= 3: 1 (always: the Jacobi fallback has
  * gone; a QR iteration that does not converge gives NaN). s descending;
@@ -273,7 +324,7 @@ static int F(svd_bidiag)(int64_t m, int64_t n, int full, const T *a, T *s, T *u,
     T *g = work, *up = g + L * r, *wv = up + (tall ? 0 : L * L), *ys = wv + N, *wk = ys + TD_NB * L;
     T *wk2 = wk + TD_NB * L, *tt = wk2 + TD_NB * L, *tauq = tt + TD_NB * TD_NB, *taup = tauq + L, *acc = taup + L;
     T *wrow = acc + L, *zt = wrow + L;
-    uintptr_t at = (uintptr_t)(zt + (BD_GK ? BD_ZROWS(r) * N : 0));
+    uintptr_t at = (uintptr_t)(zt + (BD_GK ? BD_ZROWS_FOR(m, n, r) * N : 0));
     double *dw = (double *)((at + 7) & ~(uintptr_t)7), *d = dw, *e = d + r, *td = e + r, *te = td + N;
     double *given = te + N, *dqw = given + N, *rest = dqw + 4 * r;
     if (tall)
@@ -315,9 +366,10 @@ static int F(svd_bidiag)(int64_t m, int64_t n, int full, const T *a, T *s, T *u,
      * (see the top), or too many σ lie near zero, implicit QR on the
      * same B instead */
     int ok = s[0] > 0 && !(DBL_EPSILON * (double)s[0] > (double)s[r - 1] * EPS * (double)r) && N - first <= BD_ZROWS(r);
-    if (ok) first = F(td_eig)(N, td, te, wv, -1, zt, rest, gv);
+    F(td_rows) zr = tall ? F(bd_gk_rows)(zt, u, vt, r, r - first) : F(td_rows_one)(zt);
+    if (ok) first = F(td_eig)(N, td, te, wv, -1, &zr, rest, gv);
     for (int64_t t = 0; ok && t < r; t++) { /* each vector's halves must be of equal length */
-        const T *z = zt + (N - 1 - t - first) * N;
+        const T *z = F(td_row)(&zr, N - 1 - t - first, N);
         double nv = 0, nu = 0;
         for (int64_t i = 0; i < r; i++) nv += (double)z[2 * i] * z[2 * i], nu += (double)z[2 * i + 1] * z[2 * i + 1];
         if (fabs(nv - 0.5) > 0.05 || fabs(nu - 0.5) > 0.05) ok = 0;
@@ -332,13 +384,29 @@ static int F(svd_bidiag)(int64_t m, int64_t n, int full, const T *a, T *s, T *u,
      * into rz, as columns */
     int64_t lc = full ? L : r; /* columns of the left factor */
     T *lz = tall ? u : up, *rz = tall ? vt : u;
-    for (int64_t i = 0; i < L * lc; i++) lz[i] = 0;
-    for (int64_t t = 0; t < r; t++) {
-        const T *z = zt + (N - 1 - t - first) * N;
-        double nv = 0, nu = 0;
-        for (int64_t i = 0; i < r; i++) nv += (double)z[2 * i] * z[2 * i], nu += (double)z[2 * i + 1] * z[2 * i + 1];
-        T iv = (T)(1 / sqrt(nv)), iu = (T)(1 / sqrt(nu));
-        for (int64_t i = 0; i < r; i++) lz[i * lc + t] = z[2 * i + 1] * iu, rz[i * r + t] = z[2 * i] * iv;
+    if (tall) { /* in place from the outputs (F(bd_gk_tall)), then u spread to stride lc */
+        T *iv = wv, *iu = wv + r; /* wv is free: s has the values */
+        for (int64_t t = 0; t < r; t++) {
+            const T *z = F(td_row)(&zr, N - 1 - t - first, N);
+            double nv = 0, nu = 0;
+            for (int64_t i = 0; i < r; i++) nv += (double)z[2 * i] * z[2 * i], nu += (double)z[2 * i + 1] * z[2 * i + 1];
+            iv[t] = (T)(1 / sqrt(nv)), iu[t] = (T)(1 / sqrt(nu));
+        }
+        F(bd_gk_tall)(u, vt, F(td_row)(&zr, N - first - r, N), r, iv, iu, (unsigned char *)td);
+        for (int64_t i = r - 1; i >= 0 && lc > r; i--) {
+            for (int64_t k = r - 1; k >= 0; k--) u[i * lc + k] = u[i * r + k]; /* i·lc >= i·r: backwards is safe */
+            for (int64_t k = r; k < lc; k++) u[i * lc + k] = 0;
+        }
+        for (int64_t i = r * lc; i < L * lc; i++) u[i] = 0;
+    } else {
+        for (int64_t i = 0; i < L * lc; i++) lz[i] = 0;
+        for (int64_t t = 0; t < r; t++) {
+            const T *z = F(td_row)(&zr, N - 1 - t - first, N);
+            double nv = 0, nu = 0;
+            for (int64_t i = 0; i < r; i++) nv += (double)z[2 * i] * z[2 * i], nu += (double)z[2 * i + 1] * z[2 * i + 1];
+            T iv = (T)(1 / sqrt(nv)), iu = (T)(1 / sqrt(nu));
+            for (int64_t i = 0; i < r; i++) lz[i * lc + t] = z[2 * i + 1] * iu, rz[i * r + t] = z[2 * i] * iv;
+        }
     }
     for (int64_t t = r; t < lc; t++) lz[t * lc + t] = 1; /* full: Q_L's remaining columns */
     /* left reflector j: unit at coordinate j, tail down column j */

@@ -72,7 +72,8 @@ static void F(eigh_tridiag)(int64_t n, const T *a, T *v, T *w, T *work) {
     for (int64_t i = 1; i < n; i++) /* the lower triangle unused, but the panels' GEMMs read a strip of it */
         for (int64_t j = 0; j < i; j++) m[i * n + j] = 0;
     F(td_reduce_blocked)(m, n, d, e, taus, p, q, ys, wk, wk2);
-    F(td_eig)(n, d, e, w, 0, v, rest, NULL); /* v holds Zᵀ */
+    F(td_rows) zr = F(td_rows_one)(v);
+    F(td_eig)(n, d, e, w, 0, &zr, rest, NULL); /* v holds Zᵀ */
     F(transpose_square)(v, n);
     /* reflector k: u_k[k+1] = 1, its tail in row k from column k+2 */
     F(wy_apply)(v, n, n, n, n - 2, 1, m + 1, n + 1, 1, taus, ys, wk, wk2, tt);

@@ -109,13 +109,15 @@ static int lapack_gesddf64(int64_t m, int64_t n, int full, const double *a, doub
  * min(m, n), L = max(m, n): G (L·r), a wide matrix's left factor before
  * its transpose (L²), the 2r eigenvalues, the WY blocks (3·TD_NB·L +
  * TD_NB²), taus and row buffers (4L), the Golub–Kahan vectors when the
- * type takes them (gk: BD_ZROWS(r) of 2r), then doubles, counted twice for f32: d, e
+ * type takes them (gk: BD_ZROWS(r) of 2r, a tall matrix's BD_ZROWS_TALL(r): its
+ * +σ rows live in u and vt), then doubles, counted twice for f32: d, e
  * and either dqds' and td_eig's (32r) or the kept rotations with the
  * order (BDQR_DOUBLES(r) + 2r). */
 static int64_t bd_work(int64_t m, int64_t n, int gk) {
     int64_t r = RMIN(m, n), L = RMAX(m, n), N = 2 * r;
-    int64_t t = L * r + (m < n ? L * L : 0) + N + 3 * TD_NB * L + TD_NB * TD_NB + 4 * L + (gk ? BD_ZROWS(r) * N : 0) + 8;
-    int64_t dbl = 2 * r + RMAX(14 * N + 4 * r, BDQR_DOUBLES(r) + 2 * r) + 8;
+    int64_t t = L * r + (m < n ? L * L : 0) + N + 3 * TD_NB * L + TD_NB * TD_NB + 4 * L +
+                (gk ? BD_ZROWS_FOR(m, n, r) * N : 0) + 8;
+    int64_t dbl = 2 * r + RMAX(RMAX(14 * N + 4 * r, BDQR_DOUBLES(r) + 2 * r), r * r / 32 + 2) + 8;
     return t + 2 * dbl;
 }
 

@@ -297,16 +297,30 @@ static void F(td_normalise)(double *y, int64_t L) {
     for (int64_t i = 0; i < L; i++) y[i] *= s;
 }
 
+/* Where td_eig's vectors go: row j (n entries) in part[s] at (j -
+ * start[s])·n for the last s with start[s] <= j (start[0] = 0), so that
+ * linalg_bidiag_impl.h can keep most of its rows in its outputs'
+ * buffers. F(td_rows_one) is the plain contiguous array. */
+typedef struct {
+    T *part[3];
+    int64_t start[3];
+} F(td_rows);
+static inline F(td_rows) F(td_rows_one)(T *z) { return (F(td_rows)){{z, z, z}, {0, INT64_MAX, INT64_MAX}}; }
+static inline T *F(td_row)(const F(td_rows) *z, int64_t j, int64_t n) {
+    int s = j >= z->start[2] ? 2 : j >= z->start[1] ? 1 : 0;
+    return z->part[s] + (j - z->start[s]) * n;
+}
+
 /* Step 2: the tridiagonal (d, e: n, n-1; destroyed) → w (all n
  * eigenvalues, ascending) and, unless zt is NULL, the unit eigenvectors of
  * those of ascending rank >= first as zt's rows (row r - first for rank
- * r, n entries each). first < 0 asks for every eigenvalue above
+ * r, n entries each, where F(td_row) puts them). first < 0 asks for every eigenvalue above
  * -10⁻³‖T‖ (the Golub–Kahan matrix's positive ones and, to orthogonalise
  * against, the negative ones near zero). Returns the first rank computed.
  * given: T's eigenvalues, ascending, computed by the caller (T must then
  * be unreduced: no off-diagonal negligible), or NULL for QL's.
  * dw: 11·n doubles. */
-static int64_t F(td_eig)(int64_t n, double *d, double *e, T *w, int64_t first, T *zt, double *dw,
+static int64_t F(td_eig)(int64_t n, double *d, double *e, T *w, int64_t first, const F(td_rows) *zt, double *dw,
                          const double *given) {
     double *lam = dw, *ee = dw + 2 * n, *u0 = dw + 3 * n, *u1 = dw + 4 * n, *u2 = dw + 5 * n;
     double *lm = dw + 6 * n, *sw = dw + 7 * n, *y = dw + 8 * n, *rank = dw + 9 * n, *order = dw + 10 * n;
@@ -346,13 +360,16 @@ static int64_t F(td_eig)(int64_t n, double *d, double *e, T *w, int64_t first, T
         while (first < n && lam[(int64_t)order[first]] < -1e-3 * tn) first++;
     }
     if (!zt) return first;
-    for (int64_t i = 0; i < (n - first) * n; i++) zt[i] = 0;
+    for (int64_t j = 0; j < n - first; j++) {
+        T *z = F(td_row)(zt, j, n);
+        for (int64_t i = 0; i < n; i++) z[i] = 0;
+    }
     for (int64_t b0 = 0; b0 < n;) {
         int64_t b1 = b0 + 1;
         while (b1 < n && fabs(e[b1 - 1]) > DBL_EPSILON * (fabs(d[b1 - 1]) + fabs(d[b1]))) b1++;
         int64_t L = b1 - b0;
         if (L == 1) {
-            if (rank[b0] >= (double)first) zt[((int64_t)rank[b0] - first) * n + b0] = 1;
+            if (rank[b0] >= (double)first) F(td_row)(zt, (int64_t)rank[b0] - first, n)[b0] = 1;
             b0 = b1;
             continue;
         }
@@ -383,14 +400,14 @@ static int64_t F(td_eig)(int64_t n, double *d, double *e, T *w, int64_t first, T
                 F(td_normalise)(y, L);
                 for (int pass = 0; pass < (j > win ? 2 : 0); pass++)
                     for (int64_t o = win; o < j; o++) {
-                        const T *z = zt + ((int64_t)rank[o] - first) * n + b0;
+                        const T *z = F(td_row)(zt, (int64_t)rank[o] - first, n) + b0;
                         double dot = 0;
                         for (int64_t i = 0; i < L; i++) dot += (double)z[i] * y[i];
                         for (int64_t i = 0; i < L; i++) y[i] -= dot * (double)z[i];
                     }
                 if (j > win) F(td_normalise)(y, L);
             }
-            T *z = zt + ((int64_t)rank[j] - first) * n + b0;
+            T *z = F(td_row)(zt, (int64_t)rank[j] - first, n) + b0;
             for (int64_t i = 0; i < L; i++) z[i] = (T)y[i];
         }
         b0 = b1;
