@@ -197,3 +197,25 @@ TEST(linalg_svd_blocked_matches_lapack) {
             free(a);
         }
 }
+
+/* A tall f32 matrix's Golub–Kahan vectors live in the u and vt outputs
+ * (linalg_bidiag_impl.h's F(bd_gk_tall)): at 1024² its working memory is
+ * under 2r² (G's r² and the rest: the 2r² of vectors are not in it), and
+ * a wide matrix's, which still holds them, exceeds the tall one's by its
+ * L² left factor and the r - 1 rows of 2r; the tall path still takes the
+ * Golub–Kahan vectors (no implicit-QR fallback) on random matrices whose
+ * reconstruction and orthogonality bl_case checks. */
+TEST(linalg_svd_tall_f32_vectors_in_outputs) {
+    int64_t big = 1024;
+    CHECK(rt_svd_work_for(big, big, 0) < 2 * big * big);
+    for (int64_t r = 255; r <= 256; r++) {
+        int64_t L = r + 40, tall = rt_svd_work_for(L, r, 0), wide = rt_svd_work_for(r, L, 0);
+        CHECK_MSG(wide - tall >= L * L + 2 * r * (r - 1), "svd f32 work: tall %lldx%lld %lld, wide %lld",
+                  (long long)L, (long long)r, (long long)tall, (long long)wide);
+    }
+    uint64_t seed = 0xfeedu;
+    int64_t before = rt_svd_testing_fallbacks();
+    bl_case(101, 75, 1, 0, 0, 32, &seed);
+    bl_case(90, 77, 0, 0, 0, 32, &seed);
+    CHECK(rt_svd_testing_fallbacks() == before);
+}

@@ -37,7 +37,10 @@
  * (σ = 0 to rounding), an f32 matrix takes implicit QR too (counted by
  * rt_svd_testing_fallbacks). The vectors of implicit QR are written
  * straight into the outputs (F(bd_vectors_qr)), so that path needs no
- * r × r matrices of its own. */
+ * r × r matrices of its own; so are a tall matrix's Golub–Kahan ones
+ * (all but one +σ row kept in u and vt while td_eig works, then moved
+ * to their columns in place, F(bd_gk_tall)): at n = 1024 the f32 working
+ * memory is 6.4 MiB instead of 14.4. */
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
