@@ -136,9 +136,11 @@ static row rows[] = {
     {.key = "svd_64", .name = "svd, n=64", .make = make_svd_64, .flops = LA_SVD_FLOPS(64), .limit = 1e-2},
     {.key = "svd_256", .name = "svd, n=256", .make = make_svd_256, .flops = LA_SVD_FLOPS(256), .limit = 1e-2},
     {.key = "svd_1024", .name = "svd, n=1024", .make = make_svd_1024, .flops = LA_SVD_FLOPS(1024), .limit = 1e-2},
-    {.key = "svd64_256", .name = "svd f64, n=256", .make = make_svd64_256, .flops = LA_SVD_FLOPS(256), .limit = 1e-6},
+    /* f64: the squared vectors of G's closest singular values differ from
+     * the peers' by 1.3e-6 at n = 1024 (eps·‖a‖/gap) */
+    {.key = "svd64_256", .name = "svd f64, n=256", .make = make_svd64_256, .flops = LA_SVD_FLOPS(256), .limit = 1e-4},
     {.key = "svd64_1024", .name = "svd f64, n=1024", .make = make_svd64_1024, .flops = LA_SVD_FLOPS(1024),
-     .limit = 1e-6},
+     .limit = 1e-4},
     DOTS_ROW("qr_64", "qr, n=64", make_qr_64, LA_QR_FLOPS(64)),
     DOTS_ROW("qr_256", "qr, n=256", make_qr_256, LA_QR_FLOPS(256)),
     DOTS_ROW("qr_1024", "qr, n=1024", make_qr_1024, LA_QR_FLOPS(1024)),
