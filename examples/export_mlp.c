@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
     snprintf(cmd, sizeof cmd,
              "cc -std=c99 -O2 -Wall -Wextra -Werror -fno-math-errno %s -I'%s' '%s/train.c' '%s/mlp_step.c' -o "
              "'%s/train'",
-             info.fma ? "-mfma -ffp-contract=fast" : "", dir, src_dir, dir, dir);
+             info.fma ? "-mfma" : "", dir, src_dir, dir, dir);
     t0 = now_s();
     if (system(cmd) != 0) {
         printf("(no C compiler, or the build failed: %s)\n", cmd);

@@ -88,7 +88,7 @@ static int export_build(cj_ctx *ctx, cj_func *f, int n_in, const cj_val *in, con
     snprintf(cmd, sizeof cmd,
              "cd '%s' && cc -std=c99 -O2 -Wall -Wextra -Werror -fno-math-errno %s -fPIC -c %s.c -o %s.o 2> cc.log"
              " && cc -shared %s.o -o %s.so %s 2>> cc.log",
-             x->dir, x->info.fma ? "-mfma -ffp-contract=fast" : "", name, name, name, name,
+             x->dir, x->info.fma ? "-mfma" : "", name, name, name, name,
              x->info.uses_libm ? "-lm" : "");
     if (system(cmd) != 0) {
         char log[300];
@@ -133,6 +133,13 @@ static int call_entry(exported *x, void **p, int n) {
     case 10:
         return ((int (*)(P, P, P, P, P, P, P, P, P, P))(void (*)(void))x->entry)(p[0], p[1], p[2], p[3], p[4], p[5],
                                                                                p[6], p[7], p[8], p[9]);
+    case 11:
+        return ((int (*)(P, P, P, P, P, P, P, P, P, P, P))(void (*)(void))x->entry)(p[0], p[1], p[2], p[3], p[4],
+                                                                                  p[5], p[6], p[7], p[8], p[9],
+                                                                                  p[10]);
+    case 12:
+        return ((int (*)(P, P, P, P, P, P, P, P, P, P, P, P))(void (*)(void))x->entry)(
+            p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11]);
     default: return -2;
     }
 }
@@ -185,7 +192,7 @@ static void roundtrip(cj_ctx *ctx, cj_func *f, int n_in, const cj_val *in, const
     CHECK_EQ_INT(x.info.temp_bytes, mem.temp_bytes);
     CHECK_EQ_INT(x.work_bytes(), x.info.work_bytes);
     CHECK_EQ_INT(x.info.work_bytes, mem.temp_bytes + x.info.scratch_bytes);
-    void *ptr[20];
+    void *ptr[24];
     void *host[16] = {0};
     size_t bytes[16];
     int np = 0;

@@ -220,7 +220,7 @@ static void emit_header(export_job *j, strbuf *h) {
                  " * Built with the same fused multiply-adds as the library (%s), the\n"
                  " * results equal cjax's jit bit for bit except matrix products, whose sums\n"
                  " * round differently (docs/EXPORT.md). */\n",
-              j->mode.fma ? "-mfma or -march=... with FMA, and -ffp-contract=fast" : "no FMA");
+              j->mode.fma ? "FMA enabled: -mfma or an -march with it; no -ffp-contract=fast" : "no FMA");
     sb_printf(h, "#ifndef %s_H\n#define %s_H\n\n#include <stddef.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
               j->upper, j->upper);
     sb_printf(h, "#define %s_N_INPUTS %d\n#define %s_N_WEIGHTS %d\n#define %s_N_OUTPUTS %d\n", j->upper, ir->n_in,
@@ -431,7 +431,15 @@ static int run_export(export_job *j, const cj_export_opts *opts, cj_export_info 
         if (export_needs_entry(c, j->eqn_kernel, e)) sb_printf(&src, "%s(void *)cjx_ew%d,", e % 8 ? " " : "\n  ", e);
         else sb_printf(&src, "%s0,", e % 8 ? " " : "\n  ");
     sb_printf(&src, "0};\n");
+    /* the kernels are the jit's text (built with -w): a rank-0 operand
+     * loaded for statements that became table calls, a table they do not
+     * call, stay unused there */
+    sb_printf(&src, "\n#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"
+                    "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n"
+                    "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
+                    "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n#endif\n");
     if (kernels.data) sb_printf(&src, "%s", kernels.data);
+    sb_printf(&src, "#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n");
     for (int i = 0; i < ir->n_consts; i++)
         if (j->weight_of[i] < 0) {
             char cname[32];
