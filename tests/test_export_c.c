@@ -460,3 +460,165 @@ TEST(export_refuses_what_it_cannot_write) {
     rm_dir(dir);
     cj_ctx_free(ctx);
 }
+
+/* The header's dims of weight i ("#define NAME_W<i>_SIZE n"). */
+static long long header_size(const char *dir, const char *name, const char *tag) {
+    char path[256], key[128], line[512];
+    snprintf(path, sizeof path, "%s/%s.h", dir, name);
+    snprintf(key, sizeof key, "_%s_SIZE ", tag);
+    FILE *f = fopen(path, "r");
+    long long n = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, key)) n = atoll(strstr(line, key) + strlen(key));
+    if (f) fclose(f);
+    return n;
+}
+
+/* Weights as inputs: the same export runs new weights without
+ * regenerating, and gives what the jit gives with those weights captured. */
+TEST(export_weights_as_inputs) {
+    if (!have_cc()) return;
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val p[4];
+    mlp_params(ctx, p);
+    mlp_weights w = {p[0], p[1], p[2], p[3]};
+    cj_val x = rand_f32(ctx, 2, (int64_t[]){16, 64}, 21, 1.0);
+    cj_export_opts o = {0};
+    o.weights_as_inputs = 1;
+    exported e;
+    if (export_build(ctx, cj_func_new(ctx, "mlpw", f_mlp_forward, 1, 1, &w), 1, &x, "mlpw", &o, &e) != 0) {
+        export_close(&e);
+        return;
+    }
+    CHECK_EQ_INT(e.info.n_weights, 4);
+    /* which weight is which: their sizes differ */
+    static const long long sizes[4] = {64 * 128, 128, 128 * 10, 10};
+    int which[4];
+    for (int i = 0; i < 4; i++) {
+        char tag[8];
+        snprintf(tag, sizeof tag, "W%d", i);
+        long long n = header_size(e.dir, "mlpw", tag);
+        which[i] = -1;
+        for (int k = 0; k < 4; k++)
+            if (sizes[k] == n) which[i] = k;
+        CHECK(which[i] >= 0);
+    }
+    for (int round = 0; round < 2; round++) {
+        cj_val q[4];
+        mlp_params(ctx, q);
+        if (round == 1) q[2] = cj_mul(q[2], cj_scalar(ctx, 2.0)), q[1] = cj_add(q[1], cj_scalar(ctx, 0.5));
+        mlp_weights wq = {q[0], q[1], q[2], q[3]};
+        cj_val want;
+        CHECK(cj_call(cj_func_new(ctx, "ref", f_mlp_forward, 1, 1, &wq), &x, &want) == CJ_OK);
+        float xs[16 * 64], *wh[4], got[160], ref[160];
+        cj_read(x, xs, sizeof xs);
+        for (int k = 0; k < 4; k++) {
+            wh[k] = malloc(sizeof(float) * (size_t)sizes[k]);
+            cj_read(q[k], wh[k], sizeof(float) * (size_t)sizes[k]);
+        }
+        guarded g;
+        CHECK(guarded_new(&g, e.info.work_bytes) == 0);
+        void *ptr[7] = {xs, wh[which[0]], wh[which[1]], wh[which[2]], wh[which[3]], got, g.work};
+        int rc = call_entry(&e, ptr, 7);
+        int intact = guarded_intact(&g);
+        free(g.block);
+        for (int k = 0; k < 4; k++) free(wh[k]);
+        cj_read(want, ref, sizeof ref);
+        CHECK(rc == 0 && intact);
+        for (int i = 0; i < 160; i++) CHECK_NEAR(got[i], ref[i], 1e-5, 1e-5);
+    }
+    export_close(&e);
+    cj_ctx_free(ctx);
+}
+
+typedef struct thread_run {
+    exported *e;
+    void **ptr;
+    int n;
+    int rc;
+} thread_run;
+
+static void *run_thread(void *arg) {
+    thread_run *t = arg;
+    for (int i = 0; i < 20 && t->rc == 0; i++) t->rc = call_entry(t->e, t->ptr, t->n);
+    return NULL;
+}
+
+/* Two threads call the exported value_and_grad at once, each with its own
+ * workspace and outputs: both get the single call's bits. The unit has no
+ * global mutable state (and calls no allocator: the symbol check). */
+TEST(export_two_threads) {
+    if (!have_cc()) return;
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val in[6];
+    mlp_params(ctx, in);
+    in[4] = rand_f32(ctx, 2, (int64_t[]){32, 64}, 23, 1.0);
+    in[5] = onehot(ctx, 32);
+    cj_grad_opts go = {0};
+    go.n_argnums = 4;
+    go.argnums = (int[]){0, 1, 2, 3};
+    cj_func *vg = cj_value_and_grad(cj_func_new(ctx, "loss", f_mlp_loss, 6, 1, NULL), &go);
+    exported e;
+    if (export_build(ctx, vg, 6, in, "mlp_threads", NULL, &e) != 0) {
+        export_close(&e);
+        return;
+    }
+    static const size_t in_n[6] = {64 * 128, 128, 128 * 10, 10, 32 * 64, 32 * 10};
+    static const size_t out_n[5] = {1, 64 * 128, 128, 128 * 10, 10};
+    float *ins[6], *outs[3][5];
+    for (int i = 0; i < 6; i++) {
+        ins[i] = malloc(sizeof(float) * in_n[i]);
+        cj_read(in[i], ins[i], sizeof(float) * in_n[i]);
+    }
+    guarded g[3];
+    void *ptr[3][12];
+    for (int t = 0; t < 3; t++) {
+        CHECK(guarded_new(&g[t], e.info.work_bytes) == 0);
+        for (int i = 0; i < 6; i++) ptr[t][i] = ins[i];
+        for (int i = 0; i < 5; i++) ptr[t][6 + i] = outs[t][i] = calloc(out_n[i], sizeof(float));
+        ptr[t][11] = g[t].work;
+    }
+    CHECK(call_entry(&e, ptr[0], 12) == 0); /* the reference: one call alone */
+    thread_run runs[2] = {{&e, ptr[1], 12, 0}, {&e, ptr[2], 12, 0}};
+    pthread_t th[2];
+    for (int t = 0; t < 2; t++) CHECK(pthread_create(&th[t], NULL, run_thread, &runs[t]) == 0);
+    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+    int same = 1;
+    for (int t = 1; t < 3; t++)
+        for (int i = 0; i < 5; i++) same &= !memcmp(outs[0][i], outs[t][i], sizeof(float) * out_n[i]);
+    int intact = guarded_intact(&g[0]) && guarded_intact(&g[1]) && guarded_intact(&g[2]);
+    for (int t = 0; t < 3; t++) {
+        free(g[t].block);
+        for (int i = 0; i < 5; i++) free(outs[t][i]);
+    }
+    for (int i = 0; i < 6; i++) free(ins[i]);
+    export_close(&e);
+    CHECK(runs[0].rc == 0 && runs[1].rc == 0);
+    CHECK(same);
+    CHECK(intact);
+    cj_ctx_free(ctx);
+}
+
+/* A misaligned or missing workspace is refused without writing. */
+TEST(export_refuses_bad_workspace) {
+    if (!have_cc()) return;
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val x = rand_f32(ctx, 2, (int64_t[]){64, 96}, 24, 1.0);
+    exported e;
+    if (export_build(ctx, cj_func_new(ctx, "reduce", f_reduce, 1, 2, NULL), 1, &x, "badws", NULL, &e) != 0) {
+        export_close(&e);
+        return;
+    }
+    CHECK(e.info.work_bytes > 0);
+    float xs[64 * 96], o0[64], o1[96];
+    cj_read(x, xs, sizeof xs);
+    unsigned char *block = malloc(e.info.work_bytes + 128);
+    unsigned char *mis = (unsigned char *)(((uintptr_t)block + 63) / 64 * 64 + 8);
+    void *p1[4] = {xs, o0, o1, mis}, *p2[4] = {xs, o0, o1, NULL};
+    int r1 = call_entry(&e, p1, 4), r2 = call_entry(&e, p2, 4);
+    free(block);
+    export_close(&e);
+    CHECK_EQ_INT(r1, -1);
+    CHECK_EQ_INT(r2, -1);
+    cj_ctx_free(ctx);
+}
