@@ -5,6 +5,7 @@
  * workspace, then (when a C compiler is found) builds the exported C with
  * examples/export_mlp/train.c alone — no cjax — and runs it: a few SGD
  * steps whose loss must fall. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cjax.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ int main(int argc, char **argv) {
            dir, info.source_bytes, info.header_bytes, 1e3 * (now_s() - t0), info.n_kernels, info.work_bytes,
            info.temp_bytes);
     cj_ctx_free(ctx);
+    fflush(stdout); /* before the compiler's and the program's output */
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
              "cc -std=c99 -O2 -Wall -Wextra -Werror -fno-math-errno %s -I'%s' '%s/train.c' '%s/mlp_step.c' -o "
@@ -62,6 +64,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     printf("built the exported step with train.c alone in %.2f s (cc -O2)\n", now_s() - t0);
+    fflush(stdout);
     snprintf(cmd, sizeof cmd, "'%s/train'", dir);
     return system(cmd) == 0 ? 0 : 1;
 }
