@@ -18,6 +18,7 @@
 #include "../src/backend/cc_build.h"
 #include "cjax.h"
 #include "harness.h"
+#include "test_util.h"
 
 static int have_cc(void) {
     static int known = -1;
@@ -621,4 +622,36 @@ TEST(export_refuses_bad_workspace) {
     CHECK_EQ_INT(r1, -1);
     CHECK_EQ_INT(r2, -1);
     cj_ctx_free(ctx);
+}
+
+/* Every allocation cj_export_c makes, failed in turn: CJ_ERR_OOM (or
+ * success once no allocation fails), nothing leaked, never a crash. */
+TEST(export_allocation_failure_at_every_site_is_clean) {
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/cjax-export-oom-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    int covered = 0;
+    for (long long n = 1; n < 20000 && !covered; n++) {
+        tu_alloc st = {0};
+        st.fail_at = n;
+        cj_allocator a = tu_allocator(&st);
+        cj_ctx *ctx = cj_ctx_new(&a);
+        if (ctx) {
+            cj_spec s = cj_spec_make(CJ_F32, 2, (int64_t[]){8, 100});
+            cj_export_opts o = {0};
+            o.dir = dir;
+            cj_func *f = cj_func_new(ctx, "layernorm", f_layernorm, 1, 1, NULL);
+            int rc = f ? cj_export_c(f, 1, &s, "ln", &o, NULL) : cj_error(ctx); /* the function itself failed */
+            CHECK_MSG(rc == CJ_OK || rc == CJ_ERR_OOM, "allocation %lld: got %s: %s", n, cj_status_name((cj_status)rc),
+                      cj_error_message(ctx));
+            if (!st.failed) {
+                CHECK(rc == CJ_OK);
+                covered = 1;
+            }
+            cj_ctx_free(ctx);
+        }
+        CHECK_MSG(st.live == 0, "allocation %lld failing leaked %lld blocks", n, st.live);
+    }
+    rm_dir(dir);
+    CHECK(covered);
 }
