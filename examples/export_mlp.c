@@ -4,7 +4,9 @@
  * writes DIR/mlp_step.c and DIR/mlp_step.h, prints their sizes and the
  * workspace, then (when a C compiler is found) builds the exported C with
  * examples/export_mlp/train.c alone — no cjax — and runs it: a few SGD
- * steps whose loss must fall. */
+ * steps whose loss must fall. `export_mlp DIR --export-only [--no-fma]`
+ * only writes the files: the build's generator (cmake/CjaxExport.cmake
+ * makes the export_train target of CMakeLists.txt from them). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cjax.h>
 #include <stdio.h>
@@ -30,7 +32,12 @@ static double now_s(void) {
 
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
-    const char *src_dir = argc > 2 ? argv[2] : "examples/export_mlp";
+    int export_only = 0, no_fma = 0;
+    for (int i = 2; i < argc; i++) {
+        export_only |= !strcmp(argv[i], "--export-only");
+        no_fma |= !strcmp(argv[i], "--no-fma");
+    }
+    const char *src_dir = argc > 2 && argv[2][0] != '-' ? argv[2] : "examples/export_mlp";
     cj_ctx *ctx = cj_ctx_new(NULL);
     cj_spec in[6] = {
         cj_spec_make(CJ_F32, 2, (int64_t[]){IN, HID}), cj_spec_make(CJ_F32, 1, (int64_t[]){HID}),
@@ -40,6 +47,7 @@ int main(int argc, char **argv) {
     cj_func *step = cj_jit(cj_value_and_grad(cj_func_new(ctx, "loss", loss, 6, 1, NULL), &go), NULL);
     cj_export_opts o = {0};
     o.dir = dir;
+    o.fma = no_fma ? CJ_EXPORT_FMA_OFF : CJ_EXPORT_FMA_MATCH; /* portable: any x86-64 or other target */
     cj_export_info info;
     double t0 = now_s();
     if (cj_export_c(step, 6, in, "mlp_step", &o, &info) != CJ_OK) {
@@ -52,6 +60,7 @@ int main(int argc, char **argv) {
            dir, info.source_bytes, info.header_bytes, 1e3 * (now_s() - t0), info.n_kernels, info.work_bytes,
            info.temp_bytes);
     cj_ctx_free(ctx);
+    if (export_only) return 0;
     fflush(stdout); /* before the compiler's and the program's output */
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
