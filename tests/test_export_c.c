@@ -1,8 +1,8 @@
 /* test_export_c.c — cj_export_c round trips: a table of programs is
  * exported, the C compiled inside the test with
- * cc -std=c99 -O2 -Wall -Wextra -Werror (-fno-math-errno, and FMA with
- * -ffp-contract=fast when the library's vector math uses it, as the
- * header says), its object's undefined symbols checked against the
+ * cc -std=c99 -O2 -Wall -Wextra -Werror (-fno-math-errno, and -mfma when
+ * the library's vector math uses FMA, as the header says; clang too
+ * when installed), its object's undefined symbols checked against the
  * allowed ones, loaded with dlopen and run with a workspace of exactly
  * name_work_bytes() bytes between canaries, and its results compared
  * with the jit's (generated C) bit for bit — or, for programs with matrix
@@ -96,6 +96,17 @@ static int export_build(cj_ctx *ctx, cj_func *f, int n_in, const cj_val *in, con
         snprintf(log, sizeof log, "cat '%s/cc.log' >&2", x->dir);
         if (system(log) != 0) fprintf(stderr, "(no log)\n");
         return th_fail(__FILE__, __LINE__, "the exported C of %s does not compile (in %s)", name, x->dir), -1;
+    }
+    /* clang too, where installed: the same flags, warnings as errors */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && if command -v clang >/dev/null 2>&1; then clang -std=c99 -O2 -Wall -Wextra -Werror "
+             "-fno-math-errno %s -c %s.c -o %s.clang.o 2> clang.log; fi",
+             x->dir, x->info.fma ? "-mfma" : "", name, name);
+    if (system(cmd) != 0) {
+        char log[300];
+        snprintf(log, sizeof log, "cat '%s/clang.log' >&2", x->dir);
+        if (system(log) != 0) fprintf(stderr, "(no log)\n");
+        return th_fail(__FILE__, __LINE__, "the exported C of %s does not compile with clang (in %s)", name, x->dir), -1;
     }
     char bad[512];
     if (!symbols_allowed(obj, x->info.uses_libm, bad, sizeof bad))

@@ -406,6 +406,10 @@ static int run_export(export_job *j, const cj_export_opts *opts, cj_export_info 
               j->mode.uses_libm ? " but libm" : "; no libm with -fno-math-errno (a square root's errno path calls it)");
     if (j->mode.uses_libm) sb_printf(&src, "#include <math.h>\n");
     sb_printf(&src, "#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n\n", j->name);
+    /* a library of inline pieces, of which a program uses some: clang
+     * warns of unused static inline functions (gcc does not) */
+    sb_printf(&src, "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"
+                    "#pragma GCC diagnostic ignored \"-Wunused-function\"\n#endif\n");
     codegen_unit_types(&src);
     sb_printf(&src, "#define CJK_FMAF(a, b, c) %s\n", j->mode.fma ? "__builtin_fmaf((a), (b), (c))" : "((a) * (b) + (c))");
     sb_printf(&src, "%s\n", VM_TANHF_STR(VM_TANHF_SRC(CJK_FMAF)));
@@ -424,6 +428,7 @@ static int run_export(export_job *j, const cj_export_opts *opts, cj_export_info 
         sb_printf(&src, "/* ---- end of vector math ---- */\n\n");
     }
     sb_printf(&src, "%s", helpers_text);
+    sb_printf(&src, "#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n");
     if (ops.data) sb_printf(&src, "%s", ops.data);
     /* the table: per equation its entry, NULL where kernels call nothing */
     sb_printf(&src, "\nstatic void *const cjx_table[%d] = {", ir->n_eqns + 1);
