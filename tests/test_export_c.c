@@ -367,6 +367,10 @@ TEST(export_softmax_bits) {
     roundtrip(ctx, cj_func_new(ctx, "softmax", f_softmax, 1, 1, NULL), 1, &x, "softmax", NULL, 0);
     cj_val y = rand_f32(ctx, 2, (int64_t[]){50, 10}, 9, 5.0); /* short rows: the interpreter's in the jit */
     roundtrip(ctx, cj_func_new(ctx, "softmax10", f_softmax, 1, 1, NULL), 1, &y, "softmax10", NULL, 0);
+    cj_val z = rand_f32(ctx, 2, (int64_t[]){3, 20000}, 15, 5.0); /* row arrays beyond the stack: row scratch */
+    roundtrip(ctx, cj_func_new(ctx, "softmax_long", f_softmax, 1, 1, NULL), 1, &z, "softmax_long", NULL, 0);
+    cj_val v = rand_f32(ctx, 2, (int64_t[]){3, 20000}, 16, 3.0);
+    roundtrip(ctx, cj_func_new(ctx, "layernorm_long", f_layernorm, 1, 1, NULL), 1, &v, "layernorm_long", NULL, 0);
     cj_ctx_free(ctx);
 }
 
