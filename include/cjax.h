@@ -1367,6 +1367,64 @@ cj_func *cj_custom_vjp(cj_func *f, cj_func *fwd, cj_func *bwd);
  * no-op). NULL is a no-op. */
 void cj_func_free(cj_func *f);
 
+/* ---- Export: a transformed function as dependency-free C ------------- */
+/* Fused multiply-adds in the exported vector math (CJ_EXPORT_FMA_MATCH:
+ * as the compilation of the library's vector math this CPU runs, so the
+ * exported code, built with FMA enabled, gives the jit's bits). */
+enum { CJ_EXPORT_FMA_MATCH = 0, CJ_EXPORT_FMA_ON = 1, CJ_EXPORT_FMA_OFF = 2 };
+
+typedef struct cj_export_opts {
+    const char *dir;       /* where name.c and name.h go (NULL: the current directory) */
+    int weights_as_inputs; /* constants of more than one element the trace
+                              captured (weights) become inputs w0, w1, ...
+                              after the function's, instead of static const data */
+    int libm;              /* the code may call libm: float rem (fmod), pow's
+                              special lanes, sin/cos/tan beyond 2^24 (f32) or
+                              2^20 (f64); without it pow and float rem are
+                              refused and trig past those bounds uses its widest
+                              kernel */
+    int fma;               /* CJ_EXPORT_FMA_* */
+} cj_export_opts;
+
+typedef struct cj_export_info {
+    size_t work_bytes;     /* the caller's workspace, = name_work_bytes() */
+    size_t work_align;     /* its alignment, = name_work_align() */
+    size_t temp_bytes;     /* of which the plan's temporaries (cj_jit_memory_analysis's
+                              temp_bytes for the same function and inputs) */
+    size_t scratch_bytes;  /* and what the jit takes outside its arena: a matrix
+                              product's block, long row arrays (usually 0) */
+    size_t source_bytes, header_bytes; /* the files written */
+    size_t constant_bytes; /* captured constants (static const data or inputs) */
+    int n_kernels;         /* kernels the entry point runs */
+    int n_weights;         /* constants passed as inputs */
+    int uses_libm;         /* the source includes <math.h> and calls libm */
+    int fma;               /* the vector math uses fused multiply-adds */
+} cj_export_info;
+
+/* Traces f for the input specs, compiles it as cj_jit does (the same
+ * kernels, buffer plan and memory analysis) and writes <dir>/<name>.c and
+ * <name>.h: C99 for gcc or clang with no cjax header or library, no
+ * allocation and no global mutable state; only memcpy/memset (and libm
+ * when opts->libm allows it; the square root's errno path calls libm
+ * unless built with -fno-math-errno). The header declares
+ *   int name(const T *in0, ..., const T *w0, ..., T *out0, ..., void *work);
+ * with NAME_WORK_BYTES / name_work_bytes(), NAME_WORK_ALIGN /
+ * name_work_align(), and each input's and output's dtype, rank, dims and
+ * size as constants, described in a comment block. f may be any function
+ * object: jit, vmap, grad, value_and_grad, checkpoint and their
+ * compositions. Loop, rows (softmax, layer norm, reductions),
+ * data-movement and elementwise kernels are written as the jit's
+ * generated C, vector math from the library's own kernels (bit-identical
+ * results when built with the same FMA setting), and dot_general (f32,
+ * f64) as portable loops (equal to the jit's GEMM up to rounding).
+ * Not exported yet, refused with CJ_ERR_ARG naming the kernel and the
+ * primitive before anything is written: control flow (cond, while, scan),
+ * random bits, sort, gathers/scatters, linear algebra, convolution, rows
+ * longer than 65536. CJ_ERR_IO when a file cannot be written (no partial
+ * file is left). info (may be NULL) receives the sizes. docs/EXPORT.md. */
+cj_status cj_export_c(cj_func *f, int n_in, const cj_spec *in, const char *name, const cj_export_opts *opts,
+                      cj_export_info *info);
+
 #ifdef __cplusplus
 }
 #endif

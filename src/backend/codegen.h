@@ -86,6 +86,17 @@ void codegen_kernels(const compiled *c, const char *prefix, bool exported, strbu
  * with its sub-programs' kernels before it (codegen_control.c). */
 void codegen_construct_types(strbuf *sb);
 void codegen_constructs(const compiled *c, struct cf_native *const *cf, strbuf *sb);
+/* The types and helpers every unit's kernels use (cjk_ops, cjk_rt,
+ * cjk_fold, i64, TILE, cjk_clamp), with the pragmas kernels are built
+ * under; codegen_program starts with them, and so does an export. */
+void codegen_unit_types(strbuf *sb);
+/* The exporter's (src/export/): kernel k as codegen_kernels writes it, as
+ * static <prefix>kernel_<k>, and ROWS kernels of rows too short for the
+ * jit to generate (it keeps them on the interpreter for speed; the code
+ * computes the same bits). False, writing nothing, when k has no
+ * generated form: a SINGLE kernel, a long-rows kernel (its partials are
+ * combined by the interpreter), rows the generator cannot write. */
+bool codegen_kernel_for_export(const compiled *c, int k, const char *prefix, strbuf *sb);
 /* Is kernel k written as C (LOOP kernels always; ROWS kernels whose
  * reductions have a generated form)? */
 bool codegen_generates(const compiled *c, int k);

@@ -38,7 +38,7 @@
 /* Building blocks                                                          */
 /* ------------------------------------------------------------------------ */
 
-#if defined(__FMA__)
+#if VM_FMA
 #define FMA(a, b, c) __builtin_fma((a), (b), (c))
 #define FMAF(a, b, c) __builtin_fmaf((a), (b), (c))
 #else
@@ -132,7 +132,7 @@ static inline float scale2_f(float p, float k) {
  * needs |a|, |b| < 2^996). */
 static inline double two_prod(double a, double b, double *lo) {
     double p = a * b;
-#if defined(__FMA__)
+#if VM_FMA
     *lo = __builtin_fma(a, b, -p);
 #else
     double ca = a * 134217729.0, cb = b * 134217729.0; /* 2^27 + 1 */
@@ -256,7 +256,7 @@ static const double SIN_S[6] = {-0x1.5555555555555p-3, 0x1.1111111110ba9p-7,
 static const double COS_C[6] = {0x1.5555555555555p-5, -0x1.6c16c16c16962p-10,
                                 0x1.a01a019f4d89cp-16, -0x1.27e4fa165895ap-22,
                                 0x1.1eeb67548bd64p-29, -0x1.907c7e27d70f2p-37};
-#if defined(__FMA__) /* used by the float kernel only */
+#if VM_FMA /* used by the float kernel only */
 /* float: (sin r - r)/r^3 and (cos r - 1 + r^2/2)/r^4 in z = r^2 on
  * |r| <= 0.83 (room for the float reduction's k to be off by one near
  * odd multiples of pi/4): relative errors of sin and cos 2^-28.1 and 2^-32.1
@@ -789,7 +789,7 @@ static inline float tan_kd(float xf) {
     return xf == 0.0f ? xf : v;
 }
 
-#if defined(__FMA__)
+#if VM_FMA
 /* The float kernel. The reduction leaves x = k pi/2 + r + tail, tail at
  * most about half an ulp of r:
  *  - k = round(x 2/pi) from the exact product;

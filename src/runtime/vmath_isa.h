@@ -16,6 +16,17 @@
 #ifndef VM_ISA
 #define VM_ISA base
 #endif
+/* Whether the polynomials use fused multiply-adds: this compilation's
+ * __FMA__. The exporter (src/export/export_vmath.c) emits vmath.c's
+ * kernels as source with its own VM_FMA, so exported code can match
+ * the compilation this CPU runs. */
+#ifndef VM_FMA
+#if defined(__FMA__)
+#define VM_FMA 1
+#else
+#define VM_FMA 0
+#endif
+#endif
 #define VM_ISA_CAT_(a, b) a##_##b
 #define VM_ISA_CAT(a, b) VM_ISA_CAT_(a, b)
 #define VM_ISA_NAME(f) VM_ISA_CAT(f, VM_ISA)

@@ -1,0 +1,56 @@
+/* export.h — what the exporter's files share (export layer: above the
+ * compiler and the backends, whose compiled form and kernel generator it
+ * reuses; below the transformations, which it never calls).
+ *
+ * cj_export_c (export.c) traces a function, compiles it through the jit's
+ * pipeline and writes the program as one C file with no cjax in it: the
+ * kernels codegen.c writes for the jit, a static table standing in for
+ * the runtime table those kernels call through (export_ops.c: elementwise
+ * loops, row folds, vmath.c's own kernels as text from export_vmath.c),
+ * matrix products written out (export_dot.c), and an entry point that
+ * runs the kernels in schedule order over a workspace the caller owns. */
+#ifndef CJ_EXPORT_EXPORT_H
+#define CJ_EXPORT_EXPORT_H
+
+#include "../compiler/program.h"
+
+/* How an exported unit does what the library's kernels do. */
+typedef struct export_mode {
+    bool fma;       /* vmath's polynomials with fused multiply-adds (as the
+                       compilation of vmath.c this CPU runs) */
+    bool libm;      /* may call libm (fmod, pow's and trig's special lanes) */
+    bool cblas;     /* matrix products through cblas_sgemm / cblas_dgemm */
+    bool vmath;     /* out: the unit needs vmath.c's kernels */
+    bool uses_libm; /* out: the unit calls into libm */
+} export_mode;
+
+/* The C text of vmath.c's kernels (building blocks, constants, the
+ * static inline scalar kernels), without its includes and its entry
+ * points; NULL if the embedded copy lacks the markers. */
+const char *export_vmath_text(size_t *len);
+
+/* The table entry generated kernels call for equation e of c (its
+ * elementwise loop, the sin/cos pair's loop, or its row fold) as a static
+ * function cjx_ew<e>, appended to sb. 0, or -1 with a reason in why. */
+int export_table_entry(const compiled *c, int e, export_mode *m, strbuf *sb, char *why, size_t why_n);
+/* Does equation e of c need a table entry (is it called through rt->ew)? */
+bool export_needs_entry(const compiled *c, const int *eqn_kernel, int e);
+
+/* A matrix product (dot_general, f32/f64) as static void cjx_dot<e>(const
+ * void *lhs, const void *rhs, void *out, i64 m0, i64 m1): out holds rows
+ * [m0, m1) of every batch's [M, N] result, M the lhs's free elements and
+ * N the rhs's, the first at out. 0, or -1 with a reason. */
+int export_dot(const compiled *c, int e, export_mode *m, strbuf *sb, char *why, size_t why_n);
+/* The C expression of the offset in a of element `flat` of the axes
+ * given (row-major over them, in their order). */
+void export_axes_offset(const rt_aval *a, const int64_t *axes, int n_axes, const char *flat, char *out, size_t n);
+/* A reduction run as a SINGLE kernel (reduce_sum/prod/max/min over any
+ * axes, f32/f64) as static void cjx_red<e>(const void *x, void *out), in
+ * the order the eager kernel combines on one thread (reduce.c: blocks of
+ * 64 rows when the inner axis is kept, lane folds of contiguous runs when
+ * it is reduced). 0, or -1 with a reason. */
+int export_reduce(const compiled *c, int e, strbuf *sb, char *why, size_t why_n);
+/* The product's free sizes: M (lhs) and N (rhs) and the batch count. */
+void export_dot_sizes(const ir_func *ir, const ir_eqn *e, int64_t *batch, int64_t *m, int64_t *n);
+
+#endif
