@@ -803,10 +803,11 @@ static void body_ops(gen *g, int n_ops) {
         if (!add_random_op(g)) break;
 }
 
-/* A visible i32 node (a loop's index or counter), newest first; -1 if none. */
+/* A visible i32 scalar (a loop's index or counter, or in an integer
+ * program any i32 scalar), newest first; -1 if none. */
 static int visible_int(const gen *g) {
     for (int c = g->p->n_nodes - 1; c >= 0; c--)
-        if (visible(g, c) && g->p->nodes[c].type.dtype == CJ_I32) return c;
+        if (visible(g, c) && g->p->nodes[c].type.dtype == CJ_I32 && g->p->nodes[c].type.rank == 0) return c;
     return -1;
 }
 
@@ -1250,6 +1251,9 @@ static int gen_random(gen *g, fz_node *n) {
     }
     n->p1[1] = mask;
     fz_type t = random_input_type(g);
+    /* cj_random_uniform / normal draw f32 and f64 only (JAX also draws
+     * bf16/f16: a gap, docs/API.md) */
+    if (is_narrow(t.dtype) && n->sub != FZ_BITS) t.dtype = CJ_F32;
     if (chance(g, 0.5)) { /* the shape of a node it may meet */
         const fz_type *a = type_of(g, pick_operand(g));
         if (a->rank <= 3) t.rank = a->rank, memcpy(t.dims, a->dims, sizeof t.dims);
@@ -1293,6 +1297,7 @@ static int gen_take(gen *g, fz_node *n) {
     if (a->rank - 1 + ti->rank > FZ_MAX_RANK) return 0;
     n->axis = rnd(g, a->rank) - (chance(g, 0.3) ? a->rank : 0);
     int64_t ax = norm_axis(n->axis, a->rank);
+    if (a->dims[ax] == 0 && fz_type_size(ti) > 0) return 0; /* JAX refuses a non-empty take from an empty axis */
     n->type = *a;
     n->type.rank = 0;
     for (int d = 0; d < ax; d++) n->type.dims[n->type.rank++] = a->dims[d];
