@@ -22,16 +22,17 @@
 #define CHECK_MAX (64 * (2 + CHECK_SAMPLES)) /* numbers in a record: 64 outputs at most */
 
 /* The record of n_out values into rec (at most cap numbers); how many
- * numbers, or -1 when an output cannot be read (not f32, out of memory;
+ * numbers, or -1 when an output cannot be read (not f32/f16/bf16, out of memory;
  * cjax's error, if any, is left set). */
 static int check_record(const cj_val *outs, int n_out, double *rec, int cap) {
     int k = 0;
     for (int o = 0; o < n_out; o++) {
         int64_t n = cj_val_size(outs[o]);
         int s = n < CHECK_SAMPLES ? (int)n : CHECK_SAMPLES;
-        if (n < 0 || cj_val_dtype(outs[o]) != CJ_F32 || k + 2 + s > cap) return -1;
+        cj_dtype dt = cj_val_dtype(outs[o]); /* f16/bf16 are read widened (exact) */
+        if (n < 0 || (dt != CJ_F32 && dt != CJ_F16 && dt != CJ_BF16) || k + 2 + s > cap) return -1;
         float *v = malloc(sizeof(float) * (size_t)(n ? n : 1));
-        if (!v || cj_read(outs[o], v, sizeof(float) * (size_t)n) != CJ_OK) {
+        if (!v || cj_read_as(outs[o], CJ_F32, v, sizeof(float) * (size_t)n) != CJ_OK) {
             free(v);
             return -1;
         }
