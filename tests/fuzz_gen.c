@@ -101,6 +101,12 @@ static cj_dtype join_dtype(cj_dtype a, cj_dtype b) {
     api_join_types(a, 0, b, 0, &dt, &weak);
     return dt;
 }
+/* The dtype jnp.sum and jnp.prod of an integer dtype count in (x64 off):
+ * narrower than 32 bits promote to i32 / u32. */
+static cj_dtype int_sum_dtype(cj_dtype dt) {
+    return dt == CJ_I8 || dt == CJ_I16 ? CJ_I32 : dt == CJ_U8 || dt == CJ_U16 ? CJ_U32 : dt;
+}
+
 static double max2(double a, double b) { return a > b ? a : b; }
 
 /* NumPy broadcasting of a and b into *out (dtype joined; bound and err
@@ -422,8 +428,7 @@ static int gen_reduce(gen *g, fz_node *n) {
     /* a mean, max, min or var of nothing is not finite */
     if (k == 0 && n->sub != FZ_SUM && n->sub != FZ_PROD && fz_type_size(&n->type) > 0) return 0;
     if (fam_int(g) && (n->sub == FZ_SUM || n->sub == FZ_PROD)) { /* jnp.sum counts in the default int */
-        cj_dtype dt = n->type.dtype;
-        n->type.dtype = dt == CJ_I8 || dt == CJ_I16 ? CJ_I32 : dt == CJ_U8 || dt == CJ_U16 ? CJ_U32 : dt;
+        n->type.dtype = int_sum_dtype(n->type.dtype);
         return 1;
     }
     switch (n->sub) {
@@ -923,6 +928,7 @@ static int add_reduce_all(gen *g, int a) {
     n.kind = FZ_REDUCE, n.sub = fz_type_size(t) > 0 ? FZ_RMAX : FZ_SUM, n.args[0] = a, n.n_args = 1, n.n_axes = -1;
     n.type = *t;
     n.type.rank = 0;
+    if (n.sub == FZ_SUM && fz_is_int_dtype(t->dtype)) n.type.dtype = int_sum_dtype(t->dtype);
     return append(g, &n);
 }
 
@@ -1724,6 +1730,11 @@ static cj_val run_random(env *e, const fz_node *n) {
     case FZ_NORMAL: return cj_random_normal(key, t->dtype, t->rank, t->dims);
     default: /* the u32 bits read as i32, so the values lie in [-1, 1) */
         if (fz_is_int_dtype(t->dtype)) return cj_astype(cj_random_bits(key, t->rank, t->dims), t->dtype);
+        if (is_narrow(t->dtype)) /* f16 cannot hold 2^31: scaled in f32, then rounded */
+            return cj_astype(cj_mul(cj_astype(cj_bitcast_convert_type(cj_random_bits(key, t->rank, t->dims), CJ_I32),
+                                              CJ_F32),
+                                    cj_scalar(ctx, 0x1p-31)),
+                             t->dtype);
         return cj_mul(cj_astype(cj_bitcast_convert_type(cj_random_bits(key, t->rank, t->dims), CJ_I32), t->dtype),
                       cj_scalar(ctx, 0x1p-31));
     }
