@@ -913,3 +913,97 @@ TEST(fuzz_regression_nested_construct_deduplicated_into_its_enclosing_one) {
 TEST(fuzz_generator_draws_no_f64_program_grad_refuses) {
     check_grad_of_seed_not_refused(7770038254u, 1, "outputs and residuals");
 }
+
+/* ---- bugs the new dtypes' programs found ---- */
+
+static void softmax_lse_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    int64_t ax = 1;
+    out[0] = cj_add(cj_softmax(in[0], 1), cj_logsumexp(in[0], 1, &ax, 1));
+}
+static void softmax_lse_sum_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    softmax_lse_fn(ctx, in, out, user);
+    out[0] = cj_sum(out[0], -1, NULL, 0);
+}
+
+/* Program seeds 1004, 1036, 1117 (the first narrow-float programs drawn):
+ * cj_softmax and cj_logsumexp of bf16/f16 failed ("stop_gradient: dtype
+ * bf16 is not supported yet"): the autodiff marker primitives did not
+ * declare the new dtypes, though they only move bytes. Eager, jit and
+ * grad against the same computed in f32 from the same (exact) values. */
+TEST(fuzz_regression_softmax_logsumexp_of_narrow_floats) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t dims[2] = {3, 5};
+    float x[15];
+    for (int i = 0; i < 15; i++) x[i] = (float)((i * 7 % 11) * 0.25 - 1.25); /* exact in bf16 and f16 */
+    cj_val x32 = cj_array(ctx, CJ_F32, 2, dims, x);
+    cj_func *f = cj_func_new(ctx, "softmax_lse", softmax_lse_fn, 1, 1, NULL);
+    cj_val want;
+    CHECK(cj_call(f, &x32, &want) == CJ_OK);
+    double w[15];
+    CHECK(cj_read_as(want, CJ_F64, w, sizeof w) == CJ_OK);
+    static const cj_dtype dts[2] = {CJ_BF16, CJ_F16};
+    for (int k = 0; k < 2; k++) {
+        double tol = k == 0 ? 0x1p-6 : 0x1p-9; /* 4 ulps of 1..4 */
+        cj_val xn = cj_astype(x32, dts[k]), got[2], g;
+        CHECK_MSG(cj_call(f, &xn, &got[0]) == CJ_OK, "%s: %s", cj_dtype_name(dts[k]), cj_error_message(ctx));
+        CHECK(cj_call(cj_jit(f, NULL), &xn, &got[1]) == CJ_OK);
+        for (int m = 0; m < 2; m++) {
+            double r[15];
+            CHECK(cj_val_dtype(got[m]) == dts[k]);
+            CHECK(cj_read_as(got[m], CJ_F64, r, sizeof r) == CJ_OK);
+            for (int i = 0; i < 15; i++) CHECK_NEAR(r[i], w[i], 0, tol * 4);
+        }
+        /* d/dx sum(softmax + lse): softmax sums to 1 along a row (no gradient); lse is added to each of
+         * the row's 5 elements, and its gradient is softmax: 5 softmax */
+        int argnum = 0;
+        cj_grad_opts go = {1, &argnum, 0};
+        cj_func *fs = cj_func_new(ctx, "softmax_lse_sum", softmax_lse_sum_fn, 1, 1, NULL);
+        CHECK_MSG(cj_call(cj_grad(fs, &go), &xn, &g) == CJ_OK, "%s grad: %s", cj_dtype_name(dts[k]),
+                  cj_error_message(ctx));
+        CHECK(cj_val_dtype(g) == dts[k]);
+        double gr[15];
+        CHECK(cj_read_as(g, CJ_F64, gr, sizeof gr) == CJ_OK);
+        for (int row = 0; row < 3; row++) {
+            double mx = -1e9, z = 0;
+            for (int j = 0; j < 5; j++) mx = x[row * 5 + j] > mx ? x[row * 5 + j] : mx;
+            for (int j = 0; j < 5; j++) z += exp(x[row * 5 + j] - mx);
+            for (int j = 0; j < 5; j++) CHECK_NEAR(gr[row * 5 + j], 5 * exp(x[row * 5 + j] - mx) / z, 0, tol * 8);
+        }
+    }
+    cj_ctx_free(ctx);
+}
+
+static void abs_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_abs(in[0]);
+}
+
+/* Program seeds 1006 and 1014 (the first integer programs drawn): cj_abs
+ * of u32 / u64 failed ("abs: dtype u32 is not supported"): jnp.abs of an
+ * unsigned integer is the value itself (lax.abs refuses it). Eager, jit on
+ * both backends and vmap, on every unsigned dtype's extremes. */
+TEST(fuzz_regression_abs_of_unsigned_is_identity) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static const cj_dtype dts[4] = {CJ_U8, CJ_U16, CJ_U32, CJ_U64};
+    int64_t n = 4;
+    for (int k = 0; k < 4; k++) {
+        int bits = (int)cj_dtype_size(dts[k]) * 8;
+        double top = bits == 64 ? 0x1p52 : ldexp(1, bits) - 1, v[4] = {0, 1, top - 1, top};
+        cj_val x = fz_array_from(ctx, dts[k], 1, &n, v, 4), y[4];
+        cj_func *f = cj_func_new(ctx, "abs", abs_fn, 1, 1, NULL);
+        cj_jit_opts cc = {0};
+        cc.backend = CJ_BACKEND_CC;
+        CHECK_MSG(cj_call(f, &x, &y[0]) == CJ_OK, "%s: %s", cj_dtype_name(dts[k]), cj_error_message(ctx));
+        CHECK(cj_call(cj_jit(f, NULL), &x, &y[1]) == CJ_OK);
+        CHECK(cj_call(cj_jit(f, &cc), &x, &y[2]) == CJ_OK);
+        CHECK(cj_call(cj_vmap(f, NULL), &x, &y[3]) == CJ_OK);
+        for (int m = 0; m < 4; m++) {
+            double r[4];
+            CHECK(cj_val_dtype(y[m]) == dts[k]);
+            CHECK(cj_read_as(y[m], CJ_F64, r, sizeof r) == CJ_OK);
+            for (int i = 0; i < 4; i++) CHECK_NEAR(r[i], v[i], 0, 0);
+        }
+    }
+    cj_ctx_free(ctx);
+}
