@@ -22,26 +22,25 @@
 #define CHECK_MAX (64 * (2 + CHECK_SAMPLES)) /* numbers in a record: 64 outputs at most */
 
 /* The record of n_out values into rec (at most cap numbers); how many
- * numbers, or -1 when an output cannot be read (not f32 or f64, out of
- * memory; cjax's error, if any, is left set). */
+ * numbers, or -1 when an output cannot be read (not f16/bf16/f32/f64, out
+ * of memory; cjax's error, if any, is left set). */
 static int check_record(const cj_val *outs, int n_out, double *rec, int cap) {
     int k = 0;
     for (int o = 0; o < n_out; o++) {
         int64_t n = cj_val_size(outs[o]);
-        int s = n < CHECK_SAMPLES ? (int)n : CHECK_SAMPLES, f64 = cj_val_dtype(outs[o]) == CJ_F64;
-        if (n < 0 || (!f64 && cj_val_dtype(outs[o]) != CJ_F32) || k + 2 + s > cap) return -1;
-        size_t es = f64 ? sizeof(double) : sizeof(float);
-        void *v = malloc(es * (size_t)(n ? n : 1));
-        if (!v || cj_read(outs[o], v, es * (size_t)n) != CJ_OK) {
+        int s = n < CHECK_SAMPLES ? (int)n : CHECK_SAMPLES;
+        cj_dtype dt = cj_val_dtype(outs[o]); /* every float dtype is read widened to f64 (exact) */
+        if (n < 0 || (dt != CJ_F32 && dt != CJ_F64 && dt != CJ_F16 && dt != CJ_BF16) || k + 2 + s > cap)
+            return -1;
+        double *v = malloc(sizeof(double) * (size_t)(n ? n : 1));
+        if (!v || cj_read_as(outs[o], CJ_F64, v, sizeof(double) * (size_t)n) != CJ_OK) {
             free(v);
             return -1;
         }
-#define CHECK_AT(i) (f64 ? ((const double *)v)[i] : (double)((const float *)v)[i])
         double abs_sum = 0;
-        for (int64_t i = 0; i < n; i++) abs_sum += fabs(CHECK_AT(i));
+        for (int64_t i = 0; i < n; i++) abs_sum += fabs(v[i]);
         rec[k++] = (double)n, rec[k++] = abs_sum;
-        for (int i = 0; i < s; i++) rec[k++] = CHECK_AT((int64_t)i * n / s);
-#undef CHECK_AT
+        for (int i = 0; i < s; i++) rec[k++] = v[(int64_t)i * n / s];
         free(v);
     }
     return k;

@@ -76,6 +76,12 @@ static row rows[] = {
     BW("sincos", "sin*cos+x*x, 1e7", make_sincos, F32 * N_ELEMS, F32 * N_ELEMS),
     BW("tanh_sum", "sum(tanh(a*x+b)*c+d), 1e7", make_tanh_sum, F32 * N_ELEMS, 0),
     BW("variance", "mean((x-mean(x))^2), 1e7", make_variance, F32 * N_ELEMS, 0),
+    /* narrow floats: XLA computes the fused chain in f32 and rounds once,
+     * cjax rounds after each primitive (each stored narrow): 1-2 ulp apart */
+    {.key = "axb_y_bf16", .name = "(1.5x+0.25)*y, bf16, 1e7", .make = make_axb_y_bf16, .read_bytes = 4.0 * N_ELEMS,
+     .write_bytes = 2.0 * N_ELEMS, .limit = 2e-2},
+    {.key = "axb_y_f16", .name = "(1.5x+0.25)*y, f16, 1e7", .make = make_axb_y_f16, .read_bytes = 4.0 * N_ELEMS,
+     .write_bytes = 2.0 * N_ELEMS, .limit = 4e-3},
     BW("softmax", "softmax rows, 4096x4096", make_softmax, F32 * SM_ROWS * SM_COLS, F32 * SM_ROWS * SM_COLS),
     /* x - mean cancels: a row spans 7e-4 around values up to 3, so f32 keeps
      * about 3 digits of it (NumPy and JAX differ by 1.2e-4 here) */

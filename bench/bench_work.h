@@ -148,6 +148,20 @@ static cj_func *make_matmul_bf16(cj_ctx *ctx, cj_val *in) {
     in[1] = cj_astype(in[1], CJ_BF16);
     return cj_func_new(ctx, "matmul_bf16", matmul_bf16_fn, 2, 1, NULL);
 }
+/* (1.5 x + 0.25) * y on 10^7 bf16 / f16: elementwise work whose cost is
+ * the narrow loads and stores (widened to f32 and rounded back in every
+ * kernel), the chain half_convert.h vectorises */
+static void axb_y_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)u;
+    out[0] = cj_mul(cj_add(cj_mul(in[0], cj_scalar(ctx, 1.5)), cj_scalar(ctx, 0.25)), in[1]);
+}
+static cj_func *make_axb_y_narrow(cj_ctx *ctx, cj_val *in, cj_dtype dt) {
+    in[0] = cj_astype(cj_linspace(ctx, -3, 3, WORK_N, CJ_F32), dt);
+    in[1] = cj_astype(cj_linspace(ctx, 0, 1, WORK_N, CJ_F32), dt);
+    return cj_func_new(ctx, dt == CJ_BF16 ? "axb_y_bf16" : "axb_y_f16", axb_y_fn, 2, 1, NULL);
+}
+static cj_func *make_axb_y_bf16(cj_ctx *ctx, cj_val *in) { return make_axb_y_narrow(ctx, in, CJ_BF16); }
+static cj_func *make_axb_y_f16(cj_ctx *ctx, cj_val *in) { return make_axb_y_narrow(ctx, in, CJ_F16); }
 static cj_func *make_matmul_bias_relu(cj_ctx *ctx, cj_val *in) {
     matmul_inputs(ctx, in);
     return cj_func_new(ctx, "matmul_bias_relu", matmul_bias_relu_fn, 3, 1, NULL);

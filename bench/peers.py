@@ -506,6 +506,9 @@ def jax_side():
         "matmul_bf16": (lambda a, b: jax.lax.dot_general(a, b, (((1,), (0,)), ((), ())),
                                                          preferred_element_type=jnp.float32),
                         (d["a"].astype(jnp.bfloat16), d["bm"].astype(jnp.bfloat16))),
+        # bf16 / f16 elementwise (no NumPy peer: NumPy has no bf16, and its f16 is scalar code)
+        "axb_y_bf16": (lambda a, b: (a * 1.5 + 0.25) * b, (d["x"].astype(jnp.bfloat16), d["y"].astype(jnp.bfloat16))),
+        "axb_y_f16": (lambda a, b: (a * 1.5 + 0.25) * b, (d["x"].astype(jnp.float16), d["y"].astype(jnp.float16))),
         "mlp_fwd": (mlp, (d["mlp_x"],) + mp),
         "mlp_fwd_vmap": (jax.vmap(mlp, in_axes=(0,) + none4), (d["mlp_x"],) + mp),
         "train_step": (make_step(), mp + (d["mlp_x"], d["labels"])),

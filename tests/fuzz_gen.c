@@ -23,6 +23,9 @@
 #include "fuzz_gen.h"
 
 #include <math.h>
+
+#include "api/api.h"       /* api_join_types: JAX's promotion, as cjax applies it */
+#include "runtime/half.h"  /* f16/bf16 rounding of host copies */
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,8 +63,28 @@ static int64_t random_dim(gen *g) {
     return r == 0 ? 0 : r < 5 ? 1 : 2 + rnd(g, 3);
 }
 
-static cj_dtype random_dtype(gen *g) { return chance(g, 0.6) ? CJ_F32 : CJ_F64; }
-static int is_float(cj_dtype dt) { return dt == CJ_F32 || dt == CJ_F64; }
+static const cj_dtype int_dtypes[8] = {CJ_I8, CJ_I16, CJ_I32, CJ_I64, CJ_U8, CJ_U16, CJ_U32, CJ_U64};
+
+static int fam_int(const gen *g) { return g->p->family == FZ_FAMILY_INT; }
+static int fam_narrow(const gen *g) { return g->p->family == FZ_FAMILY_NARROW; }
+
+static cj_dtype random_dtype(gen *g) {
+    if (fam_int(g)) return int_dtypes[rnd(g, 8)];
+    if (fam_narrow(g)) {
+        int r = rnd(g, 20);
+        return r < 6 ? CJ_BF16 : r < 12 ? CJ_F16 : r < 17 ? CJ_F32 : CJ_F64;
+    }
+    return chance(g, 0.6) ? CJ_F32 : CJ_F64;
+}
+static int is_narrow(cj_dtype dt) { return dt == CJ_F16 || dt == CJ_BF16; }
+static int is_float(cj_dtype dt) { return dt == CJ_F32 || dt == CJ_F64 || is_narrow(dt); }
+int fz_is_int_dtype(cj_dtype dt) {
+    for (int i = 0; i < 8; i++)
+        if (dt == int_dtypes[i]) return 1;
+    return 0;
+}
+/* The dtypes ordinary operations of the program take. */
+static int value_dtype(const gen *g, cj_dtype dt) { return fam_int(g) ? fz_is_int_dtype(dt) : is_float(dt); }
 
 int64_t fz_type_size(const fz_type *t) {
     int64_t n = 1;
@@ -69,7 +92,21 @@ int64_t fz_type_size(const fz_type *t) {
     return n;
 }
 
-static cj_dtype join_dtype(cj_dtype a, cj_dtype b) { return a == CJ_F64 || b == CJ_F64 ? CJ_F64 : CJ_F32; }
+/* JAX's promotion (f32 with f64 as before; the new dtypes as cjax's
+ * table, which tests/test_promotion.c checks against JAX's). */
+static cj_dtype join_dtype(cj_dtype a, cj_dtype b) {
+    if ((a == CJ_F32 || a == CJ_F64) && (b == CJ_F32 || b == CJ_F64)) return a == CJ_F64 || b == CJ_F64 ? CJ_F64 : CJ_F32;
+    cj_dtype dt;
+    int weak;
+    api_join_types(a, 0, b, 0, &dt, &weak);
+    return dt;
+}
+/* The dtype jnp.sum and jnp.prod of an integer dtype count in (x64 off):
+ * narrower than 32 bits promote to i32 / u32. */
+static cj_dtype int_sum_dtype(cj_dtype dt) {
+    return dt == CJ_I8 || dt == CJ_I16 ? CJ_I32 : dt == CJ_U8 || dt == CJ_U16 ? CJ_U32 : dt;
+}
+
 static double max2(double a, double b) { return a > b ? a : b; }
 
 /* NumPy broadcasting of a and b into *out (dtype joined; bound and err
@@ -108,7 +145,21 @@ static int visible(const gen *g, int node) {
 
 /* A visible float node: what ordinary operations take (a loop's i32 index
  * or counter only reaches them through FZ_INT_TO_FLOAT). */
-static int usable(const gen *g, int node) { return visible(g, node) && is_float(g->p->nodes[node].type.dtype); }
+static int usable(const gen *g, int node) { return visible(g, node) && value_dtype(g, g->p->nodes[node].type.dtype); }
+
+/* In a narrow-float program, what a predicate reads: a visible input of
+ * the program (exact, and its sum is exact in f32), the first broadcasting
+ * with `with` when given; -1 if none. */
+static int exact_operand(gen *g, const fz_type *with) {
+    int n = g->p->n_nodes, start = rnd(g, n);
+    for (int k = 0; k < n; k++) {
+        int c = (start + k) % n;
+        fz_type tmp;
+        if (g->p->nodes[c].kind == FZ_INPUT && usable(g, c) && (!with || broadcast_types(with, type_of(g, c), &tmp)))
+            return c;
+    }
+    return -1;
+}
 
 static int newest_usable(const gen *g) {
     for (int c = g->p->n_nodes - 1; c > 0; c--)
@@ -296,6 +347,12 @@ static int unary_bound(int sub, double b, double c, double *out, double *lip) {
 static int gen_unary(gen *g, fz_node *n) {
     n->args[0] = pick_operand(g);
     n->n_args = 1;
+    if (fam_int(g)) { /* exact: no bound to keep (integers wrap) */
+        n->sub = rnd(g, FZ_NUM_INT_UNARY);
+        n->constant = rnd(g, 9) - 4;
+        n->type = *type_of(g, n->args[0]);
+        return 1;
+    }
     n->sub = rnd(g, FZ_NUM_UNARY);
     n->constant = round(fz_rand_uniform(&g->rng, -2, 2) * 8) / 8; /* exact in f32 */
     const fz_type *a = type_of(g, n->args[0]);
@@ -314,8 +371,12 @@ static int gen_binary(gen *g, fz_node *n) {
         a = b, b = t;
     }
     n->args[0] = a, n->args[1] = b, n->n_args = 2;
-    n->sub = rnd(g, FZ_NUM_BINARY);
     const fz_type *ta = type_of(g, a), *tb = type_of(g, b);
+    if (fam_int(g)) { /* u64 with a signed type promotes to a float: not drawn */
+        n->sub = rnd(g, FZ_NUM_INT_BINARY);
+        return broadcast_types(ta, tb, &n->type) && fz_is_int_dtype(n->type.dtype);
+    }
+    n->sub = rnd(g, FZ_NUM_BINARY);
     if (!broadcast_types(ta, tb, &n->type)) return 0;
     double ba = ta->bound, bb = tb->bound, ea = ta->err, eb = tb->err, out, err;
     switch (n->sub) {
@@ -334,11 +395,20 @@ static int gen_where(gen *g, fz_node *n) {
     int a = pick_operand(g), b = broadcast_partner(g, a);
     fz_type ab, abc;
     if (!broadcast_types(type_of(g, a), type_of(g, b), &ab)) return 0;
-    /* the predicate's operand: compatible with the result so far */
-    n->args[2] = broadcast_partner(g, a);
+    if (fam_int(g) && !fz_is_int_dtype(ab.dtype)) return 0;
+    /* the predicate's operand: compatible with the result so far (in a
+     * narrow-float program an input, compared exactly) */
+    if (fam_narrow(g)) {
+        n->args[2] = exact_operand(g, &ab);
+        if (n->args[2] < 0) n->args[2] = add_input(g, derive_broadcastable(g, &ab));
+        if (n->args[2] < 0) return 0;
+    } else {
+        n->args[2] = broadcast_partner(g, a);
+    }
     if (!broadcast_types(&ab, type_of(g, n->args[2]), &abc)) return 0;
     n->args[0] = a, n->args[1] = b, n->n_args = 3;
     n->constant = round(fz_rand_uniform(&g->rng, -0.5, 0.5) * 8) / 8;
+    if (fam_int(g)) n->constant = rnd(g, 9) - 4;
     abc.dtype = ab.dtype; /* the predicate's dtype does not join */
     abc.bound = max2(type_of(g, a)->bound, type_of(g, b)->bound);
     abc.err = max2(type_of(g, a)->err, type_of(g, b)->err);
@@ -350,12 +420,17 @@ static int gen_reduce(gen *g, fz_node *n) {
     n->args[0] = pick_operand(g), n->n_args = 1;
     const fz_type *a = type_of(g, n->args[0]);
     n->sub = rnd(g, FZ_NUM_REDUCE);
+    if (fam_int(g)) n->sub = (int[]){FZ_SUM, FZ_RMAX, FZ_RMIN, FZ_PROD}[rnd(g, 4)]; /* mean and var are floats */
     random_reduce_axes(g, n, a->rank);
     int64_t k;
     n->type = reduced_type(n, a, &k);
     double b = a->bound, e = a->err, kd = (double)k;
     /* a mean, max, min or var of nothing is not finite */
     if (k == 0 && n->sub != FZ_SUM && n->sub != FZ_PROD && fz_type_size(&n->type) > 0) return 0;
+    if (fam_int(g) && (n->sub == FZ_SUM || n->sub == FZ_PROD)) { /* jnp.sum counts in the default int */
+        n->type.dtype = int_sum_dtype(n->type.dtype);
+        return 1;
+    }
     switch (n->sub) {
     case FZ_SUM: n->type.bound = kd * b, n->type.err = kd * e + kd * kd * b; break;
     case FZ_MEAN: n->type.bound = b, n->type.err = e + kd * b; break;
@@ -501,7 +576,7 @@ static int gen_concatenate(gen *g, fz_node *n) {
         n->type.bound = max2(n->type.bound, t->bound);
         n->type.err = max2(n->type.err, t->err);
     }
-    return 1;
+    return !fam_int(g) || fz_is_int_dtype(n->type.dtype);
 }
 
 static int gen_pad(gen *g, fz_node *n) {
@@ -518,6 +593,7 @@ static int gen_pad(gen *g, fz_node *n) {
         n->type.dims[i] = inner + n->p0[i] + n->p1[i];
     }
     n->constant = round(fz_rand_uniform(&g->rng, -1, 1) * 8) / 8;
+    if (fam_int(g)) n->constant = rnd(g, 4);
     n->type.bound = max2(a->bound, fabs(n->constant));
     return 1;
 }
@@ -606,7 +682,7 @@ static int gen_dot_general(gen *g, fz_node *n) {
     if (free_b) out.dims[out.rank++] = tb.dims[free_slot];
     product_type(&out, &ta, type_of(g, b), k);
     n->type = out;
-    return out.bound <= FZ_MAX_BOUND;
+    return out.bound <= FZ_MAX_BOUND && (!fam_int(g) || fz_is_int_dtype(out.dtype));
 }
 
 /* matmul: the second operand a vector, a matrix, or a stack of matrices
@@ -647,13 +723,15 @@ static int gen_matmul(gen *g, fz_node *n) {
     out.dtype = join_dtype(ta.dtype, type_of(g, b)->dtype);
     product_type(&out, &ta, type_of(g, b), k);
     n->type = out;
-    return out.bound <= FZ_MAX_BOUND;
+    return out.bound <= FZ_MAX_BOUND && (!fam_int(g) || fz_is_int_dtype(out.dtype));
 }
 
 static int gen_astype(gen *g, fz_node *n) {
     n->args[0] = pick_operand(g), n->n_args = 1;
     const fz_type *a = type_of(g, n->args[0]);
     n->dtype = a->dtype == CJ_F32 ? CJ_F64 : CJ_F32;
+    if (g->p->family != FZ_FAMILY_BASE) /* another of the family's dtypes */
+        while ((n->dtype = random_dtype(g)) == a->dtype) {}
     n->type = *a;
     n->type.dtype = n->dtype;
     n->type.err = a->err + a->bound; /* one rounding to f32 */
@@ -661,6 +739,7 @@ static int gen_astype(gen *g, fz_node *n) {
 }
 
 static int gen_softmax(gen *g, fz_node *n) {
+    if (fam_int(g)) return 0;
     n->args[0] = pick_operand(g), n->n_args = 1;
     const fz_type *a = type_of(g, n->args[0]);
     if (a->rank == 0) return 0;
@@ -678,6 +757,7 @@ static int gen_softmax(gen *g, fz_node *n) {
 }
 
 static int gen_logsumexp(gen *g, fz_node *n) {
+    if (fam_int(g)) return 0;
     n->args[0] = pick_operand(g), n->n_args = 1;
     const fz_type *a = type_of(g, n->args[0]);
     random_reduce_axes(g, n, a->rank);
@@ -728,10 +808,11 @@ static void body_ops(gen *g, int n_ops) {
         if (!add_random_op(g)) break;
 }
 
-/* A visible i32 node (a loop's index or counter), newest first; -1 if none. */
+/* A visible i32 scalar (a loop's index or counter, or in an integer
+ * program any i32 scalar), newest first; -1 if none. */
 static int visible_int(const gen *g) {
     for (int c = g->p->n_nodes - 1; c >= 0; c--)
-        if (visible(g, c) && g->p->nodes[c].type.dtype == CJ_I32) return c;
+        if (visible(g, c) && g->p->nodes[c].type.dtype == CJ_I32 && g->p->nodes[c].type.rank == 0) return c;
     return -1;
 }
 
@@ -739,6 +820,7 @@ static int visible_int(const gen *g) {
  * from: a float node (through its sum), sometimes a loop's index. */
 static int pick_int_or_float(gen *g) {
     int i = chance(g, 0.3) ? visible_int(g) : -1;
+    if (i < 0 && fam_narrow(g)) i = exact_operand(g, NULL);
     return i >= 0 ? i : pick_operand(g);
 }
 
@@ -746,6 +828,7 @@ static int pick_int_or_float(gen *g) {
 static double threshold_for(gen *g, int node) {
     const fz_type *t = type_of(g, node);
     double scale = t->bound * (fz_type_size(t) > 1 ? 2 : 1);
+    if (fam_int(g)) return rnd(g, 17) - 8; /* integer sums are small more often than not */
     return round(fz_rand_uniform(&g->rng, -0.5, 0.5) * scale * 8) / 8;
 }
 
@@ -758,7 +841,7 @@ static void pick_start_source(gen *g, fz_node *n, int arg) {
     if (i >= 0 && chance(g, 0.8)) {
         n->sub = FZ_START_INT, n->args[arg] = i;
     } else if (chance(g, 0.3)) {
-        n->sub = FZ_START_DATA, n->args[arg] = pick_operand(g);
+        n->sub = FZ_START_DATA, n->args[arg] = fam_narrow(g) ? exact_operand(g, NULL) : pick_operand(g);
         n->consts[0] = threshold_for(g, n->args[arg]);
     }
     n->n_args = arg + (n->sub != FZ_START_CONST);
@@ -845,6 +928,7 @@ static int add_reduce_all(gen *g, int a) {
     n.kind = FZ_REDUCE, n.sub = fz_type_size(t) > 0 ? FZ_RMAX : FZ_SUM, n.args[0] = a, n.n_args = 1, n.n_axes = -1;
     n.type = *t;
     n.type.rank = 0;
+    if (n.sub == FZ_SUM && fz_is_int_dtype(t->dtype)) n.type.dtype = int_sum_dtype(t->dtype);
     return append(g, &n);
 }
 
@@ -887,6 +971,7 @@ static int add_int_to_float(gen *g, int i) {
     memset(&n, 0, sizeof n);
     n.kind = FZ_INT_TO_FLOAT, n.args[0] = i, n.n_args = 1;
     n.constant = scales[rnd(g, 3)];
+    if (fam_int(g)) n.constant = n.constant < 0 ? -1 : 4 * n.constant; /* -1, 1 or 2 */
     n.type = *type_of(g, i);
     n.type.dtype = random_dtype(g);
     n.type.bound = fabs(n.constant) * type_of(g, i)->bound;
@@ -905,12 +990,13 @@ static int body_result(gen *g, const fz_type *want, double max_bound, int base) 
         if (usable(g, c) && same_dims(type_of(g, c), want) && chance(g, 0.7)) r = c;
     if (r < 0) {
         int s = add_reduce_all(g, newest_usable(g));
-        int t = s >= 0 ? add_unary_node(g, s, FZ_TANH) : -1;
+        int t = s >= 0 && !fam_int(g) ? add_unary_node(g, s, FZ_TANH) : s; /* integers need no bound */
         r = t >= 0 ? add_broadcast(g, t, want) : -1;
         if (r >= 0 && base >= 0 && chance(g, 0.5)) r = add_mul(g, base, r);
     }
     if (r >= 0 && type_of(g, r)->dtype != want->dtype) r = add_astype(g, r, want->dtype);
-    if (r >= 0 && type_of(g, r)->bound > max_bound) r = add_unary_node(g, r, chance(g, 0.5) ? FZ_TANH : FZ_SIN);
+    if (r >= 0 && !fam_int(g) && type_of(g, r)->bound > max_bound)
+        r = add_unary_node(g, r, chance(g, 0.5) ? FZ_TANH : FZ_SIN);
     return r;
 }
 
@@ -1134,6 +1220,7 @@ static int gen_while(gen *g, fz_node *n) {
     int nc = loop_carries(g, n, params + 1);
     params[0] = counter_type(n->p0[1], n->hi);
     n->keepdims = chance(g, 0.5); /* a data-dependent stop too */
+    if (fam_narrow(g)) n->keepdims = 0; /* not on a computed narrow carry: rounding would move the stop */
     n->p0[2] = rnd(g, nc);
     n->consts[0] = threshold_for(g, n->args[n->p0[2]]);
     n->n_args = nc;
@@ -1154,6 +1241,7 @@ static int gen_while(gen *g, fz_node *n) {
 static int gen_random(gen *g, fz_node *n) {
     if (!g->p->extended) return 0;
     n->sub = rnd(g, FZ_NUM_RANDOM);
+    if (fam_int(g)) n->sub = FZ_BITS; /* the bits in an integer dtype */
     n->p1[0] = (int64_t)(fz_rand_u64(&g->rng) >> 24) - ((int64_t)1 << 39);
     int mask = 0;
     if (chance(g, 0.3)) {
@@ -1169,6 +1257,9 @@ static int gen_random(gen *g, fz_node *n) {
     }
     n->p1[1] = mask;
     fz_type t = random_input_type(g);
+    /* cj_random_uniform / normal draw f32 and f64 only (JAX also draws
+     * bf16/f16: a gap, docs/API.md) */
+    if (is_narrow(t.dtype) && n->sub != FZ_BITS) t.dtype = CJ_F32;
     if (chance(g, 0.5)) { /* the shape of a node it may meet */
         const fz_type *a = type_of(g, pick_operand(g));
         if (a->rank <= 3) t.rank = a->rank, memcpy(t.dims, a->dims, sizeof t.dims);
@@ -1184,7 +1275,40 @@ static int gen_random(gen *g, fz_node *n) {
     case FZ_NORMAL: t.bound = 8.5, t.err = 8 * t.bound; break; /* f64: |x| <= 8.3 */
     default: t.bound = 1, t.err = 1; break;                  /* bits * 2^-31 */
     }
+    if (fam_narrow(g) && n->sub == FZ_NORMAL) t.err = 8 * 8 * t.bound; /* f16's log and sqrt: a few ulp more */
     n->type = t;
+    return 1;
+}
+
+/* ---- kinds of the new dtypes' programs only ---- */
+static int gen_sort(gen *g, fz_node *n) {
+    n->args[0] = pick_operand(g), n->n_args = 1;
+    const fz_type *a = type_of(g, n->args[0]);
+    if (a->rank == 0) return 0;
+    n->axis = rnd(g, a->rank) - (chance(g, 0.3) ? a->rank : 0);
+    n->type = *a; /* sorted values are a continuous function of the values: err kept */
+    return 1;
+}
+
+/* take(x, indices, axis): the indices an integer node (any values: cj_take
+ * clamps), or in a float program astype(2 * input, i32), exact. */
+static int gen_take(gen *g, fz_node *n) {
+    n->args[0] = pick_operand(g);
+    const fz_type *a = type_of(g, n->args[0]);
+    if (a->rank == 0) return 0;
+    n->args[1] = fam_int(g) ? pick_operand(g) : exact_operand(g, NULL);
+    if (n->args[1] < 0) return 0;
+    n->n_args = 2;
+    const fz_type *ti = type_of(g, n->args[1]);
+    if (a->rank - 1 + ti->rank > FZ_MAX_RANK) return 0;
+    n->axis = rnd(g, a->rank) - (chance(g, 0.3) ? a->rank : 0);
+    int64_t ax = norm_axis(n->axis, a->rank);
+    if (a->dims[ax] == 0 && fz_type_size(ti) > 0) return 0; /* JAX refuses a non-empty take from an empty axis */
+    n->type = *a;
+    n->type.rank = 0;
+    for (int d = 0; d < ax; d++) n->type.dims[n->type.rank++] = a->dims[d];
+    for (int d = 0; d < ti->rank; d++) n->type.dims[n->type.rank++] = ti->dims[d];
+    for (int d = (int)ax + 1; d < a->rank; d++) n->type.dims[n->type.rank++] = a->dims[d];
     return 1;
 }
 
@@ -1206,25 +1330,35 @@ static const struct {
     {FZ_COND, 3, gen_branches},       {FZ_SWITCH, 2, gen_branches},      {FZ_SCAN, 3, gen_scan},
     {FZ_FORI, 2, gen_fori},           {FZ_WHILE, 2, gen_while},          {FZ_RANDOM, 5, gen_random},
     {FZ_DYNAMIC_SLICE, 2, gen_dynamic_slice}, {FZ_DYNAMIC_UPDATE, 2, gen_dynamic_update},
+    /* after the extended ones: the new dtypes' programs only */
+    {FZ_SORT, 2, gen_sort},           {FZ_TAKE, 3, gen_take},
 };
 #define N_KINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
-static int first_extended_kind(void) {
+static int first_kind(fz_kind k) {
     int i = 0;
-    while (i < N_KINDS && kinds[i].kind != FZ_COND) i++;
+    while (i < N_KINDS && kinds[i].kind != k) i++;
     return i;
 }
 
-/* Draws a kind: only the basic ones in a program that is not extended,
- * only constructs when one must be made. */
+/* May kind i be drawn? Only the basic ones in a program that is not
+ * extended, only constructs when one must be made; the new dtypes' kinds
+ * in their programs only (so the base family's draws are unchanged). */
+static int kind_allowed(const gen *g, int i, int only_cf) {
+    int ext = first_kind(FZ_COND), dt = first_kind(FZ_SORT);
+    if (only_cf) return is_construct(kinds[i].kind);
+    if (i >= dt) return g->p->family != FZ_FAMILY_BASE;
+    return i < ext || g->p->extended;
+}
+
+/* Draws a kind (kind_allowed). */
 static gen_fn random_generator(gen *g, fz_kind *kind, int only_cf) {
-    int ext = first_extended_kind();
-    int total = 0, lo = only_cf ? ext : 0, hi = g->p->extended ? N_KINDS : ext;
-    for (int i = lo; i < hi; i++)
-        if (!only_cf || is_construct(kinds[i].kind)) total += kinds[i].weight;
+    int total = 0;
+    for (int i = 0; i < N_KINDS; i++)
+        if (kind_allowed(g, i, only_cf)) total += kinds[i].weight;
     int r = rnd(g, total);
-    for (int i = lo; i < hi; i++) {
-        if (only_cf && !is_construct(kinds[i].kind)) continue;
+    for (int i = 0; i < N_KINDS; i++) {
+        if (!kind_allowed(g, i, only_cf)) continue;
         if (r < kinds[i].weight) {
             *kind = kinds[i].kind;
             return kinds[i].fn;
@@ -1242,7 +1376,7 @@ static void finish_construct(gen *g, int node) {
     const fz_node *n = &p->nodes[node];
     for (int b = 0; b < n->n_bodies; b++) p->scopes[n->bodies[b]].owner = node;
     for (int k = 0; k < g->n_out; k++) {
-        if (k == n->out_index || !is_float(g->out_types[k].dtype) || !chance(g, 0.5)) continue;
+        if (k == n->out_index || !value_dtype(g, g->out_types[k].dtype) || !chance(g, 0.5)) continue;
         fz_node o;
         memset(&o, 0, sizeof o);
         o.kind = FZ_OUTPUT, o.sub = k, o.args[0] = node, o.n_args = 1, o.type = g->out_types[k];
@@ -1264,6 +1398,7 @@ static int add_random_op(gen *g) {
         gen_fn fn = random_generator(g, &n.kind, only_cf);
         if (fn(g, &n) && p->n_nodes < FZ_MAX_NODES) {
             n.scope = g->scope;
+            if (fz_is_int_dtype(n.type.dtype)) n.type.bound = 1, n.type.err = 0; /* exact, wrapping */
             p->nodes[p->n_nodes++] = n;
             if (is_construct(n.kind)) finish_construct(g, p->n_nodes - 1);
             return 1;
@@ -1271,6 +1406,16 @@ static int add_random_op(gen *g) {
         p->n_nodes = n_nodes, p->n_inputs = n_inputs, p->n_scopes = n_scopes;
     }
     return 0;
+}
+
+/* The family: a stream of its own too. Its salt is the first (counting up
+ * from SHA-512's third initial word) under which the seeds test_fuzz.c
+ * pins as regression tests (65557, 2026485320, 3141657170, 8675412976,
+ * 8675424110, 7770038254) stay base programs, as they were found. */
+int fz_seed_family(uint64_t seed) {
+    uint64_t side = seed ^ 0x3c6ef372fe94f82eull;
+    double r = fz_rand_uniform(&side, 0, 1);
+    return r < FZ_NARROW_SHARE ? FZ_FAMILY_NARROW : r < FZ_NARROW_SHARE + FZ_INT_SHARE ? FZ_FAMILY_INT : FZ_FAMILY_BASE;
 }
 
 int fz_seed_is_extended(uint64_t seed) {
@@ -1287,6 +1432,7 @@ static void generate(fz_program *p, uint64_t seed, uint64_t attempt) {
      * same basic programs as before */
     uint64_t side = seed ^ 0x6a09e667f3bcc909ull;
     p->extended = fz_rand_uniform(&side, 0, 1) < FZ_EXTENDED_SHARE; /* as fz_seed_is_extended */
+    p->family = fz_seed_family(seed);
     p->n_scopes = 1;
     p->scopes[0].owner = -1;
     gen g;
@@ -1406,6 +1552,15 @@ void fz_to_f64(const fz_program *p, fz_program *out) {
     }
 }
 
+double fz_program_eps(const fz_program *p) {
+    double eps = 0;
+    for (int i = 0; i < p->n_nodes; i++) {
+        cj_dtype dt = p->nodes[i].type.dtype;
+        eps = max2(eps, dt == CJ_BF16 ? 0x1p-8 : dt == CJ_F16 ? 0x1p-11 : dt == CJ_F32 ? 0x1p-24 : dt == CJ_F64 ? 0x1p-53 : 0);
+    }
+    return eps;
+}
+
 int fz_uses_f32(const fz_program *p) {
     for (int i = 0; i < p->n_nodes; i++)
         if (p->nodes[i].type.dtype == CJ_F32) return 1;
@@ -1423,7 +1578,42 @@ int fz_has_control_flow(const fz_program *p) { return p->n_scopes > 1; }
 /* ---- interpretation ---- */
 static cj_val abs1(cj_ctx *ctx, cj_val x) { return cj_add(cj_abs(x), cj_scalar(ctx, 1.0)); }
 
+static cj_val run_int_unary(cj_ctx *ctx, const fz_node *n, cj_val x) {
+    switch ((fz_int_unary)n->sub) {
+    case FZ_I_NEG: return cj_neg(x);
+    case FZ_I_ABS: return cj_abs(x);
+    case FZ_I_SQUARE: return cj_square(x);
+    case FZ_I_MUL_CONST: return cj_mul(x, cj_scalar_int(ctx, (int64_t)n->constant));
+    case FZ_I_ADD_CONST: return cj_add(cj_scalar_int(ctx, (int64_t)n->constant), x);
+    case FZ_I_IPOW3: return cj_integer_pow(x, 3);
+    case FZ_I_POPCNT: return cj_population_count(x);
+    case FZ_I_NOT: return cj_not(x);
+    case FZ_I_SIGN: return cj_sign(x);
+    default: return cj_neg(x);
+    }
+}
+
+static cj_val run_int_binary(const fz_node *n, cj_val a, cj_val b) {
+    switch ((fz_int_binary)n->sub) {
+    case FZ_I_ADD: return cj_add(a, b);
+    case FZ_I_SUB: return cj_sub(a, b);
+    case FZ_I_MUL: return cj_mul(a, b);
+    case FZ_I_MAX: return cj_max(a, b);
+    case FZ_I_MIN: return cj_min(a, b);
+    case FZ_I_FLOOR_DIVIDE: return cj_floor_divide(a, b);
+    case FZ_I_REMAINDER: return cj_remainder(a, b);
+    case FZ_I_REM: return cj_rem(a, b);
+    case FZ_I_AND: return cj_and(a, b);
+    case FZ_I_OR: return cj_or(a, b);
+    case FZ_I_XOR: return cj_xor(a, b);
+    case FZ_I_SHL: return cj_shift_left(a, b);
+    case FZ_I_SHR_LOGICAL: return cj_shift_right_logical(a, b);
+    default: return cj_shift_right_arithmetic(a, b);
+    }
+}
+
 static cj_val run_unary(cj_ctx *ctx, const fz_node *n, cj_val x) {
+    if (fz_is_int_dtype(n->type.dtype)) return run_int_unary(ctx, n, x);
     switch ((fz_unary)n->sub) {
     case FZ_NEG: return cj_neg(x);
     case FZ_ABS: return cj_abs(x);
@@ -1461,6 +1651,7 @@ static cj_val run_unary(cj_ctx *ctx, const fz_node *n, cj_val x) {
 }
 
 static cj_val run_binary(cj_ctx *ctx, const fz_node *n, cj_val a, cj_val b) {
+    if (fz_is_int_dtype(n->type.dtype)) return run_int_binary(n, a, b);
     switch ((fz_binary)n->sub) {
     case FZ_ADD: return cj_add(a, b);
     case FZ_SUB: return cj_sub(a, b);
@@ -1501,15 +1692,21 @@ typedef struct body {
     int node, scope;
 } body;
 
-static int is_float_val(cj_val x) {
-    cj_dtype dt = cj_val_dtype(x);
-    return dt == CJ_F32 || dt == CJ_F64;
+static int is_float_val(cj_val x) { return is_float(cj_val_dtype(x)); }
+
+/* A scalar to compare with thresholds: sum(x) of a float node (of x
+ * widened to f32 when narrow: exact), the value of a loop's index, the
+ * sum of an integer array. */
+static cj_val scalar_of(cj_val x) {
+    if (is_narrow(cj_val_dtype(x))) return cj_sum(cj_astype(x, CJ_F32), -1, NULL, 0);
+    if (is_float_val(x) || cj_val_rank(x) > 0) return cj_sum(x, -1, NULL, 0);
+    return cj_astype(x, CJ_F32);
 }
 
-/* A scalar to compare with thresholds: sum(x) of a float node, the value
- * of an integer one. */
-static cj_val scalar_of(cj_val x) {
-    return is_float_val(x) ? cj_sum(x, -1, NULL, 0) : cj_astype(x, CJ_F32);
+/* A constant of node n's kind: a weak int in an integer program, so the
+ * dtype stays. */
+static cj_val constant_for(cj_ctx *ctx, cj_val like, double c) {
+    return fz_is_int_dtype(cj_val_dtype(like)) ? cj_scalar_int(ctx, (int64_t)c) : cj_scalar(ctx, c);
 }
 
 static cj_val run_random(env *e, const fz_node *n) {
@@ -1523,7 +1720,8 @@ static cj_val run_random(env *e, const fz_node *n) {
     if (mask & FZ_KEY_FOLD) key = cj_random_fold_in(key, cj_scalar_int(ctx, n->p2[0]));
     if (mask & FZ_KEY_FOLD_DATA) {
         cj_val x = e->v[n->args[0]];
-        cj_val data = is_float_val(x) ? cj_astype(cj_gt(scalar_of(x), cj_scalar(ctx, n->consts[0])), CJ_I32) : x;
+        int index = cj_val_dtype(x) == CJ_I32 && cj_val_rank(x) == 0; /* a loop's */
+        cj_val data = index ? x : cj_astype(cj_gt(scalar_of(x), cj_scalar(ctx, n->consts[0])), CJ_I32);
         key = cj_random_fold_in(key, data);
     }
     const fz_type *t = &n->type;
@@ -1531,6 +1729,12 @@ static cj_val run_random(env *e, const fz_node *n) {
     case FZ_UNIFORM: return cj_random_uniform(key, t->dtype, t->rank, t->dims, n->consts[1], n->consts[2]);
     case FZ_NORMAL: return cj_random_normal(key, t->dtype, t->rank, t->dims);
     default: /* the u32 bits read as i32, so the values lie in [-1, 1) */
+        if (fz_is_int_dtype(t->dtype)) return cj_astype(cj_random_bits(key, t->rank, t->dims), t->dtype);
+        if (is_narrow(t->dtype)) /* f16 cannot hold 2^31: scaled in f32, then rounded */
+            return cj_astype(cj_mul(cj_astype(cj_bitcast_convert_type(cj_random_bits(key, t->rank, t->dims), CJ_I32),
+                                              CJ_F32),
+                                    cj_scalar(ctx, 0x1p-31)),
+                             t->dtype);
         return cj_mul(cj_astype(cj_bitcast_convert_type(cj_random_bits(key, t->rank, t->dims), CJ_I32), t->dtype),
                       cj_scalar(ctx, 0x1p-31));
     }
@@ -1556,7 +1760,7 @@ static cj_val run_node(env *e, const fz_node *n) {
     switch (n->kind) {
     case FZ_UNARY: return run_unary(ctx, n, a);
     case FZ_BINARY: return run_binary(ctx, n, a, v[n->args[1]]);
-    case FZ_WHERE: return cj_where(cj_gt(v[n->args[2]], cj_scalar(ctx, n->constant)), a, v[n->args[1]]);
+    case FZ_WHERE: return cj_where(cj_gt(v[n->args[2]], constant_for(ctx, v[n->args[2]], n->constant)), a, v[n->args[1]]);
     case FZ_REDUCE: return run_reduce(n, a);
     case FZ_CUMULATIVE: return n->sub == 0 ? cj_cumsum(a, n->axis, n->keepdims) : cj_cummax(a, n->axis, n->keepdims);
     case FZ_RESHAPE: return cj_reshape(a, n->shape_rank, n->p0);
@@ -1569,7 +1773,7 @@ static cj_val run_node(env *e, const fz_node *n) {
         for (int i = 0; i < n->n_args; i++) xs[i] = v[n->args[i]];
         return cj_concatenate(n->n_args, xs, n->axis);
     }
-    case FZ_PAD: return cj_pad(a, cj_scalar(ctx, n->constant), n->p0, n->p1, n->p2);
+    case FZ_PAD: return cj_pad(a, constant_for(ctx, a, n->constant), n->p0, n->p1, n->p2);
     case FZ_REV: return cj_rev(a, n->n_axes, n->axes);
     case FZ_BROADCAST_TO: return cj_broadcast_to(a, n->shape_rank, n->p0);
     case FZ_DOT_GENERAL:
@@ -1578,7 +1782,16 @@ static cj_val run_node(env *e, const fz_node *n) {
     case FZ_ASTYPE: return cj_astype(a, n->dtype);
     case FZ_SOFTMAX: return n->sub == 0 ? cj_softmax(a, n->axis) : cj_log_softmax(a, n->axis);
     case FZ_LOGSUMEXP: return cj_logsumexp(a, n->n_axes, n->n_axes < 0 ? NULL : n->axes, n->keepdims);
-    case FZ_INT_TO_FLOAT: return cj_mul(cj_astype(a, n->type.dtype), cj_scalar(ctx, n->constant));
+    case FZ_INT_TO_FLOAT: {
+        cj_val x = cj_astype(a, n->type.dtype);
+        return cj_mul(x, constant_for(ctx, x, n->constant));
+    }
+    case FZ_SORT: return cj_sort(a, n->axis);
+    case FZ_TAKE: {
+        cj_val idx = v[n->args[1]];
+        if (!fz_is_int_dtype(cj_val_dtype(idx))) idx = cj_astype(cj_mul(idx, cj_scalar(ctx, 2)), CJ_I32);
+        return cj_take(a, idx, n->axis);
+    }
     case FZ_OUTPUT: return e->outs[n->args[0]][n->sub];
     case FZ_RANDOM: return run_random(e, n);
     case FZ_DYNAMIC_SLICE: {
@@ -1700,19 +1913,46 @@ void fz_fn_sum(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
     out[0] = cj_sum(run_program(ctx, (const fz_program *)user, in), -1, NULL, 0);
 }
 
+/* Rounds x to the nearest value of a narrow float dtype (f16/bf16), by
+ * the same conversion cjax uses (src/runtime/half.h's, through f32: x is
+ * an f32 value already). */
+static double round_narrow(double x, cj_dtype dt) {
+    float f = (float)x;
+    return dt == CJ_BF16 ? rt_bf16_to_f32(rt_f32_to_bf16(f)) : rt_f16_to_f32(rt_f32_to_f16(f));
+}
+
+double fz_random_element(cj_dtype dt, uint64_t *state) {
+    if (fz_is_int_dtype(dt)) {
+        int bits = (int)cj_dtype_size(dt) * 8, sign = dt == CJ_I8 || dt == CJ_I16 || dt == CJ_I32 || dt == CJ_I64;
+        uint64_t u = fz_rand_u64(state);
+        if (u % 5) return (double)(int64_t)(u / 5 % 21) - (sign ? 10 : 0);
+        if (bits > 52) bits = 52;
+        double x = (double)(fz_rand_u64(state) >> (64 - bits));
+        return sign ? x - ldexp(1, bits - 1) : x;
+    }
+    double x = fz_rand_uniform(state, -FZ_INPUT_BOUND, FZ_INPUT_BOUND);
+    if (dt == CJ_F32) return (float)x;
+    return is_narrow(dt) ? round_narrow((float)x, dt) : x;
+}
+
+cj_val fz_array_from(cj_ctx *ctx, cj_dtype dt, int rank, const int64_t *dims, const double *data, int64_t n) {
+    if (dt == CJ_F64) return cj_array(ctx, dt, rank, dims, data);
+    if (dt != CJ_F32 && !is_narrow(dt)) /* integers: exact in f64, converted exactly */
+        return cj_astype(cj_array(ctx, CJ_F64, rank, dims, data), dt);
+    float *f = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    if (!f) return cj_zeros(ctx, dt, rank, dims);
+    for (int64_t i = 0; i < n; i++) f[i] = (float)data[i];
+    cj_val v = cj_array(ctx, CJ_F32, rank, dims, f);
+    free(f);
+    return dt == CJ_F32 ? v : cj_astype(v, dt); /* narrow data: exact */
+}
+
 cj_val fz_random_input(cj_ctx *ctx, const fz_type *t, uint64_t *state) {
     int64_t n = fz_type_size(t);
-    size_t esz = t->dtype == CJ_F32 ? sizeof(float) : sizeof(double);
-    void *buf = malloc(esz * (size_t)(n > 0 ? n : 1));
+    double *buf = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     if (!buf) return cj_zeros(ctx, t->dtype, t->rank, t->dims);
-    for (int64_t i = 0; i < n; i++) {
-        double x = fz_rand_uniform(state, -FZ_INPUT_BOUND, FZ_INPUT_BOUND);
-        if (t->dtype == CJ_F32)
-            ((float *)buf)[i] = (float)x;
-        else
-            ((double *)buf)[i] = x;
-    }
-    cj_val v = cj_array(ctx, t->dtype, t->rank, t->dims, buf);
+    for (int64_t i = 0; i < n; i++) buf[i] = fz_random_element(t->dtype, state);
+    cj_val v = fz_array_from(ctx, t->dtype, t->rank, t->dims, buf, n);
     free(buf);
     return v;
 }
@@ -1726,6 +1966,11 @@ static const char *const unary_names[FZ_NUM_UNARY] = {
 static const char *const binary_names[FZ_NUM_BINARY] = {"add", "sub", "mul", "div(a,abs(b)+1)",
                                                         "max", "min", "pow(abs(a)+1,tanh(b))",
                                                         "atan2(a,abs(b)+1)"};
+static const char *const int_unary_names[FZ_NUM_INT_UNARY] = {"neg", "abs", "square", "mul_const", "add_const",
+                                                              "integer_pow(x,3)", "population_count", "not", "sign"};
+static const char *const int_binary_names[FZ_NUM_INT_BINARY] = {
+    "add", "sub", "mul", "max", "min", "floor_divide", "remainder", "rem", "and", "or", "xor", "shift_left",
+    "shift_right_logical", "shift_right_arithmetic"};
 static const char *const reduce_names[FZ_NUM_REDUCE] = {"sum", "mean", "reduce_max", "reduce_min", "prod", "var"};
 
 static void print_ints(FILE *out, const char *name, int n, const int64_t *v) {
@@ -1822,10 +2067,26 @@ static void print_node(FILE *out, const fz_program *p, int i, int indent) {
         break;
     case FZ_COND: case FZ_SWITCH: case FZ_SCAN: case FZ_FORI: case FZ_WHILE: print_construct(out, n); break;
     case FZ_UNARY:
+        if (fz_is_int_dtype(n->type.dtype)) {
+            fprintf(out, "%s(v%d)", int_unary_names[n->sub], n->args[0]);
+            if (n->sub == FZ_I_MUL_CONST || n->sub == FZ_I_ADD_CONST) fprintf(out, " c=%g", n->constant);
+            break;
+        }
         fprintf(out, "%s(v%d)", unary_names[n->sub], n->args[0]);
         if (n->sub == FZ_MUL_CONST || n->sub == FZ_ADD_CONST) fprintf(out, " c=%g", n->constant);
         break;
-    case FZ_BINARY: fprintf(out, "%s(v%d, v%d)", binary_names[n->sub], n->args[0], n->args[1]); break;
+    case FZ_BINARY:
+        fprintf(out, "%s(v%d, v%d)", fz_is_int_dtype(n->type.dtype) ? int_binary_names[n->sub] : binary_names[n->sub],
+                n->args[0], n->args[1]);
+        break;
+    case FZ_SORT: fprintf(out, "sort(v%d) axis=%lld", n->args[0], (long long)n->axis); break;
+    case FZ_TAKE:
+    {
+        int int_idx = fz_is_int_dtype(p->nodes[n->args[1]].type.dtype);
+        fprintf(out, "take(v%d, %sv%d%s) axis=%lld", n->args[0], int_idx ? "" : "astype(2*", n->args[1],
+                int_idx ? "" : ", i32)", (long long)n->axis);
+    }
+        break;
     case FZ_WHERE: fprintf(out, "where(v%d > %g, v%d, v%d)", n->args[2], n->constant, n->args[0], n->args[1]); break;
     case FZ_REDUCE:
     case FZ_LOGSUMEXP:

@@ -32,7 +32,13 @@
  * or only chosen while the operand's bound is small (exp, square, prod).
  * Each node also carries an estimate of the absolute rounding error two
  * correct implementations may differ by (in units of the unit roundoff),
- * from which tests derive their tolerances. */
+ * from which tests derive their tolerances.
+ *
+ * Three families of programs (FZ_FAMILY_*, drawn per seed from a stream of
+ * their own): the base one in f32/f64; one mixing bf16, f16, f32 and f64
+ * (its roundoff that of its narrowest float); one over the eight integer
+ * dtypes, exact, whose results every path must match bit for bit. The
+ * latter two also draw sort and take. */
 #ifndef CJ_TEST_FUZZ_GEN_H
 #define CJ_TEST_FUZZ_GEN_H
 #include <stdio.h>
@@ -94,6 +100,11 @@ typedef enum fz_kind {
                         of FZ_KEY_*; shape p0 */
     FZ_DYNAMIC_SLICE, /* of args[0], sizes p0, starts (see below) */
     FZ_DYNAMIC_UPDATE, /* dynamic_update_slice(args[0], args[1], starts) */
+    /* programs of the new dtypes only (FZ_FAMILY_NARROW / FZ_FAMILY_INT) */
+    FZ_SORT,         /* cj_sort along axis */
+    FZ_TAKE,         /* cj_take(args[0], indices, axis): the indices are
+                        args[1] itself (an integer node) or, in a float
+                        program, astype(2 * args[1], i32) of an input */
     FZ_NUM_KINDS
 } fz_kind;
 
@@ -126,6 +137,35 @@ typedef enum fz_unary {
     FZ_NUM_UNARY
 } fz_unary;
 
+/* The elementwise operations of integer programs (FZ_FAMILY_INT): a node's
+ * sub means these when its dtype is an integer one. */
+typedef enum fz_int_unary {
+    FZ_I_NEG, FZ_I_ABS, FZ_I_SQUARE, FZ_I_MUL_CONST, FZ_I_ADD_CONST, FZ_I_IPOW3, FZ_I_POPCNT, FZ_I_NOT,
+    FZ_I_SIGN, FZ_NUM_INT_UNARY
+} fz_int_unary;
+
+typedef enum fz_int_binary {
+    FZ_I_ADD, FZ_I_SUB, FZ_I_MUL, FZ_I_MAX, FZ_I_MIN, FZ_I_FLOOR_DIVIDE, FZ_I_REMAINDER, FZ_I_REM, FZ_I_AND,
+    FZ_I_OR, FZ_I_XOR, FZ_I_SHL, FZ_I_SHR_LOGICAL, FZ_I_SHR_ARITHMETIC, FZ_NUM_INT_BINARY
+} fz_int_binary;
+
+/* Which dtypes a program computes in, drawn from a stream of its own (so a
+ * seed of the base family draws exactly the program it drew before the
+ * others existed):
+ * - FZ_FAMILY_BASE: f32 and f64 (loop counters i32);
+ * - FZ_FAMILY_NARROW: bf16, f16, f32, f64 mixed (promotion as JAX's), every
+ *   float operation; predicates (where, cond, switch, data-dependent starts
+ *   and keys) read inputs only, whose sums are exact in f32, so rounding
+ *   differences between correct evaluations never flip a branch;
+ * - FZ_FAMILY_INT: i8 i16 i32 i64 u8 u16 u32 u64 mixed (wrapping
+ *   arithmetic, floor division and remainders by anything, zero included,
+ *   bitwise ops, shifts by any amount), the shape operations, reductions,
+ *   cumulative ops, dot, sort, take, control flow and random bits; every
+ *   result is exact, so every path must agree bit for bit. */
+enum { FZ_FAMILY_BASE, FZ_FAMILY_NARROW, FZ_FAMILY_INT };
+#define FZ_NARROW_SHARE 0.15 /* of the seeds */
+#define FZ_INT_SHARE 0.15
+
 typedef enum fz_binary {
     FZ_ADD, FZ_SUB, FZ_MUL, FZ_DIV_ABS1, FZ_MAX, FZ_MIN, FZ_POW_ABS1,
     FZ_ATAN2_ABS1, FZ_NUM_BINARY
@@ -136,10 +176,10 @@ typedef enum fz_reduce {
 } fz_reduce;
 
 typedef struct fz_type {
-    cj_dtype dtype; /* CJ_F32 or CJ_F64 (a loop index or counter: CJ_I32) */
+    cj_dtype dtype; /* the family's dtypes (a loop index or counter: CJ_I32) */
     int rank;
     int64_t dims[FZ_MAX_RANK];
-    double bound;   /* |every element| <= bound */
+    double bound;   /* |every element| <= bound (integers wrap: 1, unused) */
     double err;     /* rounding-error estimate, units of the unit roundoff */
 } fz_type;
 
@@ -180,6 +220,7 @@ typedef struct fz_scope {
 typedef struct fz_program {
     uint64_t seed;
     int extended;                  /* may hold control flow and random numbers */
+    int family;                    /* FZ_FAMILY_* */
     int n_inputs;
     int input_node[FZ_MAX_INPUTS]; /* node number of each input */
     int n_nodes;                   /* the last node is the output */
@@ -193,6 +234,8 @@ typedef struct fz_program {
 void fz_generate(fz_program *p, uint64_t seed);
 /* Whether the program of `seed` is an extended one, without drawing it. */
 int fz_seed_is_extended(uint64_t seed);
+/* The FZ_FAMILY_* of the program of `seed`, without drawing it. */
+int fz_seed_family(uint64_t seed);
 /* The same program computing in float64 throughout (every input f64,
  * every astype to f64): for finite differences. */
 void fz_to_f64(const fz_program *p, fz_program *out);
@@ -207,14 +250,25 @@ static inline const fz_type *fz_input_type(const fz_program *p, int i) { return 
 int64_t fz_type_size(const fz_type *t);
 /* Does any node compute in float32? (then the f32 roundoff applies) */
 int fz_uses_f32(const fz_program *p);
+/* The unit roundoff of the program's least precise float node (bf16:
+ * 2^-8, f16: 2^-11, f32: 2^-24, else 2^-53); 0 for an integer program,
+ * whose results are exact. */
+double fz_program_eps(const fz_program *p);
+/* Is dt one of the integer dtypes (bool excluded)? */
+int fz_is_int_dtype(cj_dtype dt);
 /* How many nodes of a kind the program holds (bodies included). */
 int fz_count_kind(const fz_program *p, fz_kind kind);
 /* Does it hold any control-flow construct? */
 int fz_has_control_flow(const fz_program *p);
 
 /* A random input of type t, uniform in [-FZ_INPUT_BOUND, FZ_INPUT_BOUND]
- * (the state advances). */
+ * (the state advances); integers: mostly small (-10..10, unsigned 0..20),
+ * one in five anywhere in the dtype's range (below 2^52 for 64 bits). */
 cj_val fz_random_input(cj_ctx *ctx, const fz_type *t, uint64_t *state);
+/* One such element, exactly representable in dt. */
+double fz_random_element(cj_dtype dt, uint64_t *state);
+/* An array of dtype dt from n doubles exactly representable in it. */
+cj_val fz_array_from(cj_ctx *ctx, cj_dtype dt, int rank, const int64_t *dims, const double *data, int64_t n);
 double fz_rand_uniform(uint64_t *state, double lo, double hi);
 uint64_t fz_rand_u64(uint64_t *state);
 

@@ -61,6 +61,15 @@
  *   for a jvp along v. (Measured worst with h = 1e-5: 1/30 of it; extended
  *   programs 1/350, a while program's jvp along v 1/3.)
  *
+ * The new dtypes (fuzz_gen.h's families): a bf16/f16 program's roundoff u
+ * is its narrowest float's (2^-8, 2^-11), and grad against jvp allows
+ * FZ_AD_ULPS_NARROW of it (1000 bf16 ulps would be no check); its f64 form
+ * is differentiated by finite differences as any other. An integer
+ * program's results must be equal (u = 0): wrapping arithmetic, division
+ * by zero and shifts past the width are defined, so every correct path
+ * gives the same integers; it has no derivative, so the two grad tests
+ * count it as not run.
+ *
  * Corpus: FZ_DEFAULT_COUNT seeds (40000 in Release builds, 3000 in Debug
  * and sanitizer builds). Every basic program runs; an extended one (a
  * quarter of the seeds, about 9 times the cost of a basic one) runs when
@@ -101,6 +110,9 @@
 #define FZ_CC_EVERY 100
 #define FZ_BATCH 3
 #define FZ_AD_ULPS 1000  /* grad vs jvp, jit(grad) vs grad: units of roundoff */
+/* The same in bf16/f16 programs, whose roundoff is 2^16 / 2^13 times
+ * f32's: 1000 of it would be no check at all. */
+#define FZ_AD_ULPS_NARROW 64
 #define FZ_MAX_REPORTS 5 /* programs printed per test before going quiet */
 
 /* Bugs the fuzzer found are fixed and pinned by regression tests, not
@@ -137,23 +149,16 @@ typedef struct instance {
 } instance;
 
 static cj_val array_from(cj_ctx *ctx, cj_dtype dt, int rank, const int64_t *dims, const double *data, int64_t n) {
-    if (dt == CJ_F64) return cj_array(ctx, dt, rank, dims, data);
-    float *f = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-    for (int64_t i = 0; i < n; i++) f[i] = (float)data[i];
-    cj_val v = cj_array(ctx, dt, rank, dims, f);
-    free(f);
-    return v;
+    return fz_array_from(ctx, dt, rank, dims, data, n);
 }
 
-/* Uniform host data of type t, rounded to t's dtype so the host copy is
- * exactly the array. */
+/* Host data of type t (fz_random_element: uniform floats, integers mostly
+ * small), exactly representable in t's dtype so the host copy is exactly
+ * the array. */
 static double *random_data(const fz_type *t, uint64_t *rng) {
     int64_t n = fz_type_size(t);
     double *d = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    for (int64_t i = 0; i < n; i++) {
-        d[i] = fz_rand_uniform(rng, -FZ_INPUT_BOUND, FZ_INPUT_BOUND);
-        if (t->dtype == CJ_F32) d[i] = (float)d[i];
-    }
+    for (int64_t i = 0; i < n; i++) d[i] = fz_random_element(t->dtype, rng);
     return d;
 }
 
@@ -188,7 +193,8 @@ static double *read_all(cj_val v) {
 }
 
 static double max_d(double a, double b) { return a > b ? a : b; }
-static double program_eps(const fz_program *p) { return fz_uses_f32(p) ? 0x1p-24 : 0x1p-53; }
+/* 0 for an integer program: every path must give the same integers. */
+static double program_eps(const fz_program *p) { return fz_program_eps(p); }
 
 static double result_tol(const fz_program *p) {
     const fz_type *t = fz_output_type(p);
@@ -431,6 +437,9 @@ static cj_func *grad_all(cj_func *fsum, int n_inputs) {
 /* What gradients() found. */
 enum { GRAD_FAILED = 0, GRAD_OK = 1, GRAD_REFUSED = 2, GRAD_KNOWN_BUG = 3 };
 #define FZ_SKIPPED (-1) /* a check's result: the program met a known bug */
+/* A grad check's result for an integer program: integers carry no
+ * derivative (JAX's grad refuses them), so there is nothing to compare. */
+#define FZ_NO_DERIVATIVE (-2)
 
 /* Calls a gradient function; host copies of the gradients in g[i] (all
  * NULL'ed first, free_all them). GRAD_OK, or GRAD_FAILED after reporting;
@@ -479,7 +488,8 @@ static int check_grad_jvp(instance *x) {
     cj_func *fsum = cj_func_new(x->ctx, "fuzz_sum", fz_fn_sum, p->n_inputs, 1, (void *)p);
     cj_func *grad = grad_all(fsum, p->n_inputs);
     double *g[FZ_MAX_INPUTS], *gj[FZ_MAX_INPUTS] = {0}, *v[FZ_MAX_INPUTS] = {0};
-    double rtol = FZ_AD_ULPS * program_eps(p);
+    if (p->family == FZ_FAMILY_INT) return FZ_NO_DERIVATIVE;
+    double rtol = (p->family == FZ_FAMILY_NARROW ? FZ_AD_ULPS_NARROW : FZ_AD_ULPS) * program_eps(p);
     cj_jit_opts jo = {0};
     jo.backend = CJ_BACKEND_INTERP;
     int ok = gradients(x, grad, x->in, check, g);
@@ -588,6 +598,7 @@ static int check_jvp_fd(instance *x, cj_func *fsum, double s, const char *check)
 static int check_grad_fd(instance *x) {
     const fz_program *p = x->p;
     const char *check = "fuzz_grad_fd";
+    if (p->family == FZ_FAMILY_INT) return FZ_NO_DERIVATIVE;
     cj_func *fsum = cj_func_new(x->ctx, "fuzz_sum_f64", fz_fn_sum, p->n_inputs, 1, (void *)p);
     double *g[FZ_MAX_INPUTS];
     const fz_type *to = fz_output_type(p);
@@ -654,7 +665,8 @@ static void use_real_compiler(int real) {
  * the number of failing programs. */
 static int run_corpus(const char *name, check_fn check, int f64) {
     corpus c = corpus_get();
-    int failed = 0, n_run = 0, n_cf = 0, n_random = 0, n_while = 0, n_skipped = 0;
+    int failed = 0, n_run = 0, n_cf = 0, n_random = 0, n_while = 0, n_skipped = 0, n_narrow = 0, n_int = 0;
+    int n_no_derivative = 0;
     printed = 0;
     n_refused = 0;
     use_real_compiler(check == run_cc);
@@ -669,6 +681,10 @@ static int run_corpus(const char *name, check_fn check, int f64) {
         int result = check(&x, i);
         instance_free(&x);
         failed += result == 0;
+        if (result == FZ_NO_DERIVATIVE) {
+            n_no_derivative++;
+            continue;
+        }
         if (result == FZ_SKIPPED) {
             n_skipped++;
             continue;
@@ -677,12 +693,17 @@ static int run_corpus(const char *name, check_fn check, int f64) {
         n_cf += fz_has_control_flow(&p);
         n_random += fz_count_kind(&p, FZ_RANDOM) > 0;
         n_while += fz_count_kind(&p, FZ_WHILE) > 0;
+        n_narrow += p.family == FZ_FAMILY_NARROW;
+        n_int += p.family == FZ_FAMILY_INT;
     }
     use_real_compiler(1);
     fprintf(stderr,
             "%s: %d programs from seed %llu run (%d with control flow, %d with while loops, %d with random numbers; "
-            "extended programs 1 in %d), %d skipped (known bugs), %d failed\n",
-            name, n_run, (unsigned long long)c.seed, n_cf, n_while, n_random, c.extended_every, n_skipped, failed);
+            "extended programs 1 in %d; %d of bf16/f16, %d of the integer dtypes), %d integer ones not run (no "
+            "derivative), %d skipped (known bugs), "
+            "%d failed\n",
+            name, n_run, (unsigned long long)c.seed, n_cf, n_while, n_random, c.extended_every, n_narrow, n_int,
+            n_no_derivative, n_skipped, failed);
     return failed;
 }
 
@@ -891,4 +912,98 @@ TEST(fuzz_regression_nested_construct_deduplicated_into_its_enclosing_one) {
  * finite-difference check runs. The generator now asks about both. */
 TEST(fuzz_generator_draws_no_f64_program_grad_refuses) {
     check_grad_of_seed_not_refused(7770038254u, 1, "outputs and residuals");
+}
+
+/* ---- bugs the new dtypes' programs found ---- */
+
+static void softmax_lse_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    int64_t ax = 1;
+    out[0] = cj_add(cj_softmax(in[0], 1), cj_logsumexp(in[0], 1, &ax, 1));
+}
+static void softmax_lse_sum_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    softmax_lse_fn(ctx, in, out, user);
+    out[0] = cj_sum(out[0], -1, NULL, 0);
+}
+
+/* Program seeds 1004, 1036, 1117 (the first narrow-float programs drawn):
+ * cj_softmax and cj_logsumexp of bf16/f16 failed ("stop_gradient: dtype
+ * bf16 is not supported yet"): the autodiff marker primitives did not
+ * declare the new dtypes, though they only move bytes. Eager, jit and
+ * grad against the same computed in f32 from the same (exact) values. */
+TEST(fuzz_regression_softmax_logsumexp_of_narrow_floats) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t dims[2] = {3, 5};
+    float x[15];
+    for (int i = 0; i < 15; i++) x[i] = (float)((i * 7 % 11) * 0.25 - 1.25); /* exact in bf16 and f16 */
+    cj_val x32 = cj_array(ctx, CJ_F32, 2, dims, x);
+    cj_func *f = cj_func_new(ctx, "softmax_lse", softmax_lse_fn, 1, 1, NULL);
+    cj_val want;
+    CHECK(cj_call(f, &x32, &want) == CJ_OK);
+    double w[15];
+    CHECK(cj_read_as(want, CJ_F64, w, sizeof w) == CJ_OK);
+    static const cj_dtype dts[2] = {CJ_BF16, CJ_F16};
+    for (int k = 0; k < 2; k++) {
+        double tol = k == 0 ? 0x1p-6 : 0x1p-9; /* 4 ulps of 1..4 */
+        cj_val xn = cj_astype(x32, dts[k]), got[2], g;
+        CHECK_MSG(cj_call(f, &xn, &got[0]) == CJ_OK, "%s: %s", cj_dtype_name(dts[k]), cj_error_message(ctx));
+        CHECK(cj_call(cj_jit(f, NULL), &xn, &got[1]) == CJ_OK);
+        for (int m = 0; m < 2; m++) {
+            double r[15];
+            CHECK(cj_val_dtype(got[m]) == dts[k]);
+            CHECK(cj_read_as(got[m], CJ_F64, r, sizeof r) == CJ_OK);
+            for (int i = 0; i < 15; i++) CHECK_NEAR(r[i], w[i], 0, tol * 4);
+        }
+        /* d/dx sum(softmax + lse): softmax sums to 1 along a row (no gradient); lse is added to each of
+         * the row's 5 elements, and its gradient is softmax: 5 softmax */
+        int argnum = 0;
+        cj_grad_opts go = {1, &argnum, 0};
+        cj_func *fs = cj_func_new(ctx, "softmax_lse_sum", softmax_lse_sum_fn, 1, 1, NULL);
+        CHECK_MSG(cj_call(cj_grad(fs, &go), &xn, &g) == CJ_OK, "%s grad: %s", cj_dtype_name(dts[k]),
+                  cj_error_message(ctx));
+        CHECK(cj_val_dtype(g) == dts[k]);
+        double gr[15];
+        CHECK(cj_read_as(g, CJ_F64, gr, sizeof gr) == CJ_OK);
+        for (int row = 0; row < 3; row++) {
+            double mx = -1e9, z = 0;
+            for (int j = 0; j < 5; j++) mx = x[row * 5 + j] > mx ? x[row * 5 + j] : mx;
+            for (int j = 0; j < 5; j++) z += exp(x[row * 5 + j] - mx);
+            for (int j = 0; j < 5; j++) CHECK_NEAR(gr[row * 5 + j], 5 * exp(x[row * 5 + j] - mx) / z, 0, tol * 8);
+        }
+    }
+    cj_ctx_free(ctx);
+}
+
+static void abs_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_abs(in[0]);
+}
+
+/* Program seeds 1006 and 1014 (the first integer programs drawn): cj_abs
+ * of u32 / u64 failed ("abs: dtype u32 is not supported"): jnp.abs of an
+ * unsigned integer is the value itself (lax.abs refuses it). Eager, jit on
+ * both backends and vmap, on every unsigned dtype's extremes. */
+TEST(fuzz_regression_abs_of_unsigned_is_identity) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    static const cj_dtype dts[4] = {CJ_U8, CJ_U16, CJ_U32, CJ_U64};
+    int64_t n = 4;
+    for (int k = 0; k < 4; k++) {
+        int bits = (int)cj_dtype_size(dts[k]) * 8;
+        double top = bits == 64 ? 0x1p52 : ldexp(1, bits) - 1, v[4] = {0, 1, top - 1, top};
+        cj_val x = fz_array_from(ctx, dts[k], 1, &n, v, 4), y[4];
+        cj_func *f = cj_func_new(ctx, "abs", abs_fn, 1, 1, NULL);
+        cj_jit_opts cc = {0};
+        cc.backend = CJ_BACKEND_CC;
+        CHECK_MSG(cj_call(f, &x, &y[0]) == CJ_OK, "%s: %s", cj_dtype_name(dts[k]), cj_error_message(ctx));
+        CHECK(cj_call(cj_jit(f, NULL), &x, &y[1]) == CJ_OK);
+        CHECK(cj_call(cj_jit(f, &cc), &x, &y[2]) == CJ_OK);
+        CHECK(cj_call(cj_vmap(f, NULL), &x, &y[3]) == CJ_OK);
+        for (int m = 0; m < 4; m++) {
+            double r[4];
+            CHECK(cj_val_dtype(y[m]) == dts[k]);
+            CHECK(cj_read_as(y[m], CJ_F64, r, sizeof r) == CJ_OK);
+            for (int i = 0; i < 4; i++) CHECK_NEAR(r[i], v[i], 0, 0);
+        }
+    }
+    cj_ctx_free(ctx);
 }

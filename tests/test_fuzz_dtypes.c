@@ -1,6 +1,14 @@
-/* test_fuzz_dtypes.c — a differential fuzzer over the dtypes of issue 17
- * (u8 … u64, i8, i16, f16, bf16), beside the main one (test_fuzz.c, whose
- * programs are bool/i32/i64/f32/f64).
+/* test_fuzz_dtypes.c — a differential fuzzer over the bits of the dtypes
+ * of issue 17 (u8 … u64, i8, i16, f16, bf16), beside the main one.
+ *
+ * The main fuzzer (test_fuzz.c, fuzz_gen.h's FZ_FAMILY_NARROW and
+ * FZ_FAMILY_INT programs) now draws these dtypes too, across all its
+ * operations, constructs, vmap and grad. This one stays for what the main
+ * one cannot do exactly: bitcasts (same and cross width), float → integer
+ * conversions (saturation, NaN → 0) and full-range random-bit inputs, NaN
+ * and infinity patterns included, whose results only an exact program can
+ * compare (the main one's float programs are compared within rounding, so
+ * they never read float bits as integers).
  *
  * Each program is a random chain of elementwise operations (wrapping
  * arithmetic, bitwise ops and shifts with any amount, population_count,

@@ -87,6 +87,9 @@ void prim_register_ad(void) {
             .impl = ad_impl,
             .lower = {.kind = LOWER_OPAQUE},
             .batch = ad_batch,
+            /* every dtype: they move bytes (cj_softmax and cj_logsumexp of
+             * bf16/f16 stop the gradient of their max; found by the fuzzer) */
+            .extra_dtypes = true,
         };
     prim_rules[PRIM_NAME].print_params = name_print_params;
     /* stop_gradient and name did their work when the program was

@@ -28,6 +28,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../runtime/half_convert.h"
 #include "../runtime/vmath.h"
 #include "../runtime/vmath_special.h"
 
@@ -286,6 +287,16 @@ INTEGER_POW(i64, int64_t, wmul_i64)
  * → bool is != 0). */
 static void convert_any(const ew_operands *ops, int64_t begin, int64_t end) {
     size_t in_size = rt_dtypes[ops->in_dtype].size, out_size = rt_dtypes[ops->out_dtype].size;
+    cj_dtype from = ops->in_dtype, to = ops->out_dtype;
+    /* f32 <-> f16/bf16 as vector code where the CPU has it (the same bits) */
+    if (from == CJ_F32 && (to == CJ_F16 || to == CJ_BF16)) {
+        rt_f32_to_narrow_n(to == CJ_BF16, (const float *)ops->in[0] + begin, (uint16_t *)ops->out + begin, end - begin);
+        return;
+    }
+    if (to == CJ_F32 && (from == CJ_F16 || from == CJ_BF16)) {
+        rt_narrow_to_f32_n(from == CJ_BF16, (const uint16_t *)ops->in[0] + begin, (float *)ops->out + begin, end - begin);
+        return;
+    }
     rt_convert(ops->in_dtype, (const char *)ops->in[0] + (size_t)begin * in_size, ops->out_dtype,
                (char *)ops->out + (size_t)begin * out_size, end - begin);
 }

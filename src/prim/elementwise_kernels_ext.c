@@ -13,7 +13,9 @@
  * f16 and bf16 are computed in f32, as XLA's CPU backend does: a tile of
  * each operand is widened to f32 (exact), the primitive's f32 kernel runs
  * on it, and the result is rounded to nearest even on store (or kept, when
- * it is bool). For add, sub, mul, div, sqrt that is the correctly rounded
+ * it is bool); the widening and rounding of a tile run as vector code
+ * where the CPU has it (half_convert.h: F16C for f16, AVX2 shifts for
+ * bf16; bit for bit the scalar conversions). For add, sub, mul, div, sqrt that is the correctly rounded
  * narrow result (f32 has more than twice the bits); transcendentals carry
  * the f32 kernel's error into the rounding. integer_pow and logistic round
  * after every step, as XLA expands them into narrow operations. select_n
@@ -22,6 +24,7 @@
 #include <string.h>
 
 #include "../runtime/half.h"
+#include "../runtime/half_convert.h"
 #include "elementwise_kernels.h"
 
 /* ---- loop shapes (a rank-0 operand is read at index 0) ---- */
@@ -165,7 +168,7 @@ static void via_f32(prim_id prim, const ew_operands *ops, int64_t begin, int64_t
             if (ops->scalar[j]) {
                 tin[j][0] = widen(bf16, src[0]);
             } else {
-                for (int64_t q = 0; q < m; q++) tin[j][q] = widen(bf16, src[i0 + q]);
+                rt_narrow_to_f32_n(bf16, src + i0, tin[j], m);
             }
             o.in[j] = tin[j];
         }
@@ -175,8 +178,7 @@ static void via_f32(prim_id prim, const ew_operands *ops, int64_t begin, int64_t
         } else {
             o.out = tout;
             k(&o, 0, m);
-            uint16_t *y = (uint16_t *)ops->out + i0;
-            for (int64_t q = 0; q < m; q++) y[q] = narrow(bf16, tout[q]);
+            rt_f32_to_narrow_n(bf16, tout, (uint16_t *)ops->out + i0, m);
         }
     }
 }
