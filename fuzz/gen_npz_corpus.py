@@ -94,8 +94,9 @@ def main():
     put("deflate_bomb_size.npz", patch(d, dcd + 24, "<I", 0xF0000000))
     put("deflate_short_size.npz", patch(d, dcd + 24, "<I", 100))
     dl = find(d, b"PK\x03\x04")
+    data_at = dl + 30 + struct.unpack_from("<H", d, dl + 26)[0] + struct.unpack_from("<H", d, dl + 28)[0]
     corrupt = bytearray(d)
-    corrupt[dl + 30 + 5 + 3] ^= 0xFF
+    corrupt[data_at + 3] ^= 0xFF
     put("deflate_corrupt_stream.npz", bytes(corrupt))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:

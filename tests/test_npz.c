@@ -289,7 +289,8 @@ TEST(npz_refuses_hostile_archives) {
         CHECK_STR_CONTAINS(cj_error_message(ctx), bad);
         CHECK_STR_CONTAINS(cj_error_message(ctx), m->says);
         cj_error_clear(ctx);
-        CHECK(cj_is_error(cj_load_npz_member(ctx, bad, "w")));
+        /* by name too (the damaged member: 'b' for the data CRC case) */
+        CHECK_MSG(cj_is_error(cj_load_npz_member(ctx, bad, k == 16 ? "b" : "w")), "%s: member loaded", m->what);
         cj_ctx_free(ctx);
         CHECK_MSG(st.live == 0, "%s: %lld blocks leaked", m->what, st.live);
     }

@@ -308,7 +308,7 @@ TEST(call_into_refuses_wrong_buffers_before_running) {
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         CHECK_EQ_INT(cj_call_into(jf, &x, &cases[k].b), cases[k].want);
-        CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_call_into(scale)");
+        CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_call_into(jit(scale))");
         CHECK_STR_CONTAINS(cj_error_message(ctx), cases[k].says);
         cj_error_clear(ctx);
         for (int i = 0; i < 16; i++) { /* nothing ran: the buffer is untouched */
@@ -348,7 +348,7 @@ TEST(call_into_under_a_trace_is_a_concretization_error) {
     cj_val x = cj_zeros(ctx, CJ_F32, 1, d), y;
     CHECK(cj_call(outer, &x, &y) != CJ_OK);
     CHECK_EQ_INT(cj_error(ctx), CJ_ERR_CONCRETIZATION);
-    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_call_into(scale): input 0 is a traced value");
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_call_into(jit(scale)): input 0 is a traced value");
     cj_ctx_free(ctx);
 }
 
@@ -387,5 +387,58 @@ TEST(call_into_any_alignment_gives_the_same_result) {
     CHECK_EQ_INT(js.into_direct + js.into_copied, 3);
     CHECK(js.into_direct >= 1); /* the 64-byte aligned buffer */
     free(raw);
+    cj_ctx_free(ctx);
+}
+
+/* NULL for each pointer argument of the issue-18 entry points: CJ_ERR_ARG
+ * naming the function, never a crash (as test_api_null.c for the rest). */
+TEST(zero_copy_entry_points_null_arguments) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    float buf[4] = {0};
+    int64_t d[1] = {4};
+    CHECK(cj_is_error(cj_array_borrow(ctx, CJ_F32, 1, NULL, buf, 16, NULL, NULL)));
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_array_borrow: dims is NULL");
+    cj_error_clear(ctx);
+    CHECK(cj_array_data((cj_val){0}) == NULL);
+    CHECK_EQ_INT(cj_error(NULL), CJ_ERR_ARG);
+    cj_error_clear(NULL);
+    CHECK(!cj_array_is_borrowed((cj_val){0}));
+    cj_func *jf = cj_jit(cj_func_new(ctx, "scale", f_scale_in_place, 1, 1, NULL), NULL);
+    cj_out_buffer ob = {buf, 16, CJ_F32, 1, d};
+    CHECK_EQ_INT(cj_call_into(NULL, NULL, &ob), CJ_ERR_ARG);
+    cj_error_clear(NULL);
+    CHECK_EQ_INT(cj_call_into(jf, NULL, &ob), CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_call_into(jit(scale)): in is NULL");
+    cj_error_clear(ctx);
+    cj_val x = cj_zeros(ctx, CJ_F32, 1, d);
+    CHECK_EQ_INT(cj_call_into(jf, &x, NULL), CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_call_into(jit(scale)): out is NULL");
+    cj_error_clear(ctx);
+    CHECK(cj_is_error(cj_from_dlpack(ctx, NULL)));
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_from_dlpack: the tensor is NULL");
+    cj_error_clear(ctx);
+    CHECK(cj_is_error(cj_from_dlpack_versioned(ctx, NULL)));
+    cj_error_clear(ctx);
+    CHECK(cj_to_dlpack((cj_val){0}) == NULL);
+    CHECK(cj_to_dlpack_versioned((cj_val){0}) == NULL);
+    CHECK_EQ_INT(cj_error(NULL), CJ_ERR_ARG);
+    cj_error_clear(NULL);
+    CHECK_EQ_INT(cj_save_npz(NULL, 1, NULL, &x, 0), CJ_ERR_ARG);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_save_npz: path is NULL");
+    cj_error_clear(ctx);
+    CHECK_EQ_INT(cj_save_npz("/tmp/x.npz", 1, NULL, NULL, 0), CJ_ERR_ARG);
+    cj_error_clear(NULL);
+    CHECK_EQ_INT(cj_load_npz(NULL, "/tmp/x.npz", NULL, 0), -1);
+    CHECK_EQ_INT(cj_error(NULL), CJ_ERR_ARG);
+    cj_error_clear(NULL);
+    CHECK_EQ_INT(cj_load_npz(ctx, NULL, NULL, 0), -1);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_load_npz: path is NULL");
+    cj_error_clear(ctx);
+    CHECK_EQ_INT(cj_load_npz(ctx, "/tmp/x.npz", NULL, 2), -1);
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "entries is NULL for cap 2");
+    cj_error_clear(ctx);
+    CHECK(cj_is_error(cj_load_npz_member(ctx, "/tmp/x.npz", NULL)));
+    CHECK_STR_CONTAINS(cj_error_message(ctx), "cj_load_npz_member: name is NULL");
+    cj_error_clear(ctx);
     cj_ctx_free(ctx);
 }

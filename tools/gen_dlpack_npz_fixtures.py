@@ -154,7 +154,7 @@ def main():
     np.savez_compressed(f"{OUT_NPZ}/savez_compressed.npz", **arrays)
     np.savez(f"{OUT_NPZ}/positional.npz", np.arange(3, dtype=np.int32), np.ones(2))
     for k, v in arrays.items():
-        np.save(f"{OUT_NPZ}/{k}.npy", np.ascontiguousarray(v))
+        np.save(f"{OUT_NPZ}/{k}.npy", v)
 
 
 if __name__ == "__main__":

@@ -402,7 +402,7 @@ void zip_writer_drop(zip_writer *w) {
 #define DOS_DATE 0x21 /* 1980-01-01, as numpy's zipfile writes for its fixed time */
 
 int zip_write_member(zip_writer *w, const char *name, const void *head, size_t hlen, const void *data, size_t dlen,
-                     int deflate, cj_status *st, char *why, size_t wl) {
+                     int packs, cj_status *st, char *why, size_t wl) {
     *st = CJ_OK;
     if (w->n == w->cap) {
         int cap = w->cap ? w->cap * 2 : 8;
@@ -427,10 +427,10 @@ int zip_write_member(zip_writer *w, const char *name, const void *head, size_t h
     m->usize = (uint64_t)hlen + dlen;
     m->crc = zip_crc32(zip_crc32(0, head, hlen), data, dlen);
     m->header = w->pos;
-    m->method = deflate ? 8 : 0;
+    m->method = packs ? 8 : 0;
     uint8_t *packed = NULL;
     size_t packed_cap = 0;
-    if (deflate) {
+    if (packs) {
 #ifdef CJAX_HAVE_ZLIB
         z_stream s;
         memset(&s, 0, sizeof s);
@@ -509,7 +509,7 @@ int zip_write_member(zip_writer *w, const char *name, const void *head, size_t h
     int rc = emit(w, h, 30, st, why, wl) || emit(w, name, m->name_len, st, why, wl) ||
              (big && emit(w, x, 20, st, why, wl));
     if (!rc) {
-        if (deflate) rc = emit(w, packed, (size_t)m->csize, st, why, wl);
+        if (packs) rc = emit(w, packed, (size_t)m->csize, st, why, wl);
         else rc = emit(w, head, hlen, st, why, wl) || emit(w, data, dlen, st, why, wl);
     }
     if (packed) rt_data_free(w->mem, packed, packed_cap);

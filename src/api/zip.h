@@ -60,9 +60,9 @@ typedef struct zip_writer {
 } zip_writer;
 
 /* Appends a member whose bytes are head[0..hlen) then data[0..dlen),
- * deflated when deflate is set. 0 or -1 with why. */
+ * deflated when packs is set. 0 or -1 with why. */
 int zip_write_member(zip_writer *w, const char *name, const void *head, size_t hlen, const void *data, size_t dlen,
-                     int deflate, cj_status *status, char *why, size_t whylen);
+                     int packs, cj_status *status, char *why, size_t whylen);
 /* Writes the central directory and end records; frees the tables (also
  * on failure). The caller closes the file. */
 int zip_finish(zip_writer *w, cj_status *status, char *why, size_t whylen);
