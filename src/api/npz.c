@@ -69,19 +69,19 @@ cj_status cj_save_npz(const char *path, int n, const char *const *names, const c
                     return save_error(ctx, CJ_ERR_ARG, "cj_save_npz: the name '%s' is given twice (%d and %d)", names[i], j, i);
         }
     }
-    /* n == 0: an empty archive, written with a context-free allocator */
-    cj_ctx *tmp = ctx ? NULL : cj_ctx_new(NULL);
-    cj_ctx *use = ctx ? ctx : tmp;
+    /* n == 0: an empty archive; no context, so the C library's allocator */
+    rt_mem *tmp = ctx ? NULL : rt_mem_new(NULL);
+    rt_mem *use = ctx ? ctx->mem : tmp;
     if (!use) return save_error(NULL, CJ_ERR_OOM, "cj_save_npz: out of memory");
     FILE *f = fopen(path, "wb");
     if (!f) {
-        cj_ctx_free(tmp);
+        rt_mem_delete(tmp);
         return save_error(ctx, CJ_ERR_IO, "cj_save_npz: cannot open '%s' for writing: %s", path, strerror(errno));
     }
     zip_writer w;
     memset(&w, 0, sizeof w);
     w.f = f;
-    w.mem = use->mem;
+    w.mem = use;
     w.force_zip64 = npz_force_zip64;
     cj_status st = CJ_OK;
     char why[300] = "", member[CJ_NPZ_NAME_MAX + 8] = "";
@@ -106,7 +106,7 @@ cj_status cj_save_npz(const char *path, int n, const char *const *names, const c
         st = CJ_ERR_IO;
         snprintf(why, sizeof why, "closing failed: %s", strerror(errno));
     }
-    cj_ctx_free(tmp);
+    rt_mem_delete(tmp);
     if (rc) {
         remove(path);
         if (st == CJ_ERR_IO && !strstr(why, "closing")) snprintf(why, sizeof why, "writing failed: %s", strerror(errno));
