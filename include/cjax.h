@@ -1047,8 +1047,9 @@ typedef struct cj_out_buffer {
  * returned as it is), one returned twice (the second buffer), or a buffer
  * aligned to less than 64 bytes for an output the plan uses as scratch
  * for earlier temporaries (XLA's in-output placement; their dtypes may
- * need more than the output's element alignment). A donated argument is
- * not written when its output has a buffer here. A wrong dtype is
+ * need more than the output's element alignment). Donations are not used
+ * (every output has its buffer here; cj_jit_last_donation says so) and
+ * the donated arguments stay valid. A wrong dtype is
  * CJ_ERR_DTYPE, a wrong shape CJ_ERR_SHAPE, a small or misaligned buffer
  * (or NULL data) CJ_ERR_ARG, each naming cj_call_into, the function, the
  * output and both types, before anything runs; buffers are written only

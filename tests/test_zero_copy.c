@@ -442,3 +442,29 @@ TEST(zero_copy_entry_points_null_arguments) {
     cj_error_clear(ctx);
     cj_ctx_free(ctx);
 }
+
+/* A donated argument whose output has a caller's buffer: the buffer wins,
+ * the donation is reported unused and the argument stays valid. */
+TEST(call_into_prefers_the_buffer_to_a_donation) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    int64_t d[1] = {8};
+    cj_val x = cj_arange(ctx, 0, 8, 1, CJ_F32);
+    const void *px = cj_array_data(x);
+    int donate[1] = {0};
+    cj_jit_opts o = {0, NULL, 1, donate, CJ_BACKEND_INTERP};
+    cj_func *jf = cj_jit(cj_func_new(ctx, "scale", f_scale_in_place, 1, 1, NULL), &o);
+    float out[8] __attribute__((aligned(64)));
+    cj_out_buffer b = {out, sizeof out, CJ_F32, 1, d};
+    CHECK_EQ_INT(cj_call_into(jf, &x, &b), CJ_OK);
+    CHECK_STR_CONTAINS(cj_jit_last_donation(jf), "argument 0 donated but not used (cj_call_into writes every output");
+    for (int i = 0; i < 8; i++) CHECK_EQ_INT((int)out[i], 2 * i);
+    CHECK(!cj_is_error(cj_neg(x))); /* not consumed */
+    CHECK(cj_array_data(x) == px);
+    float xs[8];
+    cj_read(x, xs, sizeof xs);
+    for (int i = 0; i < 8; i++) CHECK_EQ_INT((int)xs[i], i); /* not written */
+    cj_jit_stats js;
+    cj_jit_stats_get(jf, &js);
+    CHECK_EQ_INT(js.into_direct, 1);
+    cj_ctx_free(ctx);
+}

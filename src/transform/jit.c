@@ -433,7 +433,7 @@ static jit_entry *jit_lookup(cj_func *f, const cj_val *in, core_value **vals, in
  * (their handles stale, as JAX deletes donated arrays); the outcome of
  * every requested donation is kept for cj_jit_last_donation. */
 static void note_donations(cj_func *f, jit_entry *e, const cj_val *in, const int *arg_of, int n_dyn,
-                           const uint8_t *used) {
+                           const uint8_t *used, int into) {
     jit_state *st = f->state;
     char *m = st->last_donation;
     size_t cap = sizeof st->last_donation, len = 0;
@@ -454,6 +454,8 @@ static void note_donations(cj_func *f, jit_entry *e, const cj_val *in, const int
             core_value *v = core_peek(in[i]);
             if (v && v->kind == VALUE_ARRAY && v->arr->borrowed)
                 why = "the array is borrowed: cjax never writes the caller's memory";
+            else if (into)
+                why = "cj_call_into writes every output into the caller's buffer";
             else if (!why[0])
                 why = "the array is shared with another value or argument";
             len += (size_t)snprintf(m + len, cap - len, "%sargument %d donated but not used (%s)", len ? "; " : "",
@@ -481,7 +483,7 @@ static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
         uint8_t used[64] = {0};
         if (program_run(ctx, e->prog, args, res, used) != 0) return -1;
         for (int i = 0; i < f->n_out; i++) out[i] = core_wrap_array(ctx, res[i]);
-        note_donations(f, e, in, arg_of, n_dyn, used);
+        note_donations(f, e, in, arg_of, n_dyn, used, 0);
         return ctx->err ? -1 : 0;
     }
     cj_val args[64];
@@ -574,7 +576,7 @@ static cj_status call_into_held(cj_func *f, const cj_val *in, const cj_out_buffe
         }
         rt_array_unref(res[i]);
     }
-    note_donations(f, e, in, arg_of, n_dyn, used);
+    note_donations(f, e, in, arg_of, n_dyn, used, 1);
     return ctx->err;
 }
 
