@@ -290,9 +290,10 @@ const void *cj_array_data(cj_val v);
  * data (+ byte_offset) is aligned to the element size and, for bool, its
  * elements are 0 or 1; anything else (other strides, negative ones too,
  * misaligned data) is copied into a fresh row-major array
- * (cj_array_is_borrowed says which happened). CJ_ERR_UNSUPPORTED for a device other than kDLCPU (or
- * kDLCUDAHost), several lanes, an unknown dtype or a versioned tensor of
- * a major version above 1. */
+ * (cj_array_is_borrowed says which happened). CJ_ERR_UNSUPPORTED for a
+ * device other than kDLCPU (or kDLCUDAHost), several lanes, a dtype
+ * without a cjax one (complex, float8) or a versioned tensor of a major
+ * version other than 1. */
 struct DLManagedTensor;
 struct DLManagedTensorVersioned;
 cj_val cj_from_dlpack(cj_ctx *ctx, struct DLManagedTensor *t);
@@ -318,8 +319,8 @@ struct DLManagedTensorVersioned *cj_to_dlpack_versioned(cj_val v);
  * (bad headers or sizes, members overlapping each other or the directory,
  * a size more than deflate can expand to, a CRC mismatch, names with a
  * path ('/', '\\', '..', NUL), a name twice, encryption) are CJ_ERR_FORMAT
- * naming the call, the file and the member; nothing is allocated for a
- * size the file cannot hold. */
+ * naming the call, the file and the member; no block is allocated
+ * beyond what the file's bytes can hold or inflate to. */
 enum { CJ_NPZ_DEFLATE = 1 };
 int cj_npz_deflate_available(void);
 /* Writes n arrays (concrete) to path as members names[i] + ".npy"; names
@@ -1052,8 +1053,8 @@ typedef struct cj_out_buffer {
  * the donated arguments stay valid. A wrong dtype is
  * CJ_ERR_DTYPE, a wrong shape CJ_ERR_SHAPE, a small or misaligned buffer
  * (or NULL data) CJ_ERR_ARG, each naming cj_call_into, the function, the
- * output and both types, before anything runs; buffers are written only
- * by a call that succeeds (partially on a failure inside the program).
+ * output and both types, before anything runs (nothing is written then;
+ * a failure inside the program may leave the buffers partly written).
  * Under a trace (inputs that are tracers) CJ_ERR_CONCRETIZATION. */
 cj_status cj_call_into(cj_func *jitted, const cj_val *in, const cj_out_buffer *out);
 /* Drops one jitted function's cache, or every cache in the context. */
