@@ -1,7 +1,8 @@
 /* fuzz_inputs.h — the bodies of the input fuzzers (fuzz/).
  *
- * cjax parses two kinds of input it did not write in the same process:
- * .npy files (cj_load_npy) and the files of the C backend's disk cache
+ * cjax parses three kinds of input it did not write in the same process:
+ * .npy files (cj_load_npy), .npz archives (cj_load_npz) and the files of
+ * the C backend's disk cache
  * (cc_build.c checks each before dlopen). It does not parse IR text: the IR
  * is only printed. Each body takes one input as bytes, hands it to its
  * parser through the parser's own entry point (written to a temporary file
@@ -39,6 +40,12 @@ const char *fuzz_npy_one(const uint8_t *data, size_t size, fuzz_outcome *outcome
  * does forge trailers (it learns the digest from the comparison) around
  * payloads that are not shared objects. */
 const char *fuzz_cache_one(const uint8_t *data, size_t size, fuzz_outcome *outcome);
+
+/* Loads `data` as an .npz archive (cj_load_npz). Clean: arrays that load
+ * the same by name and survive cj_save_npz + cj_load_npz, or
+ * CJ_ERR_FORMAT with a message naming cj_load_npz and the file; nothing
+ * left allocated (npz_body.c). */
+const char *fuzz_npz_one(const uint8_t *data, size_t size, fuzz_outcome *outcome);
 
 /* The cache key the cache body checks against: SHA-256 of this text (the
  * corpus generator, fuzz/corpus/generate.py, seals files with it). */

@@ -135,6 +135,9 @@ typedef struct cj_mem_stats {
     uint64_t n_allocs;      /* calls made to the allocator hook */
     uint64_t n_frees;       /* calls made to the free hook */
     uint64_t n_pool_hits;   /* data buffers served from the pool */
+    size_t bytes_borrowed;  /* caller memory viewed by borrowed arrays now
+                               (cj_array_borrow, DLPack imports): never
+                               allocated, not in the figures above */
 } cj_mem_stats;
 
 /* Creates a context; NULL when the allocator fails. The allocator struct is
@@ -241,6 +244,105 @@ void cj_print(cj_val v, FILE *out);
  * <f4, <f8; big-endian and Fortran order are read too). */
 cj_status cj_save_npy(cj_val v, const char *path);
 cj_val cj_load_npy(cj_ctx *ctx, const char *path);
+
+/* ---- Zero copy in and out: borrowed arrays, DLPack -------------------- */
+/* Runs once when cjax no longer needs memory the caller lent it. */
+typedef void (*cj_release_fn)(void *user, void *data);
+
+/* Wraps caller memory as a read-only array without copying (a borrowed
+ * array): `data` holds the row-major elements, `size` bytes of it are
+ * readable (at least the shape's bytes). cjax never writes or frees it: a
+ * donation of a borrowed array is refused (the output gets a fresh
+ * buffer; cj_jit_last_donation says why), every operation reads it as it
+ * reads any array. `release` (may be NULL) is called exactly once with
+ * (user, data): when the last reference goes (its scope ends, cj_val_free,
+ * the jit cache or a captured constant lets go, cj_ctx_free), and also
+ * when this call fails, before it returns, so after the call the callback
+ * always owns the cleanup. Keep the memory valid and unchanged until then
+ * (writing it while cjax holds it is undefined, as JAX's zero-copy
+ * views). Rules: `data` aligned to the element size (4 for f32, 8 for
+ * f64; 64 is not needed — the kernels load arrays unaligned), non-NULL
+ * unless the shape has no elements; bool elements 0 or 1. Otherwise
+ * CJ_ERR_ARG naming cj_array_borrow, the pointer and its alignment, or
+ * the sizes (bool elements: the first bad one). */
+cj_val cj_array_borrow(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, const void *data,
+                       size_t size, cj_release_fn release, void *user);
+/* Does v view caller memory (cj_array_borrow, cj_from_dlpack)? 0 for
+ * tracers, error values and cjax's own arrays. */
+int cj_array_is_borrowed(cj_val v);
+/* A concrete array's elements in place (row-major, read-only; valid while
+ * v lives). No copy: for a borrowed array, the caller's pointer. NULL
+ * (and the sticky error) for a tracer or an invalid value. */
+const void *cj_array_data(cj_val v);
+
+/* DLPack (github.com/dmlc/dlpack): CPU tensors in and out without a copy,
+ * for NumPy's, PyTorch's and JAX's from_dlpack / __dlpack__. The structs
+ * are DLPack's (include dlpack/dlpack.h, or cjax_dlpack.h, cjax's copy of
+ * the published layout, to build or read one); cjax.h only names them.
+ * dtypes: bool (kDLBool, 8 bits), int 8/16/32/64, uint 8/16/32/64, float
+ * 16/32/64, bfloat 16; one lane. docs/API.md "DLPack" has the details.
+ *
+ * cj_from_dlpack takes ownership of t in every case: the tensor's deleter
+ * is called exactly once — when the array's last reference goes (zero
+ * copy), right after copying (a non-compact layout), or before an error
+ * returns. Zero copy when the tensor is compact row-major (strides NULL or
+ * equal to the row-major ones; a size-1 axis' stride is ignored), its
+ * data (+ byte_offset) is aligned to the element size and, for bool, its
+ * elements are 0 or 1; anything else (other strides, negative ones too,
+ * misaligned data) is copied into a fresh row-major array
+ * (cj_array_is_borrowed says which happened). CJ_ERR_UNSUPPORTED for a
+ * device other than kDLCPU (or kDLCUDAHost), several lanes, a dtype
+ * without a cjax one (complex, float8) or a versioned tensor of a major
+ * version other than 1. */
+struct DLManagedTensor;
+struct DLManagedTensorVersioned;
+cj_val cj_from_dlpack(cj_ctx *ctx, struct DLManagedTensor *t);
+cj_val cj_from_dlpack_versioned(cj_ctx *ctx, struct DLManagedTensorVersioned *t);
+/* Exports a concrete array without a copy: the tensor shares the array's
+ * buffer (compact row-major, strides filled in; byte_offset 0; the
+ * versioned one at version 1.x with the read-only flag set, as cjax
+ * arrays are immutable). The consumer calls its deleter once; until then
+ * the buffer stays alive, also after its value is freed or the context is
+ * freed (then the context's allocator is kept until the last deleter).
+ * The deleter must not run while another thread uses the context. NULL
+ * with the sticky error for a tracer, an invalid value, or out of memory. */
+struct DLManagedTensor *cj_to_dlpack(cj_val v);
+struct DLManagedTensorVersioned *cj_to_dlpack_versioned(cj_val v);
+
+/* ---- .npz files -------------------------------------------------------- */
+/* NumPy's numpy.savez / savez_compressed format: a zip archive of .npy
+ * members named "<name>.npy". Written stored (uncompressed), or deflated
+ * with CJ_NPZ_DEFLATE when cjax was built with zlib
+ * (cj_npz_deflate_available; CJ_ERR_UNSUPPORTED otherwise); zip64 records
+ * when a member or the archive passes 4 GiB. Read: stored and deflated
+ * members, zip64, each member's CRC-32 checked. Hostile or corrupt files
+ * (bad headers or sizes, members overlapping each other or the directory,
+ * a size more than deflate can expand to, a CRC mismatch, names with a
+ * path ('/', '\\', '..', NUL), a name twice, encryption) are CJ_ERR_FORMAT
+ * naming the call, the file and the member; no block is allocated
+ * beyond what the file's bytes can hold or inflate to. */
+enum { CJ_NPZ_DEFLATE = 1 };
+int cj_npz_deflate_available(void);
+/* Writes n arrays (concrete) to path as members names[i] + ".npy"; names
+ * NULL: "arr_0", "arr_1", ... as numpy.savez's positional arrays. A
+ * name may not be empty, repeat, or hold '/', '\\' or "..". On failure
+ * nothing is left at path. */
+cj_status cj_save_npz(const char *path, int n, const char *const *names, const cj_val *vals, int flags);
+/* One member of an .npz: its name without ".npy", and its array. */
+#define CJ_NPZ_NAME_MAX 256
+typedef struct cj_npz_entry {
+    char name[CJ_NPZ_NAME_MAX];
+    cj_val val;
+} cj_npz_entry;
+/* Loads the members of path in the archive's order into entries[0..cap)
+ * (arrays of the current scope) and returns how many members the file
+ * has (all are checked; only the first cap loaded: entries NULL, cap 0
+ * lists nothing and returns the count). -1 with the sticky error. A
+ * member not ending in ".npy" or with a name of CJ_NPZ_NAME_MAX bytes or
+ * more is CJ_ERR_FORMAT. */
+int cj_load_npz(cj_ctx *ctx, const char *path, cj_npz_entry *entries, int cap);
+/* One member by name (without ".npy"); CJ_ERR_ARG when there is none. */
+cj_val cj_load_npz_member(cj_ctx *ctx, const char *path, const char *name);
 
 /* ---- Elementwise operations (broadcasting, type promotion) ------------ */
 cj_val cj_neg(cj_val x);
@@ -914,6 +1016,8 @@ typedef struct cj_jit_stats {
     uint64_t misses;   /* calls that had to trace */
     uint64_t entries;  /* programs in the cache now */
     uint64_t evictions; /* programs dropped to stay within cache_size */
+    uint64_t into_direct; /* cj_call_into outputs the kernels wrote straight into the caller's buffer */
+    uint64_t into_copied; /* cj_call_into outputs copied there (cj_call_into says when) */
 } cj_jit_stats;
 void cj_jit_stats_get(const cj_func *jitted, cj_jit_stats *out);
 /* Why the last miss missed ("argument 1 shape f32[8] → f32[16]"), "" when
@@ -925,6 +1029,34 @@ const char *cj_jit_last_miss(const cj_func *jitted);
  * A used donation consumes the value: using it again is CJ_ERR_LEAKED, as
  * JAX deletes donated arrays. */
 const char *cj_jit_last_donation(const cj_func *jitted);
+/* Caller memory for one output of cj_call_into: the dtype and shape the
+ * caller expects (checked against the output's), and `size` bytes at
+ * `data`, aligned to the element size. */
+typedef struct cj_out_buffer {
+    void *data;
+    size_t size;
+    cj_dtype dtype;
+    int rank;
+    const int64_t *dims; /* rank entries (may be NULL for rank 0) */
+} cj_out_buffer;
+/* Calls a jitted function on concrete inputs and writes its outputs into
+ * the caller's buffers out[0..n_out) instead of new arrays (no cj_val is
+ * made for them). The program's final kernels write there directly: no
+ * copy, no output allocation (cj_mem_stats shows none). A copy into the
+ * buffer is made, and counted in cj_jit_stats.into_copied, only for an
+ * output that is no kernel's result (an input or a captured constant
+ * returned as it is), one returned twice (the second buffer), or a buffer
+ * aligned to less than 64 bytes for an output the plan uses as scratch
+ * for earlier temporaries (XLA's in-output placement; their dtypes may
+ * need more than the output's element alignment). Donations are not used
+ * (every output has its buffer here; cj_jit_last_donation says so) and
+ * the donated arguments stay valid. A wrong dtype is
+ * CJ_ERR_DTYPE, a wrong shape CJ_ERR_SHAPE, a small or misaligned buffer
+ * (or NULL data) CJ_ERR_ARG, each naming cj_call_into, the function, the
+ * output and both types, before anything runs (nothing is written then;
+ * a failure inside the program may leave the buffers partly written).
+ * Under a trace (inputs that are tracers) CJ_ERR_CONCRETIZATION. */
+cj_status cj_call_into(cj_func *jitted, const cj_val *in, const cj_out_buffer *out);
 /* Drops one jitted function's cache, or every cache in the context. */
 void cj_jit_clear(cj_func *jitted);
 void cj_clear_caches(cj_ctx *ctx);

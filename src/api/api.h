@@ -36,6 +36,32 @@ int api_broadcast_shapes(cj_ctx *ctx, const char *op, int n, const rt_aval *aval
                          int64_t *dims);
 /* x broadcast to (rank, dims) NumPy-style (a no-op when already so). */
 cj_val api_broadcast_to(cj_val x, int rank, const int64_t *dims);
+/* Arrays over caller memory (borrow.c). The checks of a new shape as
+ * cj_array makes them (dtype, rank, dims, size); 0 or -1 recorded. */
+int api_check_shape(cj_ctx *ctx, const char *op, cj_dtype dtype, int rank, const int64_t *dims);
+/* The largest power of two (up to 1 MiB) that divides the address. */
+size_t api_pointer_alignment(const void *p);
+/* Caller memory for an array of type a: non-NULL when it has bytes, size
+ * at least its bytes, aligned to its element size. `what` names the
+ * buffer in the message ("data", "output 1's buffer"). 0 or -1 recorded. */
+int api_check_buffer(cj_ctx *ctx, const char *op, const char *what, const rt_aval *a, const void *data,
+                     size_t size);
+/* A borrowed array value over data (api_check_buffer, and bools 0/1);
+ * release runs exactly once: at the last reference, or before returning
+ * an error value. */
+cj_val api_borrow(cj_ctx *ctx, const char *op, const rt_aval *a, const void *data, size_t size,
+                  cj_release_fn release, void *user);
+
+/* .npy pieces for .npz members (npy.c). The version 1.0 header of a's
+ * type into head (640 bytes room); returns its length, a multiple of 64. */
+size_t npy_header_write(const rt_array *a, unsigned char *head);
+/* One .npy read from f's position to its end (an in-memory stream for a
+ * member); errors are "<where>: <what is wrong>", CJ_ERR_FORMAT. */
+cj_val npy_read_stream(cj_ctx *ctx, FILE *f, const char *where);
+/* Tests only (npz.c): write zip64 records even for small archives, so
+ * the >4 GiB path is exercised without 4 GiB. */
+extern int npz_force_zip64;
+
 /* The aval of a live value, or NULL after recording why. */
 const rt_aval *api_aval(cj_val v, const char *op);
 

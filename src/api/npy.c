@@ -23,6 +23,29 @@
 
 static const char MAGIC[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
+size_t npy_header_write(const rt_array *a, unsigned char *head) {
+    char dict[512];
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (",
+                     rt_dtypes[a->aval.dtype].npy_descr);
+    for (int i = 0; i < a->aval.rank; i++)
+        n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s", (long long)a->aval.dims[i],
+                      i + 1 < a->aval.rank ? " " : "");
+    n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
+    /* 1.0 header: magic 6 + version 2 + length 2 = 10 bytes */
+    size_t pre = 10, total = pre + (size_t)n + 1;
+    size_t padded = (total + 63) / 64 * 64;
+    memcpy(head, MAGIC, 6);
+    head[6] = 1;
+    head[7] = 0;
+    size_t hlen = padded - pre;
+    head[8] = (unsigned char)(hlen & 0xFF);
+    head[9] = (unsigned char)(hlen >> 8);
+    memcpy(head + pre, dict, (size_t)n);
+    memset(head + pre + n, ' ', padded - pre - (size_t)n - 1);
+    head[padded - 1] = '\n';
+    return padded;
+}
+
 cj_status cj_save_npy(cj_val v, const char *path) {
     if (!v.ctx) return CJ_ERR_ARG;
     cj_ctx *ctx = v.ctx;
@@ -37,28 +60,9 @@ cj_status cj_save_npy(cj_val v, const char *path) {
         core_error(ctx, CJ_ERR_ARG, "cj_save_npy: path is NULL");
         return ctx->err;
     }
-    rt_array *a = cv->arr;
-    char dict[512];
-    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (",
-                     rt_dtypes[a->aval.dtype].npy_descr);
-    for (int i = 0; i < a->aval.rank; i++)
-        n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s", (long long)a->aval.dims[i],
-                      i + 1 < a->aval.rank ? " " : "");
-    n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
-    /* 1.0 header: magic 6 + version 2 + length 2 = 10 bytes */
-    size_t pre = 10, total = pre + (size_t)n + 1;
-    size_t padded = (total + 63) / 64 * 64;
     unsigned char head[640];
-    memcpy(head, MAGIC, 6);
-    head[6] = 1;
-    head[7] = 0;
-    size_t hlen = padded - pre;
-    head[8] = (unsigned char)(hlen & 0xFF);
-    head[9] = (unsigned char)(hlen >> 8);
-    memcpy(head + pre, dict, (size_t)n);
-    memset(head + pre + n, ' ', padded - pre - (size_t)n - 1);
-    head[padded - 1] = '\n';
-
+    size_t padded = npy_header_write(cv->arr, head);
+    rt_array *a = cv->arr;
     FILE *f = fopen(path, "wb");
     if (!f) {
         core_error(ctx, CJ_ERR_IO, "cj_save_npy: cannot open '%s' for writing: %s", path, strerror(errno));
@@ -357,6 +361,14 @@ cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
         core_error(ctx, CJ_ERR_IO, "cj_load_npy: cannot open '%s': %s", path, strerror(errno));
         return api_err(ctx);
     }
+    char where[1200];
+    snprintf(where, sizeof where, "cj_load_npy: '%s'", path);
+    cj_val v = npy_read_stream(ctx, f, where);
+    fclose(f);
+    return v;
+}
+
+cj_val npy_read_stream(cj_ctx *ctx, FILE *f, const char *where) {
     char why[200] = "";
     unsigned char pre[12];
     char *dict = NULL;
@@ -391,8 +403,7 @@ cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
     }
     dict = rt_alloc(ctx->mem, hlen + 1);
     if (!dict) {
-        fclose(f);
-        core_oom(ctx, "cj_load_npy");
+        core_oom(ctx, where);
         return api_err(ctx);
     }
     if (fread(dict, 1, hlen, f) != hlen) {
@@ -419,10 +430,9 @@ cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
     arr = rt_array_new(ctx->mem, &a);
     if (!arr) {
         rt_free(ctx->mem, dict, hlen + 1);
-        fclose(f);
         char t[96];
         rt_aval_str(&a, t, sizeof t);
-        core_error(ctx, CJ_ERR_OOM, "cj_load_npy: out of memory for %s from '%s'", t, path);
+        core_error(ctx, CJ_ERR_OOM, "%s: out of memory for %s", where, t);
         return api_err(ctx);
     }
     void *dst = arr->data;
@@ -431,8 +441,7 @@ cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
         if (!tmp) {
             rt_array_unref(arr);
             rt_free(ctx->mem, dict, hlen + 1);
-            fclose(f);
-            core_oom(ctx, "cj_load_npy");
+            core_oom(ctx, where);
             return api_err(ctx);
         }
         dst = tmp->data;
@@ -455,13 +464,11 @@ cj_val cj_load_npy(cj_ctx *ctx, const char *path) {
         rt_array_unref(tmp);
     }
     rt_free(ctx->mem, dict, hlen + 1);
-    fclose(f);
     return core_wrap_array(ctx, arr);
 fail:
     rt_array_unref(arr);
     rt_array_unref(tmp);
     if (dict) rt_free(ctx->mem, dict, hlen + 1);
-    fclose(f);
-    core_error(ctx, CJ_ERR_FORMAT, "cj_load_npy: '%s': %s", path, why);
+    core_error(ctx, CJ_ERR_FORMAT, "%s: %s", where, why);
     return api_err(ctx);
 }

@@ -27,6 +27,14 @@ program *backend_prepare_sub(cj_ctx *ctx, const ir_func *ir, cj_backend mode, co
  * written by an output; used[i] is set for those (the caller must then
  * treat the input as consumed). used may be NULL when nothing is donated. */
 int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, uint8_t *used);
+/* The same, with into[i] (into NULL, or an entry NULL: a fresh array) the
+ * caller's memory for output i, of its type's bytes and element-aligned
+ * (cj_call_into checks): the kernels write there when the output is a
+ * kernel's result (interp.c's into_index says when), and out[i] is then
+ * a borrowed array over into[i]; otherwise out[i] is what program_run
+ * gives and the caller copies. */
+int program_run_into(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, uint8_t *used,
+                     void *const *into);
 void program_free(cj_ctx *ctx, program *p);
 /* The compiled form (kernels, buffer plan, analyses) behind a program. */
 struct compiled;

@@ -741,6 +741,7 @@ static int run_single(cj_ctx *ctx, const program *p, int k, char *const *buf) {
 /* May output v be written into its donor input's array on this call? */
 static bool donation_usable(const ir_func *ir, rt_array *const *in, int i) {
     if (in[i]->refcount != 1) return false; /* someone else holds it */
+    if (in[i]->borrowed) return false;      /* the caller's memory: read-only */
     for (int j = 0; j < ir->n_in; j++)
         if (j != i && in[j] == in[i]) return false; /* passed twice */
     return true;
@@ -773,7 +774,29 @@ int interp_run_kernel(cj_ctx *ctx, program *p, int k, char **buf) {
     return status;
 }
 
+/* The caller's buffer output v is written into directly (cj_call_into),
+ * as an index into `into`, or -1: v must be a kernel's fresh output, the
+ * buffer the first one given for it, and, when it is aligned to less than
+ * the plan's 64 bytes, v must host no temporaries (their dtypes may need
+ * more than v's element alignment). */
+static int into_index(const compiled *c, void *const *into, int v) {
+    const ir_func *ir = c->ir;
+    if (!into || c->home[v] != HOME_OUTPUT) return -1;
+    int i = 0;
+    while (i < ir->n_out && (ir->out[i] != v || !into[i])) i++;
+    if (i == ir->n_out) return -1;
+    if (((uintptr_t)into[i] & 63) != 0)
+        for (int w = 0; w < ir->n_vars; w++)
+            if (c->home[w] == HOME_ARENA && plan_host(c, w) == v) return -1;
+    return i;
+}
+
 int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, uint8_t *used) {
+    return program_run_into(ctx, p, in, out, used, NULL);
+}
+
+int program_run_into(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, uint8_t *used,
+                     void *const *into) {
     if (p->native_lazy) { /* a construct's sub-program run by cf_run after all: build its own C now */
         p->native_lazy = 0;
         native_start(ctx, p);
@@ -815,8 +838,11 @@ int program_run(cj_ctx *ctx, program *p, rt_array *const *in, rt_array **out, ui
     for (int i = 0; i < ir->n_in; i++) arrays[ir->in[i]] = rt_array_ref(in[i]);
     for (int i = 0; i < ir->n_consts; i++) arrays[ir->consts[i].var] = rt_array_ref(ir->consts[i].val);
     for (int v = 0; v < ir->n_vars && status == 0; v++) {
-        int d = c->donor ? c->donor[v] : -1;
-        if (c->home[v] == HOME_OUTPUT && d >= 0 && d < 64 && can_donate[d]) {
+        int d = c->donor ? c->donor[v] : -1, oi = into_index(c, into, v);
+        if (oi >= 0) { /* the final kernel writes the caller's buffer */
+            arrays[v] = rt_array_borrow(ctx->mem, &ir->vars[v], into[oi], NULL, NULL);
+            if (!arrays[v]) status = core_oom(ctx, "jit: program outputs");
+        } else if (c->home[v] == HOME_OUTPUT && d >= 0 && d < 64 && can_donate[d]) {
             arrays[v] = rt_array_ref(in[d]);
             used[d] = 1;
         } else if (c->home[v] == HOME_OUTPUT) {

@@ -25,6 +25,9 @@ struct rt_mem {
     void *free_list[N_CLASSES]; /* next pointer stored in each free buffer */
     void *free_headers;         /* freed array headers, same linking */
     size_t n_free_headers;
+    size_t bytes_borrowed;
+    size_t n_exports; /* DLPack exports not yet dropped */
+    bool dying;       /* rt_mem_delete ran with exports outstanding */
 };
 
 static void *default_alloc(void *user, size_t size, size_t align) {
@@ -76,12 +79,29 @@ rt_mem *rt_mem_new(const cj_allocator *hook) {
     return m;
 }
 
-void rt_mem_delete(rt_mem *m) {
-    if (!m) return;
+static void mem_release(rt_mem *m) {
     rt_mem_trim(m);
     cj_allocator h = m->hook;
     h.free(h.user, m, sizeof *m);
 }
+
+void rt_mem_delete(rt_mem *m) {
+    if (!m) return;
+    if (m->n_exports) { /* the last rt_mem_export_drop deletes it */
+        rt_mem_trim(m);
+        m->dying = true;
+        return;
+    }
+    mem_release(m);
+}
+
+void rt_mem_export_hold(rt_mem *m) { m->n_exports++; }
+
+void rt_mem_export_drop(rt_mem *m) {
+    if (--m->n_exports == 0 && m->dying) mem_release(m);
+}
+
+void rt_mem_borrowed(rt_mem *m, size_t add, size_t sub) { m->bytes_borrowed += add, m->bytes_borrowed -= sub; }
 
 void rt_mem_stats(rt_mem *m, cj_mem_stats *out) {
     out->bytes_live = m->bytes_live;
@@ -91,6 +111,7 @@ void rt_mem_stats(rt_mem *m, cj_mem_stats *out) {
     out->n_allocs = m->n_allocs;
     out->n_frees = m->n_frees;
     out->n_pool_hits = m->n_pool_hits;
+    out->bytes_borrowed = m->bytes_borrowed;
 }
 
 void *rt_alloc(rt_mem *m, size_t size) { return hook_alloc(m, size ? size : 1, 16); }

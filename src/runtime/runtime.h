@@ -109,21 +109,45 @@ rt_mem *rt_mem_new(const cj_allocator *hook);
 void rt_mem_delete(rt_mem *m);
 void rt_mem_stats(rt_mem *m, cj_mem_stats *out);
 void rt_mem_trim(rt_mem *m);
+/* Borrowed arrays' bytes (cj_mem_stats.bytes_borrowed): caller memory
+ * viewed, never allocated. */
+void rt_mem_borrowed(rt_mem *m, size_t add, size_t sub);
 
 /* ---- arrays ---- */
+/* Called once when the last reference to a borrowed array goes. */
+typedef cj_release_fn rt_release_fn;
+
 typedef struct rt_array {
     int refcount;
     rt_aval aval;
     int64_t size;  /* elements */
-    void *data;    /* 64-byte aligned; never NULL */
-    size_t cap;    /* bytes reserved for data */
+    void *data;    /* 64-byte aligned (a borrowed array: the element size at least); never NULL */
+    size_t cap;    /* bytes reserved for data (0 when borrowed) */
     rt_mem *mem;
+    /* A borrowed array views memory the caller owns (cj_array_borrow,
+     * DLPack imports, cj_call_into's output buffers): nothing in cjax
+     * frees it or writes it (donation refuses it, interp.c); `release`
+     * (may be NULL) runs once when the last reference goes. */
+    bool borrowed;
+    rt_release_fn release;
+    void *release_user;
 } rt_array;
 
 /* New array with uninitialised data; NULL on out of memory. */
 rt_array *rt_array_new(rt_mem *m, const rt_aval *aval);
 rt_array *rt_array_ref(rt_array *a);
 void rt_array_unref(rt_array *a); /* NULL-safe */
+/* A borrowed array over `data` (nbytes of aval readable there); only its
+ * header is allocated. NULL on out of memory, with release NOT called
+ * (the caller decides). */
+rt_array *rt_array_borrow(rt_mem *m, const rt_aval *aval, void *data, rt_release_fn release, void *user);
+
+/* Exported arrays (DLPack) may outlive their context: each export counts
+ * itself here, and rt_mem_delete with exports outstanding frees the pool
+ * and keeps the allocator until the last export is dropped, which then
+ * deletes it. */
+void rt_mem_export_hold(rt_mem *m);
+void rt_mem_export_drop(rt_mem *m);
 
 /* ---- configuration: every CJAX_* environment knob, parsed once ---- */
 typedef struct rt_config {

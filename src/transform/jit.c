@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../api/api.h"
 #include "../backend/backend.h"
 #include "../compiler/picture.h"
 #include "../compiler/program.h"
@@ -432,7 +433,7 @@ static jit_entry *jit_lookup(cj_func *f, const cj_val *in, core_value **vals, in
  * (their handles stale, as JAX deletes donated arrays); the outcome of
  * every requested donation is kept for cj_jit_last_donation. */
 static void note_donations(cj_func *f, jit_entry *e, const cj_val *in, const int *arg_of, int n_dyn,
-                           const uint8_t *used) {
+                           const uint8_t *used, int into) {
     jit_state *st = f->state;
     char *m = st->last_donation;
     size_t cap = sizeof st->last_donation, len = 0;
@@ -450,8 +451,15 @@ static void note_donations(cj_func *f, jit_entry *e, const cj_val *in, const int
             }
         } else {
             const char *why = program_compiled(e->prog)->donation_note;
+            core_value *v = core_peek(in[i]);
+            if (v && v->kind == VALUE_ARRAY && v->arr->borrowed)
+                why = "the array is borrowed: cjax never writes the caller's memory";
+            else if (into)
+                why = "cj_call_into writes every output into the caller's buffer";
+            else if (!why[0])
+                why = "the array is shared with another value or argument";
             len += (size_t)snprintf(m + len, cap - len, "%sargument %d donated but not used (%s)", len ? "; " : "",
-                                    i, why[0] ? why : "the array is shared with another value or argument");
+                                    i, why);
         }
     }
 }
@@ -475,13 +483,109 @@ static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
         uint8_t used[64] = {0};
         if (program_run(ctx, e->prog, args, res, used) != 0) return -1;
         for (int i = 0; i < f->n_out; i++) out[i] = core_wrap_array(ctx, res[i]);
-        note_donations(f, e, in, arg_of, n_dyn, used);
+        note_donations(f, e, in, arg_of, n_dyn, used, 0);
         return ctx->err ? -1 : 0;
     }
     cj_val args[64];
     for (int i = 0; i < f->n_in; i++)
         if (!st->is_static[i]) args[n_dyn++] = in[i];
     return ir_eval_values(ctx, e->ir, args, out);
+}
+
+/* cj_call_into: each buffer against its output's type, before anything
+ * runs. 0 or -1 recorded. */
+static int check_out_buffers(cj_func *f, const ir_func *ir, const cj_out_buffer *out) {
+    cj_ctx *ctx = f->ctx;
+    for (int i = 0; i < ir->n_out; i++) {
+        const rt_aval *a = &ir->vars[ir->out[i]];
+        char want[96], got[96], what[64];
+        rt_aval_str(a, want, sizeof want);
+        const cj_out_buffer *b = &out[i];
+        if (!rt_dtype_valid((int)b->dtype) || b->rank < 0 || b->rank > CJ_MAX_RANK || (b->rank && !b->dims))
+            return core_error(ctx, CJ_ERR_ARG,
+                              "cj_call_into(%s): output %d's buffer has an invalid type (dtype %d, rank %d%s); "
+                              "the output is %s",
+                              f->name, i, (int)b->dtype, b->rank, b->rank && !b->dims ? ", dims NULL" : "", want);
+        rt_aval g = rt_aval_make(b->dtype, b->rank, b->dims);
+        rt_aval_str(&g, got, sizeof got);
+        if (g.dtype != a->dtype)
+            return core_error(ctx, CJ_ERR_DTYPE, "cj_call_into(%s): output %d is %s, its buffer is described as %s",
+                              f->name, i, want, got);
+        if (!rt_aval_same_shape(&g, a))
+            return core_error(ctx, CJ_ERR_SHAPE, "cj_call_into(%s): output %d is %s, its buffer is described as %s",
+                              f->name, i, want, got);
+        snprintf(what, sizeof what, "output %d's buffer", i);
+        char op[160];
+        snprintf(op, sizeof op, "cj_call_into(%s)", f->name);
+        if (api_check_buffer(ctx, op, what, a, b->data, b->size) != 0) return -1;
+    }
+    return 0;
+}
+
+static cj_status call_into_held(cj_func *f, const cj_val *in, const cj_out_buffer *out) {
+    cj_ctx *ctx = f->ctx;
+    if (ctx->err) return ctx->err;
+    if (f->ops != &jit_ops) {
+        core_error(ctx, CJ_ERR_ARG, "cj_call_into: '%s' is not a jitted function (wrap it with cj_jit)", f->name);
+        return ctx->err;
+    }
+    if ((f->n_in && !in) || (f->n_out && !out)) {
+        core_error(ctx, CJ_ERR_ARG, "cj_call_into(%s): %s is NULL", f->name, !out && f->n_out ? "out" : "in");
+        return ctx->err;
+    }
+    for (int i = 0; i < f->n_in; i++) {
+        if (in[i].ctx != ctx) {
+            core_error(ctx, CJ_ERR_ARG, "cj_call_into(%s): input %d %s", f->name, i,
+                       in[i].ctx ? "belongs to another context" : "is an error value without a context");
+            return ctx->err;
+        }
+        core_value *v = core_get(in[i], "cj_call_into");
+        if (!v) return ctx->err;
+        if (v->kind != VALUE_ARRAY || ctx->dynamic_level != 0) {
+            core_error(ctx, CJ_ERR_CONCRETIZATION,
+                       "cj_call_into(%s): input %d is a traced value; writing into caller buffers needs concrete "
+                       "inputs (call it outside any trace)",
+                       f->name, i);
+            return ctx->err;
+        }
+    }
+    jit_state *st = f->state;
+    core_value *vals[64];
+    int all_concrete;
+    jit_entry *e = jit_lookup(f, in, vals, &all_concrete);
+    if (!e) return ctx->err;
+    if (check_out_buffers(f, e->ir, out) != 0) return ctx->err;
+    rt_array *args[64], *res[64];
+    void *into[64];
+    int arg_of[64], n_dyn = 0;
+    for (int i = 0; i < f->n_in; i++)
+        if (!st->is_static[i]) {
+            arg_of[n_dyn] = i;
+            args[n_dyn++] = vals[i]->arr;
+        }
+    for (int i = 0; i < f->n_out; i++) into[i] = out[i].data;
+    uint8_t used[64] = {0};
+    if (program_run_into(ctx, e->prog, args, res, used, into) != 0) return ctx->err ? ctx->err : CJ_ERR_INTERNAL;
+    for (int i = 0; i < f->n_out; i++) {
+        size_t n = rt_aval_nbytes(&res[i]->aval);
+        if (res[i]->data == out[i].data) {
+            st->stats.into_direct++;
+        } else {
+            if (n) memcpy(out[i].data, res[i]->data, n);
+            st->stats.into_copied++;
+        }
+        rt_array_unref(res[i]);
+    }
+    note_donations(f, e, in, arg_of, n_dyn, used, 1);
+    return ctx->err;
+}
+
+cj_status cj_call_into(cj_func *f, const cj_val *in, const cj_out_buffer *out) {
+    if (!func_check(NULL, f, "cj_call_into", "f")) return CJ_ERR_ARG;
+    if (core_enter(f->ctx, "cj_call_into") != 0) return CJ_ERR_ARG;
+    cj_status s = call_into_held(f, in, out);
+    core_leave(f->ctx);
+    return s;
 }
 
 /* The cache entry for a jitted function and example inputs (traced and
