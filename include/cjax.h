@@ -386,6 +386,14 @@ cj_val cj_sum(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_prod(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_reduce_max(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_reduce_min(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+/* lax.reduce_and / reduce_or / reduce_xor (jnp.bitwise_and.reduce, ...):
+ * bitwise over the axes, on bool (logical) or any integer dtype, which the
+ * result keeps; an empty reduction gives the identity (all ones for and,
+ * 0 for or and xor). Floats are an error (CJ_ERR_DTYPE), as in lax. Not
+ * differentiable (integer results carry no tangent, as in JAX). */
+cj_val cj_reduce_and(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_reduce_or(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_reduce_xor(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_argmax(cj_val x, int64_t axis, int keepdims); /* i32 indices */
 cj_val cj_argmin(cj_val x, int64_t axis, int keepdims);
 cj_val cj_cumsum(cj_val x, int64_t axis, int reverse);
