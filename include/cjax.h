@@ -600,9 +600,10 @@ cj_val cj_kron(cj_val a, cj_val b);
 cj_val cj_matrix_power(cj_val a, int64_t n);
 
 /* ---- Indexing ---------------------------------------------------------- */
-/* numpy.take(x, idx, axis): out-of-range indices are clamped (JAX's
- * default for gathers). Negative indices count from the end. Indices of
- * any integer dtype (i8 ... u64), x of any dtype; likewise below. */
+/* numpy.take(x, idx, axis): out-of-range indices are clamped, as jnp's
+ * x[idx] (jnp.take's own default, mode "fill", gives NaN there instead).
+ * Negative indices count from the end. Indices of any integer dtype
+ * (i8 ... u64), x of any dtype; likewise below. */
 cj_val cj_take(cj_val x, cj_val indices, int64_t axis);
 /* numpy.take_along_axis. */
 cj_val cj_take_along_axis(cj_val x, cj_val indices, int64_t axis);
@@ -644,7 +645,9 @@ typedef struct cj_scatter_dnums {
     int has_index_vector_dim; /* as cj_gather_dnums's */
     int64_t index_vector_dim;
 } cj_scatter_dnums;
-/* lax.GatherScatterMode; zero is lax's default (mode=None).
+/* lax.GatherScatterMode; zero is FILL_OR_DROP, GatherScatterMode.from_any(None)
+ * and lax.scatter's default; lax.gather(mode=None) and jnp indexing x[i]
+ * bind PROMISE_IN_BOUNDS instead (JAX 0.10: they clamp).
  *   FILL_OR_DROP: a gather slice (a scatter window) that does not fit whole
  *     in the operand is filled with fill_value (dropped);
  *   CLIP: each start index is clamped so the slice / window fits;
