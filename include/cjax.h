@@ -488,6 +488,14 @@ cj_val cj_sum(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_prod(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_reduce_max(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_reduce_min(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+/* lax.reduce_and / reduce_or / reduce_xor (jnp.bitwise_and.reduce, ...):
+ * bitwise over the axes, on bool (logical) or any integer dtype, which the
+ * result keeps; an empty reduction gives the identity (all ones for and,
+ * 0 for or and xor). Floats are an error (CJ_ERR_DTYPE), as in lax. Not
+ * differentiable (integer results carry no tangent, as in JAX). */
+cj_val cj_reduce_and(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_reduce_or(cj_val x, int n_axes, const int64_t *axes, int keepdims);
+cj_val cj_reduce_xor(cj_val x, int n_axes, const int64_t *axes, int keepdims);
 cj_val cj_argmax(cj_val x, int64_t axis, int keepdims); /* i32 indices */
 cj_val cj_argmin(cj_val x, int64_t axis, int keepdims);
 cj_val cj_cumsum(cj_val x, int64_t axis, int reverse);
@@ -694,9 +702,10 @@ cj_val cj_kron(cj_val a, cj_val b);
 cj_val cj_matrix_power(cj_val a, int64_t n);
 
 /* ---- Indexing ---------------------------------------------------------- */
-/* numpy.take(x, idx, axis): out-of-range indices are clamped (JAX's
- * default for gathers). Negative indices count from the end. Indices of
- * any integer dtype (i8 ... u64), x of any dtype; likewise below. */
+/* numpy.take(x, idx, axis): out-of-range indices are clamped, as jnp's
+ * x[idx] (jnp.take's own default, mode "fill", gives NaN there instead).
+ * Negative indices count from the end. Indices of any integer dtype
+ * (i8 ... u64), x of any dtype; likewise below. */
 cj_val cj_take(cj_val x, cj_val indices, int64_t axis);
 /* numpy.take_along_axis. */
 cj_val cj_take_along_axis(cj_val x, cj_val indices, int64_t axis);
@@ -738,7 +747,9 @@ typedef struct cj_scatter_dnums {
     int has_index_vector_dim; /* as cj_gather_dnums's */
     int64_t index_vector_dim;
 } cj_scatter_dnums;
-/* lax.GatherScatterMode; zero is lax's default (mode=None).
+/* lax.GatherScatterMode; zero is FILL_OR_DROP, GatherScatterMode.from_any(None)
+ * and lax.scatter's default; lax.gather(mode=None) and jnp indexing x[i]
+ * bind PROMISE_IN_BOUNDS instead (JAX 0.10: they clamp).
  *   FILL_OR_DROP: a gather slice (a scatter window) that does not fit whole
  *     in the operand is filled with fill_value (dropped);
  *   CLIP: each start index is clamped so the slice / window fits;

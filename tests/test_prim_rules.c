@@ -165,12 +165,14 @@ TEST(prim_rules_every_primitive_has_every_rule) {
     CHECK_MSG(rule_problems(prim_rules, msg, sizeof msg) == 0, "%s", msg);
 }
 
-/* The row reductions are exactly the four lax reductions ROWS kernels run:
- * the fusion pass finds them by their row fold, not by a list. */
-TEST(prim_rules_row_folds_belong_to_the_four_reductions) {
+/* The row reductions are exactly the seven lax reductions ROWS kernels run
+ * (sum, prod, max, min and the bitwise and, or, xor): the fusion pass finds
+ * them by their row fold, not by a list. */
+TEST(prim_rules_row_folds_belong_to_the_seven_reductions) {
     tu_fill_rule_table();
     for (int p = 0; p < PRIM_COUNT; p++) {
-        bool row = p == PRIM_REDUCE_SUM || p == PRIM_REDUCE_PROD || p == PRIM_REDUCE_MAX || p == PRIM_REDUCE_MIN;
+        bool row = p == PRIM_REDUCE_SUM || p == PRIM_REDUCE_PROD || p == PRIM_REDUCE_MAX || p == PRIM_REDUCE_MIN ||
+                   p == PRIM_REDUCE_AND || p == PRIM_REDUCE_OR || p == PRIM_REDUCE_XOR;
         CHECK_MSG((prim_rules[p].lower.row_fold != NULL) == row, "%s", prim_names[p]);
     }
     /* and a fold computes the reduction: sum of 1..100, max of a run */
@@ -180,6 +182,16 @@ TEST(prim_rules_row_folds_belong_to_the_four_reductions) {
     prim_rules[PRIM_REDUCE_MAX].lower.row_fold(PRIM_REDUCE_MAX, CJ_F32)(x, 100, &m);
     CHECK(s == 5050.0f);
     CHECK(m == 100.0f);
+    /* and of 0xff, 0xf0, 0x3c is 0x30; or 0xff; xor 0x33; and of no elements is all ones */
+    uint8_t b[3] = {0xff, 0xf0, 0x3c}, r = 0;
+    prim_rules[PRIM_REDUCE_AND].lower.row_fold(PRIM_REDUCE_AND, CJ_U8)(b, 3, &r);
+    CHECK(r == 0x30);
+    prim_rules[PRIM_REDUCE_OR].lower.row_fold(PRIM_REDUCE_OR, CJ_U8)(b, 3, &r);
+    CHECK(r == 0xff);
+    prim_rules[PRIM_REDUCE_XOR].lower.row_fold(PRIM_REDUCE_XOR, CJ_U8)(b, 3, &r);
+    CHECK(r == 0x33);
+    prim_rules[PRIM_REDUCE_AND].lower.row_fold(PRIM_REDUCE_AND, CJ_U8)(b, 0, &r);
+    CHECK(r == 0xff);
 }
 
 /* The checker is not vacuous: each rule taken out of a copy of the table

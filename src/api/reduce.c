@@ -1,5 +1,6 @@
 /* reduce.c — the public reductions and scans, and the composites built on
  * them (api layer): cj_sum, cj_prod, cj_reduce_max, cj_reduce_min,
+ * cj_reduce_and, cj_reduce_or, cj_reduce_xor,
  * cj_argmax, cj_argmin, cj_cumsum, cj_cumprod, cj_cummax, cj_mean, cj_var,
  * cj_logsumexp, cj_softmax, cj_log_softmax.
  *
@@ -129,6 +130,21 @@ cj_val cj_reduce_max(cj_val x, int n_axes, const int64_t *axes, int keepdims) {
 
 cj_val cj_reduce_min(cj_val x, int n_axes, const int64_t *axes, int keepdims) {
     return reduction("cj_reduce_min", PRIM_REDUCE_MIN, x, n_axes, axes, keepdims);
+}
+
+/* lax.reduce_and / reduce_or / reduce_xor (jnp.bitwise_and.reduce, ...):
+ * bitwise over bool or an integer dtype, which they keep (no promotion);
+ * a float operand is refused by the primitive, naming it. */
+cj_val cj_reduce_and(cj_val x, int n_axes, const int64_t *axes, int keepdims) {
+    return reduction("cj_reduce_and", PRIM_REDUCE_AND, x, n_axes, axes, keepdims);
+}
+
+cj_val cj_reduce_or(cj_val x, int n_axes, const int64_t *axes, int keepdims) {
+    return reduction("cj_reduce_or", PRIM_REDUCE_OR, x, n_axes, axes, keepdims);
+}
+
+cj_val cj_reduce_xor(cj_val x, int n_axes, const int64_t *axes, int keepdims) {
+    return reduction("cj_reduce_xor", PRIM_REDUCE_XOR, x, n_axes, axes, keepdims);
 }
 
 /* ---- arg-reductions and scans ---- */

@@ -6,9 +6,8 @@
  * cj_cumlogsumexp.
  *
  * Each is jnp's definition: any/all reduce the operand's truth values
- * (x != 0, so NaN is true) with reduce_max/reduce_min on bools — the same
- * values and dtype as JAX's reduce_or/reduce_and, so no primitive of their
- * own; the nan-reductions replace NaNs by the reduction's identity first
+ * (x != 0, so NaN is true) with reduce_or/reduce_and on bools, as jnp's
+ * programs do; the nan-reductions replace NaNs by the reduction's identity first
  * (and nanmax/nanmin give NaN where every value is NaN); cummin is cummax
  * of the order-reversing map (-x for floats, ~x for integers, !x for
  * bools); cumlogsumexp is an associative scan of a stable logaddexp, as
@@ -66,7 +65,7 @@ static cj_val logical(const char *op, cj_val x, int n_axes, const int64_t *axes,
     int n = axes_of(x, op, n_axes, axes, &a, ax);
     if (n < 0) return api_err(x.ctx);
     cj_val t = truth(x, &a);
-    return is_all ? cj_reduce_min(t, n, ax, keepdims) : cj_reduce_max(t, n, ax, keepdims);
+    return is_all ? cj_reduce_and(t, n, ax, keepdims) : cj_reduce_or(t, n, ax, keepdims);
 }
 
 cj_val cj_any(cj_val x, int n_axes, const int64_t *axes, int keepdims) {

@@ -1,6 +1,7 @@
 /* rules_reduce.c — jvp and transpose rules of the reductions and scans
  * (prim layer with the other rules; tools/layers.txt):
- * reduce_sum/prod/max/min, argmax/argmin, cumsum/cumprod/cummax
+ * reduce_sum/prod/max/min, argmax/argmin and reduce_and/or/xor (zero),
+ * cumsum/cumprod/cummax
  * (parameters as in src/prim/reduce.c).
  *
  * reduce_sum and cumsum are linear: their tangent is the primitive applied
@@ -218,6 +219,11 @@ void ad_register_reduce(void) {
     prim_rules[PRIM_REDUCE_MIN].jvp = reduce_chooser_jvp;
     prim_rules[PRIM_ARGMAX].jvp = ad_jvp_zero;
     prim_rules[PRIM_ARGMIN].jvp = ad_jvp_zero;
+    /* bool and integer results: no tangent, as JAX (which gives them no jvp
+     * rule: their float0 tangents are symbolic zeros) */
+    prim_rules[PRIM_REDUCE_AND].jvp = ad_jvp_zero;
+    prim_rules[PRIM_REDUCE_OR].jvp = ad_jvp_zero;
+    prim_rules[PRIM_REDUCE_XOR].jvp = ad_jvp_zero;
     prim_rules[PRIM_CUMSUM].jvp = ad_jvp_linear;
     prim_rules[PRIM_CUMSUM].transpose = cumsum_transpose;
     prim_rules[PRIM_CUMPROD].jvp = cumprod_jvp;

@@ -33,7 +33,7 @@ typedef struct cjk_rt {
 /* A row reduction: *out = the fold of x[0..n) from the identity, in the
  * reduce primitive's order for one contiguous run (native.c). */
 typedef void (*cjk_fold_fn)(const void *x, int64_t n, void *out);
-/* The fold of reduce_sum/prod/max/min over dtype dt, NULL when the
+/* The fold of reduce_sum/prod/max/min/and/or/xor over dtype dt, NULL when the
  * primitive has no kernel for dt (native.c). */
 cjk_fold_fn native_row_fold(prim_id prim, cj_dtype dt);
 

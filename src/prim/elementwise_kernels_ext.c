@@ -215,8 +215,22 @@ NARROW(mul, PRIM_MUL, 2, false)
 NARROW(div, PRIM_DIV, 2, false)
 NARROW(rem, PRIM_REM, 2, false)
 NARROW(pow, PRIM_POW, 2, false)
-NARROW(max, PRIM_MAX, 2, false)
-NARROW(min, PRIM_MIN, 2, false)
+/* bf16 max/min through f32 give XLA's bits: the f32 rule (elementwise_kernels.c),
+ * then f32 -> bf16 makes every NaN the quiet one of its sign, as XLA's does.
+ * f16 max/min pick operand bits instead, compared in f32: XLA keeps an f16
+ * NaN's payload, signalling ones too, which the widening to f32 would quiet. */
+static void max_bf16(const ew_operands *ops, int64_t b, int64_t e) { via_f32(PRIM_MAX, ops, b, e, true, 2, false); }
+static void min_bf16(const ew_operands *ops, int64_t b, int64_t e) { via_f32(PRIM_MIN, ops, b, e, true, 2, false); }
+static inline uint16_t f16_max_bits(uint16_t a, uint16_t b) {
+    float fa = rt_f16_to_f32(a), fb = rt_f16_to_f32(b);
+    return (fa != fa) | (fa > fb) ? a : (uint16_t)(b & (a | 0x7fffu));
+}
+static inline uint16_t f16_min_bits(uint16_t a, uint16_t b) {
+    float fa = rt_f16_to_f32(a), fb = rt_f16_to_f32(b);
+    return (fa != fa) | (fa < fb) ? a : (uint16_t)(b | (a & 0x8000u));
+}
+EXT_BINARY(max_f16_bits, uint16_t, uint16_t, f16_max_bits(a, b))
+EXT_BINARY(min_f16_bits, uint16_t, uint16_t, f16_min_bits(a, b))
 NARROW(atan2, PRIM_ATAN2, 2, false)
 NARROW(nextafter, PRIM_NEXTAFTER, 2, false)
 NARROW(eq, PRIM_EQ, 2, true)
@@ -299,8 +313,8 @@ static const ew_kernel_fn ext_kernels[PRIM_COUNT][CJ_NUM_DTYPES] = {
     [PRIM_MUL] = EXT_NUMBERS(mul),
     [PRIM_DIV] = EXT_NUMBERS(div),
     [PRIM_REM] = EXT_NUMBERS(rem),
-    [PRIM_MAX] = EXT_NUMBERS(max),
-    [PRIM_MIN] = EXT_NUMBERS(min),
+    [PRIM_MAX] = {EXT_INTS(max), [CJ_F16] = max_f16_bits, [CJ_BF16] = max_bf16},
+    [PRIM_MIN] = {EXT_INTS(min), [CJ_F16] = min_f16_bits, [CJ_BF16] = min_bf16},
     [PRIM_EQ] = EXT_NUMBERS(eq),
     [PRIM_NE] = EXT_NUMBERS(ne),
     [PRIM_LT] = EXT_NUMBERS(lt),

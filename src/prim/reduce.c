@@ -1,5 +1,7 @@
 /* reduce.c — the reduction family (prim layer): reduce_sum, reduce_prod,
- * reduce_max, reduce_min; argmax, argmin; cumsum, cumprod, cummax.
+ * reduce_max, reduce_min, the bitwise reduce_and, reduce_or, reduce_xor
+ * (bool and the integers, as lax's); argmax, argmin; cumsum, cumprod,
+ * cummax.
  *
  * The public operations (api/reduce.c: cj_sum, cj_argmax, cj_cumsum, the
  * composites cj_mean, cj_softmax, ...) normalise axes and dtypes and bind
@@ -260,6 +262,26 @@ DEFINE_REDUCER(min_u64, uint64_t, UINT64_MAX, COMB_IMIN)
 DEFINE_REDUCER(min_f16, uint16_t, F16_INF, COMB_MIN_F16)
 DEFINE_REDUCER(min_bf16, uint16_t, BF16_INF, COMB_MIN_BF16)
 
+/* lax.reduce_and / reduce_or / reduce_xor: bool and every integer dtype,
+ * bitwise (on bools, whose bytes are 0 or 1, that is logical and / or /
+ * xor). Identities as lax's: and all ones (true for bool), or and xor 0. */
+#define COMB_AND(a, b) ((a) & (b))
+#define COMB_OR(a, b) ((a) | (b))
+#define COMB_XOR(a, b) ((a) ^ (b))
+#define DEFINE_BITWISE_REDUCERS(SFX, T, ONES)                                                      \
+    DEFINE_REDUCER(and_##SFX, T, ONES, COMB_AND)                                                   \
+    DEFINE_REDUCER(or_##SFX, T, 0, COMB_OR)                                                        \
+    DEFINE_REDUCER(xor_##SFX, T, 0, COMB_XOR)
+DEFINE_BITWISE_REDUCERS(bool, uint8_t, 1)
+DEFINE_BITWISE_REDUCERS(i8, int8_t, -1)
+DEFINE_BITWISE_REDUCERS(i16, int16_t, -1)
+DEFINE_BITWISE_REDUCERS(i32, int32_t, -1)
+DEFINE_BITWISE_REDUCERS(i64, int64_t, -1)
+DEFINE_BITWISE_REDUCERS(u8, uint8_t, UINT8_MAX)
+DEFINE_BITWISE_REDUCERS(u16, uint16_t, UINT16_MAX)
+DEFINE_BITWISE_REDUCERS(u32, uint32_t, UINT32_MAX)
+DEFINE_BITWISE_REDUCERS(u64, uint64_t, UINT64_MAX)
+
 /* The loops of one (operation, dtype). `acc`, `dst` and `carry` point at
  * elements of the operand's dtype. */
 typedef struct reducer {
@@ -276,7 +298,7 @@ typedef struct reducer {
     prim_row_fold_fn row_fold;                                  /* *out = identity ∘ x[0] ∘ ... */
 } reducer;
 
-typedef enum reduce_op { OP_SUM, OP_PROD, OP_MAX, OP_MIN, OP_COUNT } reduce_op;
+typedef enum reduce_op { OP_SUM, OP_PROD, OP_MAX, OP_MIN, OP_AND, OP_OR, OP_XOR, OP_COUNT } reduce_op;
 
 #define REDUCER(NAME)                                                                              \
     {NAME##_fill, NAME##_rows, NAME##_rows_strided, NAME##_fold, NAME##_fold_runs, NAME##_scan,     \
@@ -296,6 +318,14 @@ static const reducer reducers[OP_COUNT][CJ_NUM_DTYPES] = {
                 [CJ_I64] = REDUCER(min_i64), [CJ_F32] = REDUCER(min_f32),
                 [CJ_F64] = REDUCER(min_f64),
                 [CJ_I8] = REDUCER(min_i8), [CJ_I16] = REDUCER(min_i16), [CJ_U8] = REDUCER(min_u8), [CJ_U16] = REDUCER(min_u16), [CJ_U32] = REDUCER(min_u32), [CJ_U64] = REDUCER(min_u64), [CJ_F16] = REDUCER(min_f16), [CJ_BF16] = REDUCER(min_bf16)},
+#define BITWISE_ROW(OP)                                                                            \
+    {[CJ_BOOL] = REDUCER(OP##_bool), [CJ_I8] = REDUCER(OP##_i8), [CJ_I16] = REDUCER(OP##_i16),      \
+     [CJ_I32] = REDUCER(OP##_i32), [CJ_I64] = REDUCER(OP##_i64), [CJ_U8] = REDUCER(OP##_u8),        \
+     [CJ_U16] = REDUCER(OP##_u16), [CJ_U32] = REDUCER(OP##_u32), [CJ_U64] = REDUCER(OP##_u64)}
+    [OP_AND] = BITWISE_ROW(and),
+    [OP_OR] = BITWISE_ROW(or),
+    [OP_XOR] = BITWISE_ROW(xor),
+#undef BITWISE_ROW
 };
 
 static reduce_op op_of(prim_id prim) {
@@ -306,11 +336,14 @@ static reduce_op op_of(prim_id prim) {
     case PRIM_CUMPROD: return OP_PROD;
     case PRIM_REDUCE_MIN:
     case PRIM_ARGMIN: return OP_MIN;
+    case PRIM_REDUCE_AND: return OP_AND;
+    case PRIM_REDUCE_OR: return OP_OR;
+    case PRIM_REDUCE_XOR: return OP_XOR;
     default: return OP_MAX;
     }
 }
 
-/* The lowering record's row fold of reduce_sum/prod/max/min: a ROWS
+/* The lowering record's row fold of reduce_sum/prod/max/min/and/or/xor: a ROWS
  * kernel's reduction calls it on each row (both backends). */
 static prim_row_fold_fn reduce_row_fold(prim_id prim, cj_dtype dt) {
     if (!rt_dtype_valid((int)dt)) return NULL;
@@ -1014,6 +1047,10 @@ static int check_operand(cj_ctx *ctx, prim_id prim, const rt_aval *x) {
     if (x->dtype == CJ_BOOL && rejects_bool(prim))
         return prim_error(ctx, CJ_ERR_DTYPE, prim,
                           "operand %s: bool is not accepted (convert it to an integer dtype first)", t);
+    if (op_of(prim) >= OP_AND && x->dtype != CJ_BOOL && !rt_is_int(x->dtype))
+        return prim_error(ctx, CJ_ERR_DTYPE, prim,
+                          "a logical reduction takes bool or an integer dtype, got %s (operand %s)",
+                          rt_dtypes[x->dtype].name, t);
     if (!reducers[op_of(prim)][x->dtype].fill) /* the kernel table is the list of what works */
         return prim_error(ctx, CJ_ERR_DTYPE, prim, "dtype %s is not supported (operand %s)",
                           rt_dtypes[x->dtype].name, t);
@@ -1127,7 +1164,8 @@ static int batch_reduce(struct cj_ctx *ctx, prim_id prim, const prim_params *p, 
 }
 
 void prim_register_reduce(void) {
-    static const prim_id reductions[] = {PRIM_REDUCE_SUM, PRIM_REDUCE_PROD, PRIM_REDUCE_MAX, PRIM_REDUCE_MIN};
+    static const prim_id reductions[] = {PRIM_REDUCE_SUM, PRIM_REDUCE_PROD, PRIM_REDUCE_MAX, PRIM_REDUCE_MIN,
+                                         PRIM_REDUCE_AND, PRIM_REDUCE_OR,  PRIM_REDUCE_XOR};
     static const prim_id args[] = {PRIM_ARGMAX, PRIM_ARGMIN};
     static const prim_id scans[] = {PRIM_CUMSUM, PRIM_CUMPROD, PRIM_CUMMAX};
     for (size_t i = 0; i < sizeof reductions / sizeof *reductions; i++)
