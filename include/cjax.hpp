@@ -1164,6 +1164,7 @@ template <class... Ts> struct tree<std::tuple<Ts...>> {
         return s;
     }
     template <size_t... I> static void flat_(const std::tuple<Ts...> &t, cj_val *o, std::index_sequence<I...>) {
+        (void)t, (void)o; /* empty tuples */
         (tree<Ts>::flat(std::get<I>(t), o + off<I>()), ...);
     }
     template <size_t... I> static std::tuple<Ts...> pack_(const cj_val *i, std::index_sequence<I...>) {
