@@ -341,14 +341,18 @@ template <class T> std::vector<T> array::to_vector() const {
     return out;
 }
 
-/* An axis list for reductions and squeeze: all axes by default (NumPy's
- * axis=None), one axis, or a list ({} reduces none, as axis=()). */
+/* An axis list for reductions, squeeze and flip: every axis by default
+ * (NumPy's axis=None, axes::all()), one axis, or a list ({} is none, as
+ * axis=()). */
 class axes {
     bool all_ = true;
     std::vector<int64_t> v_;
+    struct all_tag {};
+    explicit axes(all_tag) {}
 
   public:
-    axes() = default;
+    /* Every axis (the default); {} is the empty list. */
+    static axes all() { return axes(all_tag{}); }
     axes(int64_t a) : all_(false), v_{a} {}
     axes(int a) : all_(false), v_{a} {}
     axes(std::initializer_list<int64_t> l) : all_(false), v_(l) {}
@@ -672,7 +676,7 @@ inline array reshape(const array &x, const shape_t &shape) {
 inline array transpose(const array &x, const shape_t &perm = {}) {
     return detail::wrap(cj_transpose(x.v, detail::opt(perm)));
 }
-inline array squeeze(const array &x, const axes &ax = axes{}) {
+inline array squeeze(const array &x, const axes &ax = axes::all()) {
     return detail::wrap(cj_squeeze(x.v, ax.n(), ax.data()));
 }
 inline array expand_dims(const array &x, int64_t axis) { return detail::wrap(cj_expand_dims(x.v, axis)); }
@@ -728,7 +732,7 @@ inline array roll(const array &x, const shape_t &shifts, const shape_t &ax = {})
 inline array roll(const array &x, const array &shift, int64_t axis) {
     return detail::wrap(cj_roll_dynamic(x.v, shift.v, axis));
 }
-inline array flip(const array &x, const axes &ax = axes{}) { return detail::wrap(cj_flip(x.v, ax.n(), ax.data())); }
+inline array flip(const array &x, const axes &ax = axes::all()) { return detail::wrap(cj_flip(x.v, ax.n(), ax.data())); }
 inline array moveaxis(const array &x, const shape_t &source, const shape_t &destination) {
     return detail::wrap(cj_moveaxis(x.v, detail::rank_of(source), source.data(), destination.data()));
 }
@@ -772,7 +776,7 @@ inline std::vector<array> meshgrid(const std::vector<array> &xs, const char *ind
 
 /* ---- reductions -------------------------------------------------------- */
 #define CJAX_HPP_REDUCE(name, fn)                                                                                    \
-    inline array name(const array &x, const axes &ax = axes{}, bool keepdims = false) {                              \
+    inline array name(const array &x, const axes &ax = axes::all(), bool keepdims = false) {                              \
         return detail::wrap(fn(x.v, ax.n(), ax.data(), keepdims));                                                   \
     }
 CJAX_HPP_REDUCE(sum, cj_sum)
@@ -792,19 +796,19 @@ CJAX_HPP_REDUCE(count_nonzero, cj_count_nonzero)
 CJAX_HPP_REDUCE(logsumexp, cj_logsumexp)
 CJAX_HPP_REDUCE(median, cj_median)
 #undef CJAX_HPP_REDUCE
-inline array amax(const array &x, const axes &ax = axes{}, bool keepdims = false) { return max(x, ax, keepdims); }
-inline array amin(const array &x, const axes &ax = axes{}, bool keepdims = false) { return min(x, ax, keepdims); }
-inline array var(const array &x, const axes &ax = axes{}, int64_t ddof = 0, bool keepdims = false) {
+inline array amax(const array &x, const axes &ax = axes::all(), bool keepdims = false) { return max(x, ax, keepdims); }
+inline array amin(const array &x, const axes &ax = axes::all(), bool keepdims = false) { return min(x, ax, keepdims); }
+inline array var(const array &x, const axes &ax = axes::all(), int64_t ddof = 0, bool keepdims = false) {
     return detail::wrap(ddof == 0 ? cj_var(x.v, ax.n(), ax.data(), keepdims)
                                   : cj_var_ddof(x.v, ax.n(), ax.data(), ddof, keepdims));
 }
-inline array std_(const array &x, const axes &ax = axes{}, int64_t ddof = 0, bool keepdims = false) {
+inline array std_(const array &x, const axes &ax = axes::all(), int64_t ddof = 0, bool keepdims = false) {
     return detail::wrap(cj_std(x.v, ax.n(), ax.data(), ddof, keepdims));
 }
-inline array nanvar(const array &x, const axes &ax = axes{}, int64_t ddof = 0, bool keepdims = false) {
+inline array nanvar(const array &x, const axes &ax = axes::all(), int64_t ddof = 0, bool keepdims = false) {
     return detail::wrap(cj_nanvar(x.v, ax.n(), ax.data(), ddof, keepdims));
 }
-inline array nanstd(const array &x, const axes &ax = axes{}, int64_t ddof = 0, bool keepdims = false) {
+inline array nanstd(const array &x, const axes &ax = axes::all(), int64_t ddof = 0, bool keepdims = false) {
     return detail::wrap(cj_nanstd(x.v, ax.n(), ax.data(), ddof, keepdims));
 }
 #define CJAX_HPP_ARGRED(name, fn)                                                                                    \
@@ -827,24 +831,24 @@ CJAX_HPP_CUM(cummin, cj_cummin)
 CJAX_HPP_CUM(cumlogsumexp, cj_cumlogsumexp)
 #undef CJAX_HPP_CUM
 /* jnp.average: (mean, sum of weights). */
-inline std::pair<array, array> average_returned(const array &x, const axes &ax = axes{}, bool keepdims = false) {
+inline std::pair<array, array> average_returned(const array &x, const axes &ax = axes::all(), bool keepdims = false) {
     cj_val w{};
     array m = detail::wrap(cj_average(x.v, ax.n(), ax.data(), keepdims, &w));
     return {m, array(w)};
 }
-inline array average(const array &x, const axes &ax = axes{}, bool keepdims = false) {
+inline array average(const array &x, const axes &ax = axes::all(), bool keepdims = false) {
     return detail::wrap(cj_average(x.v, ax.n(), ax.data(), keepdims, nullptr));
 }
-inline array average(const array &x, const array &weights, const axes &ax = axes{}, bool keepdims = false) {
+inline array average(const array &x, const array &weights, const axes &ax = axes::all(), bool keepdims = false) {
     return detail::wrap(cj_average_weighted(x.v, weights.v, ax.n(), ax.data(), keepdims, nullptr));
 }
-inline std::pair<array, array> average_returned(const array &x, const array &weights, const axes &ax = axes{},
+inline std::pair<array, array> average_returned(const array &x, const array &weights, const axes &ax = axes::all(),
                                                 bool keepdims = false) {
     cj_val w{};
     array m = detail::wrap(cj_average_weighted(x.v, weights.v, ax.n(), ax.data(), keepdims, &w));
     return {m, array(w)};
 }
-inline array quantile(const array &x, const array &q, const axes &ax = axes{}, const char *method = nullptr,
+inline array quantile(const array &x, const array &q, const axes &ax = axes::all(), const char *method = nullptr,
                       bool keepdims = false) {
     return detail::wrap(cj_quantile(x.v, q.v, ax.n(), ax.data(), method, keepdims));
 }
