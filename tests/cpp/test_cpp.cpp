@@ -276,3 +276,54 @@ TEST(cpp_function_lifetimes_closures_and_contexts) {
     }
     CHECK(threw);
 }
+
+TEST(cpp_custom_rules_linearize_and_jacobians) {
+    tu_alloc st = {};
+    cj_allocator al = tu_allocator(&st);
+    {
+        context ctx(&al);
+        array x = linspace(-1.0, 1.0, 4);
+        // a custom_jvp whose rule says d sin = 2 (so the rule, not sin's own
+        // derivative, must be what grad uses)
+        auto cs = custom_jvp([](array x) { return sin(x); },
+                             [](array x, array t) { return std::pair{sin(x), t * 2.0}; });
+        array g = grad([&](array x) { return sum(cs(x)); })(x);
+        CHECK(g.to_vector<float>() == (std::vector<float>(4, 2.0f)));
+        CHECK(same(cs(x), sin(x)));
+        // custom_vjp: fwd keeps x as the residual, bwd says 3 * x
+        auto cv = custom_vjp([](array x) { return sin(x); }, [](array x) { return std::pair{sin(x), x}; },
+                             [](array res, array ct) { return ct * res * 3.0; });
+        array gv = jit(grad([&](array x) { return sum(cv(x)); }))(x);
+        CHECK(same(gv, x * 3.0));
+        // linearize: the linear map is J t
+        auto [y, lin] = linearize([](array x) { return sin(x) * 2.0; }, x);
+        array jt = lin(ones_like(x));
+        std::vector<float> jv = jt.to_vector<float>(), xv = x.to_vector<float>();
+        for (size_t i = 0; i < xv.size(); i++) CHECK_NEAR(jv[i], 2 * std::cos(xv[i]), 1e-6, 1e-6);
+        CHECK(same(y, sin(x) * 2.0));
+        // jacfwd and jacrev of an elementwise function: diag(cos x), alike
+        array jf = jacfwd([](array x) { return sin(x); })(x), jr = jacrev([](array x) { return sin(x); })(x);
+        CHECK(jf.shape() == (shape_t{4, 4}));
+        std::vector<float> fv = jf.to_vector<float>(), rv = jr.to_vector<float>();
+        for (size_t i = 0; i < 4; i++)
+            for (size_t j = 0; j < 4; j++) {
+                CHECK_NEAR(fv[i * 4 + j], i == j ? std::cos(xv[i]) : 0.0, 1e-6, 1e-7);
+                CHECK_NEAR(rv[i * 4 + j], fv[i * 4 + j], 1e-6, 1e-7);
+            }
+        // two argnums: a std::array of the two Jacobians
+        auto j2 = jacrev([](array a, array b) { return a * b; }, argnums<0, 1>)(x, x * 2.0);
+        CHECK(j2.size() == 2 && j2[1].to_vector<float>()[0] == xv[0]);
+        // vmap of a function with tuple outputs and out_axes
+        auto [s, p] = vmap([](array r) { return std::tuple{sum(r), r * 2.0}; }, {0}, {0, 1})(
+            arange(0, 6).reshape({2, 3}));
+        CHECK(s.shape() == shape_t{2} && p.shape() == (shape_t{3, 2}));
+        bool threw = false;
+        try {
+            vmap([](array a, array b) { return a + b; }, {0});
+        } catch (const cjax::error &e) {
+            threw = e.status() == CJ_ERR_ARG; // one in_axes entry for two inputs
+        }
+        CHECK(threw);
+    }
+    CHECK_EQ_INT(st.live, 0);
+}
