@@ -138,10 +138,7 @@ inline void after(cj_ctx *ctx, bool failed) {
     if (pending()) {
         std::exception_ptr e = pending();
         pending() = nullptr;
-        if (depth() == 0) {
-            cj_error_clear(ctx);
-            if (!ctx) cj_error_clear(nullptr);
-        }
+        if (depth() == 0) cj_error_clear(ctx); /* the error it caused in C */
         std::rethrow_exception(e);
     }
 #endif
