@@ -1195,7 +1195,7 @@ template <class T, size_t N> struct tree<std::array<T, N>> {
 };
 template <class... A> inline constexpr int count = (0 + ... + tree<std::decay_t<A>>::n);
 /* At least one slot, for C arrays of n values. */
-template <int N> using slots = std::array<cj_val, (N > 0 ? N : 1)>;
+template <int N> using slots = std::array<cj_val, static_cast<size_t>(N > 0 ? N : 1)>;
 
 /* The signature of a lambda or function. */
 template <class F> struct fn_traits : fn_traits<decltype(&F::operator())> {};
@@ -1339,7 +1339,7 @@ template <class R, class... A> class function<R(A...)> {
     std::string make_jaxpr(const A &...a) const {
         detail::slots<n_in> in{};
         detail::tree<std::tuple<A...>>::flat(std::tuple<A...>(a...), in.data());
-        std::array<cj_spec, (n_in > 0 ? n_in : 1)> specs{};
+        std::array<cj_spec, static_cast<size_t>(n_in > 0 ? n_in : 1)> specs{};
         for (int i = 0; i < n_in; i++) specs[static_cast<size_t>(i)] = cj_spec_of(in[static_cast<size_t>(i)]);
         char *s = cj_make_jaxpr(get(), n_in, specs.data());
         detail::after(ctx(), s == nullptr);
@@ -1642,7 +1642,7 @@ template <class F, class... P> std::string saved_residuals(F &&f, const P &...ar
     using Fn = decltype(src);
     detail::slots<Fn::n_in> p{};
     detail::flatten(typename Fn::args_type(args...), p.data());
-    std::array<cj_spec, (Fn::n_in > 0 ? Fn::n_in : 1)> specs{};
+    std::array<cj_spec, static_cast<size_t>(Fn::n_in > 0 ? Fn::n_in : 1)> specs{};
     for (size_t i = 0; i < static_cast<size_t>(Fn::n_in); i++) specs[i] = cj_spec_of(p[i]);
     char *s = cj_saved_residuals(src.get(), nullptr, Fn::n_in, specs.data(), nullptr);
     detail::after(src.ctx(), s == nullptr);

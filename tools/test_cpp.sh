@@ -6,9 +6,13 @@
 #     C++ spelling in include/cjax.hpp (the default cjax::NAME, or the one
 #     tools/cpp/spellings.txt names), checked by compiling a generated file
 #     that names each one;
-#   - the header, with that file, compiles warning-free under -Wall -Wextra
-#     -Wpedantic -Werror with g++ and clang++ (those present) at -std=c++17
-#     and -std=c++20, and with -fno-exceptions (CJAX_NO_EXCEPTIONS);
+#   - the header, with that file, compiles warning-free under -Wall
+#     -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
+#     -Wold-style-cast -Werror, and the C++ examples and tests (all of the
+#     header's templates instantiated) under -Wall -Wextra -Wpedantic
+#     -Werror, with g++ and clang++ (those present) at -std=c++17 and
+#     -std=c++20, and with -fno-exceptions (CJAX_NO_EXCEPTIONS; the tests,
+#     which catch, aside);
 #   - the C++ examples (build/cpp_*) print exactly what their C versions
 #     print (the pendulum's every number with %.9g, so bit for bit);
 #   - a -fno-exceptions program keeps errors sticky, as in C.
@@ -76,17 +80,32 @@ done > "$tmp/stale.txt"
 [ -s "$tmp/stale.txt" ] && { cat "$tmp/stale.txt"; failed=1; }
 
 # ---- the header under each compiler and standard, warnings as errors ----
+# The header beyond -Wall -Wextra: what stricter C++ projects turn on, so
+# including it adds no warning to theirs. The examples and tests (which
+# shadow names as JAX code does, and use the C harness's casts): base.
+base="-Wall -Wextra -Wpedantic -Werror"
+strict="$base -Wshadow -Wconversion -Wsign-conversion -Wold-style-cast"
 ncomp=0
 for cxx in g++ clang++; do
     command -v "$cxx" > /dev/null || continue
     ncomp=$((ncomp + 1))
     for std in c++17 c++20; do
         for mode in "" "-fno-exceptions"; do
-            if ! "$cxx" -std=$std -Wall -Wextra -Wpedantic -Werror $mode -I"$root/include" -c "$cov" \
-                -o "$tmp/cov.o" > "$tmp/cc.log" 2>&1; then
+            if ! "$cxx" -std=$std $strict $mode -I"$root/include" -c "$cov" -o "$tmp/cov.o" > "$tmp/cc.log" 2>&1; then
                 head -40 "$tmp/cc.log"
                 fail "$cxx -std=$std $mode: include/cjax.hpp (with every spelling) does not compile warning-free"
             fi
+            # the templates instantiated: the examples, and the unit tests
+            # (which catch exceptions) where exceptions are on
+            srcs=$(ls "$root"/examples/cpp/*.cpp)
+            [ -z "$mode" ] && srcs="$srcs $(ls "$root"/tests/cpp/*.cpp)"
+            for src in $srcs; do
+                if ! "$cxx" -std=$std $base $mode -I"$root/include" -I"$root/tests" -fsyntax-only "$src" \
+                    > "$tmp/cc.log" 2>&1; then
+                    head -40 "$tmp/cc.log"
+                    fail "$cxx -std=$std $mode: ${src#"$root"/} does not compile warning-free"
+                fi
+            done
         done
     done
 done
