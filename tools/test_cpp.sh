@@ -11,8 +11,9 @@
 #     -Wold-style-cast -Werror, and the C++ examples and tests (all of the
 #     header's templates instantiated) under -Wall -Wextra -Wpedantic
 #     -Werror, with g++ and clang++ (those present) at -std=c++17 and
-#     -std=c++20, and with -fno-exceptions (CJAX_NO_EXCEPTIONS; the tests,
-#     which catch, aside);
+#     -std=c++20 (the examples and tests: g++ at 17, clang++ at 20), and
+#     with -fno-exceptions (CJAX_NO_EXCEPTIONS; the tests, which catch,
+#     aside);
 #   - the C++ examples (build/cpp_*) print exactly what their C versions
 #     print (the pendulum's every number with %.9g, so bit for bit);
 #   - a -fno-exceptions program keeps errors sticky, as in C.
@@ -96,7 +97,9 @@ for cxx in g++ clang++; do
                 fail "$cxx -std=$std $mode: include/cjax.hpp (with every spelling) does not compile warning-free"
             fi
             # the templates instantiated: the examples, and the unit tests
-            # (which catch exceptions) where exceptions are on
+            # (which catch exceptions) where exceptions are on; in one
+            # standard per compiler (g++ 17, clang++ 20), for time
+            case $cxx-$std in g++-c++17 | clang++-c++20) ;; *) continue ;; esac
             srcs=$(ls "$root"/examples/cpp/*.cpp)
             [ -z "$mode" ] && srcs="$srcs $(ls "$root"/tests/cpp/*.cpp)"
             for src in $srcs; do
