@@ -30,6 +30,7 @@ test: build
 	sh tools/check_layers.sh $(BUILD)
 	sh tools/test_check_layers.sh $(BUILD)
 	sh tools/test_install.sh $(BUILD)
+	sh tools/test_cpp.sh $(BUILD)
 	./$(BUILD)/cjax_tests
 
 # RUN=<name> names the JSON record (bench/results/<name>.json; default the date).

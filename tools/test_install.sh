@@ -11,6 +11,7 @@
 #     against the archive (no libcjax.so needed); each prints exactly the
 #     output the README shows;
 #   - `pkg-config --static --libs cjax` lists what the archive needs;
+#   - cjax.hpp is installed and the example in C++ builds and prints the same;
 #   - CJAX_VERBOSE=1 with no C compiler says so on stderr, once;
 #   - with --cmake: a CMake project finds the package (find_package(cjax))
 #     and links cjax::cjax_static.
@@ -101,6 +102,21 @@ fi
 for lib in -lpthread -lm -ldl; do
     pkg-config --static --libs cjax | grep -q -- "$lib" || fail "pkg-config --static --libs cjax lacks $lib"
 done
+
+# The C++ header is installed beside cjax.h, and the README's example in
+# C++ (examples/cpp/readme_example.cpp, docs/CPP.md) builds against the
+# installed archive and prints the README's output (when c++ exists).
+[ -e "$prefix/include/cjax.hpp" ] || fail "not installed: include/cjax.hpp"
+cxx=${CXX:-c++}
+if command -v "$cxx" > /dev/null && [ -e "$prefix/include/cjax.hpp" ]; then
+    # shellcheck disable=SC2046
+    if "$cxx" -std=c++17 -o "$tmp/cpp_static" "$root/examples/cpp/readme_example.cpp" \
+        $(pkg-config --cflags --libs cjax-static); then
+        run cpp_static
+    else
+        fail "examples/cpp/readme_example.cpp does not build with pkg-config --cflags --libs cjax-static"
+    fi
+fi
 
 # No C compiler, CJAX_VERBOSE=1: one line says so.
 if [ -x "$tmp/static" ]; then
