@@ -276,6 +276,14 @@ class array {
     void read(void *buf, size_t bytes) const { detail::check(v.ctx, cj_read(v, buf, bytes)); }
     void print(FILE *out = stdout) const { cj_print(v, out); }
     void save_npy(const std::string &path) const { detail::check(v.ctx, cj_save_npy(v, path.c_str())); }
+    /* Does it view caller memory (cj_array_borrow, from_dlpack)? */
+    bool is_borrowed() const { return cj_array_is_borrowed(v) != 0; }
+    /* The elements in place, read-only, valid while the array lives (cj_array_data). */
+    const void *data() const {
+        const void *p = cj_array_data(v);
+        detail::after(v.ctx, p == nullptr);
+        return p;
+    }
     /* Frees the array now (cj_val_free): for the state a loop replaces. */
     void free() { cj_val_free(v), v = cj_val{nullptr, 0, 0}; }
 
@@ -493,6 +501,67 @@ inline array load_npy(const std::string &path, cj_ctx *ctx = nullptr) {
     return detail::wrap(cj_load_npy(detail::current(ctx), path.c_str()));
 }
 inline void save_npy(const array &x, const std::string &path) { x.save_npy(path); }
+/* Caller memory as a read-only array without a copy (cj_array_borrow):
+ * release(user, data) runs once when cjax drops it. */
+inline array array_borrow(cj_dtype dt, const shape_t &shape, const void *data, size_t size,
+                          cj_release_fn release = nullptr, void *user = nullptr, cj_ctx *ctx = nullptr) {
+    return detail::wrap(cj_array_borrow(detail::current(ctx), dt, detail::rank_of(shape), detail::opt(shape), data,
+                                        size, release, user));
+}
+/* DLPack in (takes ownership of t, as cj_from_dlpack) and out. */
+inline array from_dlpack(struct DLManagedTensor *t, cj_ctx *ctx = nullptr) {
+    return detail::wrap(cj_from_dlpack(detail::current(ctx), t));
+}
+inline array from_dlpack_versioned(struct DLManagedTensorVersioned *t, cj_ctx *ctx = nullptr) {
+    return detail::wrap(cj_from_dlpack_versioned(detail::current(ctx), t));
+}
+inline struct DLManagedTensor *to_dlpack(const array &x) {
+    struct DLManagedTensor *t = cj_to_dlpack(x.v);
+    detail::after(x.v.ctx, t == nullptr);
+    return t;
+}
+inline struct DLManagedTensorVersioned *to_dlpack_versioned(const array &x) {
+    struct DLManagedTensorVersioned *t = cj_to_dlpack_versioned(x.v);
+    detail::after(x.v.ctx, t == nullptr);
+    return t;
+}
+/* .npz (numpy.savez / savez_compressed): flags CJ_NPZ_DEFLATE compresses. */
+inline bool npz_deflate_available() { return cj_npz_deflate_available() != 0; }
+inline void save_npz(const std::string &path, const std::vector<std::string> &names, const std::vector<array> &xs,
+                     int flags = 0) {
+    std::vector<const char *> n;
+    for (const std::string &s : names) n.push_back(s.c_str());
+    if (!names.empty() && names.size() != xs.size()) {
+#ifndef CJAX_NO_EXCEPTIONS
+        detail::throw_arg("cjax::save_npz: " + std::to_string(names.size()) + " names for " +
+                          std::to_string(xs.size()) + " arrays");
+#else
+        return; /* nothing written */
+#endif
+    }
+    std::vector<cj_val> v = detail::vals(xs);
+    cj_ctx *c = detail::ctx_of(xs);
+    detail::check(c, cj_save_npz(path.c_str(), static_cast<int>(v.size()), names.empty() ? nullptr : n.data(),
+                                 v.empty() ? nullptr : v.data(), flags));
+}
+inline void save_npz(const std::string &path, const std::vector<array> &xs, int flags = 0) {
+    save_npz(path, std::vector<std::string>{}, xs, flags);
+}
+/* Every member, in the archive's order, as (name, array). */
+inline std::vector<std::pair<std::string, array>> load_npz(const std::string &path, cj_ctx *ctx = nullptr) {
+    cj_ctx *c = detail::current(ctx);
+    int n = cj_load_npz(c, path.c_str(), nullptr, 0);
+    detail::after(c, n < 0);
+    std::vector<cj_npz_entry> e(static_cast<size_t>(n > 0 ? n : 1));
+    int m = n > 0 ? cj_load_npz(c, path.c_str(), e.data(), n) : 0;
+    detail::after(c, m < 0);
+    std::vector<std::pair<std::string, array>> r;
+    for (int i = 0; i < m && i < n; i++) r.emplace_back(e[static_cast<size_t>(i)].name, array(e[static_cast<size_t>(i)].val));
+    return r;
+}
+inline array load_npz_member(const std::string &path, const std::string &name, cj_ctx *ctx = nullptr) {
+    return detail::wrap(cj_load_npz_member(detail::current(ctx), path.c_str(), name.c_str()));
+}
 inline void print(const array &x, FILE *out = stdout) { x.print(out); }
 
 /* ---- elementwise (jax.numpy names; the C name where it is jnp's) ------- */
@@ -783,6 +852,9 @@ CJAX_HPP_REDUCE(min, cj_reduce_min)
 CJAX_HPP_REDUCE(mean, cj_mean)
 CJAX_HPP_REDUCE(any, cj_any)
 CJAX_HPP_REDUCE(all, cj_all)
+CJAX_HPP_REDUCE(reduce_and, cj_reduce_and)
+CJAX_HPP_REDUCE(reduce_or, cj_reduce_or)
+CJAX_HPP_REDUCE(reduce_xor, cj_reduce_xor)
 CJAX_HPP_REDUCE(nansum, cj_nansum)
 CJAX_HPP_REDUCE(nanprod, cj_nanprod)
 CJAX_HPP_REDUCE(nanmax, cj_nanmax)
@@ -1350,6 +1422,22 @@ template <class R, class... A> class function<R(A...)> {
     void memory_svg(const std::string &path, const A &...a) const { picture(cj_jit_memory_svg, path, a...); }
     void program_dot(const std::string &path, const A &...a) const { picture(cj_jit_program_dot, path, a...); }
     std::string name() const { return get() ? cj_func_name(get()) : ""; }
+    /* Writes the outputs into the caller's buffers out[0..n_out) (cj_call_into;
+     * a jitted function). */
+    void call_into(const cj_out_buffer *out, const A &...a) const {
+        detail::slots<n_in> in{};
+        detail::tree<std::tuple<A...>>::flat(std::tuple<A...>(a...), in.data());
+        detail::check(ctx(), cj_call_into(get(), in.data(), out));
+    }
+    /* Exports it for these input specs as dependency-free C, name.c and
+     * name.h (cj_export_c; docs/EXPORT.md). */
+    cj_export_info export_c(const std::string &name, const std::vector<cj_spec> &in,
+                            const cj_export_opts *opts = nullptr) const {
+        cj_export_info info{};
+        detail::check(ctx(), cj_export_c(get(), static_cast<int>(in.size()), in.empty() ? nullptr : in.data(),
+                                         name.c_str(), opts, &info));
+        return info;
+    }
 
   private:
     template <class Out, class Q> Out query(Q q, const A &...a) const {

@@ -9,9 +9,12 @@
 #include <cjax.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
+
+#include <unistd.h>
 
 extern "C" {
 #include "../harness.h"
@@ -325,5 +328,54 @@ TEST(cpp_custom_rules_linearize_and_jacobians) {
         }
         CHECK(threw);
     }
+    CHECK_EQ_INT(st.live, 0);
+}
+
+namespace {
+void count_release(void *user, void *) { ++*static_cast<int *>(user); }
+} // namespace
+
+/* The zero-copy, .npz and bitwise-reduction spellings against the C calls
+ * they forward to: a borrowed array is the caller's pointer and is
+ * released once; an .npz written from C++ reads back member by member
+ * with the same bits; reduce_or/and/xor of known integers. */
+TEST(cpp_borrow_npz_and_bitwise_reductions_match_c) {
+    tu_alloc st = {};
+    cj_allocator al = tu_allocator(&st);
+    int released = 0;
+    {
+        context ctx(&al);
+        static const int32_t buf[6] = {1, 2, 4, 8, 16, 3};
+        {
+            array b = array_borrow(CJ_I32, {2, 3}, buf, sizeof buf, count_release, &released);
+            CHECK(b.is_borrowed() && b.data() == static_cast<const void *>(buf));
+            std::vector<int32_t> v = reduce_or(b, {1}).to_vector<int32_t>();
+            CHECK(v.size() == 2 && v[0] == 7 && v[1] == 27);
+            v = reduce_xor(b, {0}).to_vector<int32_t>();
+            CHECK(v.size() == 3 && v[0] == 9 && v[1] == 18 && v[2] == 7);
+            CHECK(reduce_and(b).item_int() == 0);
+            char path[] = "/tmp/cjax_cpp_npz_XXXXXX";
+            int fd = mkstemp(path);
+            CHECK(fd >= 0);
+            if (fd >= 0) close(fd);
+            array x = linspace(0.0, 1.0, 7);
+            save_npz(path, {"ints", "x"}, {b, x});
+            auto all = load_npz(path);
+            CHECK(all.size() == 2 && all[0].first == "ints" && all[1].first == "x");
+            if (all.size() == 2) CHECK(same(all[0].second, b) && same(all[1].second, x));
+            CHECK(same(load_npz_member(path, "x"), x));
+            bool threw = false;
+            try {
+                (void)load_npz_member(path, "missing");
+            } catch (const error &e) {
+                threw = true;
+                CHECK_STR_CONTAINS(e.what(), "missing");
+            }
+            CHECK(threw);
+            unlink(path);
+        }
+        CHECK(released == 0 || released == 1);
+    }
+    CHECK_EQ_INT(released, 1);
     CHECK_EQ_INT(st.live, 0);
 }
