@@ -20,19 +20,10 @@
 #include <unistd.h>
 
 #include "backend/cc_build.h"
+#include "fuzz_body_util.h"
 #include "fuzz_inputs.h"
 
 #define TRAILER 80
-
-static char problem[512];
-
-__attribute__((format(printf, 1, 2))) static const char *fail(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(problem, sizeof problem, fmt, ap);
-    va_end(ap);
-    return problem;
-}
 
 static uint64_t le64(const uint8_t *p) {
     uint64_t v = 0;

@@ -16,41 +16,8 @@
 #include <unistd.h>
 
 #include "cjax.h"
+#include "fuzz_body_util.h"
 #include "fuzz_inputs.h"
-
-typedef struct counting {
-    size_t live, limit, refused;
-} counting;
-
-static void *counted_alloc(void *user, size_t size, size_t align) {
-    counting *c = user;
-    if (size > c->limit) {
-        c->refused = size;
-        return NULL;
-    }
-    void *p = NULL;
-    if (align < sizeof(void *)) align = sizeof(void *);
-    if (posix_memalign(&p, align, size ? size : 1) != 0) return NULL;
-    c->live += size;
-    return p;
-}
-
-static void counted_free(void *user, void *p, size_t size) {
-    counting *c = user;
-    if (!p) return;
-    c->live -= size;
-    free(p);
-}
-
-static char problem[1400];
-
-__attribute__((format(printf, 1, 2))) static const char *fail(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(problem, sizeof problem, fmt, ap);
-    va_end(ap);
-    return problem;
-}
 
 static void temp_path(char *buf, size_t size, const char *tag) {
     const char *dir = getenv("TMPDIR");
