@@ -8,22 +8,6 @@
 
 #include "api.h"
 
-static int check_shape(cj_ctx *ctx, const char *op, cj_dtype dtype, int rank, const int64_t *dims) {
-    if (!rt_dtype_valid((int)dtype))
-        return core_error(ctx, CJ_ERR_DTYPE, "%s: %d is not a dtype", op, (int)dtype);
-    if (rank < 0 || rank > CJ_MAX_RANK)
-        return core_error(ctx, CJ_ERR_SHAPE, "%s: rank %d is outside 0..%d", op, rank, CJ_MAX_RANK);
-    if (rank && !dims) return core_error(ctx, CJ_ERR_ARG, "%s: dims is NULL for rank %d", op, rank);
-    rt_shape_status s = rt_shape_check(rank, dims);
-    if (s != RT_SHAPE_OK) {
-        char t[200];
-        rt_dims_str(rank, dims, t, sizeof t);
-        if (s == RT_SHAPE_NEGATIVE) return core_error(ctx, CJ_ERR_SHAPE, "%s: negative dimension in shape %s", op, t);
-        return core_error(ctx, CJ_ERR_SHAPE, "%s: shape %s %s", op, t, rt_shape_status_text(s));
-    }
-    return 0;
-}
-
 static cj_val array_held(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, const void *data);
 
 cj_val cj_array(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, const void *data) {
@@ -35,7 +19,7 @@ cj_val cj_array(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, cons
 }
 
 static cj_val array_held(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *dims, const void *data) {
-    if (ctx->err || check_shape(ctx, "cj_array", dtype, rank, dims) != 0) return api_err(ctx);
+    if (ctx->err || api_check_shape(ctx, "cj_array", dtype, rank, dims) != 0) return api_err(ctx);
     rt_aval a = rt_aval_make(dtype, rank, dims);
     if (!data && rt_aval_size(&a) > 0) {
         core_error(ctx, CJ_ERR_ARG, "cj_array: data is NULL");
@@ -99,7 +83,7 @@ cj_val cj_scalar_int(cj_ctx *ctx, int64_t x) {
 
 static cj_val full(cj_ctx *ctx, const char *op, double x, cj_dtype dtype, int rank, const int64_t *dims) {
     if (!ctx) return api_no_ctx(op, "ctx is NULL");
-    if (ctx->err || check_shape(ctx, op, dtype, rank, dims) != 0) return api_err(ctx);
+    if (ctx->err || api_check_shape(ctx, op, dtype, rank, dims) != 0) return api_err(ctx);
     cj_val s = scalar(ctx, x, dtype, 0);
     if (rank == 0) return s;
     return api_broadcast_to(s, rank, dims);
@@ -128,7 +112,7 @@ cj_val cj_ones_like(cj_val v) { return full_like(v, 1.0); }
 
 cj_val cj_iota(cj_ctx *ctx, cj_dtype dtype, int rank, const int64_t *shape, int64_t axis) {
     if (!ctx) return api_no_ctx("cj_iota", "ctx is NULL");
-    if (ctx->err || check_shape(ctx, "cj_iota", dtype, rank, shape) != 0) return api_err(ctx);
+    if (ctx->err || api_check_shape(ctx, "cj_iota", dtype, rank, shape) != 0) return api_err(ctx);
     int64_t ax;
     if (api_axis(ctx, "cj_iota", axis, rank, &ax) != 0) return api_err(ctx);
     prim_params p = prim_params_zero();
