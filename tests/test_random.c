@@ -481,8 +481,8 @@ TEST(random_rejects_bad_arguments) {
                  "random_uniform: a key must be u32[2]");
     expect_error(ctx, cj_random_normal(cj_zeros(ctx, CJ_F32, 1, (const int64_t[]){2}), CJ_F32, 0, NULL),
                  CJ_ERR_DTYPE, "got f32[2]");
-    expect_error(ctx, cj_random_uniform(key, CJ_I32, 0, NULL, 0, 1), CJ_ERR_DTYPE, "dtype must be f32 or f64");
-    expect_error(ctx, cj_random_randint(key, 0, NULL, 0, 5, CJ_F32), CJ_ERR_DTYPE, "i32 or i64");
+    expect_error(ctx, cj_random_uniform(key, CJ_I32, 0, NULL, 0, 1), CJ_ERR_DTYPE, "dtype must be f16, bf16, f32 or f64, got i32");
+    expect_error(ctx, cj_random_randint(key, 0, NULL, 0, 5, CJ_F32), CJ_ERR_DTYPE, "i8, i16, i32, i64, u8, u16 or u32, got f32");
     expect_error(ctx, cj_random_bits(key, 1, &neg), CJ_ERR_SHAPE, "negative");
     expect_error(ctx, cj_random_bernoulli(key, 0.5, CJ_MAX_RANK + 1, NULL), CJ_ERR_SHAPE, "rank");
     expect_error(ctx, cj_random_split(key, -1), CJ_ERR_SHAPE, "negative");

@@ -24,16 +24,23 @@ static cj_val typed(cj_ctx *ctx, double v, cj_dtype dt) { return cj_scalar_typed
 static cj_ctx *enter_shaped(cj_val key, const char *op, cj_dtype dtype, int rank, const int64_t *shape) {
     cj_ctx *ctx = random_enter(key, op);
     if (!ctx) return NULL;
-    if (random_check_float_dtype(ctx, op, dtype) != 0 || random_check_shape(ctx, op, rank, shape) != 0)
+    if (random_check_any_float_dtype(ctx, op, dtype) != 0 || random_check_shape(ctx, op, rank, shape) != 0)
         return NULL;
     return ctx;
 }
 
 static cj_val uniform_d(cj_val key, cj_dtype dt, int rank, const int64_t *shape, double lo, double hi) {
-    return random_uniform_v(key, dt, rank, shape, typed(key.ctx, lo, dt), typed(key.ctx, hi, dt));
+    return random_uniform_const(key, dt, rank, shape, lo, hi);
 }
 
-static double tiny_of(cj_dtype dt) { return dt == CJ_F32 ? (double)FLT_MIN : DBL_MIN; }
+/* finfo's tiny (the least normal), eps (1 ulp above 1) and epsneg (1 ulp
+ * below 1) per float dtype */
+static double tiny_of(cj_dtype dt) {
+    return dt == CJ_F16 ? ldexp(1, -14) : dt == CJ_BF16 ? (double)FLT_MIN : dt == CJ_F32 ? (double)FLT_MIN : DBL_MIN;
+}
+static int nmant_of(cj_dtype dt) { return dt == CJ_F16 ? 10 : dt == CJ_BF16 ? 7 : dt == CJ_F32 ? 23 : 52; }
+static double eps_of(cj_dtype dt) { return ldexp(1, -nmant_of(dt)); }
+static double epsneg_of(cj_dtype dt) { return ldexp(1, -nmant_of(dt) - 1); }
 
 /* ---- one-uniform transforms --------------------------------------------- */
 
@@ -47,8 +54,7 @@ cj_val cj_random_exponential(cj_val key, cj_dtype dtype, int rank, const int64_t
 cj_val cj_random_laplace(cj_val key, cj_dtype dtype, int rank, const int64_t *shape) {
     cj_ctx *ctx = enter_shaped(key, "random_laplace", dtype, rank, shape);
     if (!ctx) return api_err(key.ctx);
-    double epsneg = dtype == CJ_F32 ? ldexp(1, -24) : ldexp(1, -53);
-    cj_val u = uniform_d(key, dtype, rank, shape, -1.0 + epsneg, 1.0);
+    cj_val u = uniform_d(key, dtype, rank, shape, -1.0 + epsneg_of(dtype), 1.0);
     return cj_mul(cj_sign(u), random_xla_log1p(cj_neg(cj_abs(u))));
 }
 
@@ -86,7 +92,7 @@ static cj_val gumbel_high(cj_val key, cj_dtype dtype, int rank, const int64_t *s
     lo[0] = 1;
     hi[0] = 2;
     cj_val low = cj_reshape(cj_slice(hl, lo, hi, NULL), rank, shape);
-    double ulp = dtype == CJ_F32 ? ldexp(1, -23) : ldexp(1, -52);
+    double ulp = eps_of(dtype);
     cj_val filled = cj_add(cj_add(high, cj_mul(typed(ctx, ulp, dtype), low)), typed(ctx, tiny_of(dtype), dtype));
     cj_val x = cj_where(cj_ge(high, typed(ctx, 0.5, dtype)), high, filled);
     return cj_neg(random_xla_log(cj_neg(random_xla_log1p(cj_neg(x)))));
@@ -168,23 +174,22 @@ cj_val cj_random_gumbel_mode(cj_val key, cj_dtype dtype, int rank, const int64_t
 cj_val cj_random_cauchy(cj_val key, cj_dtype dtype, int rank, const int64_t *shape) {
     cj_ctx *ctx = enter_shaped(key, "random_cauchy", dtype, rank, shape);
     if (!ctx) return api_err(key.ctx);
-    double eps = dtype == CJ_F32 ? (double)FLT_EPSILON : DBL_EPSILON;
-    cj_val u = uniform_d(key, dtype, rank, shape, eps, 1.0);
+    cj_val u = uniform_d(key, dtype, rank, shape, eps_of(dtype), 1.0);
     return cj_tan(cj_mul(typed(ctx, 3.14159265358979323846, dtype), cj_sub(u, typed(ctx, 0.5, dtype))));
 }
 
 cj_val cj_random_rademacher(cj_val key, cj_dtype dtype, int rank, const int64_t *shape) {
     cj_ctx *ctx = random_enter(key, "random_rademacher");
     if (!ctx) return api_err(key.ctx);
-    if (dtype != CJ_F32 && dtype != CJ_F64 && dtype != CJ_I32 && dtype != CJ_I64) {
-        core_error(ctx, CJ_ERR_DTYPE, "random_rademacher: dtype must be f32, f64, i32 or i64, got %s",
+    if (!rt_dtype_valid((int)dtype) || dtype == CJ_BOOL) {
+        core_error(ctx, CJ_ERR_DTYPE, "random_rademacher: dtype must be a number type (i8 ... u64, f16 ... f64), got %s",
                    rt_dtype_valid((int)dtype) ? cj_dtype_name(dtype) : "an unknown dtype");
         return api_err(ctx);
     }
     if (random_check_shape(ctx, "random_rademacher", rank, shape) != 0) return api_err(ctx);
     /* 2 * bernoulli(key, 0.5) - 1; p = 0.5 is a weak float, f32 in JAX's
      * default mode, f64 with x64 on (which cjax's f64 and i64 stand for) */
-    cj_dtype pdt = dtype == CJ_F64 || dtype == CJ_I64 ? CJ_F64 : CJ_F32;
+    cj_dtype pdt = dtype == CJ_F64 || dtype == CJ_I64 || dtype == CJ_U64 ? CJ_F64 : CJ_F32;
     cj_val b = cj_astype(cj_lt(uniform_d(key, pdt, rank, shape, 0, 1), typed(ctx, 0.5, pdt)), dtype);
     return cj_sub(cj_mul(typed(ctx, 2, dtype), b), typed(ctx, 1, dtype));
 }
@@ -197,9 +202,10 @@ cj_val cj_random_rademacher(cj_val key, cj_dtype dtype, int rank, const int64_t 
 static cj_val next_toward(cj_val x, int up) {
     cj_ctx *ctx = x.ctx;
     cj_dtype dt = cj_val_dtype(x);
-    double step = dt == CJ_F32 ? 0.6 * ldexp(1, -23) : 0.6 * ldexp(1, -52);
-    double big = dt == CJ_F32 ? (double)FLT_MAX : DBL_MAX;
-    double least = dt == CJ_F32 ? (double)FLT_MIN : DBL_MIN; /* cjax flushes subnormals */
+    double step = 0.6 * eps_of(dt);
+    double big = dt == CJ_F16 ? 65504.0 : dt == CJ_BF16 ? 0x1.fep127 : dt == CJ_F32 ? (double)FLT_MAX : DBL_MAX;
+    /* cjax flushes f32/f64/bf16 subnormals (as XLA on CPU); f16 keeps them */
+    double least = dt == CJ_F16 ? ldexp(1, -24) : tiny_of(dt);
     cj_val inc = cj_mul(cj_abs(x), typed(ctx, up ? step : -step, dt));
     cj_val r = cj_add(x, inc);
     r = cj_where(cj_eq(x, typed(ctx, 0, dt)), typed(ctx, up ? least : -least, dt), r);
@@ -256,7 +262,7 @@ cj_val cj_random_truncated_normal(cj_val key, cj_val lower, cj_val upper, cj_dty
     const char *op = "random_truncated_normal";
     cj_ctx *ctx = random_enter(key, op);
     if (!ctx) return api_err(key.ctx);
-    if (random_check_float_dtype(ctx, op, dtype) != 0) return api_err(ctx);
+    if (random_check_any_float_dtype(ctx, op, dtype) != 0) return api_err(ctx);
     int r = 0;
     int64_t dims[CJ_MAX_RANK];
     cj_val params[2] = {lower, upper};
