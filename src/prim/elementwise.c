@@ -285,9 +285,17 @@ static bool c_neg(prim_id prim, const prim_c_args *a, char *out, size_t size) {
     (void)prim;
     cj_dtype dt = a->in_dtype;
     if (prim_c_is_float(dt)) return written(snprintf(out, size, "-%s", a->x[0]), size);
+    /* f16: the sign bit, as the eager kernel (XLA's fneg on half) */
+    if (dt == CJ_F16) return written(snprintf(out, size, "(unsigned short)(%s ^ 0x8000u)", a->x[0]), size);
     if (!rt_is_int(dt)) return false;
     const char *U = prim_c_utype(dt);
     return written(snprintf(out, size, "(%s)((%s)0 - (%s)%s)", prim_c_type(dt), U, U, a->x[0]), size);
+}
+
+/* fabs for f32/f64; f16 clears the sign bit, as its eager kernel does */
+static bool c_abs(prim_id prim, const prim_c_args *a, char *out, size_t size) {
+    if (a->in_dtype == CJ_F16) return written(snprintf(out, size, "(unsigned short)(%s & 0x7fffu)", a->x[0]), size);
+    return prim_c_float_call(prim, a, out, size);
 }
 
 static bool c_not(prim_id prim, const prim_c_args *a, char *out, size_t size) {
@@ -367,7 +375,7 @@ typedef struct ew_lowering {
 #define SQRT ((prim_cost){.transcendentals = 1, .work = 4})
 static const ew_lowering lowerings[] = {
     {PRIM_NEG, c_neg, NULL, FLOP},
-    {PRIM_ABS, prim_c_float_call, "__builtin_fabs", FLOP},
+    {PRIM_ABS, c_abs, "__builtin_fabs", FLOP},
     {PRIM_SIGN, prim_c_table_call, NULL, CALL},
     {PRIM_FLOOR, prim_c_table_call, NULL, CALL},
     {PRIM_CEIL, prim_c_table_call, NULL, CALL},
