@@ -545,8 +545,11 @@ int cj_padtype_to_pads(int n, const int64_t *in, const int64_t *window, const in
  *     axis.
  *   padding: n_spatial (lo, hi) pairs (negative crops), or NULL and
  *     pad_type says which (computed from the dilated kernel, as lax does).
+ *   preferred_element_type: the result's dtype as lax's; 0 (CJ_BOOL, never
+ *     a convolution's) for the operands' dtype; CJ_F32 for f16/bf16
+ *     operands keeps the f32 sums unrounded.
  * cj_conv_general_dilated promotes the operands to a common dtype, which
- * must be f32 or f64. Errors name conv_general_dilated and the shapes. */
+ * must be f32, f64, f16 or bf16. Errors name conv_general_dilated and the shapes. */
 typedef struct cj_conv_opts {
     const int64_t *window_strides;
     const int64_t *padding;
@@ -554,6 +557,7 @@ typedef struct cj_conv_opts {
     const int64_t *lhs_dilation, *rhs_dilation;
     const char *lhs_spec, *rhs_spec, *out_spec;
     int64_t feature_group_count, batch_group_count;
+    cj_dtype preferred_element_type;
 } cj_conv_opts;
 cj_val cj_conv_general_dilated(cj_val lhs, cj_val rhs, const cj_conv_opts *opts);
 /* lax.conv: lhs [N, C, spatial...], rhs [O, C, window...], out [N, O, ...];

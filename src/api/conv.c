@@ -141,6 +141,7 @@ cj_val cj_conv_general_dilated(cj_val lhs, cj_val rhs, const cj_conv_opts *opts)
     api_result_type(2, both, &p.dtype, &weak);
     lhs = api_convert(lhs, p.dtype, weak);
     rhs = api_convert(rhs, p.dtype, weak);
+    if (o.preferred_element_type != CJ_BOOL) p.dtype = o.preferred_element_type; /* abstract_eval checks it */
     return core_bind(ctx, PRIM_CONV_GENERAL_DILATED, &p, 2, (cj_val[]){lhs, rhs});
 }
 

@@ -74,7 +74,13 @@ static cj_val lhs_cotangent(cj_ctx *ctx, prim_id prim, const prim_params *p, con
         rev.axes.v[k] = rs->v[2 + k];
     }
     cj_val flipped = core_bind(ctx, PRIM_REV, &rev, 1, &rhs);
+    /* a wider cotangent (preferred_element_type f32 of f16/bf16 operands):
+     * the kernel converted up, the result back to lhs's dtype, as JAX's
+     * _conv_general_dilated_transpose_lhs */
+    if (ca->dtype != rhs_aval->dtype) flipped = bind_convert(flipped, ca->dtype);
+    q.dtype = ca->dtype;
     cj_val r = core_bind(ctx, prim, &q, 2, (cj_val[]){ct, flipped});
+    if (ca->dtype != lhs_aval->dtype) r = bind_convert(r, lhs_aval->dtype);
     if (B > 1) { /* the batch groups back from the features into the batch */
         r = conv_axis_out_of(r, ls->v[1], B);
         r = conv_axis_into(r, ls->v[1], ls->v[0]);
@@ -103,7 +109,12 @@ static cj_val rhs_cotangent(cj_ctx *ctx, prim_id prim, const prim_params *p, con
         int64_t out_d = conv_dilate(ca->dims[os->v[2 + k]], CONV_STRIDES(p).v[k]);
         q.hi.v[k] = (out_d - in_d) + (win - p->lo.v[k] - 1);
     }
-    return core_bind(ctx, prim, &q, 2, (cj_val[]){lhs, ct});
+    /* as lhs_cotangent: a wider cotangent convolves lhs converted up, and
+     * the result comes back in rhs's dtype */
+    if (ca->dtype != lhs_aval->dtype) lhs = bind_convert(lhs, ca->dtype);
+    q.dtype = ca->dtype;
+    cj_val r = core_bind(ctx, prim, &q, 2, (cj_val[]){lhs, ct});
+    return ca->dtype != rhs_aval->dtype ? bind_convert(r, rhs_aval->dtype) : r;
 }
 
 static int conv_transpose(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in,

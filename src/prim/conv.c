@@ -9,7 +9,8 @@
  * is strict (equal f32, f64, f16 or bf16 dtypes; f16/bf16 operands are
  * widened to f32 copies, convolved by the f32 kernel — im2col + sgemm —
  * and the result rounded to the narrow type once, as XLA's CPU backend
- * computes them in f32). Its impl copies an operand into the
+ * computes them in f32; with preferred_element_type f32 not rounded at
+ * all). Its impl copies an operand into the
  * canonical layout only when its spec is not already [batch, feature,
  * spatial...] in order, and the result likewise; an NHWC lhs and result
  * without groups run in the kernel's channels-last layouts instead, with
@@ -47,8 +48,14 @@ static int conv_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_param
         return prim_error(ctx, CJ_ERR_DTYPE, prim, "operand dtypes must be equal, got %s and %s", lt, rt);
     if (!rt_is_float(l->dtype))
         return prim_error(ctx, CJ_ERR_DTYPE, prim, "operands must be f32, f64, f16 or bf16, got %s and %s", lt, rt);
-    if (p->dtype != l->dtype)
-        return prim_error(ctx, CJ_ERR_DTYPE, prim, "preferred_element_type %s differs from the operand dtype of %s",
+    /* preferred_element_type: the operands' dtype, or f32 for f16/bf16
+     * operands (the f32 sums unrounded, as lax allows and XLA on CPU
+     * computes them) */
+    int narrow = l->dtype == CJ_F16 || l->dtype == CJ_BF16;
+    if (p->dtype != l->dtype && !(narrow && p->dtype == CJ_F32))
+        return prim_error(ctx, CJ_ERR_DTYPE, prim,
+                          "preferred_element_type %s is not taken for operands %s (the operands' dtype, or f32 for "
+                          "f16/bf16 operands)",
                           rt_dtype_valid(p->dtype) ? rt_dtypes[p->dtype].name : "?", lt);
     if (l->rank < 2 || l->rank != r->rank)
         return prim_error(ctx, CJ_ERR_SHAPE, prim,
@@ -98,8 +105,8 @@ static int conv_abstract_eval(struct cj_ctx *ctx, prim_id prim, const prim_param
                           "batch_group_count %d must divide the lhs batch dimension (size %lld) of %s and the rhs "
                           "output feature dimension (size %lld) of %s",
                           B, (long long)N, lt, (long long)O, rt);
-    out->dtype = l->dtype;
-    out->weak = l->weak && r->weak;
+    out->dtype = p->dtype;
+    out->weak = l->weak && r->weak && p->dtype == l->dtype;
     out->rank = rank;
     out->dims[CONV_OUT_SPEC(p).v[0]] = N / B;
     out->dims[CONV_OUT_SPEC(p).v[1]] = O;
@@ -382,18 +389,20 @@ static double conv_flops(const prim_params *p, const rt_aval *in, const rt_aval 
 }
 
 /* f16/bf16: f32 copies of the operands and the result around the f32
- * convolution, one rounding at the end. */
+ * convolution, one rounding at the end; with preferred_element_type f32
+ * the f32 result is the result (no copy of it, no rounding). */
 static int conv_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, rt_array *const *in,
                      rt_array *out) {
-    cj_dtype dt = out->aval.dtype;
+    cj_dtype dt = in[0]->aval.dtype;
     if (dt != CJ_F16 && dt != CJ_BF16) return conv_impl_wide(ctx, prim, p, n_in, in, out);
     if (out->size == 0) return 0;
+    int keep_f32 = out->aval.dtype == CJ_F32;
     rt_array w[3];
+    memset(w, 0, sizeof w); /* a failed allocation leaves the later ones NULL for the frees below */
     size_t cap[3] = {0, 0, 0};
     const rt_array *src[3] = {in[0], in[1], out};
     int rc = 0;
-    for (int i = 0; i < 3; i++) {
-        memset(&w[i], 0, sizeof w[i]);
+    for (int i = 0; i < (keep_f32 ? 2 : 3); i++) {
         w[i].refcount = 1;
         w[i].mem = src[i]->mem;
         w[i].aval = src[i]->aval;
@@ -412,10 +421,10 @@ static int conv_impl(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int
     q.dtype = CJ_F32;
     if (rc == 0) {
         rt_array *args[2] = {&w[0], &w[1]};
-        rc = conv_impl_wide(ctx, prim, &q, 2, args, &w[2]);
+        rc = conv_impl_wide(ctx, prim, &q, 2, args, keep_f32 ? out : &w[2]);
     }
-    if (rc == 0) rt_convert(CJ_F32, w[2].data, dt, out->data, out->size);
-    for (int i = 0; i < 3; i++)
+    if (rc == 0 && !keep_f32) rt_convert(CJ_F32, w[2].data, dt, out->data, out->size);
+    for (int i = 0; i < (keep_f32 ? 2 : 3); i++)
         if (w[i].data) rt_data_free(w[i].mem, w[i].data, cap[i]);
     return rc;
 }
