@@ -377,10 +377,11 @@ static bool fold_inline(const compiled *c, int k, int j, prim_fold_c *fc) {
     return true;
 }
 
-/* combine with the accumulator and element expressions put in */
-static void fold_combine(const prim_fold_c *fc, const char *acc, const char *x, char *out, size_t n) {
+/* combine with the accumulator and element expressions put in (the
+ * exporter's folds use it too) */
+void codegen_fold_combine(const char *combine, const char *acc, const char *x, char *out, size_t n) {
     size_t len = 0;
-    for (const char *p = fc->combine; *p && len + 1 < n;) {
+    for (const char *p = combine; *p && len + 1 < n;) {
         const char *sub = !strncmp(p, "CJK_A", 5) ? acc : !strncmp(p, "CJK_B", 5) ? x : NULL;
         if (sub) {
             int w = snprintf(out + len, n - len, "%s", sub);
@@ -594,7 +595,7 @@ static void emit_loop_body(const compiled *c, int k, int j0, int j1, const bool 
             if (is_local(c, k, local, u)) snprintf(x, sizeof x, "l%d", u);
             else operand_expr(c, k, u, x, sizeof x);
             snprintf(acc, sizeof acc, mode == FOLD_LANES ? "fa%d[q]" : mode == FOLD_LANE0 ? "fa%d[0]" : "fr%d", e->out);
-            fold_combine(&fc, acc, x, rhs, sizeof rhs);
+            codegen_fold_combine(fc.combine, acc, x, rhs, sizeof rhs);
             sb_printf(sb, "      %s = %s;\n", acc, rhs);
         } else if (fuse_is_leaf_map(e->prim)) { /* a materialised leaf read in place: copied out */
             char g[32];
@@ -648,11 +649,11 @@ static void emit_element_loop(const compiled *c, int k, int j0, int j1, const bo
         int v = ir->eqns[K->eqns[j]].out;
         char a[32], b[32], rhs[1024];
         snprintf(a, sizeof a, "fa%d[q]", v), snprintf(b, sizeof b, "fa%d[q + w]", v);
-        fold_combine(&f, a, b, rhs, sizeof rhs);
+        codegen_fold_combine(f.combine, a, b, rhs, sizeof rhs);
         sb_printf(sb, "        for (int w = %d; w > 0; w /= 2)\n          for (int q = 0; q < w; q++) %s = %s;\n", L / 2, a,
                   rhs);
         snprintf(a, sizeof a, "fr%d", v), snprintf(b, sizeof b, "fa%d[0]", v);
-        fold_combine(&f, a, b, rhs, sizeof rhs);
+        codegen_fold_combine(f.combine, a, b, rhs, sizeof rhs);
         sb_printf(sb, "        %s = %s;\n", a, rhs);
     }
     sb_printf(sb, "      } else {\n        for (i64 j = 0; j < n; j++) {\n");

@@ -111,6 +111,9 @@ int codegen_sincos_partner(const compiled *c, int k, int j);
 /* Test hook: ROWS kernels with rows shorter than n stay on the interpreter
  * (n < 0: the default, 64), so tests can generate small rows. */
 void codegen_set_short_row_for_testing(int64_t n);
+/* A fold's combining expression (prim_fold_c.combine) with CJK_A and
+ * CJK_B replaced by acc and x, into out (codegen.c, the exporter). */
+void codegen_fold_combine(const char *combine, const char *acc, const char *x, char *out, size_t n);
 /* Does equation e of c need rt->ew[e] (not written inline)? */
 bool codegen_needs_kernel(const compiled *c, int eqn);
 

@@ -170,8 +170,7 @@ static int make_sub(cj_ctx *ctx, cf_native *n, int j, cj_backend mode, int depth
     return 0;
 }
 
-/* How loop carry i moves (the body is sub-program b). */
-static cf_carry_how carry_how(const compiled *body, int i) {
+cf_carry_how cf_carry_of(const compiled *body, int i) {
     int v = body->ir->out[i];
     if (v == body->ir->in[i]) return CARRY_KEEP;
     if (!cf_output_written(body, i)) return CARRY_COPY;
@@ -185,7 +184,7 @@ static int plan_outputs(cj_ctx *ctx, cf_native *n) {
     int nc = rec->kind == CF_COND ? 0 : rec->n_args;
     const compiled *body = n->sub[rec->kind == CF_WHILE ? 1 : 0].p->c;
     for (int i = 0; i < nc; i++) {
-        n->carry[i] = carry_how(body, i);
+        n->carry[i] = cf_carry_of(body, i);
         size_t bytes = rt_aval_nbytes(&rec->out[i]);
         if (n->carry[i] == CARRY_SWAP || n->carry[i] == CARRY_COPY) {
             if ((n->spare_slot[i] = add_slot(ctx, n, bytes, NULL)) < 0) return -1;

@@ -103,6 +103,9 @@ typedef struct cf_native {
  * loop hands them (a fresh output variable's first mention)? Otherwise
  * output o is copied from wherever its variable lives. */
 bool cf_output_written(const compiled *c, int o);
+/* How loop carry i moves from step to step when `body` is the loop's body
+ * program (compiled with its carries donated); the exporter's loops too. */
+cf_carry_how cf_carry_of(const compiled *body, int i);
 
 /* The state for construct kernel k of compiled program c (whose program
  * runs with `mode`), its sub-programs prepared (cf_prepare) and nested

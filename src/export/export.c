@@ -32,7 +32,7 @@
 #include "../runtime/vmath_tanhf.h"
 #include "export.h"
 
-#define WORK_ALIGN 64
+#define WORK_ALIGN EXPORT_WORK_ALIGN
 
 /* The helpers table entries use (export_ops.c): the eager kernels' own
  * expressions (elementwise_kernels.c), static inline so unused ones cost
@@ -86,7 +86,7 @@ static bool c_identifier(const char *s) {
     return true;
 }
 
-static size_t align_up(size_t n) { return (n + WORK_ALIGN - 1) / WORK_ALIGN * WORK_ALIGN; }
+static size_t align_up(size_t n) { return export_align(n); }
 
 static void shape_text(const rt_aval *a, char *out, size_t n) {
     size_t len = (size_t)snprintf(out, n, "%s[", cj_dtype_name(a->dtype));
@@ -95,89 +95,18 @@ static void shape_text(const rt_aval *a, char *out, size_t n) {
     if (len < n) snprintf(out + len, n - len, "]");
 }
 
-/* The constant's bits as a union of an unsigned array and its own type,
- * so every value (NaN payloads, -0, f16 bits) is exact and is read
- * through its own type (C99 allows reading a union's other member). */
-static void emit_constant(const char *cname, const rt_array *val, strbuf *sb) {
-    const rt_aval *a = &val->aval;
-    size_t es = rt_dtypes[a->dtype].size;
-    int64_t n = rt_aval_size(a);
-    const char *U = es == 1 ? "unsigned char" : es == 2 ? "unsigned short" : es == 4 ? "unsigned int" : "unsigned long long";
-    const char *sfx = es == 8 ? "ull" : "u";
-    char shape[160];
-    shape_text(a, shape, sizeof shape);
-    int64_t cnt = n > 0 ? n : 1;
-    sb_printf(sb, "static const union { %s u[%lld]; %s v[%lld]; } %s = {{ /* %s */\n", U, (long long)cnt,
-              prim_c_type(a->dtype), (long long)cnt, cname, shape);
-    const unsigned char *p = (const unsigned char *)val->data;
-    for (int64_t i = 0; i < cnt; i++) {
-        unsigned long long u = 0;
-        if (i < n) {
-            if (es == 1) u = p[i];
-            else if (es == 2) { unsigned short t; memcpy(&t, p + (size_t)i * 2, 2); u = t; }
-            else if (es == 4) { unsigned int t; memcpy(&t, p + (size_t)i * 4, 4); u = t; }
-            else memcpy(&u, p + (size_t)i * 8, 8);
-        }
-        sb_printf(sb, "%s0x%llx%s%s", i % 8 == 0 ? "  " : " ", u, sfx, i + 1 < cnt ? "," : "");
-        if (i % 8 == 7 || i + 1 == cnt) sb_printf(sb, "\n");
-    }
-    sb_printf(sb, "}};\n");
-}
-
 typedef struct export_job {
     cj_ctx *ctx;
     const char *name, *fname;
     char upper[80];
     compiled *c;
-    export_mode mode;
-    int weights_as_inputs;
-    int *eqn_kernel;       /* per equation: its kernel, -1 */
+    export_unit u;
+    export_prog top;
     int *weight_of;        /* per constant: its weight input, -1 when static */
     int n_weights;
-    size_t arena, dot_block, row_scratch, work;
+    size_t arena, control, dot_block, row_scratch, work;
     char why[512];
 } export_job;
-
-/* Can kernel k run in an exported unit, and what does it need? */
-static int check_kernel(export_job *j, int k, strbuf *kernels, strbuf *ops) {
-    const compiled *c = j->c;
-    const kernel *K = &c->kernels[k];
-    const ir_eqn *e0 = &c->ir->eqns[K->eqns[0]];
-    if (K->kind == KERNEL_SINGLE) {
-        if (e0->prim == PRIM_DOT_GENERAL) return export_dot(c, K->eqns[0], &j->mode, ops, j->why, sizeof j->why);
-        if (e0->prim == PRIM_REDUCE_SUM || e0->prim == PRIM_REDUCE_PROD || e0->prim == PRIM_REDUCE_MAX ||
-            e0->prim == PRIM_REDUCE_MIN)
-            return export_reduce(c, K->eqns[0], ops, j->why, sizeof j->why);
-        snprintf(j->why, sizeof j->why, "kernel %d (%s%s) has no exported form yet", k, prim_names[e0->prim],
-                 prim_lower(e0->prim)->kind == LOWER_CONSTRUCT ? ": control flow is not exported yet" : "");
-        return -1;
-    }
-    if (K->kind == KERNEL_DOT_EPILOGUE) {
-        int64_t b, m, n;
-        export_dot_sizes(c->ir, e0, &b, &m, &n);
-        const rt_aval *o = &c->ir->vars[e0->out];
-        if (b != 1 || o->rank < 1 || n != o->dims[o->rank - 1]) {
-            snprintf(j->why, sizeof j->why, "kernel %d (dot_general with an epilogue) has a layout not exported yet", k);
-            return -1;
-        }
-        if (export_dot(c, K->eqns[0], &j->mode, ops, j->why, sizeof j->why) != 0) return -1;
-    }
-    size_t before = kernels->len;
-    if (!codegen_kernel_for_export(c, k, "cjx_", kernels)) {
-        snprintf(j->why, sizeof j->why, "kernel %d (%s %s, first equation %s) has no exported form yet%s", k,
-                 kernel_kind_name(K->kind), K->kind == KERNEL_ROWS ? "of long or unusual rows" : "",
-                 prim_names[e0->prim], fuse_is_long_rows(K) ? " (rows longer than 65536 elements)" : "");
-        return -1;
-    }
-    /* rows whose arrays exceed the stack take the workspace's row region
-     * (one slot of row_len 8-byte elements per array, as codegen.c lays
-     * them out; n_eqns arrays at most) */
-    if (kernels->data && strstr(kernels->data + before, "rt->claim(")) {
-        size_t need = (size_t)K->n_eqns * (size_t)K->row_len * 8;
-        if (need > j->row_scratch) j->row_scratch = need;
-    }
-    return 0;
-}
 
 static void emit_header(export_job *j, strbuf *h) {
     const compiled *c = j->c;
@@ -211,6 +140,9 @@ static void emit_header(export_job *j, strbuf *h) {
               " *   work  %zu bytes aligned to %d (%s_work_bytes(), %s_work_align()): the\n"
               " *         plan's temporaries, %zu bytes (the memory analysis's temp_bytes)",
               j->work, WORK_ALIGN, j->name, j->name, j->arena);
+    if (j->control)
+        sb_printf(h, ",\n *         then control flow's, %zu bytes (loop bodies' and branches'\n"
+                     " *         temporaries, carries' second buffers)", j->control);
     if (j->dot_block) sb_printf(h, ",\n *         then a matrix product's block, %zu bytes", j->dot_block);
     if (j->row_scratch) sb_printf(h, ",\n *         then row scratch, %zu bytes", j->row_scratch);
     sb_printf(h, "\n *\n"
@@ -220,7 +152,7 @@ static void emit_header(export_job *j, strbuf *h) {
                  " * Built with the same fused multiply-adds as the library (%s), the\n"
                  " * results equal cjax's jit bit for bit except matrix products, whose sums\n"
                  " * round differently (docs/EXPORT.md). */\n",
-              j->mode.fma ? "FMA enabled: -mfma or an -march with it; no -ffp-contract=fast" : "no FMA");
+              j->u.mode.fma ? "FMA enabled: -mfma or an -march with it; no -ffp-contract=fast" : "no FMA");
     sb_printf(h, "#ifndef %s_H\n#define %s_H\n\n#include <stddef.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
               j->upper, j->upper);
     sb_printf(h, "#define %s_N_INPUTS %d\n#define %s_N_WEIGHTS %d\n#define %s_N_OUTPUTS %d\n", j->upper, ir->n_in,
@@ -256,8 +188,8 @@ static void emit_header(export_job *j, strbuf *h) {
     sb_printf(h, "%svoid *work);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n", pos ? ", " : "");
 }
 
-/* The entry point: program_run's buffer table and kernel loop, with the
- * caller's pointers and workspace. */
+/* The entry point: program_run's buffer table with the caller's
+ * pointers, the entry program's binder and runner over the workspace. */
 static void emit_entry(export_job *j, strbuf *sb) {
     const compiled *c = j->c;
     const ir_func *ir = c->ir;
@@ -273,74 +205,21 @@ static void emit_entry(export_job *j, strbuf *sb) {
     sb_printf(sb, "%svoid *work) {\n", pos ? ", " : "");
     sb_printf(sb, "  char *const ws = (char *)work;\n");
     if (j->work) sb_printf(sb, "  if (!ws || (unsigned long long)ws %% %d) return -1;\n", WORK_ALIGN);
-    else sb_printf(sb, "  (void)ws;\n");
-    size_t scratch_at = align_up(j->arena) + align_up(j->dot_block);
-    sb_printf(sb, "  const cjk_rt rt_ = {cjx_table, ws + %zu, cjx_claim, cjx_release};\n  const cjk_rt *const rt = &rt_;\n"
-                  "  (void)rt;\n  char *buf[%d];\n  memset(buf, 0, sizeof buf);\n",
-              scratch_at, ir->n_vars + 1);
+    size_t block_at = align_up(j->top.need), rows_at = block_at + align_up(j->dot_block);
+    sb_printf(sb, "  const cjx_env env = {ws + %zu, ws + %zu};\n  char *buf[%d];\n  memset(buf, 0, sizeof buf);\n",
+              rows_at, block_at, ir->n_vars + 1);
     for (int i = 0; i < ir->n_in; i++) sb_printf(sb, "  buf[%d] = (char *)in%d;\n", ir->in[i], i);
-    for (int i = 0; i < ir->n_consts; i++) {
-        int v = ir->consts[i].var;
-        if (j->weight_of[i] >= 0) sb_printf(sb, "  buf[%d] = (char *)w%d;\n", v, j->weight_of[i]);
-        else sb_printf(sb, "  buf[%d] = (char *)cjx_c%d.v;\n", v, i);
-    }
+    for (int i = 0; i < ir->n_consts; i++)
+        if (j->weight_of[i] >= 0) sb_printf(sb, "  buf[%d] = (char *)w%d;\n", ir->consts[i].var, j->weight_of[i]);
     /* each output variable's first position is its caller buffer */
-    for (int v = 0; v < ir->n_vars; v++) {
-        if (c->home[v] == HOME_OUTPUT) {
+    for (int v = 0; v < ir->n_vars; v++)
+        if (c->home[v] == HOME_OUTPUT)
             for (int i = 0; i < ir->n_out; i++)
                 if (ir->out[i] == v) {
                     sb_printf(sb, "  buf[%d] = (char *)out%d;\n", v, i);
                     break;
                 }
-        } else if (c->home[v] == HOME_ARENA && plan_host(c, v) < 0) {
-            sb_printf(sb, "  buf[%d] = ws + %zu;\n", v, c->offset[v]);
-        }
-    }
-    for (int v = 0; v < ir->n_vars; v++)
-        if (c->home[v] == HOME_ARENA && plan_host(c, v) >= 0)
-            sb_printf(sb, "  buf[%d] = buf[%d] + %zu;\n", v, plan_host(c, v), c->offset[v]);
-    for (int k = 0; k < c->n_kernels; k++) {
-        const kernel *K = &c->kernels[k];
-        const ir_eqn *e0 = &ir->eqns[K->eqns[0]];
-        if (K->kind == KERNEL_LOOP) {
-            sb_printf(sb, "  cjx_kernel_%d(rt, buf, 0, %lldLL);\n", k, (long long)rt_aval_size(&K->space));
-        } else if (K->kind == KERNEL_ROWS) {
-            int64_t rows = 1;
-            for (int d = 0; d < K->outer_rank; d++) rows *= K->space.dims[d];
-            sb_printf(sb, "  cjx_kernel_%d(rt, buf, 0, %lldLL);\n", k, (long long)rows);
-        } else if (K->kind == KERNEL_SINGLE && e0->prim != PRIM_DOT_GENERAL) { /* a reduction */
-            sb_printf(sb, "  cjx_red%d(buf[%d], buf[%d]);\n", K->eqns[0], ir_eqn_inputs(ir, e0)[0], e0->out);
-        } else if (K->kind == KERNEL_SINGLE) { /* dot_general */
-            int64_t b, m, n;
-            export_dot_sizes(ir, e0, &b, &m, &n);
-            const int *in = ir_eqn_inputs(ir, e0);
-            sb_printf(sb, "  cjx_dot%d(buf[%d], buf[%d], buf[%d], 0, %lldLL);\n", K->eqns[0], in[0], in[1], e0->out,
-                      (long long)m);
-        } else { /* DOT_EPILOGUE: dot_epilogue.c's blocks */
-            const int *in = ir_eqn_inputs(ir, e0);
-            const rt_aval *dv = &ir->vars[e0->out];
-            int64_t cols = dv->dims[dv->rank - 1], rows = cols ? rt_aval_size(dv) / cols : 0, nb = K->n_blocks;
-            size_t row_bytes = (size_t)cols * rt_dtypes[dv->dtype].size;
-            bool mat = c->home[e0->out] != HOME_NONE;
-            if (rows == 0 || cols == 0) continue;
-            sb_printf(sb, "  for (i64 b = 0; b < %lldLL; b++) { /* kernel %d: product and epilogue by blocks */\n"
-                          "    const i64 r0 = b * %lldLL / %lldLL, r1 = (b + 1) * %lldLL / %lldLL;\n",
-                      (long long)nb, k, (long long)rows, (long long)nb, (long long)rows, (long long)nb);
-            if (mat) {
-                sb_printf(sb, "    cjx_dot%d(buf[%d], buf[%d], buf[%d] + r0 * %zu, r0, r1);\n", K->eqns[0], in[0], in[1],
-                          e0->out, row_bytes);
-            } else {
-                sb_printf(sb, "    char *const block = ws + %zu;\n"
-                              "    cjx_dot%d(buf[%d], buf[%d], block, r0, r1);\n"
-                              "    /* element r0*N is the block's first: an address before the block,\n"
-                              "     * only ever indexed from r0*N on (as the jit does) */\n"
-                              "    buf[%d] = (char *)((unsigned long long)block - (unsigned long long)r0 * %zu);\n",
-                          align_up(j->arena), K->eqns[0], in[0], in[1], e0->out, row_bytes);
-            }
-            sb_printf(sb, "    cjx_kernel_%d(rt, buf, r0 * %lldLL, r1 * %lldLL);\n  }\n", k, (long long)cols,
-                      (long long)cols);
-        }
-    }
+    sb_printf(sb, "  cjx_bind0(buf, ws);\n  cjx_run0(&env, buf, ws);\n");
     /* outputs that are inputs, constants or another output's variable */
     for (int i = 0; i < ir->n_out; i++) {
         int v = ir->out[i], first = -1;
@@ -375,45 +254,40 @@ static int run_export(export_job *j, const cj_export_opts *opts, cj_export_info 
     cj_ctx *ctx = j->ctx;
     const compiled *c = j->c;
     const ir_func *ir = c->ir;
-    strbuf kernels, ops, src, hdr;
-    sb_init(&kernels, ctx->mem);
-    sb_init(&ops, ctx->mem);
+    export_unit *u = &j->u;
+    strbuf src, hdr;
     sb_init(&src, ctx->mem);
     sb_init(&hdr, ctx->mem);
     int status = -1;
-    for (int k = 0; k < c->n_kernels; k++)
-        for (int q = 0; q < c->kernels[k].n_eqns; q++) j->eqn_kernel[c->kernels[k].eqns[q]] = k;
-    for (int k = 0; k < c->n_kernels; k++)
-        if (check_kernel(j, k, &kernels, &ops) != 0) {
-            core_error(ctx, CJ_ERR_ARG, "%s: %s", what, j->why);
-            goto done;
-        }
-    for (int e = 0; e < ir->n_eqns; e++)
-        if (export_needs_entry(c, j->eqn_kernel, e) &&
-            export_table_entry(c, e, &j->mode, &ops, j->why, sizeof j->why) != 0) {
-            core_error(ctx, CJ_ERR_ARG, "%s: kernel %d: %s", what, j->eqn_kernel[e], j->why);
-            goto done;
-        }
+    j->top.c = j->c;
+    j->top.weight_of = j->weight_of;
+    if (export_program(u, &j->top, 0) != 0) {
+        if (!ctx->err) core_error(ctx, CJ_ERR_ARG, "%s: %s", what, u->why);
+        goto done;
+    }
     j->arena = c->arena_bytes;
-    j->dot_block = c->dot_block_bytes;
-    j->work = j->dot_block || j->row_scratch ? align_up(j->arena) + align_up(j->dot_block) + j->row_scratch : j->arena;
-    j->mode.uses_libm |= j->mode.libm && j->mode.vmath; /* the trig fix-ups name libm */
+    j->control = j->top.need > j->arena ? j->top.need - align_up(j->arena) : 0;
+    j->dot_block = u->dot_block;
+    j->row_scratch = u->row_scratch;
+    j->work = j->dot_block || j->row_scratch ? align_up(j->top.need) + align_up(j->dot_block) + j->row_scratch
+                                             : j->top.need;
+    u->mode.uses_libm |= u->mode.libm && u->mode.vmath; /* the trig fix-ups name libm */
 
     /* the source */
     sb_printf(&src, "/* %s.c — generated by cjax's cj_export_c from \"%s\" (%d kernels, %d equations);\n"
                     " * see %s.h. Compile as C99 (gcc, clang): no other file is needed%s. */\n",
               j->name, j->fname, c->n_kernels, ir->n_eqns, j->name,
-              j->mode.uses_libm ? " but libm" : "; no libm with -fno-math-errno (a square root's errno path calls it)");
-    if (j->mode.uses_libm) sb_printf(&src, "#include <math.h>\n");
+              j->u.mode.uses_libm ? " but libm" : "; no libm with -fno-math-errno (a square root's errno path calls it)");
+    if (j->u.mode.uses_libm) sb_printf(&src, "#include <math.h>\n");
     sb_printf(&src, "#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n\n", j->name);
     /* a library of inline pieces, of which a program uses some: clang
      * warns of unused static inline functions (gcc does not) */
     sb_printf(&src, "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"
                     "#pragma GCC diagnostic ignored \"-Wunused-function\"\n#endif\n");
     codegen_unit_types(&src);
-    sb_printf(&src, "#define CJK_FMAF(a, b, c) %s\n", j->mode.fma ? "__builtin_fmaf((a), (b), (c))" : "((a) * (b) + (c))");
+    sb_printf(&src, "#define CJK_FMAF(a, b, c) %s\n", j->u.mode.fma ? "__builtin_fmaf((a), (b), (c))" : "((a) * (b) + (c))");
     sb_printf(&src, "%s\n", VM_TANHF_STR(VM_TANHF_SRC(CJK_FMAF)));
-    if (j->mode.vmath) {
+    if (j->u.mode.vmath) {
         size_t len = 0;
         const char *vt = export_vmath_text(&len);
         if (!vt) {
@@ -423,19 +297,17 @@ static int run_export(export_job *j, const cj_export_opts *opts, cj_export_info 
         sb_printf(&src, "\n/* ---- cjax's vector math (src/runtime/vmath.c): its kernels, %s ---- */\n"
                         "#define VM_FMA %d\n#define VM_TANHF_SRC(F) /* cjk_tanhf: above */\n"
                         "#define sqrt(x) __builtin_sqrt(x)\n",
-                  j->mode.fma ? "with fused multiply-adds" : "without fused multiply-adds", j->mode.fma ? 1 : 0);
+                  j->u.mode.fma ? "with fused multiply-adds" : "without fused multiply-adds", j->u.mode.fma ? 1 : 0);
         sb_printf(&src, "%.*s", (int)len, vt);
         sb_printf(&src, "/* ---- end of vector math ---- */\n\n");
     }
     sb_printf(&src, "%s", helpers_text);
     sb_printf(&src, "#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n");
-    if (ops.data) sb_printf(&src, "%s", ops.data);
-    /* the table: per equation its entry, NULL where kernels call nothing */
-    sb_printf(&src, "\nstatic void *const cjx_table[%d] = {", ir->n_eqns + 1);
-    for (int e = 0; e < ir->n_eqns; e++)
-        if (export_needs_entry(c, j->eqn_kernel, e)) sb_printf(&src, "%s(void *)cjx_ew%d,", e % 8 ? " " : "\n  ", e);
-        else sb_printf(&src, "%s0,", e % 8 ? " " : "\n  ");
-    sb_printf(&src, "0};\n");
+    /* the typedefs of what the programs' functions share: the row region
+     * and a product's block, in the workspace */
+    sb_printf(&src, "typedef struct { char *rows, *block; } cjx_env;\n");
+    if (u->ops.data) sb_printf(&src, "%s", u->ops.data);
+    if (u->tables.data) sb_printf(&src, "%s", u->tables.data);
     /* the kernels are the jit's text (built with -w): a rank-0 operand
      * loaded for statements that became table calls, a table they do not
      * call, stay unused there */
@@ -443,17 +315,14 @@ static int run_export(export_job *j, const cj_export_opts *opts, cj_export_info 
                     "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n"
                     "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
                     "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n#endif\n");
-    if (kernels.data) sb_printf(&src, "%s", kernels.data);
+    if (u->kernels.data) sb_printf(&src, "%s", u->kernels.data);
     sb_printf(&src, "#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n");
-    for (int i = 0; i < ir->n_consts; i++)
-        if (j->weight_of[i] < 0) {
-            char cname[32];
-            snprintf(cname, sizeof cname, "cjx_c%d", i);
-            emit_constant(cname, ir->consts[i].val, &src);
-        }
+    if (u->consts.data) sb_printf(&src, "%s", u->consts.data);
+    if (u->progs.data) sb_printf(&src, "%s", u->progs.data);
     emit_entry(j, &src);
     emit_header(j, &hdr);
-    if (src.failed || hdr.failed || kernels.failed || ops.failed) {
+    if (src.failed || hdr.failed || u->kernels.failed || u->ops.failed || u->tables.failed || u->consts.failed ||
+        u->progs.failed) {
         core_oom(ctx, what);
         goto done;
     }
@@ -472,13 +341,11 @@ static int run_export(export_job *j, const cj_export_opts *opts, cj_export_info 
         info->constant_bytes = c->mem.constant_bytes;
         info->n_kernels = c->n_kernels;
         info->n_weights = j->n_weights;
-        info->uses_libm = j->mode.uses_libm;
-        info->fma = j->mode.fma;
+        info->uses_libm = j->u.mode.uses_libm;
+        info->fma = j->u.mode.fma;
     }
     status = 0;
 done:
-    sb_free(&kernels);
-    sb_free(&ops);
     sb_free(&src);
     sb_free(&hdr);
     return status;
@@ -517,23 +384,33 @@ cj_status cj_export_c(cj_func *f, int n_in, const cj_spec *in, const char *name,
     for (size_t i = 0; name[i] && i + 1 < sizeof j.upper; i++)
         j.upper[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 'a' + 'A' : name[i]);
     int fma = opts ? opts->fma : CJ_EXPORT_FMA_MATCH;
-    j.mode.fma = fma == CJ_EXPORT_FMA_ON || (fma == CJ_EXPORT_FMA_MATCH && vm_active()->fma);
-    j.mode.libm = opts && opts->libm;
-    size_t ne = sizeof(int) * (size_t)(c->ir->n_eqns + 1), nc = sizeof(int) * (size_t)(c->ir->n_consts + 1);
-    j.eqn_kernel = rt_alloc(ctx->mem, ne);
+    j.u.ctx = ctx;
+    j.u.mode.fma = fma == CJ_EXPORT_FMA_ON || (fma == CJ_EXPORT_FMA_MATCH && vm_active()->fma);
+    j.u.mode.libm = opts && opts->libm;
+    sb_init(&j.u.ops, ctx->mem);
+    sb_init(&j.u.tables, ctx->mem);
+    sb_init(&j.u.kernels, ctx->mem);
+    sb_init(&j.u.consts, ctx->mem);
+    sb_init(&j.u.progs, ctx->mem);
+    size_t nc = sizeof(int) * (size_t)(c->ir->n_consts + 1);
     j.weight_of = rt_alloc(ctx->mem, nc);
     int status = -1;
-    if (!j.eqn_kernel || !j.weight_of) {
+    if (!j.weight_of) {
         core_oom(ctx, what);
     } else {
-        for (int e = 0; e < c->ir->n_eqns; e++) j.eqn_kernel[e] = -1;
         for (int i = 0; i < c->ir->n_consts; i++) {
             bool w = opts && opts->weights_as_inputs && rt_aval_size(&c->ir->vars[c->ir->consts[i].var]) > 1;
             j.weight_of[i] = w ? j.n_weights++ : -1;
         }
         status = run_export(&j, opts, info, what);
     }
-    if (j.eqn_kernel) rt_free(ctx->mem, j.eqn_kernel, ne);
+    j.top.owned = false; /* c is freed below */
+    export_prog_release(&j.u, &j.top);
+    sb_free(&j.u.ops);
+    sb_free(&j.u.tables);
+    sb_free(&j.u.kernels);
+    sb_free(&j.u.consts);
+    sb_free(&j.u.progs);
     if (j.weight_of) rt_free(ctx->mem, j.weight_of, nc);
     compiled_free(ctx, c);
     return status == 0 ? CJ_OK : ctx->err;

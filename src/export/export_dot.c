@@ -117,7 +117,7 @@ void export_dot_sizes(const ir_func *ir, const ir_eqn *e, int64_t *batch, int64_
     *n = group_size(r, &rf);
 }
 
-int export_dot(const compiled *c, int e, export_mode *m, strbuf *sb, char *why, size_t why_n) {
+int export_dot(const compiled *c, int e, int id, export_mode *m, strbuf *sb, char *why, size_t why_n) {
     const ir_func *ir = c->ir;
     const ir_eqn *q = &ir->eqns[e];
     const int *in = ir_eqn_inputs(ir, q);
@@ -153,7 +153,7 @@ int export_dot(const compiled *c, int e, export_mode *m, strbuf *sb, char *why, 
               "      const %s *Am = Ab + %s;\n"
               "      %s *Cm = Cb + (m - m0) * %lldLL;\n",
               cj_dtype_name(l->dtype), (long long)B, (long long)M, (long long)K, (long long)K, (long long)N,
-              cj_dtype_name(o->dtype), e, T, T, T, TO, TO, (long long)B, T, lbo, rbo, TO, (long long)N, T, lmo, TO,
+              cj_dtype_name(o->dtype), id, T, T, T, TO, TO, (long long)B, T, lbo, rbo, TO, (long long)N, T, lmo, TO,
               (long long)N);
     if (unit_run(r, &rf)) {
         sb_printf(sb,

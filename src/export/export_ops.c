@@ -28,25 +28,38 @@ static int refuse(const ir_eqn *e, cj_dtype dt, const char *more, char *why, siz
     return -1;
 }
 
-/* Replaces CJK_A and CJK_B in a fold's combining expression. */
-static void combine_text(const char *comb, const char *a, const char *b, char *out, size_t n) {
-    size_t len = 0;
-    for (const char *p = comb; *p && len + 1 < n;) {
-        const char *sub = !strncmp(p, "CJK_A", 5) ? a : !strncmp(p, "CJK_B", 5) ? b : NULL;
-        if (sub) {
-            int w = snprintf(out + len, n - len, "%s", sub);
-            len = w > 0 && (size_t)w < n - len ? len + (size_t)w : n - 1;
-            p += 5;
-        } else {
-            out[len++] = *p++;
-        }
-    }
-    out[len < n ? len : n - 1] = 0;
+/* reduce.c's lane fold of x[0..n) into `total` (declared, holding the
+ * running value), n >= 2 * lanes: blocks of fc.block elements, each
+ * folded in fc.lanes lanes from the identity, the lanes joined pairwise,
+ * the block's result combined into total. One text for the row folds
+ * and the whole-array reductions, at `ind` spaces. */
+static void emit_lane_blocks(const prim_fold_c *fc, const char *T, const char *x, int ind, strbuf *sb) {
+    char lane[512], chain[512], join[512], total[512], xk[64], xi[64];
+    snprintf(xk, sizeof xk, "%s[i + k]", x);
+    snprintf(xi, sizeof xi, "%s[i]", x);
+    codegen_fold_combine(fc->combine, "lane[k]", xk, lane, sizeof lane);
+    codegen_fold_combine(fc->combine, "lane[0]", xi, chain, sizeof chain);
+    codegen_fold_combine(fc->combine, "lane[k]", "lane[k + w]", join, sizeof join);
+    codegen_fold_combine(fc->combine, "total", "lane[0]", total, sizeof total);
+    long long B = (long long)fc->block;
+    int L = fc->lanes;
+    sb_printf(sb, "%*sfor (i64 b = 0; b < n; b += %lldLL) {\n", ind, "", B);
+    sb_printf(sb, "%*s  i64 e = n - b < %lldLL ? n : b + %lldLL;\n", ind, "", B, B);
+    sb_printf(sb, "%*s  %s lane[%d];\n", ind, "", T, L);
+    sb_printf(sb, "%*s  for (int k = 0; k < %d; k++) lane[k] = %s;\n", ind, "", L, fc->identity);
+    sb_printf(sb, "%*s  i64 i = b;\n", ind, "");
+    sb_printf(sb, "%*s  for (; i + %d <= e; i += %d)\n", ind, "", L, L);
+    sb_printf(sb, "%*s    for (int k = 0; k < %d; k++) lane[k] = %s;\n", ind, "", L, lane);
+    sb_printf(sb, "%*s  for (; i < e; i++) lane[0] = %s;\n", ind, "", chain);
+    sb_printf(sb, "%*s  for (int w = %d; w > 0; w /= 2)\n", ind, "", L / 2);
+    sb_printf(sb, "%*s    for (int k = 0; k < w; k++) lane[k] = %s;\n", ind, "", join);
+    sb_printf(sb, "%*s  total = %s;\n", ind, "", total);
+    sb_printf(sb, "%*s}\n", ind, "");
 }
 
 /* A row fold: reduce.c's NAME##_row_fold over prim_fold_c's lanes,
  * block, identity and combining expression. */
-static int emit_fold(const compiled *c, int e, strbuf *sb, char *why, size_t n) {
+static int emit_fold(const compiled *c, int e, int id, strbuf *sb, char *why, size_t n) {
     const ir_eqn *q = &c->ir->eqns[e];
     cj_dtype dt = c->ir->vars[ir_eqn_inputs(c->ir, q)[0]].dtype;
     const prim_lowering *l = prim_lower(q->prim);
@@ -54,13 +67,8 @@ static int emit_fold(const compiled *c, int e, strbuf *sb, char *why, size_t n) 
     if (!l->fold_c || !l->fold_c(q->prim, dt, &fc) || fc.lanes <= 0)
         return refuse(q, dt, " (a row fold of this dtype)", why, n);
     const char *T = prim_c_type(dt);
-    char lane[512], total[512], chain[512], join[512];
-    combine_text(fc.combine, "lane[k]", "x[i + k]", lane, sizeof lane);
-    combine_text(fc.combine, "lane[0]", "x[i]", chain, sizeof chain);
-    combine_text(fc.combine, "lane[k]", "lane[k + w]", join, sizeof join);
-    combine_text(fc.combine, "total", "lane[0]", total, sizeof total);
     char shortc[512];
-    combine_text(fc.combine, "total", "x[i]", shortc, sizeof shortc);
+    codegen_fold_combine(fc.combine, "total", "x[i]", shortc, sizeof shortc);
     sb_printf(sb,
               "/* %s: the row fold of %s (%d lanes, blocks of %lld) */\n"
               "static void cjx_ew%d(const void *xp, i64 n, void *out) {\n"
@@ -70,24 +78,11 @@ static int emit_fold(const compiled *c, int e, strbuf *sb, char *why, size_t n) 
               "    for (i64 i = 0; i < n; i++) total = %s;\n"
               "    memcpy(out, &total, sizeof total);\n"
               "    return;\n"
-              "  }\n"
-              "  for (i64 b = 0; b < n; b += %lldLL) {\n"
-              "    i64 e = n - b < %lldLL ? n : b + %lldLL;\n"
-              "    %s lane[%d];\n"
-              "    for (int k = 0; k < %d; k++) lane[k] = %s;\n"
-              "    i64 i = b;\n"
-              "    for (; i + %d <= e; i += %d)\n"
-              "      for (int k = 0; k < %d; k++) lane[k] = %s;\n"
-              "    for (; i < e; i++) lane[0] = %s;\n"
-              "    for (int w = %d; w > 0; w /= 2)\n"
-              "      for (int k = 0; k < w; k++) lane[k] = %s;\n"
-              "    total = %s;\n"
-              "  }\n"
-              "  memcpy(out, &total, sizeof total);\n"
-              "}\n",
-              prim_names[q->prim], cj_dtype_name(dt), fc.lanes, (long long)fc.block, e, T, T, T, fc.identity,
-              2 * fc.lanes, shortc, (long long)fc.block, (long long)fc.block, (long long)fc.block, T, fc.lanes,
-              fc.lanes, fc.identity, fc.lanes, fc.lanes, fc.lanes, lane, chain, fc.lanes / 2, join, total);
+              "  }\n",
+              prim_names[q->prim], cj_dtype_name(dt), fc.lanes, (long long)fc.block, id, T, T, T, fc.identity,
+              2 * fc.lanes, shortc);
+    emit_lane_blocks(&fc, T, "x", 2, sb);
+    sb_printf(sb, "  memcpy(out, &total, sizeof total);\n}\n");
     return 0;
 }
 
@@ -250,11 +245,11 @@ bool export_needs_entry(const compiled *c, const int *eqn_kernel, int e) {
     return codegen_needs_kernel(c, e);
 }
 
-int export_table_entry(const compiled *c, int e, export_mode *m, strbuf *sb, char *why, size_t n) {
+int export_table_entry(const compiled *c, int e, int id, export_mode *m, strbuf *sb, char *why, size_t n) {
     const ir_func *ir = c->ir;
     const ir_eqn *q = &ir->eqns[e];
     const int *in = ir_eqn_inputs(ir, q);
-    if (prim_lower(q->prim)->kind == LOWER_REDUCTION) return emit_fold(c, e, sb, why, n);
+    if (prim_lower(q->prim)->kind == LOWER_REDUCTION) return emit_fold(c, e, id, sb, why, n);
     cj_dtype dt = ir->vars[in[prim_lower(q->prim)->dtype_operand]].dtype, to = ir->vars[q->out].dtype;
     /* a sin/cos pair computed by one call */
     if (q->prim == PRIM_SIN || q->prim == PRIM_COS) {
@@ -263,7 +258,7 @@ int export_table_entry(const compiled *c, int e, export_mode *m, strbuf *sb, cha
                 if (c->kernels[k].eqns[j] == e && codegen_sincos_partner(c, k, j) >= 0) {
                     m->vmath = true;
                     m->uses_libm |= m->libm;
-                    emit_sincos(e, dt, m, sb);
+                    emit_sincos(id, dt, m, sb);
                     return 0;
                 }
     }
@@ -276,7 +271,7 @@ int export_table_entry(const compiled *c, int e, export_mode *m, strbuf *sb, cha
         sb_printf(sb, "static void cjx_ew%d(const cjk_ops *o, i64 begin, i64 end) { /* %s */\n"
                       "  const %s *x = (const %s *)o->in[0];\n  %s *y = (%s *)o->out;\n"
                       "  if (o->scalar[0]) {\n    const %s v = x[0];\n    %s r;\n",
-                  e, prim_names[q->prim], T, T, T, T, T, T);
+                  id, prim_names[q->prim], T, T, T, T, T, T);
         if (is_trig(q->prim)) trig_lane(vm, f32, m, "v", "r", sb);
         else sb_printf(sb, "    r = %s_k%s(v);\n", vm, f32 ? "f" : "");
         sb_printf(sb, "    for (i64 i = begin; i < end; i++) y[i] = r;\n    return;\n  }\n"
@@ -302,12 +297,12 @@ int export_table_entry(const compiled *c, int e, export_mode *m, strbuf *sb, cha
                   "      if (k & 1) acc = have ? acc * x : x, have = 1;\n"
                   "      k >>= 1;\n      if (k > 0) x = x * x;\n    }\n"
                   "    ys[i] = y == 0 ? (%s)1 : y < 0 ? (%s)1 / acc : acc;\n  }\n}\n",
-                  e, (long long)q->params.count, T, T, T, T, (long long)q->params.count, T, T, T);
+                  id, (long long)q->params.count, T, T, T, T, (long long)q->params.count, T, T, T);
         return 0;
     }
     if (q->n_in == 1) {
         if (!unary_expr(q, dt, to, body, sizeof body)) return refuse(q, dt, "", why, n);
-        emit_loop(e, 1, types, TO, body, sb);
+        emit_loop(id, 1, types, TO, body, sb);
         return 0;
     }
     if (q->n_in == 2) {
@@ -315,7 +310,7 @@ int export_table_entry(const compiled *c, int e, export_mode *m, strbuf *sb, cha
             return refuse(q, dt, is_float(dt) && !m->libm ? " without libm (cj_export_opts.libm)" : "", why, n);
         if (q->prim == PRIM_POW || (q->prim == PRIM_REM && is_float(dt))) m->uses_libm = true;
         if (q->prim == PRIM_POW || q->prim == PRIM_ATAN2) m->vmath = true;
-        emit_loop(e, 2, types, TO, body, sb);
+        emit_loop(id, 2, types, TO, body, sb);
         return 0;
     }
     if (q->n_in == 3 && q->prim == PRIM_CLAMP) {
@@ -323,7 +318,7 @@ int export_table_entry(const compiled *c, int e, export_mode *m, strbuf *sb, cha
         if (!sfx) return refuse(q, dt, "", why, n);
         /* clamp(lo, x, hi) = min(max(x, lo), hi) */
         snprintf(body, sizeof body, "cjx_min_%s(cjx_max_%s(b, a), p)", sfx, sfx);
-        emit_loop(e, 3, types, TO, body, sb);
+        emit_loop(id, 3, types, TO, body, sb);
         return 0;
     }
     return refuse(q, dt, "", why, n);
@@ -331,7 +326,7 @@ int export_table_entry(const compiled *c, int e, export_mode *m, strbuf *sb, cha
 
 /* ---- reductions run as SINGLE kernels ---- */
 
-int export_reduce(const compiled *c, int e, strbuf *sb, char *why, size_t n) {
+int export_reduce(const compiled *c, int e, int id, strbuf *sb, char *why, size_t n) {
     const ir_func *ir = c->ir;
     const ir_eqn *q = &ir->eqns[e];
     const rt_aval *a = &ir->vars[ir_eqn_inputs(ir, q)[0]];
@@ -364,15 +359,15 @@ int export_reduce(const compiled *c, int e, strbuf *sb, char *why, size_t n) {
     export_axes_offset(a, outer_red, nr, "s", ro, sizeof ro);
     const char *T = prim_c_type(dt);
     char comb[512], part[512];
-    combine_text(fc.combine, "acc", "xs[cc]", comb, sizeof comb);
-    combine_text(fc.combine, "acc", "part", part, sizeof part);
+    codegen_fold_combine(fc.combine, "acc", "xs[cc]", comb, sizeof comb);
+    codegen_fold_combine(fc.combine, "acc", "part", part, sizeof part);
     sb_printf(sb, "/* %s over axes of %s, as the eager kernel on one thread */\n"
                   "static void cjx_red%d(const void *xp, void *op) {\n"
                   "  const %s *x = (const %s *)xp;\n  %s *o = (%s *)op;\n",
-              prim_names[q->prim], cj_dtype_name(dt), e, T, T, T, T);
+              prim_names[q->prim], cj_dtype_name(dt), id, T, T, T, T);
     if (!inner_reduced) { /* out[u, c]: rows of the kept run, 64 segments a block */
         char pcomb[512];
-        combine_text(fc.combine, "part", "xs[cc]", pcomb, sizeof pcomb);
+        codegen_fold_combine(fc.combine, "part", "xs[cc]", pcomb, sizeof pcomb);
         sb_printf(sb,
                   "  for (i64 u = 0; u < %lldLL; u++) {\n"
                   "    const %s *xu = x + %s;\n"
@@ -396,12 +391,8 @@ int export_reduce(const compiled *c, int e, strbuf *sb, char *why, size_t n) {
     }
     /* out[u]: each segment's contiguous run folded into it, in lanes (the
      * row fold's shape, from the running value), pieces of 65536 */
-    char lane[512], chain[512], join[512], total[512], shortc[512];
-    combine_text(fc.combine, "lane[k]", "xr[i + k]", lane, sizeof lane);
-    combine_text(fc.combine, "lane[0]", "xr[i]", chain, sizeof chain);
-    combine_text(fc.combine, "lane[k]", "lane[k + w]", join, sizeof join);
-    combine_text(fc.combine, "total", "lane[0]", total, sizeof total);
-    combine_text(fc.combine, "total", "xr[i]", shortc, sizeof shortc);
+    char shortc[512];
+    codegen_fold_combine(fc.combine, "total", "xr[i]", shortc, sizeof shortc);
     sb_printf(sb,
               "  for (i64 u = 0; u < %lldLL; u++) {\n"
               "    %s total = %s;\n"
@@ -409,24 +400,10 @@ int export_reduce(const compiled *c, int e, strbuf *sb, char *why, size_t n) {
               "      for (i64 p0 = 0; p0 < %lldLL; p0 += 65536) {\n"
               "        const %s *xr = x + %s + %s + p0;\n"
               "        const i64 n = %lldLL - p0 < 65536 ? %lldLL - p0 : 65536;\n"
-              "        if (n < %d) { for (i64 i = 0; i < n; i++) total = %s; continue; }\n"
-              "        for (i64 b = 0; b < n; b += %lldLL) {\n"
-              "          i64 e = n - b < %lldLL ? n : b + %lldLL;\n"
-              "          %s lane[%d];\n"
-              "          for (int k = 0; k < %d; k++) lane[k] = %s;\n"
-              "          i64 i = b;\n"
-              "          for (; i + %d <= e; i += %d)\n"
-              "            for (int k = 0; k < %d; k++) lane[k] = %s;\n"
-              "          for (; i < e; i++) lane[0] = %s;\n"
-              "          for (int w = %d; w > 0; w /= 2)\n"
-              "            for (int k = 0; k < w; k++) lane[k] = %s;\n"
-              "          total = %s;\n"
-              "        }\n"
-              "      }\n"
-              "    }\n"
-              "    o[u] = total;\n  }\n}\n",
+              "        if (n < %d) { for (i64 i = 0; i < n; i++) total = %s; continue; }\n",
               (long long)U, T, fc.identity, (long long)S, (long long)run, T, ko, ro, (long long)run, (long long)run,
-              2 * fc.lanes, shortc, (long long)fc.block, (long long)fc.block, (long long)fc.block, T, fc.lanes,
-              fc.lanes, fc.identity, fc.lanes, fc.lanes, fc.lanes, lane, chain, fc.lanes / 2, join, total);
+              2 * fc.lanes, shortc);
+    emit_lane_blocks(&fc, T, "xr", 8, sb);
+    sb_printf(sb, "      }\n    }\n    o[u] = total;\n  }\n}\n");
     return 0;
 }
