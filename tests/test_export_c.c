@@ -871,3 +871,77 @@ TEST(export_scan_size_is_independent_of_trip_count) {
     free(text[1]);
     cj_ctx_free(ctx);
 }
+
+/* RK4 by scan, as the issue's robotics users write it: a batch of 16
+ * damped pendulums, theta'' = -(g/l) sin(theta) - d theta', 200 steps of
+ * dt = 0.01; the ys are the angles. Its loss and the loss's gradient by
+ * the initial state and g/l. */
+typedef struct rk4_arg {
+    cj_val gl; /* the closure: set while the outer function is traced */
+} rk4_arg;
+
+static void rk4_deriv(cj_ctx *ctx, cj_val th, cj_val om, cj_val gl, cj_val *dth, cj_val *dom) {
+    *dth = om;
+    *dom = cj_sub(cj_neg(cj_mul(gl, cj_sin(th))), cj_mul(cj_scalar(ctx, 0.05), om));
+}
+
+static void rk4_step(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    rk4_arg *a = user;
+    cj_val th = in[0], om = in[1], h = cj_scalar(ctx, 0.01), h2 = cj_scalar(ctx, 0.005), h6 = cj_scalar(ctx, 0.01 / 6);
+    cj_val two = cj_scalar(ctx, 2.0), t1, o1, t2, o2, t3, o3, t4, o4;
+    rk4_deriv(ctx, th, om, a->gl, &t1, &o1);
+    rk4_deriv(ctx, cj_add(th, cj_mul(h2, t1)), cj_add(om, cj_mul(h2, o1)), a->gl, &t2, &o2);
+    rk4_deriv(ctx, cj_add(th, cj_mul(h2, t2)), cj_add(om, cj_mul(h2, o2)), a->gl, &t3, &o3);
+    rk4_deriv(ctx, cj_add(th, cj_mul(h, t3)), cj_add(om, cj_mul(h, o3)), a->gl, &t4, &o4);
+    out[0] = cj_add(th, cj_mul(h6, cj_add(cj_add(t1, cj_mul(two, t2)), cj_add(cj_mul(two, t3), t4))));
+    out[1] = cj_add(om, cj_mul(h6, cj_add(cj_add(o1, cj_mul(two, o2)), cj_add(cj_mul(two, o3), o4))));
+    out[2] = out[0];
+}
+
+/* (theta0, omega0, g/l) -> (loss, final theta, the angles) */
+static void rk4_sim(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    rk4_arg *a = user;
+    a->gl = in[2];
+    cj_scan_opts so = {200, 1, 0};
+    cj_val fin[2], ys;
+    cj_scan(cj_func_new(ctx, "rk4", rk4_step, 2, 3, a), 2, in, 0, NULL, &so, fin, &ys);
+    out[0] = cj_add(cj_sum(cj_mul(fin[0], fin[0]), -1, NULL, 0),
+                    cj_mul(cj_scalar(ctx, 0.001), cj_sum(cj_mul(ys, ys), -1, NULL, 0)));
+    out[1] = fin[0];
+    out[2] = ys;
+}
+
+TEST(export_rk4_scan_and_its_gradient) {
+    if (!have_cc()) return;
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    rk4_arg a = {{0}};
+    cj_val in[3] = {rand_f32(ctx, 1, (int64_t[]){16}, 10, 1.0), rand_f32(ctx, 1, (int64_t[]){16}, 11, 0.5),
+                    cj_add(cj_abs(rand_f32(ctx, 1, (int64_t[]){16}, 12, 10.0)), cj_scalar(ctx, 1.0))};
+    cj_func *sim = cj_func_new(ctx, "rk4_sim", rk4_sim, 3, 3, &a);
+    roundtrip(ctx, sim, 3, in, "rk4_sim", NULL, 0);
+    cj_grad_opts go = {0};
+    go.argnums = (int[]){0, 1, 2};
+    go.n_argnums = 3;
+    go.has_aux = 1;
+    cj_func *vg = cj_value_and_grad(sim, &go);
+    roundtrip(ctx, vg, 3, in, "rk4_grad", NULL, 0);
+    /* the gradient is two loops (the forward scan saving residuals, the
+     * reverse one), each written once */
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/cjax-export-rk4-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    cj_export_opts o = {0};
+    o.dir = dir;
+    cj_spec s[3] = {cj_spec_of(in[0]), cj_spec_of(in[1]), cj_spec_of(in[2])};
+    CHECK(cj_export_c(vg, 3, s, "rk4_grad", &o, NULL) == CJ_OK);
+    size_t raw = 0;
+    char *text = read_digitless(dir, "rk4_grad.c", &raw);
+    CHECK(text != NULL);
+    int loops = 0;
+    for (const char *p = text; p && (p = strstr(p, "for (i# step = #; step < #LL; step++)" /* i64: digits squashed */)); p++) loops++;
+    CHECK_MSG(loops == 2, "%d loops", loops);
+    CHECK(text && strstr(text, "last to first"));
+    free(text);
+    rm_dir(dir);
+    cj_ctx_free(ctx);
+}
