@@ -1538,8 +1538,9 @@ typedef struct cj_export_info {
     size_t work_align;     /* its alignment, = name_work_align() */
     size_t temp_bytes;     /* of which the plan's temporaries (cj_jit_memory_analysis's
                               temp_bytes for the same function and inputs) */
-    size_t scratch_bytes;  /* and what the jit takes outside its arena: a matrix
-                              product's block, long row arrays (usually 0) */
+    size_t scratch_bytes;  /* and what the jit takes outside its arena: control
+                              flow's bodies and carries, a matrix product's
+                              block, long row arrays (usually 0) */
     size_t source_bytes, header_bytes; /* the files written */
     size_t constant_bytes; /* captured constants (static const data or inputs) */
     int n_kernels;         /* kernels the entry point runs */
@@ -1564,10 +1565,11 @@ typedef struct cj_export_info {
  * generated C, vector math from the library's own kernels (bit-identical
  * results when built with the same FMA setting), and dot_general (f32,
  * f64) as portable loops (equal to the jit's GEMM up to rounding).
- * Not exported yet, refused with CJ_ERR_ARG naming the kernel and the
- * primitive before anything is written: control flow (cond, while, scan),
- * random bits, sort, gathers/scatters, linear algebra, convolution, rows
- * longer than 65536. CJ_ERR_IO when a file cannot be written (no partial
+ * Control flow (cond, switch, while_loop, fori_loop, scan, nested) stays
+ * loops and branches, each body written once. Not exported yet, refused
+ * with CJ_ERR_ARG naming the kernel and the primitive before anything is
+ * written: random bits, sort, gathers/scatters, linear algebra,
+ * convolution, rows longer than 65536. CJ_ERR_IO when a file cannot be written (no partial
  * file is left). info (may be NULL) receives the sizes. docs/EXPORT.md. */
 cj_status cj_export_c(cj_func *f, int n_in, const cj_spec *in, const char *name, const cj_export_opts *opts,
                       cj_export_info *info);

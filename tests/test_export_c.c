@@ -44,6 +44,11 @@ static void rm_dir(const char *dir) {
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
 }
 
+/* Set by the CBLAS test: extra flags for the exported unit's build, and
+ * whether cblas_sgemm / cblas_dgemm may (and cblas_sgemm must) be named. */
+static const char *g_cflags = "", *g_libs = "";
+static int g_cblas;
+
 /* Every undefined symbol of obj is in the allowed list. */
 static int symbols_allowed(const char *obj, int libm, char *bad, size_t n) {
     static const char *ok[] = {"memcpy", "memset", "memmove", "__stack_chk_fail", NULL};
@@ -62,6 +67,7 @@ static int symbols_allowed(const char *obj, int libm, char *bad, size_t n) {
         int allowed = 0;
         for (int i = 0; ok[i]; i++) allowed |= !strcmp(sym, ok[i]);
         for (int i = 0; libm && ok_libm[i]; i++) allowed |= !strcmp(sym, ok_libm[i]);
+        if (g_cblas && (!strcmp(sym, "cblas_sgemm") || !strcmp(sym, "cblas_dgemm"))) allowed = 1, g_cblas = 2;
         if (!allowed) {
             good = 0;
             snprintf(bad + strlen(bad), n - strlen(bad), "%s ", sym);
@@ -87,10 +93,10 @@ static int export_build(cj_ctx *ctx, cj_func *f, int n_in, const cj_val *in, con
     snprintf(obj, sizeof obj, "%s/%s.o", x->dir, name);
     snprintf(so, sizeof so, "%s/%s.so", x->dir, name);
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && cc -std=c99 -O2 -Wall -Wextra -Werror -fno-math-errno %s -fPIC -c %s.c -o %s.o 2> cc.log"
-             " && cc -shared %s.o -o %s.so %s 2>> cc.log",
-             x->dir, x->info.fma ? "-mfma" : "", name, name, name, name,
-             x->info.uses_libm ? "-lm" : "");
+             "cd '%s' && cc -std=c99 -O2 -Wall -Wextra -Werror -fno-math-errno %s %s -fPIC -c %s.c -o %s.o 2> cc.log"
+             " && cc -shared %s.o -o %s.so %s %s 2>> cc.log",
+             x->dir, x->info.fma ? "-mfma" : "", g_cflags, name, name, name, name,
+             x->info.uses_libm ? "-lm" : "", g_libs);
     if (system(cmd) != 0) {
         char log[300];
         snprintf(log, sizeof log, "cat '%s/cc.log' >&2", x->dir);
@@ -943,5 +949,37 @@ TEST(export_rk4_scan_and_its_gradient) {
     CHECK(text && strstr(text, "last to first"));
     free(text);
     rm_dir(dir);
+    cj_ctx_free(ctx);
+}
+
+/* The optional CBLAS call: the MLP's value_and_grad built with
+ * -DCJX_USE_CBLAS -DCJX_CBLAS_MIN=1 against this machine's CBLAS (the
+ * object then names cblas_sgemm), within 1e-5 of the jit as the portable
+ * loops are; skipped, saying so, where no CBLAS links. */
+TEST(export_cblas_products) {
+    if (!have_cc()) return;
+    if (system("printf 'char cblas_sgemm(void); int main(void) { return cblas_sgemm() * 0; }' | "
+               "cc -x c - -o /tmp/cjax-export-cblas-probe -lblas >/dev/null 2>&1") != 0) {
+        printf("    (no CBLAS links with -lblas: the CBLAS option is not checked on this machine)\n");
+        return;
+    }
+    remove("/tmp/cjax-export-cblas-probe");
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_val in[6];
+    mlp_params(ctx, in);
+    in[4] = rand_f32(ctx, 2, (int64_t[]){32, 64}, 21, 1.0);
+    in[5] = onehot(ctx, 32);
+    cj_grad_opts go = {0};
+    go.n_argnums = 4;
+    go.argnums = (int[]){0, 1, 2, 3};
+    cj_func *vg = cj_value_and_grad(cj_func_new(ctx, "loss", f_mlp_loss, 6, 1, NULL), &go);
+    g_cflags = "-DCJX_USE_CBLAS -DCJX_CBLAS_MIN=1";
+    g_libs = "-lblas";
+    g_cblas = 1;
+    roundtrip(ctx, vg, 6, in, "mlp_cblas", NULL, 1e-5);
+    int used = g_cblas == 2;
+    g_cflags = g_libs = "";
+    g_cblas = 0;
+    CHECK_MSG(used, "the CBLAS build does not call cblas_sgemm");
     cj_ctx_free(ctx);
 }

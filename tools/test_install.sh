@@ -43,7 +43,8 @@ fi
 libdir=$(find "$prefix" -name libcjax.a -exec dirname {} \; | head -n 1)
 [ -n "$libdir" ] || { echo "test_install: no libcjax.a under $prefix"; exit 1; }
 for f in "$prefix/include/cjax.h" "$libdir/libcjax.so" "$libdir/pkgconfig/cjax.pc" \
-         "$libdir/pkgconfig/cjax-static.pc" "$libdir/cmake/cjax/cjaxConfig.cmake"; do
+         "$libdir/pkgconfig/cjax-static.pc" "$libdir/cmake/cjax/cjaxConfig.cmake" \
+         "$libdir/cmake/cjax/CjaxExport.cmake"; do
     [ -e "$f" ] || fail "not installed: ${f#"$prefix"/}"
 done
 PKG_CONFIG_PATH=$libdir/pkgconfig
@@ -133,6 +134,9 @@ if [ $with_cmake = 1 ]; then
 cmake_minimum_required(VERSION 3.16)
 project(app C)
 find_package(cjax REQUIRED)
+if(NOT COMMAND cjax_export)
+  message(FATAL_ERROR "find_package(cjax) does not give cjax_export (CjaxExport.cmake)")
+endif()
 add_executable(app main.c)
 target_link_libraries(app PRIVATE cjax::cjax_static)
 CMAKE

@@ -280,6 +280,12 @@ static int run_export(export_job *j, const cj_export_opts *opts, cj_export_info 
               j->u.mode.uses_libm ? " but libm" : "; no libm with -fno-math-errno (a square root's errno path calls it)");
     if (j->u.mode.uses_libm) sb_printf(&src, "#include <math.h>\n");
     sb_printf(&src, "#include <stdint.h>\n#include <string.h>\n\n#include \"%s.h\"\n\n", j->name);
+    /* the optional CBLAS call of large products (export_dot.c) */
+    sb_printf(&src, "#ifdef CJX_USE_CBLAS\n#ifndef CJX_CBLAS_MIN\n#define CJX_CBLAS_MIN 32768\n#endif\n"
+                    "void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float,\n"
+                    "                 float *, int);\n"
+                    "void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *, int,\n"
+                    "                 double, double *, int);\n#endif\n\n");
     /* a library of inline pieces, of which a program uses some: clang
      * warns of unused static inline functions (gcc does not) */
     sb_printf(&src, "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"

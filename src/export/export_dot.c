@@ -106,6 +106,57 @@ static bool unit_run(const rt_aval *a, const axis_group *g) {
     return !strcmp(t, "(f) * 1LL") || (g->n == 0);
 }
 
+/* The stride of the group's flat index in a when its axes are one affine
+ * run (size-1 axes aside; an empty group: stride 0), else false. */
+static bool run_stride(const rt_aval *a, const axis_group *g, int64_t *stride) {
+    int64_t st[CJ_MAX_RANK];
+    strides_of(a, st);
+    int last = -1;
+    for (int i = 0; i < g->n; i++) {
+        int d = (int)g->axes[i];
+        if (a->dims[d] == 1) continue;
+        if (last >= 0 && st[last] != st[d] * a->dims[d]) return false;
+        last = d;
+    }
+    *stride = last < 0 ? 0 : st[last];
+    return true;
+}
+
+/* Under CJX_USE_CBLAS (a macro the user defines, linking a CBLAS), a
+ * product of at least CJX_CBLAS_MIN multiply-adds (default 32768) whose
+ * operands are plain row-major matrices, either transposed, without
+ * batch, goes to cblas_sgemm / cblas_dgemm: rows [m0, m1) of C. The
+ * prototypes are declared here (CBLAS's enums are ints: RowMajor 101,
+ * NoTrans 111, Trans 112), so no cblas.h is needed. Other layouts keep
+ * the loops. */
+static void emit_cblas(const rt_aval *l, const rt_aval *r, const rt_aval *o, const axis_group *lf,
+                       const axis_group *lk, const axis_group *rk, const axis_group *rf, int64_t B, int64_t M,
+                       int64_t N, int64_t K, strbuf *sb) {
+    if (B != 1 || o->dtype != l->dtype || M == 0 || N == 0 || K == 0) return;
+    int64_t am, ak, bk, bn;
+    if (!run_stride(l, lf, &am) || !run_stride(l, lk, &ak) || !run_stride(r, rk, &bk) || !run_stride(r, rf, &bn))
+        return;
+    int ta, tb;
+    int64_t lda, ldb;
+    if ((ak == 1 || K == 1) && (am == K || M == 1)) ta = 111, lda = K;
+    else if ((am == 1 || M == 1) && (ak == M || K == 1)) ta = 112, lda = M;
+    else return;
+    if ((bn == 1 || N == 1) && (bk == N || K == 1)) tb = 111, ldb = N;
+    else if ((bk == 1 || K == 1) && (bn == K || N == 1)) tb = 112, ldb = K;
+    else return;
+    if (M > 0x7fffffff || N > 0x7fffffff || K > 0x7fffffff) return; /* CBLAS's int sizes */
+    const char *fn = l->dtype == CJ_F64 ? "cblas_dgemm" : "cblas_sgemm";
+    sb_printf(sb,
+              "#ifdef CJX_USE_CBLAS\n"
+              "  if (%lldLL * %lldLL * %lldLL >= CJX_CBLAS_MIN) { /* %s, %s */\n"
+              "    %s(101, %d, %d, (int)(m1 - m0), %d, %d, 1, A + m0 * %lldLL, %d, B, %d, 0, C, %d);\n"
+              "    return;\n"
+              "  }\n"
+              "#endif\n",
+              (long long)M, (long long)N, (long long)K, ta == 111 ? "A" : "A^T", tb == 111 ? "B" : "B^T", fn, ta, tb,
+              (int)N, (int)K, (long long)(ta == 111 ? lda : 1), (int)lda, (int)ldb, (int)N);
+}
+
 void export_dot_sizes(const ir_func *ir, const ir_eqn *e, int64_t *batch, int64_t *m, int64_t *n) {
     const int *in = ir_eqn_inputs(ir, e);
     const rt_aval *l = &ir->vars[in[0]], *r = &ir->vars[in[1]];
@@ -145,16 +196,18 @@ int export_dot(const compiled *c, int e, int id, export_mode *m, strbuf *sb, cha
               "/* dot_general %s[%lld batch, %lld x %lld] . [%lld x %lld] -> %s */\n"
               "static void cjx_dot%d(const void *lp, const void *rp, void *op, i64 m0, i64 m1) {\n"
               "  const %s *A = (const %s *)lp, *B = (const %s *)rp;\n"
-              "  %s *C = (%s *)op;\n"
+              "  %s *C = (%s *)op;\n",
+              cj_dtype_name(l->dtype), (long long)B, (long long)M, (long long)K, (long long)K, (long long)N,
+              cj_dtype_name(o->dtype), id, T, T, T, TO, TO);
+    emit_cblas(l, r, o, &lf, &lk, &rk, &rf, B, M, N, K, sb);
+    sb_printf(sb,
               "  for (i64 bt = 0; bt < %lldLL; bt++) {\n"
               "    const %s *Ab = A + %s, *Bb = B + %s;\n"
               "    %s *Cb = C + bt * (m1 - m0) * %lldLL;\n"
               "    for (i64 m = m0; m < m1; m++) {\n"
               "      const %s *Am = Ab + %s;\n"
               "      %s *Cm = Cb + (m - m0) * %lldLL;\n",
-              cj_dtype_name(l->dtype), (long long)B, (long long)M, (long long)K, (long long)K, (long long)N,
-              cj_dtype_name(o->dtype), id, T, T, T, TO, TO, (long long)B, T, lbo, rbo, TO, (long long)N, T, lmo, TO,
-              (long long)N);
+              (long long)B, T, lbo, rbo, TO, (long long)N, T, lmo, TO, (long long)N);
     if (unit_run(r, &rf)) {
         sb_printf(sb,
                   "      for (i64 n = 0; n < %lldLL; n++) Cm[n] = 0;\n"
