@@ -1519,6 +1519,14 @@ void cj_func_free(cj_func *f);
  * as the compilation of the library's vector math this CPU runs, so the
  * exported code, built with FMA enabled, gives the jit's bits). */
 enum { CJ_EXPORT_FMA_MATCH = 0, CJ_EXPORT_FMA_ON = 1, CJ_EXPORT_FMA_OFF = 2 };
+/* Which vector-math kernels compute transcendentals (exp, log, tanh, sin,
+ * atan2, pow, ...; arithmetic always stays in the array's dtype):
+ * CJ_EXPORT_MATH_NATIVE each dtype's own (the jit's bits); _DOUBLE f32
+ * operands through the f64 kernels, the result rounded to f32 (closer to
+ * the true value; slower; equal to the jit's f64 kernel on the operand
+ * widened, then rounded); _FLOAT f64 operands through the f32 kernels
+ * (for single-precision FPUs; f32's accuracy). docs/EXPORT.md. */
+enum { CJ_EXPORT_MATH_NATIVE = 0, CJ_EXPORT_MATH_DOUBLE = 1, CJ_EXPORT_MATH_FLOAT = 2 };
 
 typedef struct cj_export_opts {
     const char *dir;       /* where name.c and name.h go (NULL: the current directory) */
@@ -1531,6 +1539,7 @@ typedef struct cj_export_opts {
                               refused and trig past those bounds uses its widest
                               kernel */
     int fma;               /* CJ_EXPORT_FMA_* */
+    int math;              /* CJ_EXPORT_MATH_* */
 } cj_export_opts;
 
 typedef struct cj_export_info {

@@ -983,3 +983,74 @@ TEST(export_cblas_products) {
     CHECK_MSG(used, "the CBLAS build does not call cblas_sgemm");
     cj_ctx_free(ctx);
 }
+
+/* The math modes: f32 transcendentals through the f64 kernels equal the
+ * jit's f64 program on the widened operand, rounded to f32; f64 ones
+ * through the f32 kernels equal the jit's f32 program on the narrowed
+ * operand, widened. Bit for bit, both ways. */
+static void f_math(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx;
+    cj_dtype to = (cj_dtype)(intptr_t)user; /* the kernels' dtype: the jit's reference computes in it */
+    cj_val x = to == cj_spec_of(in[0]).dtype ? in[0] : cj_astype(in[0], to);
+    cj_dtype back = cj_spec_of(in[0]).dtype;
+    out[0] = cj_astype(cj_exp(x), back);
+    out[1] = cj_astype(cj_log(cj_abs(x)), back);
+    out[2] = cj_astype(cj_sin(x), back);
+    out[3] = cj_astype(cj_atan2(x, cj_abs(x)), back);
+}
+
+static void f_math_plain(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {
+    (void)ctx, (void)user;
+    out[0] = cj_exp(in[0]);
+    out[1] = cj_log(cj_abs(in[0]));
+    out[2] = cj_sin(in[0]);
+    out[3] = cj_atan2(in[0], cj_abs(in[0]));
+}
+
+static void math_mode_case(cj_ctx *ctx, cj_dtype dt, int mode, cj_dtype kernels) {
+    cj_val x = cj_astype(rand_f32(ctx, 1, (int64_t[]){64}, 31, 3.0), dt);
+    cj_jit_opts jo = {0};
+    jo.backend = CJ_BACKEND_CC;
+    cj_func *ref = cj_jit(cj_func_new(ctx, "ref", f_math, 1, 4, (void *)(intptr_t)kernels), &jo);
+    cj_val want[4];
+    CHECK(cj_call(ref, &x, want) == CJ_OK);
+    cj_export_opts o = {0};
+    o.math = mode;
+    exported e;
+    if (export_build(ctx, cj_func_new(ctx, "math", f_math_plain, 1, 4, NULL), 1, &x, "math_mode", &o, &e) != 0) {
+        export_close(&e);
+        return;
+    }
+    size_t es = cj_dtype_size(dt), bytes = 64 * es;
+    void *in = malloc(bytes), *out[4], *w = malloc(bytes), *work = NULL;
+    cj_read(x, in, bytes);
+    for (int i = 0; i < 4; i++) out[i] = malloc(bytes);
+    size_t wb = e.work_bytes();
+    if (wb && posix_memalign(&work, 64, wb) != 0) work = NULL;
+    void *p[6] = {in, out[0], out[1], out[2], out[3], work};
+    CHECK(call_entry(&e, p, 6) == 0);
+    for (int i = 0; i < 4; i++) {
+        cj_read(want[i], w, bytes);
+        CHECK_MSG(!memcmp(w, out[i], bytes), "math mode %d on %s: output %d differs from the jit in %s", mode,
+                  cj_dtype_name(dt), i, cj_dtype_name(kernels));
+    }
+    for (int i = 0; i < 4; i++) free(out[i]);
+    free(in), free(w), free(work);
+    export_close(&e);
+}
+
+TEST(export_math_modes) {
+    if (!have_cc()) return;
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    math_mode_case(ctx, CJ_F32, CJ_EXPORT_MATH_DOUBLE, CJ_F64);
+    math_mode_case(ctx, CJ_F64, CJ_EXPORT_MATH_FLOAT, CJ_F32);
+    math_mode_case(ctx, CJ_F32, CJ_EXPORT_MATH_NATIVE, CJ_F32);
+    cj_spec s = cj_spec_make(CJ_F32, 1, (int64_t[]){4});
+    cj_export_opts o = {0};
+    o.math = 7;
+    o.dir = "/nonexistent-dir";
+    CHECK(cj_export_c(cj_func_new(ctx, "math", f_math_plain, 1, 4, NULL), 1, &s, "m", &o, NULL) == CJ_ERR_ARG);
+    CHECK(strstr(cj_error_message(ctx), "math mode 7") != NULL);
+    cj_error_clear(ctx);
+    cj_ctx_free(ctx);
+}

@@ -372,6 +372,9 @@ cj_status cj_export_c(cj_func *f, int n_in, const cj_spec *in, const char *name,
         return core_error(ctx, CJ_ERR_ARG, "%s: the function takes %d inputs, %d specs given", what, f->n_in, n_in),
                ctx->err;
     if (n_in > 64) return core_error(ctx, CJ_ERR_ARG, "%s: more than 64 inputs", what), ctx->err;
+    if (opts && (opts->math < CJ_EXPORT_MATH_NATIVE || opts->math > CJ_EXPORT_MATH_FLOAT))
+        return core_error(ctx, CJ_ERR_ARG, "%s: math mode %d is not a CJ_EXPORT_MATH_* value", what, opts->math),
+               ctx->err;
     if (info) memset(info, 0, sizeof *info);
     rt_aval avals[64];
     for (int i = 0; i < n_in; i++)
@@ -393,6 +396,7 @@ cj_status cj_export_c(cj_func *f, int n_in, const cj_spec *in, const char *name,
     j.u.ctx = ctx;
     j.u.mode.fma = fma == CJ_EXPORT_FMA_ON || (fma == CJ_EXPORT_FMA_MATCH && vm_active()->fma);
     j.u.mode.libm = opts && opts->libm;
+    j.u.mode.math = opts ? opts->math : CJ_EXPORT_MATH_NATIVE;
     sb_init(&j.u.ops, ctx->mem);
     sb_init(&j.u.tables, ctx->mem);
     sb_init(&j.u.kernels, ctx->mem);

@@ -20,7 +20,7 @@ typedef struct export_mode {
     bool fma;       /* vmath's polynomials with fused multiply-adds (as the
                        compilation of vmath.c this CPU runs) */
     bool libm;      /* may call libm (fmod, pow's and trig's special lanes) */
-    bool cblas;     /* matrix products through cblas_sgemm / cblas_dgemm */
+    int math;       /* CJ_EXPORT_MATH_*: which kernels compute f32 and f64 math */
     bool vmath;     /* out: the unit needs vmath.c's kernels */
     bool uses_libm; /* out: the unit calls into libm */
 } export_mode;

@@ -113,6 +113,15 @@ static const char *vmath_unary(prim_id p) {
 
 static bool is_trig(prim_id p) { return p == PRIM_SIN || p == PRIM_COS || p == PRIM_TAN; }
 
+/* Which of vmath's kernels computes an operand of dtype f32 (true) or f64
+ * under the math mode: each dtype's own, the double kernels for float
+ * (CJ_EXPORT_MATH_DOUBLE), or the float kernels for double
+ * (CJ_EXPORT_MATH_FLOAT). The operand is converted to the kernel's type
+ * and the result rounded back. */
+static bool kernel_f32(bool f32, const export_mode *m) {
+    return m->math == CJ_EXPORT_MATH_DOUBLE ? false : m->math == CJ_EXPORT_MATH_FLOAT ? true : f32;
+}
+
 /* The value of a trig function at x (a C variable) as vmath's entry
  * point computes it: the fast kernel, the double one for float
  * arguments past TRIGF_FAST_LIM, libm past the kernels' range (without
@@ -133,11 +142,13 @@ static void trig_lane(const char *f, bool f32, const export_mode *m, const char 
 static void emit_sincos(int e, cj_dtype dt, const export_mode *m, strbuf *sb) {
     bool f32 = dt == CJ_F32;
     const char *T = f32 ? "float" : "double";
+    const char *KT = kernel_f32(f32, m) ? "float" : "double";
     sb_printf(sb,
               "static void cjx_ew%d(const void *xp, void *sp, void *cp, i64 n) { /* sin and cos */\n"
               "  const %s *x = (const %s *)xp;\n  %s *s = (%s *)sp, *c = (%s *)cp;\n"
-              "  for (i64 i = 0; i < n; i++) {\n    const %s v = x[i];\n    %s sv, cv;\n",
-              e, T, T, T, T, T, T, T);
+              "  for (i64 i = 0; i < n; i++) {\n    const %s v = (%s)x[i];\n    %s sv, cv;\n",
+              e, T, T, T, T, T, KT, KT, KT);
+    f32 = kernel_f32(f32, m);
     if (f32) {
         sb_printf(sb, "    sincos_kf(v, &sv, &cv);\n"
                       "    if (TRIGF_FAST_LIM < TRIGF_MID_LIM && abs_f(v) > TRIGF_FAST_LIM) sv = sin_kd(v), cv = cos_kd(v);\n");
@@ -146,7 +157,7 @@ static void emit_sincos(int e, cj_dtype dt, const export_mode *m, strbuf *sb) {
         sb_printf(sb, "    sincos_k(v, &sv, &cv);\n");
         if (m->libm) sb_printf(sb, "    if (abs_d(v) > 0x1p20) sv = sin(v), cv = cos(v);\n");
     }
-    sb_printf(sb, "    s[i] = sv, c[i] = cv;\n  }\n}\n");
+    sb_printf(sb, "    s[i] = (%s)sv, c[i] = (%s)cv;\n  }\n}\n", T, T);
 }
 
 /* The C expression of a unary primitive on operand `a` of dtype dt with
@@ -205,15 +216,21 @@ static bool binary_expr(const ir_eqn *e, cj_dtype dt, const export_mode *m, char
         else if (m->libm) snprintf(out, n, dt == CJ_F32 ? "fmodf(a, b)" : "fmod(a, b)");
         else return false;
         return true;
-    case PRIM_ATAN2: /* vmath's kernel has no special lanes */
+    case PRIM_ATAN2: { /* vmath's kernel has no special lanes */
         if (!is_float(dt)) return false;
-        snprintf(out, n, dt == CJ_F32 ? "atan2_kf(a, b)" : "atan2_k(a, b)");
+        bool kf = kernel_f32(dt == CJ_F32, m);
+        const char *KT = kf ? "float" : "double";
+        snprintf(out, n, "(%s)atan2_k%s((%s)a, (%s)b)", prim_c_type(dt), kf ? "f" : "", KT, KT);
         return true;
-    case PRIM_POW: /* special lanes (vm_pow's) through libm */
+    }
+    case PRIM_POW: { /* special lanes (vm_pow's) through libm */
         if (!is_float(dt) || !m->libm) return false;
-        snprintf(out, n, dt == CJ_F32 ? "(pow_special_f(a, b) ? powf(a, b) : pow_kf(a, b))"
-                                      : "(pow_special_d(a, b) ? pow(a, b) : pow_k(a, b))");
+        bool kf = kernel_f32(dt == CJ_F32, m);
+        const char *KT = kf ? "float" : "double";
+        snprintf(out, n, "(%s)(pow_special_%s((%s)a, (%s)b) ? pow%s((%s)a, (%s)b) : pow_k%s((%s)a, (%s)b))",
+                 prim_c_type(dt), kf ? "f" : "d", KT, KT, kf ? "f" : "", KT, KT, kf ? "f" : "", KT, KT);
         return true;
+    }
     default: return false;
     }
 }
@@ -268,17 +285,21 @@ int export_table_entry(const compiled *c, int e, int id, export_mode *m, strbuf 
         if (!is_float(dt) || to != dt) return refuse(q, dt, "", why, n);
         m->vmath = true;
         bool f32 = dt == CJ_F32;
+        /* v and r in the kernel's type (the math mode's, usually T) */
+        bool kf = kernel_f32(f32, m);
+        const char *KT = kf ? "float" : "double";
         sb_printf(sb, "static void cjx_ew%d(const cjk_ops *o, i64 begin, i64 end) { /* %s */\n"
                       "  const %s *x = (const %s *)o->in[0];\n  %s *y = (%s *)o->out;\n"
-                      "  if (o->scalar[0]) {\n    const %s v = x[0];\n    %s r;\n",
-                  id, prim_names[q->prim], T, T, T, T, T, T);
-        if (is_trig(q->prim)) trig_lane(vm, f32, m, "v", "r", sb);
-        else sb_printf(sb, "    r = %s_k%s(v);\n", vm, f32 ? "f" : "");
-        sb_printf(sb, "    for (i64 i = begin; i < end; i++) y[i] = r;\n    return;\n  }\n"
-                      "  for (i64 i = begin; i < end; i++) {\n    const %s v = x[i];\n    %s r;\n", T, T);
-        if (is_trig(q->prim)) trig_lane(vm, f32, m, "v", "r", sb);
-        else sb_printf(sb, "    r = %s_k%s(v);\n", vm, f32 ? "f" : "");
-        sb_printf(sb, "    y[i] = r;\n  }\n}\n");
+                      "  if (o->scalar[0]) {\n    const %s v = (%s)x[0];\n    %s r;\n",
+                  id, prim_names[q->prim], T, T, T, T, KT, KT, KT);
+        if (is_trig(q->prim)) trig_lane(vm, kf, m, "v", "r", sb);
+        else sb_printf(sb, "    r = %s_k%s(v);\n", vm, kf ? "f" : "");
+        sb_printf(sb, "    for (i64 i = begin; i < end; i++) y[i] = (%s)r;\n    return;\n  }\n"
+                      "  for (i64 i = begin; i < end; i++) {\n    const %s v = (%s)x[i];\n    %s r;\n", T, KT, KT,
+                  KT);
+        if (is_trig(q->prim)) trig_lane(vm, kf, m, "v", "r", sb);
+        else sb_printf(sb, "    r = %s_k%s(v);\n", vm, kf ? "f" : "");
+        sb_printf(sb, "    y[i] = (%s)r;\n  }\n}\n", T);
         if (is_trig(q->prim)) m->uses_libm |= m->libm;
         return 0;
     }
