@@ -1054,3 +1054,36 @@ TEST(export_math_modes) {
     cj_error_clear(ctx);
     cj_ctx_free(ctx);
 }
+
+/* Allocation failure at every site of exporting nested control flow (a
+ * scan whose body runs a fori_loop and a cond): CJ_ERR_OOM, nothing
+ * leaked, until it succeeds. */
+TEST(export_control_flow_allocation_failure_is_clean) {
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/cjax-export-oomcf-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    int covered = 0;
+    for (long long n = 1; n < 40000 && !covered; n++) {
+        tu_alloc st = {0};
+        st.fail_at = n;
+        cj_allocator a = tu_allocator(&st);
+        cj_ctx *ctx = cj_ctx_new(&a);
+        if (ctx) {
+            cj_spec s[2] = {cj_spec_make(CJ_F32, 1, (int64_t[]){8}), cj_spec_make(CJ_F32, 2, (int64_t[]){6, 8})};
+            cj_export_opts o = {0};
+            o.dir = dir;
+            cj_func *f = cj_func_new(ctx, "nested", f_nested, 2, 2, NULL);
+            int rc = f ? cj_export_c(f, 2, s, "nested", &o, NULL) : cj_error(ctx);
+            CHECK_MSG(rc == CJ_OK || rc == CJ_ERR_OOM, "allocation %lld: got %s: %s", n, cj_status_name((cj_status)rc),
+                      cj_error_message(ctx));
+            if (!st.failed) {
+                CHECK(rc == CJ_OK);
+                covered = 1;
+            }
+            cj_ctx_free(ctx);
+        }
+        CHECK_MSG(st.live == 0, "allocation %lld failing leaked %lld blocks", n, st.live);
+    }
+    rm_dir(dir);
+    CHECK(covered);
+}
