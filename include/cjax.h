@@ -1583,6 +1583,26 @@ typedef struct cj_export_info {
 cj_status cj_export_c(cj_func *f, int n_in, const cj_spec *in, const char *name, const cj_export_opts *opts,
                       cj_export_info *info);
 
+/* ---- Importing StableHLO (docs/IMPORT.md) ------------------------------- */
+/* Options of cj_import_stablehlo; NULL or zeroed: entry "main". */
+typedef struct cj_import_opts {
+    const char *entry; /* the func.func to import (NULL: "main") */
+} cj_import_opts;
+/* A JAX program exported as StableHLO text (jax.jit(f).lower(...) printed
+ * with compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=
+ * True); the pretty as_text() form for the ops docs/IMPORT.md lists) as an
+ * ordinary function object: its entry function's arguments are its inputs,
+ * its results its outputs. Calling it binds a cjax operation per StableHLO
+ * op, so it runs eagerly, under cj_jit as one program, and under grad and
+ * vmap. The text is parsed and checked now (len bytes, no NUL needed);
+ * a syntax error, an unknown element type, an op in an unread form is
+ * CJ_ERR_ARG "cj_import_stablehlo: line L, column C: ...". An op cjax does
+ * not support is the same error, naming the op, its line and column, when
+ * the function is first called or traced. Owned by ctx (cj_func_free). */
+cj_func *cj_import_stablehlo(cj_ctx *ctx, const char *text, size_t len, const cj_import_opts *opts);
+/* The same from a file (CJ_ERR_IO when it cannot be read). */
+cj_func *cj_import_stablehlo_file(cj_ctx *ctx, const char *path, const cj_import_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

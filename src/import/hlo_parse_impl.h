@@ -1,0 +1,59 @@
+/* hlo_parse_impl.h — what hlo_parse.c and hlo_pretty.c share (import
+ * layer): the parser's state and its helpers. Not used elsewhere. */
+#ifndef CJ_IMPORT_HLO_PARSE_IMPL_H
+#define CJ_IMPORT_HLO_PARSE_IMPL_H
+
+#include "import/hlo.h"
+#include "import/hlo_lex.h"
+
+#define HLO_MAX_DEPTH 48
+
+typedef struct hp_name {
+    const char *p;
+    size_t n;
+    uint32_t h;
+    int id, count;
+} hp_name;
+
+typedef struct hp {
+    hlo_module *m;
+    hlo_lexer lx;
+    hlo_tok cur;
+    int failed;
+    char *err;
+    size_t err_size;
+    hp_name *names;
+    int n_names, cap_names;
+    int scope_floor; /* names below belong to an enclosing func.func */
+    int next_id;
+    int cap_funcs;
+    const char *elem_name; /* the last tensor type's element type, as written */
+    size_t elem_len;
+    hlo_type *fn_ins, *fn_outs; /* the last function type read */
+    int fn_nin, fn_nout;
+} hp;
+
+void *hp_alloc(hp *P, size_t n);
+int hp_fail(hp *P, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void hp_next(hp *P);
+int hp_is(hp *P, const char *s);
+int hp_accept(hp *P, const char *s);
+int hp_expect(hp *P, const char *s, const char *where);
+const char *hp_strdup(hp *P, const char *s, size_t n);
+int hp_define(hp *P, const hlo_tok *t, int count);
+int hp_lookup(hp *P, const hlo_tok *t);
+int hp_type(hp *P, hlo_type *t);
+int hp_type_list(hp *P, hlo_type **out, int *n);
+int hp_skip_angle(hp *P, const char **start, size_t *len);
+int hp_skip_loc(hp *P);
+hlo_attr *hp_attr(hp *P);
+hlo_attr *hp_attr_depth(hp *P, int depth);
+int hp_add_attrs(hp *P, hlo_op *op, const hlo_attr *d);
+int hp_region(hp *P, hlo_block *blk, int depth);
+int hp_block_ops(hp *P, hlo_block *blk, int depth);
+int hp_operand_list(hp *P, hlo_op *op, const char *close);
+hlo_op *hp_op(hp *P, int depth);
+/* An op in the pretty form (its name is the current token): hlo_pretty.c. */
+int hp_pretty_op(hp *P, hlo_op *op, int depth);
+
+#endif

@@ -1,0 +1,221 @@
+/* hlo_pretty.c — the pretty (custom assembly) form of the ops the
+ * importer reads (import layer; called by hlo_parse.c's op reader).
+ *
+ * The pretty form gives each op its own syntax. Read here: module and
+ * func.func headers (public/private, argument and result attributes,
+ * `attributes {...}`), return / func.return, call / func.call, and the
+ * StableHLO ops whose pretty form is the operands and a type — every
+ * elementwise op, `op %a, %b : tensor<..>` or `: (t, t) -> t` — and
+ * `stablehlo.constant dense<...> : t`. Any other op in the pretty form is an
+ * error naming it, its line and column, and saying that the generic form
+ * (print_generic_op_form=True) is read in full. */
+#include <string.h>
+
+#include "import/hlo_parse_impl.h"
+
+static int name_is(const hlo_tok *t, const char *a, const char *b) {
+    return hlo_tok_is(t, a) || (b && hlo_tok_is(t, b));
+}
+
+static int pretty_func(hp *P, hlo_op *op, int depth) {
+    op->name = "func.func";
+    hp_next(P);
+    if (hp_is(P, "public") || hp_is(P, "private") || hp_is(P, "nested")) hp_next(P);
+    if (P->cur.kind != TK_AT) return hp_fail(P, P->cur.line, P->cur.col, "expected @name after func.func");
+    hlo_tok nt = P->cur;
+    hp_next(P);
+    int q = nt.p[1] == '"';
+    hlo_attr *name = hp_alloc(P, sizeof *name), *ft = hp_alloc(P, sizeof *ft);
+    if (!name || !ft) return -1;
+    name->kind = HA_STR, name->s = hp_strdup(P, nt.p + 1 + q, nt.n - 1 - 2 * q), name->slen = nt.n - 1 - 2 * q;
+    int saved_floor = P->scope_floor, saved_next = P->next_id, saved_names = P->n_names;
+    P->scope_floor = P->n_names, P->next_id = 0;
+    hlo_block blk;
+    memset(&blk, 0, sizeof blk);
+    hlo_tok args[256];
+    hlo_type types[256];
+    int n = 0;
+    if (hp_expect(P, "(", "before the arguments")) return -1;
+    if (!hp_accept(P, ")")) {
+        do {
+            if (P->cur.kind != TK_PCT) return hp_fail(P, P->cur.line, P->cur.col, "expected an argument");
+            if (n == 256) return hp_fail(P, P->cur.line, P->cur.col, "more than 256 arguments");
+            args[n] = P->cur;
+            hp_next(P);
+            if (hp_expect(P, ":", "after an argument") || hp_type(P, &types[n])) return -1;
+            if (hp_is(P, "{") && !hp_attr(P)) return -1;
+            if (hp_skip_loc(P)) return -1;
+            n++;
+        } while (hp_accept(P, ","));
+        if (hp_expect(P, ")", "closing the arguments")) return -1;
+    }
+    hlo_type *outs = NULL;
+    int no = 0;
+    if (P->cur.kind == TK_ARROW) {
+        hp_next(P);
+        if (hp_type_list(P, &outs, &no)) return -1;
+        if (hp_is(P, "{") && !hp_attr(P)) return -1; /* a single result's attributes */
+    }
+    if (hp_accept(P, "attributes")) {
+        hlo_attr *d = hp_attr(P);
+        if (!d) return -1;
+    }
+    blk.n_args = n;
+    blk.arg_ids = hp_alloc(P, (size_t)(n ? n : 1) * sizeof *blk.arg_ids);
+    blk.arg_types = hp_alloc(P, (size_t)(n ? n : 1) * sizeof *blk.arg_types);
+    if (!blk.arg_ids || !blk.arg_types) return -1;
+    for (int i = 0; i < n; i++) {
+        int id = hp_define(P, &args[i], 1);
+        if (id < 0) return -1;
+        blk.arg_ids[i] = id, blk.arg_types[i] = types[i];
+    }
+    if (hp_expect(P, "{", "opening the function body") || hp_block_ops(P, &blk, depth + 1) ||
+        hp_expect(P, "}", "closing the function body"))
+        return -1;
+    op->n_values = P->next_id;
+    P->scope_floor = saved_floor, P->next_id = saved_next, P->n_names = saved_names;
+    /* the same attributes the generic form has */
+    ft->kind = HA_TYPE, ft->n = 2;
+    ft->items = hp_alloc(P, 2 * sizeof *ft->items);
+    if (!ft->items) return -1;
+    for (int s = 0; s < 2; s++) {
+        hlo_attr *l = hp_alloc(P, sizeof *l);
+        if (!l) return -1;
+        int cnt = s ? no : n;
+        l->kind = HA_TYPE, l->n = cnt;
+        l->items = hp_alloc(P, (size_t)(cnt ? cnt : 1) * sizeof *l->items);
+        if (!l->items) return -1;
+        for (int k = 0; k < cnt; k++) {
+            hlo_attr *ta = hp_alloc(P, sizeof *ta);
+            if (!ta) return -1;
+            ta->kind = HA_TYPE, ta->has_type = 1, ta->type = s ? outs[k] : types[k];
+            l->items[k] = ta;
+        }
+        ft->items[s] = l;
+    }
+    op->attrs = hp_alloc(P, 2 * sizeof *op->attrs);
+    if (!op->attrs) return -1;
+    op->attrs[0].name = "sym_name", op->attrs[0].val = name;
+    op->attrs[1].name = "function_type", op->attrs[1].val = ft;
+    op->n_attrs = 2;
+    op->regions = hp_alloc(P, sizeof *op->regions);
+    if (!op->regions) return -1;
+    op->regions[0] = blk;
+    op->n_regions = 1;
+    return 0;
+}
+
+/* ": t" (every operand and the result of type t) or ": (ts) -> ts". */
+static int trailing_types(hp *P, hlo_op *op) {
+    if (hp_expect(P, ":", "before the op's type")) return -1;
+    if (hp_is(P, "(")) {
+        int nin;
+        if (hp_type_list(P, &op->opd_types, &nin)) return -1;
+        if (P->cur.kind != TK_ARROW) return hp_fail(P, P->cur.line, P->cur.col, "expected '->'");
+        hp_next(P);
+        if (hp_type_list(P, &op->res_types, &op->n_results)) return -1;
+        if (nin != op->n_operands)
+            return hp_fail(P, op->line, op->col, "%s: %d operand types for %d operands", op->name, nin, op->n_operands);
+        return 0;
+    }
+    hlo_type t;
+    if (hp_type(P, &t)) return -1;
+    op->opd_types = hp_alloc(P, (size_t)(op->n_operands + 1) * sizeof *op->opd_types);
+    op->res_types = hp_alloc(P, sizeof *op->res_types);
+    if (!op->opd_types || !op->res_types) return -1;
+    for (int i = 0; i < op->n_operands; i++) op->opd_types[i] = t;
+    op->res_types[0] = t;
+    op->n_results = 1;
+    return 0;
+}
+
+/* The StableHLO ops whose pretty form is "name %operands : types". */
+static const char *const plain_ops[] = {
+    "abs", "add", "and", "atan2", "cbrt", "ceil", "convert", "cosine", "count_leading_zeros", "divide",
+    "exponential", "exponential_minus_one", "floor", "is_finite", "log", "log_plus_one", "logistic", "maximum",
+    "minimum", "multiply", "negate", "not", "or", "popcnt", "power", "remainder", "round_nearest_afz",
+    "round_nearest_even", "rsqrt", "select", "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign",
+    "sine", "sqrt", "subtract", "tan", "tanh", "xor", "clamp", "reshape", "optimization_barrier", "bitcast_convert",
+    "erf_inv", "erf", "lgamma", "digamma", NULL};
+
+int hp_pretty_op(hp *P, hlo_op *op, int depth) {
+    hlo_tok t = P->cur;
+    if (hlo_tok_is(&t, "module")) {
+        op->name = "builtin.module";
+        hp_next(P);
+        if (P->cur.kind == TK_AT) hp_next(P);
+        if (hp_accept(P, "attributes") && !hp_attr(P)) return -1;
+        op->regions = hp_alloc(P, sizeof *op->regions);
+        if (!op->regions) return -1;
+        op->n_regions = 1;
+        if (hp_region(P, &op->regions[0], depth + 1)) return -1;
+        return hp_skip_loc(P);
+    }
+    if (name_is(&t, "func.func", NULL)) return pretty_func(P, op, depth) || hp_skip_loc(P);
+    if (name_is(&t, "return", "func.return") || name_is(&t, "stablehlo.return", NULL)) {
+        op->name = hlo_tok_is(&t, "stablehlo.return") ? "stablehlo.return" : "func.return";
+        hp_next(P);
+        if (hp_operand_list(P, op, ":")) return -1;
+        if (op->n_operands) {
+            int nt;
+            if (hp_expect(P, ":", "before the returned types") || hp_type_list(P, &op->opd_types, &nt)) return -1;
+            while (hp_accept(P, ",")) {
+                hlo_type x;
+                if (hp_type(P, &x)) return -1;
+            }
+        }
+        return hp_skip_loc(P);
+    }
+    if (name_is(&t, "call", "func.call")) {
+        op->name = "func.call";
+        hp_next(P);
+        if (P->cur.kind != TK_AT) return hp_fail(P, P->cur.line, P->cur.col, "expected @callee");
+        hlo_attr *callee = hp_alloc(P, sizeof *callee);
+        if (!callee) return -1;
+        int q = P->cur.p[1] == '"';
+        callee->kind = HA_SYM, callee->s = hp_strdup(P, P->cur.p + 1 + q, P->cur.n - 1 - 2 * q);
+        callee->slen = P->cur.n - 1 - 2 * q;
+        hp_next(P);
+        if (hp_expect(P, "(", "before the call's operands") || hp_operand_list(P, op, ")") ||
+            hp_expect(P, ")", "after the call's operands"))
+            return -1;
+        if (hp_is(P, "{") && !hp_attr(P)) return -1;
+        op->attrs = hp_alloc(P, sizeof *op->attrs);
+        if (!op->attrs) return -1;
+        op->attrs[0].name = "callee", op->attrs[0].val = callee;
+        op->n_attrs = 1;
+        if (trailing_types(P, op)) return -1;
+        return hp_skip_loc(P);
+    }
+    const char *nm = hp_strdup(P, t.p, t.n);
+    if (!nm) return -1;
+    op->name = nm;
+    const char *base = strncmp(nm, "stablehlo.", 10) == 0 ? nm + 10 : strncmp(nm, "chlo.", 5) == 0 ? nm + 5 : NULL;
+    if (base && strcmp(base, "constant") == 0) {
+        hp_next(P);
+        hlo_attr *v = hp_attr(P);
+        if (!v) return -1;
+        if (!v->has_type) return hp_fail(P, op->line, op->col, "stablehlo.constant without a type");
+        op->attrs = hp_alloc(P, sizeof *op->attrs);
+        op->res_types = hp_alloc(P, sizeof *op->res_types);
+        op->operands = hp_alloc(P, sizeof *op->operands);
+        if (!op->attrs || !op->res_types || !op->operands) return -1;
+        op->attrs[0].name = "value", op->attrs[0].val = v;
+        op->n_attrs = 1;
+        op->res_types[0] = v->type;
+        op->n_results = 1;
+        return hp_skip_loc(P);
+    }
+    for (int i = 0; base && plain_ops[i]; i++) {
+        if (strcmp(base, plain_ops[i]) != 0) continue;
+        hp_next(P);
+        if (hp_operand_list(P, op, ":")) return -1;
+        if (hp_is(P, "{") && !hp_attr(P)) return -1;
+        if (trailing_types(P, op)) return -1;
+        return hp_skip_loc(P);
+    }
+    return hp_fail(P, t.line, t.col,
+                   "'%.*s' in the pretty form is not read; the generic form (print_generic_op_form=True) is read for "
+                   "every supported op",
+                   (int)(t.n > 60 ? 60 : t.n), t.p);
+}
