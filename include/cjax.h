@@ -1587,6 +1587,8 @@ cj_status cj_export_c(cj_func *f, int n_in, const cj_spec *in, const char *name,
 /* Options of cj_import_stablehlo; NULL or zeroed: entry "main". */
 typedef struct cj_import_opts {
     const char *entry; /* the func.func to import (NULL: "main") */
+    int check_arity;   /* nonzero: the entry must take n_in arguments and */
+    int n_in, n_out;   /* return n_out results (CJ_ERR_ARG otherwise) */
 } cj_import_opts;
 /* A JAX program exported as StableHLO text (jax.jit(f).lower(...) printed
  * with compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=

@@ -1894,5 +1894,30 @@ template <class F> void update(array &x, const F &f, cj_ctx *ctx = nullptr) {
     x = next;
 }
 
+/* cj_import_stablehlo / cj_import_stablehlo_file (docs/IMPORT.md): the
+ * module's entry function as function<Sig>, whose argument and result
+ * counts are checked against the module's; e.g.
+ * auto f = cjax::import_stablehlo_file<array(array, array)>("mlp.mlir"). */
+template <class Sig>
+function<Sig> import_stablehlo(const std::string &text, cj_ctx *ctx = nullptr, const char *entry = nullptr) {
+    cj_ctx *c = detail::current(ctx);
+    cj_import_opts o{};
+    o.entry = entry;
+    o.check_arity = 1;
+    o.n_in = function<Sig>::n_in;
+    o.n_out = function<Sig>::n_out;
+    return function<Sig>(detail::adopt(c, cj_import_stablehlo(c, text.data(), text.size(), &o)));
+}
+template <class Sig>
+function<Sig> import_stablehlo_file(const std::string &path, cj_ctx *ctx = nullptr, const char *entry = nullptr) {
+    cj_ctx *c = detail::current(ctx);
+    cj_import_opts o{};
+    o.entry = entry;
+    o.check_arity = 1;
+    o.n_in = function<Sig>::n_in;
+    o.n_out = function<Sig>::n_out;
+    return function<Sig>(detail::adopt(c, cj_import_stablehlo_file(c, path.c_str(), &o)));
+}
+
 } // namespace cjax
 #endif

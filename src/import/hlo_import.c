@@ -149,6 +149,12 @@ cj_func *cj_import_stablehlo(cj_ctx *ctx, const char *text, size_t len, const cj
                    entry, fn->n_args, fn->n_results);
         return NULL;
     }
+    if (opts && opts->check_arity && (opts->n_in != fn->n_args || opts->n_out != fn->n_results)) {
+        core_error(ctx, CJ_ERR_ARG, "cj_import_stablehlo: @%s takes %d arguments and returns %d results, not %d and %d",
+                   entry, fn->n_args, fn->n_results, opts->n_in, opts->n_out);
+        hlo_module_free(m);
+        return NULL;
+    }
     imp_module *im = rt_calloc(ctx->mem, sizeof *im);
     cj_func *f = im ? func_new(ctx, entry, &imp_ops, fn->n_args, fn->n_results) : NULL;
     if (!f) {

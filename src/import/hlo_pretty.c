@@ -53,8 +53,7 @@ static int pretty_func(hp *P, hlo_op *op, int depth) {
     int no = 0;
     if (P->cur.kind == TK_ARROW) {
         hp_next(P);
-        if (hp_type_list(P, &outs, &no)) return -1;
-        if (hp_is(P, "{") && !hp_attr(P)) return -1; /* a single result's attributes */
+        if (hp_type_list(P, &outs, &no)) return -1; /* result attributes only inside ( ) */
     }
     if (hp_accept(P, "attributes")) {
         hlo_attr *d = hp_attr(P);
