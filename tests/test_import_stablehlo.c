@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "cjax.h"
 #include "harness.h"
@@ -242,3 +243,50 @@ TEST(import_stablehlo_errors_name_line_and_column) {
     CHECK(cj_import_stablehlo(NULL, "", 0, NULL) == NULL);
     cj_error_clear(NULL);
 }
+
+/* cjax-run end to end: the MLP module and its inputs from the command line,
+ * its output (and --grad's) against JAX's .npy, --print, --memory and
+ * --bench on stdout, a bad module's exit status and message. */
+#ifdef CJAX_RUN_BIN
+static int run_cmd(const char *cmd, char *out, size_t n) {
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    size_t k = fread(out, 1, n - 1, p);
+    out[k] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(import_stablehlo_cjax_run_end_to_end) {
+    char dir[] = "/tmp/cjax_run_test.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char cmd[4096], out[8192];
+    int k = snprintf(cmd, sizeof cmd, "'%s' " HLO_DIR "mlp.generic.mlir", CJAX_RUN_BIN);
+    for (int i = 0; i < 5; i++) k += snprintf(cmd + k, sizeof cmd - (size_t)k, " " HLO_DIR "mlp.in%d.npy", i);
+    char *args_end = cmd + k;
+    snprintf(args_end, sizeof cmd - (size_t)k, " -o %s/y --print --memory --bench 3 2>&1", dir);
+    CHECK_EQ_INT(run_cmd(cmd, out, sizeof out), 0);
+    CHECK_MSG(strstr(out, "{ lambda") && strstr(out, "dot_general") && strstr(out, "peak") && strstr(out, "median"),
+              "output: %s", out);
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    char path[600], why[200];
+    snprintf(path, sizeof path, "%s/y0.npy", dir);
+    CHECK_MSG(close_to(cj_load_npy(ctx, path), load(ctx, "mlp", "out", 0), 1e-5, 1e-6, why, sizeof why), "%s", why);
+    snprintf(args_end, sizeof cmd - (size_t)k, " -o %s/g --grad 2>&1", dir);
+    CHECK_EQ_INT(run_cmd(cmd, out, sizeof out), 0);
+    snprintf(path, sizeof path, "%s/g0.npy", dir);
+    CHECK_MSG(close_to(cj_load_npy(ctx, path), load(ctx, "mlp", "grad", 0), 1e-5, 1e-6, why, sizeof why), "%s", why);
+    cj_ctx_free(ctx);
+    /* a module with an unsupported op: exit 1 and the op's line */
+    snprintf(path, sizeof path, "%s/bad.mlir", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f);
+    fputs("func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.fft %a : tensor<f32>\n}\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s' %s " HLO_DIR "mlp.in1.npy -o %s/z 2>&1", CJAX_RUN_BIN, path, dir);
+    CHECK_EQ_INT(run_cmd(cmd, out, sizeof out), 1);
+    CHECK_MSG(strstr(out, "line 2, column 8"), "output: %s", out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+#endif
