@@ -59,7 +59,7 @@ fuzz: build
 # $(BUILD)-libfuzzer/crashes/ (add it to fuzz/corpus/<harness>/ as
 # regression_<what>, so every `make test` replays it).
 SECONDS ?= 60
-FUZZ_HARNESSES = npy cache npz
+FUZZ_HARNESSES = npy cache npz hlo
 fuzz-inputs:
 	cmake -S . -B $(BUILD)-libfuzzer -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCJAX_LIBFUZZER=ON -DCJAX_BUILD_TESTS=OFF

@@ -47,6 +47,12 @@ const char *fuzz_cache_one(const uint8_t *data, size_t size, fuzz_outcome *outco
  * left allocated (npz_body.c). */
 const char *fuzz_npz_one(const uint8_t *data, size_t size, fuzz_outcome *outcome);
 
+/* Imports `data` as StableHLO text (cj_import_stablehlo) and traces an
+ * imported module for its entry's argument types. Clean: a refusal names
+ * cj_import_stablehlo (and a line and column for a parse error), a trace
+ * gives IR or an error; nothing left allocated (hlo_body.c). */
+const char *fuzz_hlo_one(const uint8_t *data, size_t size, fuzz_outcome *outcome);
+
 /* The cache key the cache body checks against: SHA-256 of this text (the
  * corpus generator, fuzz/corpus/generate.py, seals files with it). */
 #define FUZZ_CACHE_KEY_TEXT "cjax fuzz_cache key"

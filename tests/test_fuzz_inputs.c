@@ -126,3 +126,18 @@ TEST(fuzz_inputs_npz_corpus_replays_clean) {
     CHECK(files >= 20);
     CHECK(accepted >= 4);
 }
+
+/* StableHLO text (issue 19): seeds named valid... import, the rest are
+ * refused; regression_ files have no expectation. */
+static int expected_hlo(const char *name) {
+    if (starts_with(name, "regression_")) return -1;
+    return starts_with(name, "valid");
+}
+
+TEST(fuzz_inputs_hlo_corpus_replays_clean) {
+    int files, accepted;
+    replay("hlo", fuzz_hlo_one, expected_hlo, &files, &accepted);
+    if (th_failed_now()) return;
+    CHECK(files >= 10);
+    CHECK(accepted >= 4);
+}

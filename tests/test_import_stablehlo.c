@@ -231,7 +231,7 @@ TEST(import_stablehlo_errors_name_line_and_column) {
                        "2 elements for a 1-element tensor"));
     CHECK(import_fails("func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = call @main(%a) : (tensor<f32>) -> tensor<f32>\n"
                        "  return %0 : tensor<f32>\n}",
-                       "nested deeper than 64"));
+                       "nested deeper than 32"));
     CHECK(import_fails("func.func @main(%a: tensor<?xf32>) -> tensor<f32>", "dynamic shapes"));
     CHECK(import_fails("", "no func.func"));
     /* NULL arguments */

@@ -70,6 +70,8 @@ int imp_run_block(imp_env *E, const hlo_block *b, const cj_val *args, cj_val *ou
         }
         if (op->first_result + op->n_results > E->n || op->n_results > IMP_MAX_RESULTS)
             return imp_error(E, op, "too many results");
+        if (--*E->budget < 0)
+            return imp_error(E, op, "the program binds more than %lld ops (func.call fan-out?)", (long long)IMP_OP_BUDGET);
         cj_val res[IMP_MAX_RESULTS];
         for (int k = 0; k < op->n_results; k++) res[k] = (cj_val){0};
         if (imp_run_op(E, op, res) != 0 || cj_error(E->ctx)) {
@@ -85,8 +87,8 @@ int imp_run_block(imp_env *E, const hlo_block *b, const cj_val *args, cj_val *ou
 }
 
 int imp_call_func(imp_env *parent, const hlo_func *f, const cj_val *args, cj_val *out) {
-    if (parent->depth > 64) return imp_error(parent, NULL, "calls nested deeper than 64 (recursion?)");
-    imp_env E = {parent->ctx, parent->m, NULL, f->n_values, parent->depth + 1};
+    if (parent->depth > 32) return imp_error(parent, NULL, "calls nested deeper than 32 (recursion?)");
+    imp_env E = {parent->ctx, parent->m, NULL, f->n_values, parent->depth + 1, parent->budget};
     size_t bytes = (size_t)(f->n_values ? f->n_values : 1) * sizeof(cj_val);
     E.v = rt_calloc(parent->ctx->mem, bytes);
     if (!E.v) return imp_error(parent, NULL, "out of memory running @%s", f->name);
@@ -99,7 +101,8 @@ int imp_call_func(imp_env *parent, const hlo_func *f, const cj_val *args, cj_val
 
 static int imp_call(cj_func *f, const cj_val *in, cj_val *out) {
     imp_module *im = f->state;
-    imp_env root = {f->ctx, im->m, NULL, 0, 0};
+    int64_t budget = IMP_OP_BUDGET;
+    imp_env root = {f->ctx, im->m, NULL, 0, 0, &budget};
     cj_scope_begin(f->ctx);
     int rc = imp_call_func(&root, im->entry, in, out);
     cj_scope_end(f->ctx, rc == 0 ? f->n_out : 0, out);

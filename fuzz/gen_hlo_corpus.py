@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""gen_hlo_corpus.py — writes the StableHLO fuzz seeds into fuzz/corpus/hlo/.
+
+valid_*: modules cj_import_stablehlo imports (small fixtures of
+tests/data/stablehlo/ and hand-written ones); every other seed is refused
+(truncations, bad tokens, deep nesting, dynamic shapes, unknown types).
+Run from the repository root: python3 fuzz/gen_hlo_corpus.py
+"""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "fuzz", "corpus", "hlo")
+DATA = os.path.join(ROOT, "tests", "data", "stablehlo")
+os.makedirs(OUT, exist_ok=True)
+
+seeds = {}
+for name in ["mlp", "solver", "linsolve", "cnn"]:
+    with open(os.path.join(DATA, name + ".generic.mlir")) as f:
+        seeds["valid_" + name] = f.read()
+mlp = seeds["valid_mlp"]
+pretty = """module @m {
+  func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32> {jax.result_info = ""}) {
+    %cst = stablehlo.constant dense<[1.0, 2.0, 0x7F800000]> : tensor<3xf32>
+    %0 = stablehlo.multiply %arg0, %cst : tensor<3xf32>
+    %1 = call @g(%0, %arg1) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    return %1 : tensor<3xf32>
+  }
+  func.func private @g(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> tensor<3xf32> {
+    %0 = stablehlo.subtract %arg0, %arg1 : tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}
+"""
+seeds["valid_pretty"] = pretty
+# a call tree of fan-out 2 and depth 30: imports, and its trace stops at the op budget
+fan = ["func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = call @f0(%a) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}\n"]
+for i in range(30):
+    fan.append(f"func.func private @f{i}(%a: tensor<f32>) -> tensor<f32> {{\n"
+               f"  %0 = call @f{i+1}(%a) : (tensor<f32>) -> tensor<f32>\n"
+               f"  %1 = call @f{i+1}(%0) : (tensor<f32>) -> tensor<f32>\n  return %1 : tensor<f32>\n}}\n")
+fan.append("func.func private @f30(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\n")
+seeds["valid_call_fanout"] = "".join(fan)
+seeds["valid_unsupported_op"] = ('"func.func"() <{function_type = (tensor<f32>) -> tensor<f32>, sym_name = "main"}> ({\n'
+                                 '^bb0(%a: tensor<f32>):\n  %0 = "stablehlo.fft"(%a) : (tensor<f32>) -> tensor<f32>\n'
+                                 '  "func.return"(%0) : (tensor<f32>) -> ()\n}) : () -> ()\n')
+for k in [10, 100, 500, 1000, len(mlp) // 2, len(mlp) - 3]:
+    seeds[f"truncated_mlp_{k}"] = mlp[:k]
+seeds["bad_token"] = "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  return ` %a\n}\n"
+seeds["deep_attr"] = "func.func @main() -> tensor<f32> attributes {a = " + "[" * 200 + "]" * 200 + "} {\n}\n"
+seeds["deep_dense"] = ('"func.func"() <{function_type = () -> tensor<f32>, sym_name = "main"}> ({\n'
+                       '  %0 = "stablehlo.constant"() <{value = dense<' + "[" * 100 + "1" + "]" * 100 + '> : tensor<f32>}> : () -> tensor<f32>\n'
+                       '  "func.return"(%0) : (tensor<f32>) -> ()\n}) : () -> ()\n')
+seeds["deep_regions"] = ('"func.func"() <{function_type = () -> tensor<f32>, sym_name = "main"}> ('
+                         + '({' * 80 + '})' * 80 + ') : () -> ()\n')
+seeds["dynamic_shape"] = "func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {\n  return %a : tensor<?xf32>\n}\n"
+seeds["complex_arg"] = "func.func @main(%a: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {\n  return %a : tensor<2xcomplex<f32>>\n}\n"
+seeds["undefined_value"] = "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.add %a, %zz : tensor<f32>\n  return %0 : tensor<f32>\n}\n"
+seeds["bad_result_index"] = ('"func.func"() <{function_type = (tensor<f32>) -> tensor<f32>, sym_name = "main"}> ({\n'
+                             '^bb0(%a: tensor<f32>):\n  "func.return"(%a#7) : (tensor<f32>) -> ()\n}) : () -> ()\n')
+seeds["huge_dim"] = "func.func @main(%a: tensor<99999999999999999999xf32>) -> tensor<f32> {\n}\n"
+seeds["unterminated_string"] = 'func.func @main() attributes {a = "abc'
+seeds["empty"] = ""
+seeds["hex_odd"] = ('"func.func"() <{function_type = () -> tensor<f32>, sym_name = "main"}> ({\n'
+                    '  %0 = "stablehlo.constant"() <{value = dense<"0x123"> : tensor<f32>}> : () -> tensor<f32>\n'
+                    '  "func.return"(%0) : (tensor<f32>) -> ()\n}) : () -> ()\n')
+for name, text in seeds.items():
+    with open(os.path.join(OUT, name), "w") as f:
+        f.write(text)
+print(len(seeds), "seeds")
