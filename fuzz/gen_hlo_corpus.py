@@ -17,6 +17,8 @@ seeds = {}
 for name in ["mlp", "solver", "linsolve", "cnn"]:
     with open(os.path.join(DATA, name + ".generic.mlir")) as f:
         seeds["valid_" + name] = f.read()
+with open(os.path.join(DATA, "block.mlir")) as f:
+    seeds["valid_block_pretty"] = f.read()
 mlp = seeds["valid_mlp"]
 pretty = """module @m {
   func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32> {jax.result_info = ""}) {

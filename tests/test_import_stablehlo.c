@@ -290,3 +290,20 @@ TEST(import_stablehlo_cjax_run_end_to_end) {
     CHECK_EQ_INT(system(cmd), 0);
 }
 #endif
+
+/* The pretty form (Lowered.as_text()) of the programs whose ops it reads:
+ * the same results as the generic form. */
+TEST(import_stablehlo_pretty_mlp) { CHECK(check_program("mlp", 1, 1e-5, 1e-6)); }
+TEST(import_stablehlo_pretty_sgd) { CHECK(check_program("sgd", 1, 1e-5, 1e-6)); }
+TEST(import_stablehlo_pretty_block) { CHECK(check_program("block", 1, 1e-4, 1e-5)); }
+TEST(import_stablehlo_pretty_block_grad) { CHECK(check_program("block_grad", 1, 1e-4, 1e-4)); }
+
+/* What the pretty form does not read is refused with the op's place. */
+TEST(import_stablehlo_pretty_unread_op_is_named) {
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    CHECK(cj_import_stablehlo_file(ctx, HLO_DIR "solver.mlir", NULL) == NULL);
+    CHECK_MSG(strstr(cj_error_message(ctx), "in the pretty form is not read") &&
+                  strstr(cj_error_message(ctx), "line "),
+              "%s", cj_error_message(ctx));
+    cj_ctx_free(ctx);
+}

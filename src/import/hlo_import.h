@@ -20,7 +20,7 @@ typedef struct imp_env {
                         cannot make a small module run for ever */
 } imp_env;
 
-#define IMP_OP_BUDGET (INT64_C(1) << 24)
+#define IMP_OP_BUDGET (INT64_C(1) << 20)
 
 int imp_error(imp_env *E, const hlo_op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *imp_type_str(const hlo_type *t, char *buf, size_t n);

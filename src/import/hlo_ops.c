@@ -19,6 +19,18 @@
 static int is(const hlo_op *op, const char *name) { return strcmp(op->name, name) == 0; }
 #define IN(k) (E->v[op->operands[k]])
 
+/* The operands' values in a block of the context's memory (the caller
+ * frees n_operands entries): on the heap, as calls nest in C frames. */
+static cj_val *operand_vals(imp_env *E, const hlo_op *op) {
+    cj_val *v = rt_alloc(E->ctx->mem, (size_t)(op->n_operands ? op->n_operands : 1) * sizeof *v);
+    if (!v) {
+        imp_error(E, op, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < op->n_operands; i++) v[i] = E->v[op->operands[i]];
+    return v;
+}
+
 static const hlo_type *rtype(const hlo_op *op, int k) { return &op->res_types[k]; }
 
 /* array<i64: ...> attribute into out (rank-sized); -1 when missing. */
@@ -608,9 +620,10 @@ int imp_run_op(imp_env *E, const hlo_op *op, cj_val *res) {
     } else if (is(op, "stablehlo.concatenate")) {
         int64_t d;
         if (int_attr(op, "dimension", &d)) return imp_error(E, op, "missing dimension");
-        cj_val xs[1024];
-        for (int i = 0; i < op->n_operands; i++) xs[i] = IN(i);
+        cj_val *xs = operand_vals(E, op);
+        if (!xs) return -1;
         res[0] = cj_concatenate(op->n_operands, xs, d);
+        rt_free(E->ctx->mem, xs, (size_t)(op->n_operands ? op->n_operands : 1) * sizeof *xs);
     } else if (is(op, "stablehlo.pad")) {
         if (ints_attr(E, op, "edge_padding_low", a, CJ_MAX_RANK, 1) < 0 ||
             ints_attr(E, op, "edge_padding_high", b, CJ_MAX_RANK, 1) < 0 ||
@@ -652,17 +665,21 @@ int imp_run_op(imp_env *E, const hlo_op *op, cj_val *res) {
         if (!f) return imp_error(E, op, "no func.func @%s", callee->s);
         if (f->n_args != op->n_operands || f->n_results != op->n_results)
             return imp_error(E, op, "@%s takes %d arguments and returns %d", f->name, f->n_args, f->n_results);
-        cj_val args[1024];
-        for (int i = 0; i < op->n_operands; i++) args[i] = IN(i);
-        return imp_call_func(E, f, args, res);
+        cj_val *args = operand_vals(E, op);
+        if (!args) return -1;
+        int rc = imp_call_func(E, f, args, res);
+        rt_free(E->ctx->mem, args, (size_t)(op->n_operands ? op->n_operands : 1) * sizeof *args);
+        return rc;
     } else if (is(op, "stablehlo.composite")) {
         const hlo_attr *d = hlo_op_attr(op, "decomposition");
         if (!d || d->kind != HA_SYM) return imp_error(E, op, "missing decomposition");
         const hlo_func *f = hlo_find_func(E->m, d->s, d->slen);
         if (!f || f->n_args != op->n_operands || f->n_results != op->n_results) return imp_error(E, op, "bad decomposition");
-        cj_val args[1024];
-        for (int i = 0; i < op->n_operands; i++) args[i] = IN(i);
-        return imp_call_func(E, f, args, res);
+        cj_val *args = operand_vals(E, op);
+        if (!args) return -1;
+        int rc = imp_call_func(E, f, args, res);
+        rt_free(E->ctx->mem, args, (size_t)(op->n_operands ? op->n_operands : 1) * sizeof *args);
+        return rc;
     } else if (is(op, "stablehlo.gather")) return gather(E, op, res);
     else if (is(op, "stablehlo.scatter")) return scatter(E, op, res);
     else if (is(op, "stablehlo.sort")) return sort(E, op, res);

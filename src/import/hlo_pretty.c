@@ -5,10 +5,14 @@
  * func.func headers (public/private, argument and result attributes,
  * `attributes {...}`), return / func.return, call / func.call, and the
  * StableHLO ops whose pretty form is the operands and a type — every
- * elementwise op, `op %a, %b : tensor<..>` or `: (t, t) -> t` — and
- * `stablehlo.constant dense<...> : t`. Any other op in the pretty form is an
+ * elementwise op, `op %a, %b : tensor<..>` or `: (t, t) -> t` —,
+ * `stablehlo.constant dense<...> : t`, the ops of keyword items
+ * (broadcast_in_dim, transpose, dot_general, compare, iota, concatenate,
+ * reverse) and a one-operand `reduce(...) applies OP across dimensions`. Any other op in the pretty form is an
  * error naming it, its line and column, and saying that the generic form
  * (print_generic_op_form=True) is read in full. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import/hlo_parse_impl.h"
@@ -117,12 +121,16 @@ static int trailing_types(hp *P, hlo_op *op) {
             return hp_fail(P, op->line, op->col, "%s: %d operand types for %d operands", op->name, nin, op->n_operands);
         return 0;
     }
-    hlo_type t;
+    hlo_type t, first;
     if (hp_type(P, &t)) return -1;
+    first = t;
+    int two = hp_accept(P, ","); /* select: the predicate's type, then the values' */
+    if (two && hp_type(P, &t)) return -1;
     op->opd_types = hp_alloc(P, (size_t)(op->n_operands + 1) * sizeof *op->opd_types);
     op->res_types = hp_alloc(P, sizeof *op->res_types);
     if (!op->opd_types || !op->res_types) return -1;
     for (int i = 0; i < op->n_operands; i++) op->opd_types[i] = t;
+    if (two && op->n_operands) op->opd_types[0] = first;
     op->res_types[0] = t;
     op->n_results = 1;
     return 0;
@@ -136,6 +144,185 @@ static const char *const plain_ops[] = {
     "round_nearest_even", "rsqrt", "select", "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign",
     "sine", "sqrt", "subtract", "tan", "tanh", "xor", "clamp", "reshape", "optimization_barrier", "bitcast_convert",
     "erf_inv", "erf", "lgamma", "digamma", NULL};
+
+/* An attribute made here for an op read in the pretty form. */
+static int add_attr(hp *P, hlo_op *op, const char *name, hlo_attr *v) {
+    hlo_named *all = hp_alloc(P, (size_t)(op->n_attrs + 1) * sizeof *all);
+    if (!all || !v) return -1;
+    if (op->n_attrs) memcpy(all, op->attrs, (size_t)op->n_attrs * sizeof *all);
+    all[op->n_attrs].name = name, all[op->n_attrs].val = v;
+    op->attrs = all;
+    op->n_attrs++;
+    return 0;
+}
+
+static hlo_attr *opaque_text(hp *P, const char *text) {
+    hlo_attr *a = hp_alloc(P, sizeof *a);
+    if (!a) return NULL;
+    a->kind = HA_OPAQUE, a->line = P->cur.line, a->col = P->cur.col;
+    a->slen = strlen(text);
+    a->s = hp_strdup(P, text, a->slen);
+    return a->s ? a : NULL;
+}
+
+/* [1, 2] as an array<i64> attribute */
+static hlo_attr *int_list(hp *P, char *text, size_t size, size_t *used) {
+    hlo_attr *a = hp_alloc(P, sizeof *a);
+    if (!a || hp_expect(P, "[", "opening a dimension list")) return NULL;
+    a->kind = HA_ARRAY;
+    int64_t v[CJ_MAX_RANK * 2];
+    int n = 0;
+    if (used) *used += (size_t)snprintf(text + *used, size - *used, "[");
+    while (!hp_is(P, "]")) {
+        if (P->cur.kind != TK_NUM || n == CJ_MAX_RANK * 2)
+            return hp_fail(P, P->cur.line, P->cur.col, "expected a dimension"), NULL;
+        v[n] = strtoll(P->cur.p, NULL, 10);
+        if (used && *used < size) *used += (size_t)snprintf(text + *used, size - *used, "%s%lld", n ? ", " : "", (long long)v[n]);
+        n++;
+        hp_next(P);
+        if (!hp_accept(P, ",")) break;
+    }
+    if (hp_expect(P, "]", "closing a dimension list")) return NULL;
+    if (used && *used < size) *used += (size_t)snprintf(text + *used, size - *used, "]");
+    a->n = n;
+    a->ints = hp_alloc(P, (size_t)(n ? n : 1) * sizeof *a->ints);
+    if (!a->ints) return NULL;
+    memcpy(a->ints, v, (size_t)n * sizeof *v);
+    return a;
+}
+
+/* The ops whose pretty form is operands and "key = value" items: dims,
+ * dim, contracting_dims = [..] x [..], batching_dims, precision, and
+ * compare's direction and type words. */
+static int keyword_op(hp *P, hlo_op *op, const char *base) {
+    hp_next(P);
+    int ops[64], n = 0;
+    char dot[400];
+    size_t used = 0;
+    dot[0] = 0;
+    for (;;) {
+        if (P->cur.kind == TK_PCT) {
+            if (n == 64) return hp_fail(P, P->cur.line, P->cur.col, "too many operands");
+            int id = hp_lookup(P, &P->cur);
+            if (id < 0) return -1;
+            ops[n++] = id;
+            hp_next(P);
+        } else if (P->cur.kind == TK_ID) {
+            hlo_tok k = P->cur;
+            hp_next(P);
+            if (!hp_accept(P, "=")) { /* compare's GT ... FLOAT */
+                if (strcmp(base, "compare") == 0 && n == 0) {
+                    char t[64];
+                    snprintf(t, sizeof t, "comparison_direction %.*s", (int)(k.n > 20 ? 20 : k.n), k.p);
+                    if (add_attr(P, op, "comparison_direction", opaque_text(P, t))) return -1;
+                } else if (strcmp(base, "compare") != 0) {
+                    return hp_fail(P, k.line, k.col, "unexpected '%.*s'", (int)(k.n > 40 ? 40 : k.n), k.p);
+                }
+            } else if (hlo_tok_is(&k, "contracting_dims") || hlo_tok_is(&k, "batching_dims")) {
+                const char *side = hlo_tok_is(&k, "contracting_dims") ? "contracting" : "batching";
+                used += (size_t)snprintf(dot + used, sizeof dot - used, "%slhs_%s_dimensions = ", used ? ", " : "", side);
+                if (!int_list(P, dot, sizeof dot, &used)) return -1;
+                if (!hp_accept(P, "x")) return hp_fail(P, P->cur.line, P->cur.col, "expected 'x' between the sides");
+                if (used < sizeof dot) used += (size_t)snprintf(dot + used, sizeof dot - used, ", rhs_%s_dimensions = ", side);
+                if (!int_list(P, dot, sizeof dot, &used)) return -1;
+                if (used >= sizeof dot) return hp_fail(P, k.line, k.col, "dimension lists too long");
+            } else if (hlo_tok_is(&k, "dims") || hlo_tok_is(&k, "dim")) {
+                const char *name = !strcmp(base, "broadcast_in_dim") ? "broadcast_dimensions"
+                                   : !strcmp(base, "transpose")      ? "permutation"
+                                   : !strcmp(base, "iota")           ? "iota_dimension"
+                                                                     : "dimension";
+                if (!strcmp(base, "reverse")) name = "dimensions";
+                hlo_attr *v;
+                if (hlo_tok_is(&k, "dims")) {
+                    v = int_list(P, NULL, 0, NULL);
+                } else { /* a bare integer: "dim = 0 : tensor<...>" is the op's type after it */
+                    if (P->cur.kind != TK_NUM) return hp_fail(P, P->cur.line, P->cur.col, "expected a dimension");
+                    v = hp_alloc(P, sizeof *v);
+                    if (!v) return -1;
+                    v->kind = HA_INT, v->i = strtoll(P->cur.p, NULL, 10);
+                    hp_next(P);
+                }
+                if (!v || add_attr(P, op, name, v)) return -1;
+            } else {
+                hlo_attr *v = hp_attr(P); /* precision = [...], algorithm, ...: read, not used */
+                if (!v) return -1;
+            }
+        } else {
+            break;
+        }
+        if (!hp_accept(P, ",")) break;
+    }
+    if (used && add_attr(P, op, "dot_dimension_numbers", opaque_text(P, dot))) return -1;
+    op->n_operands = n;
+    op->operands = hp_alloc(P, (size_t)(n ? n : 1) * sizeof *op->operands);
+    if (!op->operands) return -1;
+    memcpy(op->operands, ops, (size_t)n * sizeof *ops);
+    if (hp_is(P, "{") && !hp_attr(P)) return -1;
+    return trailing_types(P, op);
+}
+
+/* stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1]
+ * : (...) -> ...: the region is made here, one op of its two arguments. */
+static int reduce_applies(hp *P, hlo_op *op) {
+    hp_next(P);
+    int ops[32], n = 0;
+    if (hp_expect(P, "(", "after stablehlo.reduce")) return -1;
+    while (P->cur.kind == TK_PCT) {
+        if (n == 32) return hp_fail(P, P->cur.line, P->cur.col, "too many operands");
+        int id = hp_lookup(P, &P->cur);
+        if (id < 0) return -1;
+        ops[n++] = id;
+        hp_next(P);
+        if (hp_expect(P, "init", "in reduce's operands") || hp_expect(P, ":", "after init")) return -1;
+        if (P->cur.kind != TK_PCT) return hp_fail(P, P->cur.line, P->cur.col, "expected the init value");
+        if ((id = hp_lookup(P, &P->cur)) < 0) return -1;
+        ops[16 + n - 1] = id;
+        hp_next(P);
+        if (!hp_accept(P, ")")) {
+            if (hp_expect(P, ",", "between reduce's operands") || hp_expect(P, "(", "before the next operand")) return -1;
+        } else {
+            break;
+        }
+    }
+    if (n != 1) return hp_fail(P, op->line, op->col, "stablehlo.reduce of %d operands in the pretty form is not read; use the generic form", n);
+    if (hp_expect(P, "applies", "in stablehlo.reduce") || P->cur.kind != TK_ID)
+        return hp_fail(P, P->cur.line, P->cur.col, "expected the reduction's op");
+    const char *body = hp_strdup(P, P->cur.p, P->cur.n);
+    hp_next(P);
+    if (!body || hp_expect(P, "across", "in stablehlo.reduce") || hp_expect(P, "dimensions", "in stablehlo.reduce") ||
+        hp_expect(P, "=", "after dimensions"))
+        return -1;
+    hlo_attr *dims = int_list(P, NULL, 0, NULL);
+    if (!dims || add_attr(P, op, "dimensions", dims)) return -1;
+    op->n_operands = 2;
+    op->operands = hp_alloc(P, 2 * sizeof *op->operands);
+    op->regions = hp_alloc(P, sizeof *op->regions);
+    hlo_op *x = hp_alloc(P, sizeof *x), *ret = hp_alloc(P, sizeof *ret);
+    hlo_block *b = op->regions;
+    if (!op->operands || !b || !x || !ret) return -1;
+    op->operands[0] = ops[0], op->operands[1] = ops[16];
+    op->n_regions = 1;
+    b->n_args = 2;
+    b->arg_ids = hp_alloc(P, 2 * sizeof *b->arg_ids);
+    b->ops = hp_alloc(P, 2 * sizeof *b->ops);
+    x->operands = hp_alloc(P, 2 * sizeof *x->operands);
+    ret->operands = hp_alloc(P, sizeof *ret->operands);
+    if (!b->arg_ids || !b->ops || !x->operands || !ret->operands) return -1;
+    b->arg_ids[0] = P->next_id, b->arg_ids[1] = P->next_id + 1;
+    x->name = body, x->line = op->line, x->col = op->col;
+    x->n_operands = 2, x->operands[0] = b->arg_ids[0], x->operands[1] = b->arg_ids[1];
+    x->n_results = 1, x->first_result = P->next_id + 2;
+    ret->name = "stablehlo.return", ret->n_operands = 1, ret->operands[0] = x->first_result;
+    P->next_id += 3;
+    b->n_ops = 2, b->ops[0] = x, b->ops[1] = ret;
+    if (trailing_types(P, op)) return -1;
+    /* the region's types: the init's */
+    b->arg_types = hp_alloc(P, 2 * sizeof *b->arg_types);
+    x->res_types = hp_alloc(P, sizeof *x->res_types);
+    if (!b->arg_types || !x->res_types) return -1;
+    b->arg_types[0] = b->arg_types[1] = x->res_types[0] = op->opd_types[1];
+    return 0;
+}
 
 int hp_pretty_op(hp *P, hlo_op *op, int depth) {
     hlo_tok t = P->cur;
@@ -205,6 +392,12 @@ int hp_pretty_op(hp *P, hlo_op *op, int depth) {
         op->n_results = 1;
         return hp_skip_loc(P);
     }
+    static const char *const keyword_ops[] = {"broadcast_in_dim", "transpose", "dot_general", "compare", "iota",
+                                              "concatenate", "reverse", NULL};
+    for (int i = 0; base && keyword_ops[i]; i++)
+        if (strcmp(base, keyword_ops[i]) == 0) return keyword_op(P, op, base) || hp_skip_loc(P);
+    if (base && strcmp(base, "reduce") == 0 && P->lx.s < P->lx.end && *P->lx.s == '(')
+        return reduce_applies(P, op) || hp_skip_loc(P);
     for (int i = 0; base && plain_ops[i]; i++) {
         if (strcmp(base, plain_ops[i]) != 0) continue;
         hp_next(P);
