@@ -139,17 +139,17 @@ cj_func *cj_import_stablehlo(cj_ctx *ctx, const char *text, size_t len, const cj
     for (int i = 0; i < fn->n_args + fn->n_results; i++) {
         const hlo_type *t = i < fn->n_args ? &fn->arg_types[i] : &fn->res_types[i - fn->n_args];
         if (t->kind != HT_TENSOR || !t->known_dt) {
-            hlo_module_free(m);
             core_error(ctx, CJ_ERR_DTYPE, "cj_import_stablehlo: line %d, column %d: @%s's %s %d is not a tensor of a dtype cjax has",
                        fn->line, fn->col, entry, i < fn->n_args ? "argument" : "result",
                        i < fn->n_args ? i : i - fn->n_args);
+            hlo_module_free(m); /* after the message: fn lives in the module */
             return NULL;
         }
     }
     if (fn->n_results < 1 || fn->n_results > 64 || fn->n_args > 64) {
-        hlo_module_free(m);
         core_error(ctx, CJ_ERR_ARG, "cj_import_stablehlo: @%s has %d arguments and %d results (cjax takes 0..64 and 1..64)",
                    entry, fn->n_args, fn->n_results);
+        hlo_module_free(m);
         return NULL;
     }
     if (opts && opts->check_arity && (opts->n_in != fn->n_args || opts->n_out != fn->n_results)) {
