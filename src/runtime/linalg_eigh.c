@@ -4,8 +4,9 @@
  * (src/prim/linalg_eigh.c) runs it eagerly and, under jit, as a single
  * kernel; it hands in the working memory (rt_eigh_work). A batch is
  * split over the pool a whole matrix at a time; each matrix takes cyclic
- * Jacobi when small, tridiagonalisation when large, LAPACK's syevd when
- * rt_linalg_use_lapack says so. */
+ * Jacobi when small, tridiagonalisation when large (its tridiagonal by
+ * QL + inverse iteration, or divide and conquer from rt_eigh_dc_min()
+ * up), LAPACK's syevd when rt_linalg_use_lapack says so. */
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -29,6 +30,13 @@ void rt_eigh_set_reduce_block(int64_t nb) {
     atomic_store(&reduce_block, nb < 0 ? REDUCE_BLOCK_DEFAULT : nb > RT_REDUCE_BLOCK_MAX ? RT_REDUCE_BLOCK_MAX : nb);
 }
 int64_t rt_eigh_reduce_block(void) { return atomic_load(&reduce_block); }
+/* The smallest n whose tridiagonal takes divide and conquer
+ * (linalg_tridiag_dc_impl.h) instead of QL + inverse iteration: measured,
+ * one thread, see rt_eigh_set_dc_min in linalg_kernels.h. */
+#define DC_MIN_DEFAULT 64
+static _Atomic int64_t dc_min = DC_MIN_DEFAULT;
+void rt_eigh_set_dc_min(int64_t n) { atomic_store(&dc_min, n < 0 ? DC_MIN_DEFAULT : n); }
+int64_t rt_eigh_dc_min(void) { return atomic_load(&dc_min); }
 #ifdef CJAX_HAVE_LAPACK
 /* Fortran LAPACK (gfortran's convention: a hidden length per string). */
 void ssyevd_(const char *jobz, const char *uplo, const int *n, float *a, const int *lda, float *w, float *work,
@@ -88,6 +96,7 @@ int64_t rt_eigh_jacobi_max(void) {
 #define EPS FLT_EPSILON
 #define GEMM rt_gemm_f32
 #include "linalg_tridiag_impl.h"
+#include "linalg_tridiag_dc_impl.h"
 #include "linalg_eigh_impl.h"
 #undef T
 #undef S
@@ -101,7 +110,7 @@ int64_t rt_eigh_jacobi_max(void) {
  * the kernel asks again at run time and core_workspace allocates when
  * the planned block is too small. */
 int64_t rt_eigh_work(int64_t n) {
-    int64_t jac = n * n + n, td = TD_WORK(n), la = SYEVD_WORK(n) + SYEVD_IWORK(n), m = jac > td ? jac : td;
+    int64_t jac = n * n + n, td = TD_WORK(n) + (n >= rt_eigh_dc_min() ? DC_WORK(n) : 0), la = SYEVD_WORK(n) + SYEVD_IWORK(n), m = jac > td ? jac : td;
     return rt_linalg_use_lapack(n) && la > m ? la : m;
 }
 
@@ -112,6 +121,7 @@ int64_t rt_eigh_work(int64_t n) {
 #define EPS DBL_EPSILON
 #define GEMM rt_gemm_f64
 #include "linalg_tridiag_impl.h"
+#include "linalg_tridiag_dc_impl.h"
 #include "linalg_eigh_impl.h"
 #undef T
 #undef S

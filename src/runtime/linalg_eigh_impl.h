@@ -58,7 +58,7 @@ static void F(jacobi)(T *a, T *vt, int64_t n) {
 }
 
 /* One matrix by tridiagonalisation (linalg_tridiag_impl.h), n >= 3: a (reading its lower triangle) → v, w (ascending).
- * work: TD_WORK(n) elements. */
+ * work: TD_WORK(n) elements, and DC_WORK(n) more from rt_eigh_dc_min() up. */
 static void F(eigh_tridiag)(int64_t n, const T *a, T *v, T *w, T *work) {
     T *m = work, *ys = m + n * n, *wk = ys + TD_NB * n, *wk2 = wk + TD_NB * n, *tt = wk2 + TD_NB * n;
     T *taus = tt + TD_NB * TD_NB, *p = taus + n, *q = p + n;
@@ -72,9 +72,19 @@ static void F(eigh_tridiag)(int64_t n, const T *a, T *v, T *w, T *work) {
     for (int64_t i = 1; i < n; i++) /* the lower triangle unused, but the panels' GEMMs read a strip of it */
         for (int64_t j = 0; j < i; j++) m[i * n + j] = 0;
     F(td_reduce_blocked)(m, n, d, e, taus, p, q, ys, wk, wk2);
-    F(td_rows) zr = F(td_rows_one)(v);
-    F(td_eig)(n, d, e, w, 0, &zr, rest, NULL); /* v holds Zᵀ */
-    F(transpose_square)(v, n);
+    if (n >= rt_eigh_dc_min()) { /* divide and conquer (linalg_tridiag_dc_impl.h): v = Z */
+        T *tw = work + TD_WORK(n);
+        uintptr_t dat = (uintptr_t)(tw + 2 * n * n);
+        if (!F(td_dc)(n, d, e, v, w, tw, (double *)((dat + 7) & ~(uintptr_t)7))) {
+            for (int64_t i = 0; i < n * n; i++) v[i] = (T)NAN; /* a leaf's QL did not converge: NaN, as syevd's info */
+            for (int64_t i = 0; i < n; i++) w[i] = (T)NAN;
+            return;
+        }
+    } else { /* QL and inverse iteration: v = Zᵀ, then Z */
+        F(td_rows) zr = F(td_rows_one)(v);
+        F(td_eig)(n, d, e, w, 0, &zr, rest, NULL);
+        F(transpose_square)(v, n);
+    }
     /* reflector k: u_k[k+1] = 1, its tail in row k from column k+2 */
     F(wy_apply)(v, n, n, n, n - 2, 1, m + 1, n + 1, 1, taus, ys, wk, wk2, tt);
 }

@@ -117,6 +117,13 @@ int64_t rt_eigh_jacobi_max(void);
  * back-transformation's WY buffers hold the panel's V and W). */
 void rt_eigh_set_reduce_block(int64_t nb);
 int64_t rt_eigh_reduce_block(void);
+/* The smallest n whose tridiagonal eigenproblem takes divide and conquer
+ * (linalg_tridiag_dc_impl.h: Cuppen's method as LAPACK's stedc) rather
+ * than QL + inverse iteration (process-wide, as rt_eigh_set_jacobi_max:
+ * tests set it to compare both paths on the same matrices; negative
+ * restores the default; the work size follows it). */
+void rt_eigh_set_dc_min(int64_t n);
+int64_t rt_eigh_dc_min(void);
 void rt_eigh_f32(int64_t batch, int64_t n, const float *a, float *v, float *w, float *work);
 void rt_eigh_f64(int64_t batch, int64_t n, const double *a, double *v, double *w, double *work);
 
