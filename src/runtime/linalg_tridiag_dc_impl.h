@@ -70,10 +70,10 @@ static void dc_argsort(const double *x, int64_t n, int64_t *idx, int64_t *tmp) {
 
 /* A leaf: the L×L unreduced-or-not tridiagonal (d: L, e: L-1, both
  * destroyed; e needs L) → eigenvalues in d (unsorted) and the eigenvectors
- * as the columns of z (L × L, row-major), by td_ql's implicit QL with each
- * rotation applied to z's columns (tql2). 0 when an eigenvalue took more
+ * as the rows of z (L × L), by td_ql's implicit QL with each rotation
+ * applied to two of z's rows (tql2's, transposed). 0 when an eigenvalue took more
  * than 60 iterations. */
-static int dc_ql_vectors(double *d, double *e, int64_t L, double *z) {
+static int dc_ql_vectors(double *d, double *e, int64_t L, double *z) { /* z holds Zᵀ here: each rotation two contiguous rows */
     for (int64_t i = 0; i < L * L; i++) z[i] = i / L == i % L;
     e[L - 1] = 0;
     for (int64_t l = 0; l < L; l++) {
@@ -102,11 +102,11 @@ static int dc_ql_vectors(double *d, double *e, int64_t L, double *z) {
                 p = s * r;
                 d[i + 1] = g + p;
                 g = c * r - b;
+                double *zi = z + i * L, *zj = zi + L;
                 for (int64_t k = 0; k < L; k++) {
-                    double *zk = z + k * L;
-                    double zf = zk[i + 1];
-                    zk[i + 1] = s * zk[i] + c * zf;
-                    zk[i] = c * zk[i] - s * zf;
+                    double zf = zj[k];
+                    zj[k] = s * zi[k] + c * zf;
+                    zi[k] = c * zi[k] - s * zf;
                 }
             }
             if (r == 0 && i >= l) continue;
@@ -116,6 +116,27 @@ static int dc_ql_vectors(double *d, double *e, int64_t L, double *z) {
         }
     }
     return 1;
+}
+
+/* The step of the model c + sa/(da - η) + sb/(db - η) = 0 (a quadratic in
+ * η) that keeps t + η inside (lo, hi) (or at hi when closed_hi), the one
+ * nearer t if both do; the bracket's midpoint when neither does. */
+static double dc_model_step(double c, double sa, double da, double sb, double db, double t, double lo, double hi,
+                            int closed_hi) {
+    double A = c, B = -(c * (da + db) + sa + sb), C = c * da * db + sa * db + sb * da, r1 = NAN, r2 = NAN;
+    if (A == 0) {
+        if (B != 0) r1 = -C / B;
+    } else {
+        double disc = B * B - 4 * A * C, sq = sqrt(disc > 0 ? disc : 0), q = -0.5 * (B + copysign(sq, B));
+        r1 = q / A;
+        if (q != 0) r2 = C / q;
+    }
+    double c1 = t + r1, c2 = t + r2;
+    int ok1 = c1 > lo && (c1 < hi || (closed_hi && c1 <= hi)), ok2 = c2 > lo && (c2 < hi || (closed_hi && c2 <= hi));
+    if (ok1 && ok2) return fabs(r1) < fabs(r2) ? c1 : c2;
+    if (ok1) return c1;
+    if (ok2) return c2;
+    return 0.5 * (lo + hi);
 }
 
 /* Root i (0-based, ascending) of 1/ρ + Σ_j z_j²/(d_j - λ) = 0, d (k,
@@ -129,21 +150,25 @@ static void dc_secular(int64_t k, const double *d, const double *z, double rho, 
         return;
     }
     int64_t o, a, b;
-    double lo, hi;
+    double lo, hi, f = rhoinv, x; /* x: the point f is taken at, from d_i */
     if (i < k - 1) { /* (d_i, d_i+1): which half, from the sign at the midpoint */
-        double gap = d[i + 1] - d[i], mid = gap / 2, f = rhoinv;
-        for (int64_t j = 0; j < k; j++) f += z[j] * z[j] / ((d[j] - d[i]) - mid);
-        if (f > 0) o = i, lo = 0, hi = mid;
-        else o = i + 1, lo = -mid, hi = 0;
+        x = (d[i + 1] - d[i]) / 2;
+        for (int64_t j = 0; j < k; j++) f += z[j] * z[j] / ((d[j] - d[i]) - x);
+        if (f > 0) o = i, lo = 0, hi = x;
+        else o = i + 1, lo = -x, hi = 0;
         a = i, b = i + 1;
     } else { /* beyond the last pole, within ρ‖z‖² of it */
         double zz = 0;
         for (int64_t j = 0; j < k; j++) zz += z[j] * z[j];
-        o = k - 1, lo = 0, hi = rho * zz, a = k - 2, b = k - 1;
+        o = k - 1, lo = 0, hi = rho * zz, a = k - 2, b = k - 1, x = hi / 2;
+        for (int64_t j = 0; j < k; j++) f += z[j] * z[j] / ((d[j] - d[i]) - x);
     }
     for (int64_t j = 0; j < k; j++) dd[j] = d[j] - d[o];
-    double t = 0.5 * (lo + hi);
     int closed_hi = i == k - 1; /* the last root may be at hi itself */
+    /* the start: the two poles' terms exact, the others' sum frozen at x (laed4's) */
+    double xo = x + (d[i] - d[o]), ea = dd[a] - xo, eb = dd[b] - xo;
+    double c0 = f - z[a] * z[a] / ea - z[b] * z[b] / eb;
+    double t = dc_model_step(c0, z[a] * z[a], dd[a], z[b] * z[b], dd[b], 0, lo, hi, closed_hi);
     for (int iter = 0; iter < 200; iter++) {
         double psi = 0, dpsi = 0, phi = 0, dphi = 0;
         for (int64_t j = 0; j <= a; j++) {
@@ -158,24 +183,9 @@ static void dc_secular(int64_t k, const double *d, const double *z, double rho, 
         if (fabs(w) <= DBL_EPSILON * err) break;
         if (w > 0) hi = t, closed_hi = 0;
         else lo = t;
-        /* the model c + sa/(da - η) + sb/(db - η) = 0, a quadratic in η */
+        /* the middle way: each side's sum as one pole with its derivative */
         double da = dd[a] - t, db = dd[b] - t, sa = da * da * dpsi, sb = db * db * dphi;
-        double c = w - sa / da - sb / db;
-        double A = c, B = -(c * (da + db) + sa + sb), C = c * da * db + sa * db + sb * da, tn = NAN;
-        double r1 = NAN, r2 = NAN;
-        if (A == 0) {
-            if (B != 0) r1 = -C / B;
-        } else {
-            double disc = B * B - 4 * A * C, sq = sqrt(disc > 0 ? disc : 0), q = -0.5 * (B + copysign(sq, B));
-            r1 = q / A;
-            if (q != 0) r2 = C / q;
-        }
-        double c1 = t + r1, c2 = t + r2;
-        int ok1 = c1 > lo && (c1 < hi || (closed_hi && c1 <= hi)), ok2 = c2 > lo && (c2 < hi || (closed_hi && c2 <= hi));
-        if (ok1 && ok2) tn = fabs(r1) < fabs(r2) ? c1 : c2;
-        else if (ok1) tn = c1;
-        else if (ok2) tn = c2;
-        else tn = 0.5 * (lo + hi);
+        double tn = dc_model_step(w - sa / da - sb / db, sa, da, sb, db, t, lo, hi, closed_hi);
         if (tn == t) break;
         t = tn;
         if (hi - lo <= 2 * DBL_EPSILON * fmax(fabs(lo), fabs(hi))) break; /* bracket at rounding */
@@ -247,27 +257,33 @@ static void F(dc_merge)(int64_t L, int64_t m1, double *d, double rho_e, T *q, in
         dc_secular(k, dl, zz, rho, i, &orig[i], &tau[i], scr);
         lam[i] = dl[orig[i]] + tau[i];
     }
-    /* Gu–Eisenstat: the z for which the λ are exact */
-    for (int64_t j = 0; j < k; j++) {
-        double w = -((dl[j] - dl[orig[j]]) - tau[j]);
-        for (int64_t i = 0; i < k; i++)
-            if (i != j) w *= -((dl[j] - dl[orig[i]]) - tau[i]) / (dl[i] - dl[j]);
-        zh[j] = copysign(sqrt(fabs(w) / rho), zz[j]);
+    /* Gu–Eisenstat: the z for which the λ are exact, ẑ_j² = Π_i (λ_i - d_j)
+     * / (ρ Π_{i≠j} (d_i - d_j)), paired factor by factor (no overflow), a
+     * root at a time so that the inner loop runs along j */
+    for (int64_t j = 0; j < k; j++) zh[j] = -((dl[j] - dl[orig[j]]) - tau[j]);
+    for (int64_t i = 0; i < k; i++) {
+        double di = dl[orig[i]], ti = tau[i], li = dl[i];
+        for (int64_t j = 0; j < i; j++) zh[j] *= ((dl[j] - di) - ti) / (dl[j] - li);
+        for (int64_t j = i + 1; j < k; j++) zh[j] *= ((dl[j] - di) - ti) / (dl[j] - li);
     }
+    for (int64_t j = 0; j < k; j++) zh[j] = copysign(sqrt(fabs(zh[j]) / rho), zz[j]);
     /* the column groups: T1's rows only, both, T2's only */
     int64_t k1 = 0, k2 = 0, g = 0;
     for (int ty = 1; ty <= 3; ty++)
         for (int64_t j = 0; j < k; j++)
             if (typ[nd[j]] == ty) grp[g++] = j, k1 += ty == 1, k2 += ty == 2;
-    /* U (k × k, rows in group order) and Q's columns gathered in that order */
+    /* Uᵀ (k × k: row i the vector of λ_i, its entries in group order) and
+     * Q's columns gathered in that order */
+    for (int64_t j = 0; j < k; j++) scr[j] = zh[grp[j]], dn[ndf + j] = dl[grp[j]];
+    const double *zg = scr, *dg = dn + ndf;
     for (int64_t i = 0; i < k; i++) {
-        double ss = 0;
+        double di = dl[orig[i]], ti = tau[i], ss = 0;
         for (int64_t j = 0; j < k; j++) {
-            double u = zh[j] / ((dl[j] - dl[orig[i]]) - tau[i]);
+            double u = zg[j] / ((dg[j] - di) - ti);
             uc[j] = u, ss += u * u;
         }
-        double inv = 1 / sqrt(ss);
-        for (int64_t r = 0; r < k; r++) B[r * k + i] = (T)(uc[grp[r]] * inv);
+        T inv = (T)(1 / sqrt(ss)), *ur = B + i * k;
+        for (int64_t j = 0; j < k; j++) ur[j] = (T)uc[j] * inv;
     }
     T *dq = A + L * k;
     for (int64_t r = 0; r < L; r++) {
@@ -275,8 +291,8 @@ static void F(dc_merge)(int64_t L, int64_t m1, double *d, double rho_e, T *q, in
         for (int64_t c = 0; c < k; c++) A[r * k + c] = row[nd[grp[c]]];
         for (int64_t t = 0; t < ndf; t++) dq[r * ndf + t] = row[df[t]];
     }
-    GEMM(m1, k, k1 + k2, A, k, 0, B, k, 0, q, ldq, 0);
-    GEMM(m2, k, k - k1, A + m1 * k + k1, k, 0, B + k1 * k, k, 0, q + m1 * ldq, ldq, 0);
+    GEMM(m1, k, k1 + k2, A, k, 0, B, k, 1, q, ldq, 0);
+    GEMM(m2, k, k - k1, A + m1 * k + k1, k, 0, B + k1, k, 1, q + m1 * ldq, ldq, 0);
     for (int64_t r = 0; r < L; r++)
         for (int64_t t = 0; t < ndf; t++) q[r * ldq + k + t] = dq[r * ndf + t];
     for (int64_t i = 0; i < k; i++) d[i] = lam[i];
@@ -293,7 +309,7 @@ static int F(dc_rec)(int64_t L, double *d, double *e, T *q, int64_t ldq, T *A, T
         if (!dc_ql_vectors(ld, le, L, z)) return 0;
         for (int64_t i = 0; i < L; i++) d[i] = ld[i];
         for (int64_t r = 0; r < L; r++)
-            for (int64_t c = 0; c < L; c++) q[r * ldq + c] = (T)z[r * L + c];
+            for (int64_t c = 0; c < L; c++) q[r * ldq + c] = (T)z[c * L + r];
         return 1;
     }
     int64_t m1 = L / 2;
