@@ -84,13 +84,13 @@ static int dc_ql_vectors(double *d, double *e, int64_t L, double *z) { /* z hold
                 if (fabs(e[m]) <= DBL_EPSILON * (fabs(d[m]) + fabs(d[m + 1]))) break;
             if (m == l) break;
             if (iter++ == 60) return 0;
-            double g = (d[l + 1] - d[l]) / (2 * e[l]), r = hypot(g, 1);
+            double g = (d[l + 1] - d[l]) / (2 * e[l]), r = hypot(g, 1); /* g may be huge */
             g = d[m] - d[l] + e[l] / (g + copysign(r, g));
             double s = 1, c = 1, p = 0;
             int64_t i = m - 1;
             for (; i >= l; i--) {
                 double f = s * e[i], b = c * e[i];
-                e[i + 1] = r = hypot(f, g);
+                e[i + 1] = r = sqrt(f * f + g * g); /* no hypot: the matrix is scaled to norm 1 */
                 if (r == 0) {
                     d[i + 1] -= p;
                     e[m] = 0;
@@ -116,6 +116,30 @@ static int dc_ql_vectors(double *d, double *e, int64_t L, double *z) { /* z hold
         }
     }
     return 1;
+}
+
+/* Σ z_j²/(dd_j - t) and Σ (z_j/(dd_j - t))² over [j0, j1): the secular
+ * solver's whole cost, so in two-lane vectors (the baseline's SSE2: the
+ * divisions two at a time), two of each to overlap the additions. */
+static void dc_sums(const double *z, const double *dd, double t, int64_t j0, int64_t j1, double *sum, double *dsum) {
+    double s = 0, ds = 0;
+    int64_t j = j0;
+#if defined(__GNUC__)
+    typedef double v2 __attribute__((vector_size(16)));
+    v2 s0 = {0, 0}, s1 = {0, 0}, d0 = {0, 0}, d1 = {0, 0}, tv = {t, t};
+    for (; j + 4 <= j1; j += 4) {
+        v2 za, zb, da, db;
+        memcpy(&za, z + j, 16), memcpy(&zb, z + j + 2, 16), memcpy(&da, dd + j, 16), memcpy(&db, dd + j + 2, 16);
+        v2 qa = za / (da - tv), qb = zb / (db - tv);
+        s0 += za * qa, s1 += zb * qb, d0 += qa * qa, d1 += qb * qb;
+    }
+    s = (s0[0] + s1[0]) + (s0[1] + s1[1]), ds = (d0[0] + d1[0]) + (d0[1] + d1[1]);
+#endif
+    for (; j < j1; j++) {
+        double q = z[j] / (dd[j] - t);
+        s += z[j] * q, ds += q * q;
+    }
+    *sum = s, *dsum = ds;
 }
 
 /* The step of the model c + sa/(da - η) + sb/(db - η) = 0 (a quadratic in
@@ -153,7 +177,10 @@ static void dc_secular(int64_t k, const double *d, const double *z, double rho, 
     double lo, hi, f = rhoinv, x; /* x: the point f is taken at, from d_i */
     if (i < k - 1) { /* (d_i, d_i+1): which half, from the sign at the midpoint */
         x = (d[i + 1] - d[i]) / 2;
-        for (int64_t j = 0; j < k; j++) f += z[j] * z[j] / ((d[j] - d[i]) - x);
+        for (int64_t j = 0; j < k; j++) dd[j] = d[j] - d[i];
+        double sm, unused;
+        dc_sums(z, dd, x, 0, k, &sm, &unused);
+        f += sm;
         if (f > 0) o = i, lo = 0, hi = x;
         else o = i + 1, lo = -x, hi = 0;
         a = i, b = i + 1;
@@ -161,24 +188,22 @@ static void dc_secular(int64_t k, const double *d, const double *z, double rho, 
         double zz = 0;
         for (int64_t j = 0; j < k; j++) zz += z[j] * z[j];
         o = k - 1, lo = 0, hi = rho * zz, a = k - 2, b = k - 1, x = hi / 2;
-        for (int64_t j = 0; j < k; j++) f += z[j] * z[j] / ((d[j] - d[i]) - x);
+        for (int64_t j = 0; j < k; j++) dd[j] = d[j] - d[i];
+        double sm, unused;
+        dc_sums(z, dd, x, 0, k, &sm, &unused);
+        f += sm;
     }
-    for (int64_t j = 0; j < k; j++) dd[j] = d[j] - d[o];
+    if (o != i)
+        for (int64_t j = 0; j < k; j++) dd[j] = d[j] - d[o];
     int closed_hi = i == k - 1; /* the last root may be at hi itself */
     /* the start: the two poles' terms exact, the others' sum frozen at x (laed4's) */
     double xo = x + (d[i] - d[o]), ea = dd[a] - xo, eb = dd[b] - xo;
     double c0 = f - z[a] * z[a] / ea - z[b] * z[b] / eb;
     double t = dc_model_step(c0, z[a] * z[a], dd[a], z[b] * z[b], dd[b], 0, lo, hi, closed_hi);
     for (int iter = 0; iter < 200; iter++) {
-        double psi = 0, dpsi = 0, phi = 0, dphi = 0;
-        for (int64_t j = 0; j <= a; j++) {
-            double q = z[j] / (dd[j] - t);
-            psi += z[j] * q, dpsi += q * q;
-        }
-        for (int64_t j = b; j < k; j++) {
-            double q = z[j] / (dd[j] - t);
-            phi += z[j] * q, dphi += q * q;
-        }
+        double psi, dpsi, phi, dphi;
+        dc_sums(z, dd, t, 0, a + 1, &psi, &dpsi);
+        dc_sums(z, dd, t, b, k, &phi, &dphi);
         double w = rhoinv + psi + phi, err = 8 * (phi - psi) + 2 * rhoinv + 3 * fabs(t) * (dpsi + dphi);
         if (fabs(w) <= DBL_EPSILON * err) break;
         if (w > 0) hi = t, closed_hi = 0;
@@ -277,11 +302,10 @@ static void F(dc_merge)(int64_t L, int64_t m1, double *d, double rho_e, T *q, in
     for (int64_t j = 0; j < k; j++) scr[j] = zh[grp[j]], dn[ndf + j] = dl[grp[j]];
     const double *zg = scr, *dg = dn + ndf;
     for (int64_t i = 0; i < k; i++) {
-        double di = dl[orig[i]], ti = tau[i], ss = 0;
-        for (int64_t j = 0; j < k; j++) {
-            double u = zg[j] / ((dg[j] - di) - ti);
-            uc[j] = u, ss += u * u;
-        }
+        double di = dl[orig[i]], ti = tau[i], ss, unused;
+        for (int64_t j = 0; j < k; j++) uc[j] = (dg[j] - di) - ti;
+        dc_sums(zg, uc, 0, 0, k, &unused, &ss); /* ‖ẑ / δ‖², then the vector */
+        for (int64_t j = 0; j < k; j++) uc[j] = zg[j] / uc[j];
         T inv = (T)(1 / sqrt(ss)), *ur = B + i * k;
         for (int64_t j = 0; j < k; j++) ur[j] = (T)uc[j] * inv;
     }
