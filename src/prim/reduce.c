@@ -350,6 +350,17 @@ static prim_row_fold_fn reduce_row_fold(prim_id prim, cj_dtype dt) {
     return reducers[op_of(prim)][dt].row_fold;
 }
 
+/* The column fold of reduce_sum/prod/max/min (prim_col_fold): the `rows`
+ * loop accumulate_segments combines rows with, from the identity, in
+ * blocks of SEG_BLOCK rows. */
+static bool reduce_col_fold(prim_id prim, cj_dtype dt, prim_col_fold *out) {
+    if (!rt_dtype_valid((int)dt) || !reducers[op_of(prim)][dt].rows) return false;
+    out->fill = reducers[op_of(prim)][dt].fill;
+    out->rows = reducers[op_of(prim)][dt].rows;
+    out->block = SEG_BLOCK;
+    return true;
+}
+
 /* The float folds as C text for generated code (prim_fold_c): the text is
  * the expansion of the very macros the loops above are built from, and the
  * lanes and block are theirs, so an element loop that folds with it gives
@@ -1175,7 +1186,8 @@ void prim_register_reduce(void) {
                                                 .lower = {.kind = LOWER_REDUCTION,
                                                           .row_fold = reduce_row_fold,
                                                           .fold_c = reduce_fold_c,
-                                                          .cost = PRIM_COST_FOLD}};
+                                                          .cost = PRIM_COST_FOLD,
+                                                          .col_fold = reduce_col_fold}};
     for (size_t i = 0; i < sizeof args / sizeof *args; i++)
         prim_rules[args[i]] = (prim_rule){.abstract_eval = arg_abstract_eval,
                                           .impl = arg_impl,
