@@ -254,7 +254,7 @@ static int pick_kernel(const compiled *c, const int *pending, int ei) {
     bool row_reduce = fuse_is_row_reduce(ir, e, &outer, &len);
     int lead;
     int64_t cols;
-    bool col_reduce = !row_reduce && fuse_is_col_reduce(ir, e, &lead, &cols);
+    bool col_reduce = !row_reduce && !c->no_cols && fuse_is_col_reduce(ir, e, &lead, &cols);
     if (!row_reduce && !col_reduce && !fuse_is_elementwise(e->prim) && !fuse_is_leaf_map(e->prim)) return -1;
     const rt_aval *out = &ir->vars[e->out];
     const int *in = ir_eqn_inputs(ir, e);
@@ -407,7 +407,7 @@ static int place(placer *pl, int ei) {
     bool row_reduce = fuse_is_row_reduce(ir, e, &outer, &len);
     int lead;
     int64_t cols;
-    bool col_reduce = !row_reduce && fuse_is_col_reduce(ir, e, &lead, &cols);
+    bool col_reduce = !row_reduce && !c->no_cols && fuse_is_col_reduce(ir, e, &lead, &cols);
     bool reader = fuse_is_elementwise(e->prim) && !row_reduce;
     if (fuse_is_leaf_map(e->prim) && compose_through(pl, ei) != 0) return -1;
     /* deferred operands: their own deferred operands are placed first (a

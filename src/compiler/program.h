@@ -100,6 +100,7 @@ typedef struct compiled {
     bool no_output_scratch; /* plan: keep every temporary in the arena (a
                                control-flow body, whose outputs generated
                                loops rebind per step) */
+    bool no_cols;    /* fuse: no COLS kernels (cj_export_c: its units lack run_cols) */
     int *kernel_of;  /* per variable: defining kernel, -1 for inputs/constants */
     int *first_use, *last_use; /* per variable: kernel range over which its buffer is live */
     size_t arena_bytes;
@@ -132,6 +133,7 @@ typedef struct compile_options {
     const char *dump;       /* passes to dump after, a comma list (NULL: CJAX_DUMP) */
     strbuf *dump_to;        /* where dumps go (NULL: stderr) */
     bool no_output_scratch; /* plan: no temporary in an output's buffer (compiled.no_output_scratch) */
+    bool no_cols;           /* fuse: reductions over leading axes stay SINGLE kernels (compiled.no_cols) */
     bool no_recompute;      /* fuse: store every value kernels share, recomputing none (recompute.c) */
     bool verify;            /* verify after every pass in any build (else: debug builds and
                                CJAX_VERIFY=1; the IR passes are always verified) */
