@@ -328,6 +328,16 @@ TEST(cols_thread_child) {
                 free(v);
             }
         }
+        /* eager: reduce.c's kernel, whose leading-axis blocks are the COLS units' */
+        cj_val e[2];
+        f_colsum(ctx, in, &e[0], &q);
+        f_var0(ctx, in, &e[1], NULL);
+        for (int i = 0; i < 2; i++) {
+            CHECK_MSG(cj_error(ctx) == CJ_OK, "%s", cj_error_message(ctx));
+            double *v = read_all(e[i], T_C);
+            fwrite(v, sizeof(double), T_C, fp);
+            free(v);
+        }
     }
     if (fp) fclose(fp);
     free(x);
@@ -344,7 +354,7 @@ TEST(cols_same_bits_one_two_four_threads) {
     self[len] = 0;
     char dir[] = "/tmp/cjax_cols_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
-    enum { N = 8 * T_C };
+    enum { N = 12 * T_C }; /* per dtype: interp, cc, eager; each a column sum and a variance */
     double *got[3];
     const int threads[3] = {1, 2, 4};
     for (int i = 0; i < 3; i++) {
@@ -363,15 +373,19 @@ TEST(cols_same_bits_one_two_four_threads) {
     rmdir(dir);
     for (int i = 1; i < 3; i++)
         CHECK_MSG(memcmp(got[0], got[i], sizeof(double) * N) == 0, "1 and %d threads differ", threads[i]);
-    /* interpreter and generated C, per dtype, bit for bit too */
-    for (int d = 0; d < 2; d++)
-        CHECK(memcmp(got[0] + (4 * d) * T_C, got[0] + (4 * d + 2) * T_C, sizeof(double) * 2 * T_C) == 0);
+    /* interpreter, generated C and eager, per dtype, bit for bit too (the
+     * eager kernel splits 1,500 rows over threads in the same 64-row blocks) */
+    for (int d = 0; d < 2; d++) {
+        CHECK(memcmp(got[0] + (6 * d) * T_C, got[0] + (6 * d + 2) * T_C, sizeof(double) * 2 * T_C) == 0);
+        CHECK_MSG(memcmp(got[0] + (6 * d) * T_C, got[0] + (6 * d + 4) * T_C, sizeof(double) * 2 * T_C) == 0,
+                  "eager and jit differ (%s)", d ? "f64" : "f32");
+    }
     /* the f64 column sums against a double loop */
     double *x = make_x(T_R * T_C, 31), *y = make_x(T_R * T_C, 32);
     for (int64_t j = 0; j < T_C; j += 97) {
         double want = 0;
         for (int64_t r = 0; r < T_R; r++) want += x[r * T_C + j] * y[r * T_C + j];
-        CHECK_NEAR(got[0][4 * T_C + j], want, 1e-12, 1e-12);
+        CHECK_NEAR(got[0][6 * T_C + j], want, 1e-12, 1e-12);
     }
     free(x);
     free(y);
