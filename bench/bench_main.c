@@ -83,6 +83,8 @@ static row rows[] = {
     {.key = "axb_y_f16", .name = "(1.5x+0.25)*y, f16, 1e7", .make = make_axb_y_f16, .read_bytes = 4.0 * N_ELEMS,
      .write_bytes = 2.0 * N_ELEMS, .limit = 4e-3},
     BW("softmax", "softmax rows, 4096x4096", make_softmax, F32 * SM_ROWS * SM_COLS, F32 * SM_ROWS * SM_COLS),
+    BW("colsum", "sum(x*x, axis=0), 4096x4096", make_colsum, F32 * SM_ROWS * SM_COLS, F32 * SM_COLS),
+    BW("colmean", "mean(relu(x), axis=0), 4096^2", make_colmean, F32 * SM_ROWS * SM_COLS, F32 * SM_COLS),
     /* x - mean cancels: a row spans 7e-4 around values up to 3, so f32 keeps
      * about 3 digits of it (NumPy and JAX differ by 1.2e-4 here) */
     {.key = "layernorm", .name = "layer-norm rows, 8192x1024", .make = make_layernorm,

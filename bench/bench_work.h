@@ -99,6 +99,27 @@ static void softmax_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     (void)ctx, (void)u;
     out[0] = cj_softmax(in[0], -1);
 }
+/* column reductions over the 4096x4096 matrix: sum(m*m, axis=0) and the
+ * batch-norm style mean over axis 0 of relu(x) (COLS kernels; the ramp's
+ * plain column means cancel to 1e-3 from values of 3) */
+static void colsum_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    int64_t ax = 0;
+    out[0] = cj_sum(cj_mul(in[0], in[0]), 1, &ax, 0);
+}
+static cj_func *make_colsum(cj_ctx *ctx, cj_val *in) {
+    in[0] = ramp(ctx, -3, 3, 2, SM_ROWS, SM_COLS);
+    return cj_func_new(ctx, "colsum", colsum_fn, 1, 1, NULL);
+}
+static void colmean_fn(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
+    (void)ctx, (void)u;
+    int64_t ax = 0;
+    out[0] = cj_mean(cj_relu(in[0]), 1, &ax, 0); /* a batch statistic of an activation */
+}
+static cj_func *make_colmean(cj_ctx *ctx, cj_val *in) {
+    in[0] = ramp(ctx, -3, 3, 2, SM_ROWS, SM_COLS);
+    return cj_func_new(ctx, "colmean", colmean_fn, 1, 1, NULL);
+}
 static cj_func *make_softmax(cj_ctx *ctx, cj_val *in) {
     in[0] = ramp(ctx, -3, 3, 2, SM_ROWS, SM_COLS);
     return cj_func_new(ctx, "softmax", softmax_fn, 1, 1, NULL);

@@ -167,17 +167,18 @@ TEST(compiler_whole_array_reductions_fuse_into_one_row) {
 }
 
 /* Planner alone: a hand-built program where the peak is known. Leading-
- * axis reductions are SINGLE kernels, so the plan is easy to follow. */
+ * axis reductions of one column are SINGLE kernels (a COLS kernel needs
+ * two columns: fusion.c), so the plan is easy to follow. */
 TEST(compiler_plan_peak_matches_hand_computation) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    /* x:f32[256,4] → a = reduce_sum[axes=(0,)] x : f32[4] (SINGLE)
-     * → b = mul x x : f32[256,4] (LOOP) → c = reduce_max[axes=(0,)] b (SINGLE)
-     * → d = add c a : f32[4] (LOOP, output).
-     * Arena: a (16 B → 64) at 0; b (4096 B) at 64; c (64) is placed while b
-     * is still read by its own kernel, so after b: 64 + 4096 = 4160; then
-     * b dies. Arena = 4224 bytes. */
-    rt_aval x = rt_aval_make(CJ_F32, 2, (int64_t[]){256, 4});
-    rt_aval r = rt_aval_make(CJ_F32, 1, (int64_t[]){4});
+    /* x:f32[256,1] → a = reduce_sum[axes=(0,)] x : f32[1] (SINGLE)
+     * → b = mul x x : f32[256,1] (LOOP) → c = reduce_max[axes=(0,)] b (SINGLE)
+     * → d = add c a : f32[1] (LOOP, output).
+     * Arena: a (4 B → 64) at 0; b (1024 B) at 64; c (64) is placed while b
+     * is still read by its own kernel, so after b: 64 + 1024 = 1088; then
+     * b dies. Arena = 1152 bytes. */
+    rt_aval x = rt_aval_make(CJ_F32, 2, (int64_t[]){256, 1});
+    rt_aval r = rt_aval_make(CJ_F32, 1, (int64_t[]){1});
     ir_func *ir = ir_new(ctx->mem);
     int vx = ir_add_input(ir, &x);
     prim_params p = prim_params_zero();
@@ -196,8 +197,8 @@ TEST(compiler_plan_peak_matches_hand_computation) {
     CHECK(c->home[va] == HOME_ARENA && c->home[vb] == HOME_ARENA && c->home[vc] == HOME_ARENA);
     CHECK_EQ_INT(c->offset[va], 0);
     CHECK_EQ_INT(c->offset[vb], 64);
-    CHECK_EQ_INT(c->offset[vc], 4160);
-    CHECK_EQ_INT(c->arena_bytes, 4224);
+    CHECK_EQ_INT(c->offset[vc], 1088);
+    CHECK_EQ_INT(c->arena_bytes, 1152);
     compiled_free(ctx, c);
     ir_free(ir);
     cj_ctx_free(ctx);

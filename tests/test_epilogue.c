@@ -50,12 +50,13 @@ static void f_also_raw(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
 }
 
 /* the raw product is read again by a later kernel (column sums) */
+/* (a cumulative sum: a column sum would join the epilogue's loop as a
+ * COLS kernel, reading the product there) */
 static void f_read_later(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     (void)ctx, (void)u;
-    int64_t ax0 = 0;
     cj_val d = cj_matmul(in[0], in[1]);
     out[0] = cj_relu(cj_add(d, in[2]));
-    out[1] = cj_sum(d, 1, &ax0, 0);
+    out[1] = cj_cumsum(d, 0, 0);
 }
 
 /* the product read at transposed indices: not at the iteration index */

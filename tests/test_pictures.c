@@ -651,11 +651,13 @@ TEST(pictures_mlp_training_step) {
 static void f_reuse(cj_ctx *ctx, const cj_val *in, cj_val *out, void *u) {
     (void)ctx, (void)u;
     int64_t ax0 = 0;
+    /* cumsums are kernels of their own reading stored operands (a column
+     * sum would join the loop feeding it and store nothing) */
     cj_val t1 = cj_mul(in[0], in[0]);
-    cj_val s1 = cj_sum(t1, 1, &ax0, 0);  /* a leading-axis reduction: its own kernel */
-    cj_val t2 = cj_exp(cj_mul(in[0], s1)); /* written after t1 died */
-    cj_val s2 = cj_sum(t2, 1, &ax0, 0);
-    out[0] = cj_add(s1, s2);
+    cj_val s1 = cj_cumsum(t1, 0, 0);
+    cj_val t2 = cj_exp(cj_mul(in[0], cj_scalar(ctx, 1e-3))); /* may take t1's block once t1 is dead */
+    cj_val s2 = cj_cumsum(cj_mul(t2, s1), 0, 0);
+    out[0] = cj_sum(s2, 1, &ax0, 0);
 }
 
 TEST(pictures_buffer_reuse) {

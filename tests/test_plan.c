@@ -451,7 +451,17 @@ TEST(plan_schedule_greedy_beats_fusion_order_on_a_diamond) {
     int a, b, sa, sb;
     ir_func *ir = build_diamond(ctx, &a, &b, &sa, &sb);
     CHECK_MSG(ir && ir_verify(ctx, ir) == 0, "%s", cj_error_message(ctx));
+    /* as the jit compiles it, each column sum joins the loop feeding it (a
+     * COLS kernel): a and b are never stored, and nothing is left to order */
     compiled *c = compile_arena_only(ctx, ir);
+    CHECK_MSG(c, "%s", cj_error_message(ctx));
+    CHECK_EQ_INT(c->n_kernels, 3);
+    CHECK(c->kernels[c->kernel_of[sa]].kind == KERNEL_COLS && c->kernels[c->kernel_of[sb]].kind == KERNEL_COLS);
+    CHECK(c->home[a] == HOME_NONE && c->home[b] == HOME_NONE);
+    compiled_free(ctx, c);
+    /* with the sums as kernels of their own (no_cols, as cj_export_c
+     * compiles) the diamond's two wide temporaries must be ordered */
+    c = compile_ir_until(ctx, ir, NULL, &(compile_options){.no_output_scratch = true, .no_cols = true});
     CHECK_MSG(c, "%s", cj_error_message(ctx));
     CHECK_SCANS(c);
     CHECK_EQ_INT(c->n_kernels, 5);
@@ -719,7 +729,8 @@ TEST(plan_in_place_program_matches_plain_loops) {
 
 /* ---- faults ---- */
 
-/* Compiles the diamond (two plans per schedule) and the in-place program
+/* Compiles the diamond (two plans per schedule: its sums as kernels of
+ * their own, no_cols, or there is one order) and the in-place program
  * with allocation N failing, for N = 1, 2, ... until nothing fails: each
  * run ends compiled or with a clean CJ_ERR_OOM, and leaks nothing. */
 TEST(plan_allocation_failure_during_compile_is_clean) {
@@ -733,7 +744,8 @@ TEST(plan_allocation_failure_during_compile_is_clean) {
             if (ctx) {
                 ir_func *ir = which ? build_in_place(ctx, NULL, NULL) : build_diamond(ctx, NULL, NULL, NULL, NULL);
                 if (ir) {
-                    compiled *c = compile_arena_only(ctx, ir);
+                    compiled *c = compile_ir_until(ctx, ir, NULL,
+                                                   &(compile_options){.no_output_scratch = true, .no_cols = !which});
                     if (c) {
                         char msg[200];
                         CHECK_MSG(schedule_is_valid(c, msg, sizeof msg), "%s", msg);

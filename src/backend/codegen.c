@@ -343,9 +343,12 @@ static void emit_small_kernel(const compiled *c, int k, const char *prefix, bool
 
 /* A long-rows kernel's equations that are not over the row: its reductions
  * (a fold per tile) and the per-row values computed after every tile has
- * run (interp.c: run_long_rows). */
+ * run (interp.c: run_long_rows); a COLS kernel's reductions (a fold per
+ * column of each row) and its per-column values (interp.c: run_cols). */
 static bool off_row(const compiled *c, const kernel *K, int j) {
-    return fuse_is_long_rows(K) && fuse_row_form(K, &c->ir->vars[c->ir->eqns[K->eqns[j]].out]) != FORM_ROW;
+    const rt_aval *v = &c->ir->vars[c->ir->eqns[K->eqns[j]].out];
+    if (K->kind == KERNEL_COLS) return fuse_col_form(K, v) != FORM_ROW;
+    return fuse_is_long_rows(K) && fuse_row_form(K, v) != FORM_ROW;
 }
 
 /* ---- folds inside the element loop ----
@@ -364,13 +367,17 @@ static bool fold_text(const compiled *c, int k, int j, prim_fold_c *fc) {
     const prim_lowering *l = prim_lower(e->prim);
     if (!off_row(c, K, j) || l->kind != LOWER_REDUCTION || !l->fold_c) return false;
     int u = ir_eqn_inputs(c->ir, e)[0];
-    if (fuse_row_form(K, &c->ir->vars[u]) != FORM_ROW || c->ir->vars[u].dtype != c->ir->vars[e->out].dtype)
-        return false;
-    return l->fold_c(e->prim, c->ir->vars[u].dtype, fc) && fc->lanes > 0 && CODEGEN_TILE <= fc->block;
+    bool cols = K->kind == KERNEL_COLS;
+    row_form f = cols ? fuse_col_form(K, &c->ir->vars[u]) : fuse_row_form(K, &c->ir->vars[u]);
+    if (f != FORM_ROW || c->ir->vars[u].dtype != c->ir->vars[e->out].dtype) return false;
+    return l->fold_c(e->prim, c->ir->vars[u].dtype, fc) && fc->lanes > 0 && (cols || CODEGEN_TILE <= fc->block);
 }
 
+/* (a COLS kernel's folds are one accumulator per column, whatever lanes
+ * a row fold would use) */
 static bool fold_inline(const compiled *c, int k, int j, prim_fold_c *fc) {
     if (!fold_text(c, k, j, fc)) return false;
+    if (c->kernels[k].kind == KERNEL_COLS) return true;
     prim_fold_c first;
     for (int q = 0; q < j; q++)
         if (fold_text(c, k, q, &first)) return first.lanes == fc->lanes;
@@ -577,8 +584,8 @@ static void emit_group_prefetch(const compiled *c, int k, int lanes, strbuf *sb)
 
 /* How an element loop's folds are written: into lane j % lanes, into lane
  * 0 (a long tile's tail), or one chain (a tile shorter than two lanes'
- * worth). */
-typedef enum fold_mode { FOLD_LANES, FOLD_LANE0, FOLD_CHAIN } fold_mode;
+ * worth); in a COLS kernel, into column j's accumulator. */
+typedef enum fold_mode { FOLD_LANES, FOLD_LANE0, FOLD_CHAIN, FOLD_COLUMNS } fold_mode;
 
 /* The statements of positions [j0, j1) inside an element loop over j. */
 static void emit_loop_body(const compiled *c, int k, int j0, int j1, const bool *local, fold_mode mode,
@@ -594,7 +601,12 @@ static void emit_loop_body(const compiled *c, int k, int j0, int j1, const bool 
             char x[32], acc[32], rhs[1024];
             if (is_local(c, k, local, u)) snprintf(x, sizeof x, "l%d", u);
             else operand_expr(c, k, u, x, sizeof x);
-            snprintf(acc, sizeof acc, mode == FOLD_LANES ? "fa%d[q]" : mode == FOLD_LANE0 ? "fa%d[0]" : "fr%d", e->out);
+            snprintf(acc, sizeof acc,
+                     mode == FOLD_COLUMNS ? "pa%d[j]"
+                     : mode == FOLD_LANES ? "fa%d[q]"
+                     : mode == FOLD_LANE0 ? "fa%d[0]"
+                                          : "fr%d",
+                     e->out);
             codegen_fold_combine(fc.combine, acc, x, rhs, sizeof rhs);
             sb_printf(sb, "      %s = %s;\n", acc, rhs);
         } else if (fuse_is_leaf_map(e->prim)) { /* a materialised leaf read in place: copied out */
@@ -616,11 +628,11 @@ static void emit_element_loop(const compiled *c, int k, int j0, int j1, const bo
     const kernel *K = &c->kernels[k];
     const ir_func *ir = c->ir;
     prim_fold_c fc = {0, 0, NULL, NULL};
-    for (int j = j0; j < j1 && !fc.lanes; j++)
+    for (int j = j0; j < j1 && !fc.lanes && K->kind != KERNEL_COLS; j++)
         if (tile_stmt(c, k, j) == STMT_LOOP && off_row(c, K, j)) fold_inline(c, k, j, &fc);
     if (!fc.lanes) {
         sb_printf(sb, "    for (i64 j = 0; j < n; j++) {\n");
-        emit_loop_body(c, k, j0, j1, local, FOLD_LANES, sb);
+        emit_loop_body(c, k, j0, j1, local, K->kind == KERNEL_COLS ? FOLD_COLUMNS : FOLD_LANES, sb);
         sb_printf(sb, "    }\n");
         return;
     }
@@ -668,6 +680,42 @@ static void emit_element_loop(const compiled *c, int k, int j0, int j1, const bo
         sb_printf(sb, "      ((%s *)buf[%d])[%s] = fr%d;\n", ctype(ir->vars[v].dtype), v, at, v);
     }
     sb_printf(sb, "    }\n");
+}
+
+/* The loops of a COLS kernel's function over units [begin, end) (interp.c:
+ * run_cols): unit u is block u / NCH of B rows by column tile u % NCH;
+ * each reduction's accumulator row for the block (pa<v>, where buf has
+ * its result: the caller points it at the block rows) starts at the
+ * fold's identity, then each row's tile at t = r * C + c0 runs as a LOOP
+ * kernel's tile, folding into pa<v>[j] with the primitive's combining
+ * expression (prim_fold_c: the `rows` loop of the interpreter's column
+ * fold), so both backends have the same bits. Leaves the row loop open. */
+static void emit_cols_head(const compiled *c, int k, strbuf *sb) {
+    const ir_func *ir = c->ir;
+    const kernel *K = &c->kernels[k];
+    long long C = (long long)K->row_len, R = 1, B = 0, nch = (C + CODEGEN_TILE - 1) / CODEGEN_TILE;
+    for (int d = 0; d < K->outer_rank; d++) R *= (long long)K->space.dims[d];
+    for (int j = 0; j < K->n_eqns && !B; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        prim_col_fold f;
+        if (prim_lower(e->prim)->kind == LOWER_REDUCTION &&
+            prim_lower(e->prim)->col_fold(e->prim, ir->vars[ir_eqn_inputs(ir, e)[0]].dtype, &f))
+            B = (long long)f.block;
+    }
+    sb_printf(sb, "  for (i64 u = begin; u < end; u++) {\n");
+    sb_printf(sb, "    const i64 cb = u / %lldLL, c0 = u %% %lldLL * TILE;\n", nch, nch);
+    sb_printf(sb, "    const i64 n = %lldLL - c0 < TILE ? %lldLL - c0 : TILE;\n", C, C);
+    sb_printf(sb, "    const i64 r1 = (cb + 1) * %lldLL < %lldLL ? (cb + 1) * %lldLL : %lldLL;\n", B, R, B, R);
+    for (int j = 0; j < K->n_eqns; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        prim_fold_c fc;
+        if (!fold_inline(c, k, j, &fc)) continue;
+        const char *T = ctype(ir->vars[e->out].dtype);
+        sb_printf(sb, "    %s *restrict pa%d = (%s *)buf[%d] + cb * %lldLL + c0;\n", T, e->out, T, e->out, C);
+        sb_printf(sb, "    for (i64 j = 0; j < n; j++) pa%d[j] = %s;\n", e->out, fc.identity);
+    }
+    sb_printf(sb, "    for (i64 r = cb * %lldLL; r < r1; r++) {\n", B);
+    sb_printf(sb, "    const i64 t = r * %lldLL + c0;\n", C);
 }
 
 /* A LOOP kernel, a DOT_EPILOGUE kernel's epilogue, or the tiles of a long
@@ -723,18 +771,19 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
      * time (alone: 8.4-9.7 / 7.8-8.8); loops without folds, where the
      * hardware prefetcher alone does best: a*x+b 10.3-10.5 with the burst
      * / 8.4-10.4 with none, x+x 14.4-15.6 / 10.9-12.2. */
-    bool folds = false; /* a fold inside an element loop */
-    for (int j = first; j < K->n_eqns && !folds; j++) {
+    bool folds = false; /* a fold inside an element loop (of a long row's: a COLS kernel's rows are short) */
+    for (int j = first; j < K->n_eqns && !folds && K->kind != KERNEL_COLS; j++) {
         prim_fold_c fc;
         folds = tile_stmt(c, k, j) == STMT_LOOP && off_row(c, K, j) && fold_inline(c, k, j, &fc);
     }
     bool rev = reverse_tiles(c, k);
-    if (rev)
+    if (K->kind == KERNEL_COLS) emit_cols_head(c, k, sb);
+    else if (rev)
         sb_printf(sb, "  for (i64 tt = (end - begin + TILE - 1) / TILE - 1; tt >= 0; tt--) {\n"
                       "    const i64 t = begin + tt * TILE;\n");
     else
         sb_printf(sb, "  for (i64 t = begin; t < end; t += TILE) {\n");
-    sb_printf(sb, "    const i64 n = end - t < TILE ? end - t : TILE;\n");
+    if (K->kind != KERNEL_COLS) sb_printf(sb, "    const i64 n = end - t < TILE ? end - t : TILE;\n");
     if (folds) sb_printf(sb, rev ? "    const int pf = t - 2 * TILE >= begin;\n" : "    const int pf = t + 3 * TILE <= end;\n");
     for (int i = 0; i < K->n_in; i++) {
         int u = K->in[i];
@@ -750,6 +799,7 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
     for (int i = 0; i < K->n_out; i++) {
         int v = K->out[i];
         if (fuse_is_long_rows(K) && fuse_row_form(K, &ir->vars[v]) != FORM_ROW) continue; /* written after the tiles */
+        if (K->kind == KERNEL_COLS && fuse_col_form(K, &ir->vars[v]) != FORM_ROW) continue; /* after the units */
         sb_printf(sb, "    %s *p%d = (%s *)buf[%d] + t;\n", ctype(ir->vars[v].dtype), v, ctype(ir->vars[v].dtype),
                   v);
     }
@@ -781,7 +831,7 @@ static void emit_loop_kernel(const compiled *c, int k, const char *prefix, bool 
         emit_element_loop(c, k, j, end, local, sb);
         j = end;
     }
-    sb_printf(sb, "  }\n}\n");
+    sb_printf(sb, K->kind == KERNEL_COLS ? "    }\n  }\n}\n" : "  }\n}\n");
 }
 
 /* ---- ROWS kernels ----
@@ -1299,8 +1349,22 @@ static bool rows_supported_from(const compiled *c, int k, int64_t min_row) {
 
 static bool rows_supported(const compiled *c, int k) { return rows_supported_from(c, k, short_row); }
 
+/* A COLS kernel is generated when every reduction folds inline (f32, f64)
+ * and nothing in a tile is a fold call; its per-column values are the
+ * interpreter's (interp.c: run_cols), as a long row's per-row values are. */
+static bool cols_supported(const compiled *c, int k) {
+    const kernel *K = &c->kernels[k];
+    for (int j = 0; j < K->n_eqns; j++) {
+        prim_fold_c fc;
+        if (prim_lower(c->ir->eqns[K->eqns[j]].prim)->kind == LOWER_REDUCTION && !fold_inline(c, k, j, &fc))
+            return false;
+    }
+    return true;
+}
+
 bool codegen_exports(const compiled *c, int k) {
-    return codegen_generates(c, k) || fuse_is_long_rows(&c->kernels[k]);
+    return codegen_generates(c, k) || fuse_is_long_rows(&c->kernels[k]) ||
+           (c->kernels[k].kind == KERNEL_COLS && cols_supported(c, k));
 }
 
 bool codegen_generates(const compiled *c, int k) {
@@ -1346,7 +1410,7 @@ static bool emit_kernel(const compiled *c, int k, const char *prefix, bool expor
     if (small_kernel(c, k)) emit_small_kernel(c, k, prefix, exported, sb);
     else if (codegen_nested_applies(c, k)) codegen_nested_kernel(c, k, prefix, exported, sb);
     else if (c->kernels[k].kind == KERNEL_LOOP || c->kernels[k].kind == KERNEL_DOT_EPILOGUE ||
-             fuse_is_long_rows(&c->kernels[k]))
+             fuse_is_long_rows(&c->kernels[k]) || (c->kernels[k].kind == KERNEL_COLS && cols_supported(c, k)))
         emit_loop_kernel(c, k, prefix, exported, sb);
     else if (c->kernels[k].kind == KERNEL_ROWS && rows_supported_from(c, k, min_row))
         generate_rows(c, k, prefix, exported, sb);
@@ -1360,7 +1424,9 @@ void codegen_kernels(const compiled *c, const char *prefix, bool exported, strbu
 
 bool codegen_kernel_for_export(const compiled *c, int k, const char *prefix, strbuf *sb) {
     const kernel *K = &c->kernels[k];
-    if (K->kind == KERNEL_SINGLE || fuse_is_long_rows(K)) return false;
+    /* long rows and COLS kernels leave their per-row / per-column values to
+     * the interpreter (run_long_rows, run_cols), which an exported unit lacks */
+    if (K->kind == KERNEL_SINGLE || K->kind == KERNEL_COLS || fuse_is_long_rows(K)) return false;
     return emit_kernel(c, k, prefix, false, 0, sb);
 }
 

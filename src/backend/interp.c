@@ -528,6 +528,39 @@ typedef struct long_job {
     int64_t per_row; /* tiles in a row */
 } long_job;
 
+/* Equation j of a long-rows or COLS kernel, elementwise or a leaf over
+ * the kernel's space, on the tile of len elements at t0. */
+static void tile_eqn(program *p, const kernel *K, int j, char *const *buf, char *scratch, int64_t t0, int64_t len) {
+    const ir_func *ir = p->c->ir;
+    int kidx = (int)(K - p->c->kernels);
+    const ir_eqn *e = &ir->eqns[K->eqns[j]];
+    const int *in = ir_eqn_inputs(ir, e);
+    int v = e->out;
+    char *dst = p->slot[v] >= 0 ? scratch + (size_t)p->slot[v] * TILE * 8 : buf[v] + (size_t)t0 * esize(ir, v);
+    if (fuse_is_leaf_map(e->prim)) {
+        gather_leaf(ir, e, &p->maps[p->map_at[K->eqns[j]]], &K->space, buf, dst, t0, len);
+        return;
+    }
+    ew_operands ops;
+    memset(&ops, 0, sizeof ops);
+    for (int i = 0; i < e->n_in && i < 3; i++) {
+        int u = in[i];
+        if (p->c->kernel_of[u] == kidx && p->slot[u] >= 0) {
+            ops.in[i] = scratch + (size_t)p->slot[u] * TILE * 8;
+        } else if (ir->vars[u].rank == 0 || !rt_aval_same_shape(&ir->vars[u], &K->space)) {
+            ops.in[i] = buf[u]; /* a rank-0 buffer (fusion lets no own per-row value in) */
+            ops.scalar[i] = true;
+        } else {
+            ops.in[i] = buf[u] + (size_t)t0 * esize(ir, u);
+        }
+    }
+    ops.out = dst;
+    ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
+    ops.out_dtype = ir->vars[v].dtype;
+    ops.param = e->params.count;
+    ew_kernel(e->prim, ops.in_dtype)(&ops, 0, len);
+}
+
 static void run_long_tiles(void *arg, int64_t t_begin, int64_t t_end) {
     long_job *job = arg;
     program *p = job->p;
@@ -554,30 +587,7 @@ static void run_long_tiles(void *arg, int64_t t_begin, int64_t t_end) {
                 continue;
             }
             if (fuse_row_form(K, &ir->vars[v]) != FORM_ROW) continue; /* per-row values: after the tiles */
-            char *dst = p->slot[v] >= 0 ? scratch + (size_t)p->slot[v] * TILE * 8
-                                        : job->buf[v] + (size_t)t0 * esize(ir, v);
-            if (fuse_is_leaf_map(e->prim)) {
-                gather_leaf(ir, e, &p->maps[p->map_at[K->eqns[j]]], &K->space, job->buf, dst, t0, len);
-                continue;
-            }
-            ew_operands ops;
-            memset(&ops, 0, sizeof ops);
-            for (int i = 0; i < e->n_in && i < 3; i++) {
-                int u = in[i];
-                if (p->c->kernel_of[u] == kidx && p->slot[u] >= 0) {
-                    ops.in[i] = scratch + (size_t)p->slot[u] * TILE * 8;
-                } else if (ir->vars[u].rank == 0 || !rt_aval_same_shape(&ir->vars[u], &K->space)) {
-                    ops.in[i] = job->buf[u]; /* a rank-0 buffer (fusion lets no own per-row value in) */
-                    ops.scalar[i] = true;
-                } else {
-                    ops.in[i] = job->buf[u] + (size_t)t0 * esize(ir, u);
-                }
-            }
-            ops.out = dst;
-            ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
-            ops.out_dtype = ir->vars[v].dtype;
-            ops.param = e->params.count;
-            ew_kernel(e->prim, ops.in_dtype)(&ops, 0, len);
+            tile_eqn(p, K, j, job->buf, scratch, t0, len);
         }
     }
     if (scratch) interp_release_scratch(p, which);
@@ -662,6 +672,161 @@ static int run_long_rows(cj_ctx *ctx, program *p, const kernel *K, char *const *
     if (scratch) interp_release_scratch(p, which);
     rt_data_free(ctx->mem, store, cap);
     rt_free(ctx->mem, partial, pbytes);
+    return 0;
+}
+
+/* ---- COLS kernels ----
+ * Reductions over leading axes (fusion.c: fuse_is_col_reduce). The space
+ * is R rows of C columns; a unit is a block of the column fold's `block`
+ * rows by a tile of a row's columns. A unit fills its reductions'
+ * accumulator row for its block with the identity, then runs its rows one
+ * tile at a time as a LOOP kernel would, combining each reduction's
+ * operand tile into the accumulators (acc[i] ∘= x[i]). Once every unit has
+ * run, each reduction's result is the identity combined with the blocks'
+ * rows in block order (a single block: its row is the result), and the
+ * per-column equations run once over the columns. Units depend on the
+ * shape alone, so the bits are the same for any thread count — and the
+ * eager kernel's on one thread, which sums the same blocks. Generated C
+ * runs the units (cjk_kernel_<k> over unit indices) with the same
+ * combining expression. */
+typedef struct cols_job {
+    program *p;
+    const kernel *K;
+    char *const *buf;
+    char **acc;          /* per position: a reduction's accumulator rows (n_blocks × C), else NULL */
+    prim_col_fold *fold; /* per position: a reduction's column fold */
+    int64_t R, C, block, n_chunks;
+} cols_job;
+
+static void run_col_units(void *arg, int64_t u_begin, int64_t u_end) {
+    cols_job *job = arg;
+    program *p = job->p;
+    const ir_func *ir = p->c->ir;
+    const kernel *K = job->K;
+    int kidx = (int)(K - p->c->kernels);
+    int which = 0;
+    char *scratch = p->scratch_each ? interp_claim_scratch(p, &which) : NULL;
+    for (int64_t u = u_begin; u < u_end; u++) {
+        int64_t b = u / job->n_chunks, c0 = (u % job->n_chunks) * TILE;
+        int64_t len = job->C - c0 < TILE ? job->C - c0 : TILE;
+        int64_t r1 = (b + 1) * job->block < job->R ? (b + 1) * job->block : job->R;
+        for (int j = 0; j < K->n_eqns; j++)
+            if (job->acc[j])
+                job->fold[j].fill(job->acc[j] + (size_t)(b * job->C + c0) * esize(ir, ir->eqns[K->eqns[j]].out), len);
+        for (int64_t r = b * job->block; r < r1; r++) {
+            int64_t t0 = r * job->C + c0;
+            for (int j = 0; j < K->n_eqns; j++) {
+                const ir_eqn *e = &ir->eqns[K->eqns[j]];
+                if (job->acc[j]) {
+                    int x = ir_eqn_inputs(ir, e)[0];
+                    const char *xt = p->c->kernel_of[x] == kidx && p->slot[x] >= 0
+                                         ? scratch + (size_t)p->slot[x] * TILE * 8
+                                         : job->buf[x] + (size_t)t0 * esize(ir, x);
+                    job->fold[j].rows(job->acc[j] + (size_t)(b * job->C + c0) * esize(ir, e->out), xt, len);
+                } else if (fuse_col_form(K, &ir->vars[e->out]) == FORM_ROW) { /* per column: after the units */
+                    tile_eqn(p, K, j, job->buf, scratch, t0, len);
+                }
+            }
+        }
+    }
+    if (scratch) interp_release_scratch(p, which);
+}
+
+static int run_cols(cj_ctx *ctx, program *p, const kernel *K, char *const *buf) {
+    const compiled *c = p->c;
+    const ir_func *ir = c->ir;
+    int kidx = (int)(K - c->kernels);
+    int64_t R = 1, C = K->row_len;
+    for (int d = 0; d < K->outer_rank; d++) R *= K->space.dims[d];
+    if (R * C == 0) return 0;
+    int n = K->n_eqns;
+    size_t abytes = sizeof(char *) * (size_t)n, fbytes = sizeof(prim_col_fold) * (size_t)n;
+    char **acc = rt_calloc(ctx->mem, abytes), **col = rt_calloc(ctx->mem, abytes);
+    prim_col_fold *fold = rt_calloc(ctx->mem, fbytes);
+    int64_t block = 0;
+    /* per position: the accumulator rows of a reduction (the result itself
+     * when there is one block), and where a per-column value lives (its
+     * buffer, or call scratch when nothing outside reads it) */
+    size_t need = 0;
+    for (int j = 0; j < n && acc && col && fold; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        size_t cb = ((size_t)C * esize(ir, e->out) + 63) / 64 * 64;
+        if (prim_lower(e->prim)->kind == LOWER_REDUCTION) {
+            prim_lower(e->prim)->col_fold(e->prim, ir->vars[ir_eqn_inputs(ir, e)[0]].dtype, &fold[j]);
+            block = fold[j].block;
+        }
+        if (fuse_col_form(K, &ir->vars[e->out]) != FORM_SCALAR) continue;
+        if (c->home[e->out] == HOME_NONE) need += cb;
+        if (prim_lower(e->prim)->kind == LOWER_REDUCTION && R > fold[j].block)
+            need += ((size_t)C * esize(ir, e->out) * (size_t)((R + fold[j].block - 1) / fold[j].block) + 63) / 64 * 64;
+    }
+    size_t cap = 0;
+    char *store = acc && col && fold && need ? rt_data_alloc(ctx->mem, need, &cap) : NULL;
+    if (!acc || !col || !fold || (need && !store)) {
+        if (acc) rt_free(ctx->mem, acc, abytes);
+        if (col) rt_free(ctx->mem, col, abytes);
+        if (fold) rt_free(ctx->mem, fold, fbytes);
+        return core_oom(ctx, "jit: the column sums of a reduction over leading axes");
+    }
+    int64_t n_blocks = (R + block - 1) / block, n_chunks = (C + TILE - 1) / TILE;
+    size_t at = 0;
+    for (int j = 0; j < n; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        if (fuse_col_form(K, &ir->vars[e->out]) != FORM_SCALAR) continue;
+        size_t cb = ((size_t)C * esize(ir, e->out) + 63) / 64 * 64;
+        if (c->home[e->out] == HOME_NONE) col[j] = store + at, at += cb;
+        else col[j] = buf[e->out];
+        if (prim_lower(e->prim)->kind != LOWER_REDUCTION) continue;
+        if (n_blocks > 1) acc[j] = store + at, at += ((size_t)C * esize(ir, e->out) * (size_t)n_blocks + 63) / 64 * 64;
+        else acc[j] = col[j];
+    }
+    /* generated units write each reduction's accumulators where buf has
+     * its result: a copy of buf points there */
+    size_t nb = sizeof(char *) * (size_t)(ir->n_vars + 1);
+    char **tbuf = p->native_installed && p->native[kidx] ? rt_alloc(ctx->mem, nb) : NULL;
+    int64_t n_units = n_blocks * n_chunks;
+    if (tbuf) {
+        memcpy(tbuf, buf, sizeof(char *) * (size_t)ir->n_vars);
+        for (int j = 0; j < n; j++)
+            if (acc[j]) tbuf[ir->eqns[K->eqns[j]].out] = acc[j];
+        native_run_units(p, kidx, tbuf, n_units, R * C >= RT_PARALLEL_MIN_ELEMS);
+        rt_free(ctx->mem, tbuf, nb);
+    } else {
+        cols_job job = {p, K, buf, acc, fold, R, C, block, n_chunks};
+        rt_parallel_for(n_units, R * C >= RT_PARALLEL_MIN_ELEMS ? 1 : n_units, run_col_units, &job);
+    }
+    /* the per-column values: each reduction's blocks folded in order, then
+     * the equations on them, once */
+    for (int j = 0; j < n; j++) {
+        const ir_eqn *e = &ir->eqns[K->eqns[j]];
+        const int *in = ir_eqn_inputs(ir, e);
+        if (!col[j]) continue;
+        if (acc[j]) {
+            if (acc[j] == col[j]) continue;
+            size_t row = (size_t)C * esize(ir, e->out);
+            fold[j].fill(col[j], C);
+            for (int64_t b = 0; b < n_blocks; b++) fold[j].rows(col[j], acc[j] + row * (size_t)b, C);
+            continue;
+        }
+        ew_operands ops;
+        memset(&ops, 0, sizeof ops);
+        for (int i = 0; i < e->n_in && i < 3; i++) {
+            int u = in[i], q = -1;
+            for (int m = 0; m < n && q < 0; m++)
+                if (c->kernel_of[u] == kidx && ir->eqns[K->eqns[m]].out == u) q = m;
+            ops.in[i] = q >= 0 ? col[q] : buf[u];
+            ops.scalar[i] = ir->vars[u].rank == 0;
+        }
+        ops.out = col[j];
+        ops.in_dtype = ir->vars[in[prim_lower(e->prim)->dtype_operand]].dtype;
+        ops.out_dtype = ir->vars[e->out].dtype;
+        ops.param = e->params.count;
+        ew_kernel(e->prim, ops.in_dtype)(&ops, 0, C);
+    }
+    if (store) rt_data_free(ctx->mem, store, cap);
+    rt_free(ctx->mem, acc, abytes);
+    rt_free(ctx->mem, col, abytes);
+    rt_free(ctx->mem, fold, fbytes);
     return 0;
 }
 
@@ -766,6 +931,8 @@ int interp_run_kernel(cj_ctx *ctx, program *p, int k, char **buf) {
         if (!native_run_loop(p, k, buf)) interp_run_loop(p, K, buf);
     } else if (K->kind == KERNEL_ROWS) {
         if (!native_run_rows(p, k, buf)) status = run_rows(ctx, p, K, buf);
+    } else if (K->kind == KERNEL_COLS) {
+        status = run_cols(ctx, p, K, buf);
     } else if (K->kind == KERNEL_DOT_EPILOGUE) {
         status = dot_epilogue_run(ctx, p, k, buf);
     } else if (!native_run_construct(ctx, p, k, buf, &status)) { /* a construct's loop in generated C */

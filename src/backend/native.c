@@ -299,6 +299,11 @@ bool native_run_loop_range(program *p, int k, char *const *buf, int64_t begin, i
     return true;
 }
 
+void native_run_units(program *p, int k, char *const *buf, int64_t n, bool parallel) {
+    native_job job = {p->native[k], &p->rt, buf, 0};
+    rt_parallel_for(n, parallel ? 1 : n, native_range, &job);
+}
+
 bool native_run_rows(program *p, int k, char *const *buf) {
     if (!p->native_installed || !p->native[k]) return false;
     const kernel *K = &p->c->kernels[k];

@@ -195,6 +195,9 @@ bool native_run_rows(program *p, int k, char *const *buf);
  * kernel's epilogue, one block at a time); false when k has no generated
  * code installed. */
 bool native_run_loop_range(program *p, int k, char *const *buf, int64_t begin, int64_t end);
+/* Units [0, n) of COLS kernel k's generated function (interp.c: run_cols),
+ * one unit per pool item when `parallel`, else in one call. */
+void native_run_units(program *p, int k, char *const *buf, int64_t n, bool parallel);
 /* Runs construct kernel k through its generated function if installed
  * (false: the caller runs it through cf_run); *status gets 0 or -1. */
 bool native_run_construct(cj_ctx *ctx, program *p, int k, char *const *buf, int *status);

@@ -275,6 +275,7 @@ compiled *compile_ir_until(cj_ctx *ctx, const ir_func *ir, const char *last, con
         return NULL;
     }
     c->no_output_scratch = o->no_output_scratch;
+    c->no_cols = o->no_cols;
     c->ir = ir_copy(ir);
     if (!c->ir) {
         rt_free(ctx->mem, c, sizeof *c);

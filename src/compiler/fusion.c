@@ -17,7 +17,9 @@
  * same space (sin(x) and cos(x)) therefore share a kernel, and a chain of
  * elementwise operations becomes one loop. A leaf never reads a value of
  * its own kernel: that would need the value at another index, so the value
- * is materialised and the leaf reads its buffer. Anything else (reductions,
+ * is materialised and the leaf reads its buffer. A reduction over leading
+ * axes makes the LOOP kernel producing its operand a COLS kernel (column
+ * sums folded as the operand is computed). Anything else (other reductions,
  * dot, gather, dynamic_update_slice, and a control-flow construct:
  * one equation of all its outputs, run once) is a SINGLE kernel.
  * Values used outside their kernel, and program outputs, become the
@@ -116,6 +118,80 @@ bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t 
  * the whole row reduced first, so it starts the next kernel, a second pass. */
 bool fuse_is_long_rows(const kernel *K) { return K->kind == KERNEL_ROWS && K->row_len > ROW_MAX_LEN; }
 
+/* ---- COLS kernels ----
+ * A reduction over leading axes (a column sum, a batch mean: sum(x*y,
+ * axis=0)) joins the LOOP kernel computing its operand, which becomes a
+ * COLS kernel: both backends run it in units of a block of rows (the
+ * column fold's block, the rows the eager kernel sums into a fresh
+ * accumulator row) by a tile of a row's columns, each unit folding its
+ * rows into its block's accumulator row; then the blocks' rows are folded
+ * in order, and the per-column equations (the mean's division) run once
+ * over the columns. The units are fixed by the shape alone, so the bits
+ * do not depend on the thread count, and they are the eager kernel's on
+ * one thread. Nothing over the whole space may read a per-column value:
+ * x - mean(x, 0) starts the next kernel, a second pass. */
+bool fuse_is_col_reduce(const ir_func *ir, const ir_eqn *e, int *lead, int64_t *cols) {
+    const prim_lowering *l = prim_lower(e->prim);
+    if (l->kind != LOWER_REDUCTION || !l->col_fold) return false;
+    const rt_aval *a = &ir->vars[ir_eqn_inputs(ir, e)[0]];
+    prim_col_fold f;
+    if (!l->col_fold(e->prim, a->dtype, &f) || ir->vars[e->out].dtype != a->dtype) return false;
+    int q = e->params.axes.n;
+    if (q < 1 || q >= a->rank) return false;
+    int64_t rows = 1, n = 1;
+    for (int i = 0; i < q; i++) {
+        if (e->params.axes.v[i] != i) return false;
+        if (__builtin_mul_overflow(rows, a->dims[i], &rows)) return false;
+    }
+    for (int i = q; i < a->rank; i++)
+        if (__builtin_mul_overflow(n, a->dims[i], &n)) return false;
+    /* one row is a copy (the eager kernel keeps a -0.0 a sum would not),
+     * one column a fold of a run, in the row fold's lanes */
+    if (rows < 2 || n < 2) return false;
+    *lead = q;
+    *cols = n;
+    return true;
+}
+
+row_form fuse_col_form(const kernel *K, const rt_aval *a) {
+    if (rt_aval_same_shape(a, &K->space)) return FORM_ROW;
+    int q = K->outer_rank;
+    if (a->rank == K->space.rank - q && a->rank > 0) {
+        bool same = true;
+        for (int i = 0; i < a->rank && same; i++) same = a->dims[i] == K->space.dims[q + i];
+        if (same) return FORM_SCALAR;
+    }
+    return a->rank == 0 ? FORM_RANK0 : FORM_NONE;
+}
+
+/* Can equation `ei` join COLS kernel k? Elementwise equations over the
+ * space or over the columns (their operands have their shape or rank 0,
+ * so none over the space reads a per-column value), leaves over the
+ * space reading buffers, and reductions over the same leading axes. */
+static bool cols_accept(const compiled *c, int k, int ei) {
+    const ir_func *ir = c->ir;
+    const ir_eqn *e = &ir->eqns[ei];
+    const kernel *K = &c->kernels[k];
+    const int *in = ir_eqn_inputs(ir, e);
+    int lead;
+    int64_t cols;
+    if (fuse_is_col_reduce(ir, e, &lead, &cols))
+        return lead == K->outer_rank && rt_aval_same_shape(&ir->vars[in[0]], &K->space);
+    row_form fo = fuse_col_form(K, &ir->vars[e->out]);
+    if (fuse_is_elementwise(e->prim)) {
+        if (fo != FORM_ROW && fo != FORM_SCALAR) return false;
+        for (int i = 0; i < e->n_in; i++) {
+            row_form f = fuse_col_form(K, &ir->vars[in[i]]);
+            if (f != fo && f != FORM_RANK0) return false;
+        }
+        return true;
+    }
+    if (!fuse_is_leaf_map(e->prim) || fo != FORM_ROW) return false;
+    for (int i = 0; i < e->n_in; i++)
+        if (c->kernel_of[in[i]] == k) return false;
+    return true;
+}
+
 /* A broadcast_in_dim that keeps the outer axes in place (dims[i] == i for
  * the outer axes), so a per-row value stays with its row. */
 static bool keeps_outer_axes(const ir_eqn *e, int outer) {
@@ -176,7 +252,10 @@ static int pick_kernel(const compiled *c, const int *pending, int ei) {
     int outer;
     int64_t len;
     bool row_reduce = fuse_is_row_reduce(ir, e, &outer, &len);
-    if (!row_reduce && !fuse_is_elementwise(e->prim) && !fuse_is_leaf_map(e->prim)) return -1;
+    int lead;
+    int64_t cols;
+    bool col_reduce = !row_reduce && !c->no_cols && fuse_is_col_reduce(ir, e, &lead, &cols);
+    if (!row_reduce && !col_reduce && !fuse_is_elementwise(e->prim) && !fuse_is_leaf_map(e->prim)) return -1;
     const rt_aval *out = &ir->vars[e->out];
     const int *in = ir_eqn_inputs(ir, e);
     int earliest = 0;
@@ -194,8 +273,12 @@ static int pick_kernel(const compiled *c, const int *pending, int ei) {
             if (rows_accept(c, k, ei)) return k;
             continue;
         }
+        if (K->kind == KERNEL_COLS) {
+            if (cols_accept(c, k, ei)) return k;
+            continue;
+        }
         if (K->kind != KERNEL_LOOP) continue;
-        if (row_reduce) {
+        if (row_reduce || col_reduce) {
             if (rt_aval_same_shape(&K->space, &ir->vars[in[0]])) return k; /* becomes ROWS */
             continue;
         }
@@ -306,7 +389,8 @@ static int force(placer *pl, int u) {
 static bool sinks_into(const compiled *c, int l, int k, const rt_aval *space) {
     const ir_func *ir = c->ir;
     const ir_eqn *e = &ir->eqns[l];
-    if (k >= 0 && c->kernels[k].kind != KERNEL_LOOP) return false;
+    /* (a COLS kernel's space is its full space: a leaf over it reads buffers) */
+    if (k >= 0 && c->kernels[k].kind != KERNEL_LOOP && c->kernels[k].kind != KERNEL_COLS) return false;
     if (!rt_aval_same_shape(k >= 0 ? &c->kernels[k].space : space, &ir->vars[e->out])) return false;
     for (int q = 0; q < e->n_in; q++)
         if (k >= 0 && c->kernel_of[ir_eqn_inputs(ir, e)[q]] == k) return false;
@@ -321,6 +405,9 @@ static int place(placer *pl, int ei) {
     int outer;
     int64_t len;
     bool row_reduce = fuse_is_row_reduce(ir, e, &outer, &len);
+    int lead;
+    int64_t cols;
+    bool col_reduce = !row_reduce && !c->no_cols && fuse_is_col_reduce(ir, e, &lead, &cols);
     bool reader = fuse_is_elementwise(e->prim) && !row_reduce;
     if (fuse_is_leaf_map(e->prim) && compose_through(pl, ei) != 0) return -1;
     /* deferred operands: their own deferred operands are placed first (a
@@ -354,8 +441,8 @@ static int place(placer *pl, int ei) {
         kernel *K = &c->kernels[k];
         K->kind = fuse_is_elementwise(e->prim) || fuse_is_leaf_map(e->prim) ? KERNEL_LOOP : KERNEL_SINGLE;
         K->space = ir->vars[e->out];
-        if (row_reduce) {
-            K->kind = KERNEL_ROWS;
+        if (row_reduce || col_reduce) {
+            K->kind = row_reduce ? KERNEL_ROWS : KERNEL_COLS;
             K->space = ir->vars[in[0]];
         }
     }
@@ -366,6 +453,11 @@ static int place(placer *pl, int ei) {
     if (row_reduce) {
         K->outer_rank = outer;
         K->row_len = len;
+    }
+    if (col_reduce) { /* the producing loop now runs by blocks of rows */
+        K->kind = KERNEL_COLS;
+        K->outer_rank = lead;
+        K->row_len = cols;
     }
     for (int i = 0; i < e->n_in; i++) { /* the deferred leaves it reads, just before it */
         int l = pl->pending[in[i]];

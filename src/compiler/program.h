@@ -14,7 +14,11 @@
  * — or DOT_EPILOGUE: a matrix product (its first equation) followed by the
  * LOOP equations that consume its result elementwise (bias, activation,
  * scale), run a block of rows at a time so the product's result lives
- * only in a block buffer while the epilogue reads it (epilogue.c).
+ * only in a block buffer while the epilogue reads it (epilogue.c) — or
+ * COLS: reductions over leading axes (column sums, a batch mean) with the
+ * elementwise equations computing their operand and the per-column ones
+ * after them, run in tiles of a row's columns that each fold into a
+ * fixed block of rows' accumulator row (fusion.c: fuse_is_col_reduce).
  * Values are materialised only when they cross a kernel boundary or are
  * program outputs; temporaries live at planned offsets in one arena kept
  * by the program across calls. */
@@ -23,10 +27,14 @@
 
 #include "../core/ir.h"
 
-typedef enum kernel_kind { KERNEL_LOOP, KERNEL_ROWS, KERNEL_SINGLE, KERNEL_DOT_EPILOGUE } kernel_kind;
+typedef enum kernel_kind { KERNEL_LOOP, KERNEL_ROWS, KERNEL_SINGLE, KERNEL_DOT_EPILOGUE, KERNEL_COLS } kernel_kind;
 
 static inline const char *kernel_kind_name(kernel_kind k) {
-    return k == KERNEL_LOOP ? "loop" : k == KERNEL_ROWS ? "rows" : k == KERNEL_SINGLE ? "single" : "dot+epilogue";
+    return k == KERNEL_LOOP     ? "loop"
+           : k == KERNEL_ROWS   ? "rows"
+           : k == KERNEL_SINGLE ? "single"
+           : k == KERNEL_COLS   ? "cols"
+                                : "dot+epilogue";
 }
 
 typedef struct kernel {
@@ -39,8 +47,10 @@ typedef struct kernel {
     int *out;     /* variables written to buffers */
     rt_aval space; /* LOOP: the iteration space (every value's shape or rank 0);
                       ROWS: the shape of the reduced operand, outer ++ row */
-    int outer_rank;  /* ROWS: leading axes iterated over; the rest is a row */
-    int64_t row_len; /* ROWS: elements per row */
+    int outer_rank;  /* ROWS: leading axes iterated over; the rest is a row.
+                        COLS: the leading axes reduced */
+    int64_t row_len; /* ROWS: elements per row. COLS: columns (elements of
+                        the trailing axes kept) */
     int64_t n_blocks; /* DOT_EPILOGUE: blocks of the product's rows (block b
                          is rows [b*M/n_blocks, (b+1)*M/n_blocks) of M) */
 } kernel;
@@ -90,6 +100,7 @@ typedef struct compiled {
     bool no_output_scratch; /* plan: keep every temporary in the arena (a
                                control-flow body, whose outputs generated
                                loops rebind per step) */
+    bool no_cols;    /* fuse: no COLS kernels (cj_export_c: its units lack run_cols) */
     int *kernel_of;  /* per variable: defining kernel, -1 for inputs/constants */
     int *first_use, *last_use; /* per variable: kernel range over which its buffer is live */
     size_t arena_bytes;
@@ -122,6 +133,7 @@ typedef struct compile_options {
     const char *dump;       /* passes to dump after, a comma list (NULL: CJAX_DUMP) */
     strbuf *dump_to;        /* where dumps go (NULL: stderr) */
     bool no_output_scratch; /* plan: no temporary in an output's buffer (compiled.no_output_scratch) */
+    bool no_cols;           /* fuse: reductions over leading axes stay SINGLE kernels (compiled.no_cols) */
     bool no_recompute;      /* fuse: store every value kernels share, recomputing none (recompute.c) */
     bool verify;            /* verify after every pass in any build (else: debug builds and
                                CJAX_VERIFY=1; the IR passes are always verified) */
@@ -227,6 +239,14 @@ typedef enum row_form { FORM_NONE, FORM_ROW, FORM_SCALAR, FORM_RANK0 } row_form;
 row_form fuse_row_form(const kernel *K, const rt_aval *a);
 bool fuse_is_row_reduce(const ir_func *ir, const ir_eqn *e, int *outer, int64_t *row_len);
 bool fuse_is_long_rows(const kernel *K);
+/* A reduction over the leading axes of its operand that a COLS kernel can
+ * run (its primitive's column fold, prim_col_fold, for the dtype; at least
+ * two rows and two columns): sets the axes reduced and the columns. */
+bool fuse_is_col_reduce(const ir_func *ir, const ir_eqn *e, int *lead, int64_t *cols);
+/* How a value relates to a COLS kernel: over the whole space (FORM_ROW),
+ * one element per column (FORM_SCALAR: the shape of the kept axes), a
+ * rank-0 scalar, or none of these. */
+row_form fuse_col_form(const kernel *K, const rt_aval *a);
 /* The most rows a long-rows kernel has: its per-row values all fit one
  * tile slot of the interpreter (1024 elements). */
 #define FUSE_LONG_MAX_ROWS 1024

@@ -23,7 +23,9 @@
  *             reductions over the kernel's trailing axes; a SINGLE kernel
  *             is one equation (a control-flow construct is one equation
  *             of all its outputs); a DOT_EPILOGUE kernel starts with
- *             its dot, followed by LOOP equations over the dot's shape.
+ *             its dot, followed by LOOP equations over the dot's shape;
+ *             COLS equations are over the space or per column, with
+ *             reductions over the kernel's leading axes.
  *   planned   inputs, constants and outputs have their homes (no output is
  *             HOME_NONE); every buffer a kernel reads or writes has one;
  *             arena buffers lie inside the arena and their live ranges cover
@@ -293,6 +295,50 @@ static int check_kind(const checker *ck, int k) {
                            prim_names[e->prim], vname(ck, e->out, b));
         }
         if (!reductions) return bad(ck, k, "a rows kernel without a row reduction");
+        return 0;
+    }
+    case KERNEL_COLS: {
+        if (K->outer_rank < 1 || K->outer_rank >= K->space.rank)
+            return bad(ck, k, "%d leading axes reduced in a space of rank %d", K->outer_rank, K->space.rank);
+        int64_t cols = 1;
+        for (int d = K->outer_rank; d < K->space.rank; d++) cols *= K->space.dims[d];
+        if (cols != K->row_len)
+            return bad(ck, k, "%lld columns, but the kept axes hold %lld", (long long)K->row_len, (long long)cols);
+        int reductions = 0;
+        for (int j = 0; j < K->n_eqns; j++) {
+            const ir_eqn *e = &ir->eqns[K->eqns[j]];
+            int lead;
+            int64_t n;
+            if (fuse_is_col_reduce(ir, e, &lead, &n)) {
+                reductions++;
+                if (lead != K->outer_rank || fuse_col_form(K, &ir->vars[ir_eqn_inputs(ir, e)[0]]) != FORM_ROW)
+                    return bad(ck, k, "reduction %d (%s) is not over the kernel's leading axes", K->eqns[j],
+                               prim_names[e->prim]);
+                continue;
+            }
+            row_form f = fuse_col_form(K, &ir->vars[e->out]);
+            if (fuse_is_leaf_map(e->prim)) {
+                if (f != FORM_ROW || check_loop_eqn(ck, k, j) != 0)
+                    return f != FORM_ROW ? bad(ck, k, "leaf equation %d (%s) is not over the kernel's space",
+                                               K->eqns[j], prim_names[e->prim])
+                                         : -1;
+                continue;
+            }
+            if (!fuse_is_elementwise(e->prim))
+                return bad(ck, k, "equation %d (%s) is neither elementwise, a leaf, nor a column reduction",
+                           K->eqns[j], prim_names[e->prim]);
+            if (f != FORM_ROW && f != FORM_SCALAR)
+                return bad(ck, k, "equation %d (%s) defines %s, neither over the space nor one element per column",
+                           K->eqns[j], prim_names[e->prim], vname(ck, e->out, b));
+            const int *in = ir_eqn_inputs(ir, e);
+            for (int i = 0; i < e->n_in; i++) {
+                row_form g = fuse_col_form(K, &ir->vars[in[i]]);
+                if (g != f && g != FORM_RANK0)
+                    return bad(ck, k, "equation %d (%s) reads %s, of another form than its result", K->eqns[j],
+                               prim_names[e->prim], vname(ck, in[i], b));
+            }
+        }
+        if (!reductions) return bad(ck, k, "a cols kernel without a column reduction");
         return 0;
     }
     case KERNEL_SINGLE:

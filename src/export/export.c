@@ -381,7 +381,10 @@ cj_status cj_export_c(cj_func *f, int n_in, const cj_spec *in, const char *name,
         if (core_spec_aval(ctx, what, i, &in[i], &avals[i]) != 0) return ctx->err;
     ir_func *ir = func_trace_to_ir(f, avals, NULL, what);
     if (!ir) return ctx->err;
-    compiled *c = compile_ir(ctx, ir);
+    /* a reduction over leading axes stays its own kernel here: a COLS
+     * kernel's per-column values are the interpreter's (run_cols) */
+    const compile_options copts = {.no_cols = true};
+    compiled *c = compile_ir_until(ctx, ir, NULL, &copts);
     ir_free(ir);
     if (!c) return ctx->err;
     export_job j;

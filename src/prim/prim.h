@@ -172,6 +172,20 @@ typedef struct prim_cost {
     double (*flops_of)(const prim_params *p, const rt_aval *in, const rt_aval *out); /* dot_general */
 } prim_cost;
 
+/* A reduction's column fold (a reduction over leading axes, fused into
+ * the loop computing its operand: fusion.c's COLS kernels): `fill` writes
+ * the identity into n accumulators, `rows` combines one row of n elements
+ * into them (acc[i] ∘= x[i]), and `block` is how many consecutive rows the
+ * eager kernel combines into a fresh accumulator row before it joins the
+ * total, from row 0 — so a kernel that folds blocks of `block` rows into
+ * fresh rows and then the blocks' rows in order into the identity has the
+ * eager kernel's bits (one thread; its rows kept contiguous). */
+typedef struct prim_col_fold {
+    void (*fill)(void *acc, int64_t n);
+    void (*rows)(void *acc, const void *x, int64_t n);
+    int64_t block;
+} prim_col_fold;
+
 typedef struct prim_lowering {
     prim_lower_kind kind;
     /* LOWER_ELEMENTWISE: the C expression (every elementwise primitive has
@@ -221,6 +235,9 @@ typedef struct prim_lowering {
      * low padding or base dilation: a pooling output in its input's
      * buffer). NULL: never. */
     bool (*overwrites_operand0)(const prim_params *p, const rt_aval *in0, const rt_aval *out);
+    /* LOWER_REDUCTION: the column fold for operands of a dtype (false: none
+     * for it; NULL: the primitive never folds columns). */
+    bool (*col_fold)(prim_id prim, cj_dtype dt, prim_col_fold *out);
 } prim_lowering;
 
 /* vmap: the batch axis of a value that is not batched. */

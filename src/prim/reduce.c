@@ -350,6 +350,17 @@ static prim_row_fold_fn reduce_row_fold(prim_id prim, cj_dtype dt) {
     return reducers[op_of(prim)][dt].row_fold;
 }
 
+/* The column fold of reduce_sum/prod/max/min (prim_col_fold): the `rows`
+ * loop accumulate_segments combines rows with, from the identity, in
+ * blocks of SEG_BLOCK rows. */
+static bool reduce_col_fold(prim_id prim, cj_dtype dt, prim_col_fold *out) {
+    if (!rt_dtype_valid((int)dt) || !reducers[op_of(prim)][dt].rows) return false;
+    out->fill = reducers[op_of(prim)][dt].fill;
+    out->rows = reducers[op_of(prim)][dt].rows;
+    out->block = SEG_BLOCK;
+    return true;
+}
+
 /* The float folds as C text for generated code (prim_fold_c): the text is
  * the expansion of the very macros the loops above are built from, and the
  * lanes and block are theirs, so an element loop that folds with it gives
@@ -699,6 +710,50 @@ static void reduce_partial_blocks(void *arg, int64_t b0, int64_t b1) {
     }
 }
 
+/* Few output rows over many reduced rows (inner kept): each output row's
+ * segments go in blocks of SEG_BLOCK, one block per work item, the partial
+ * rows combined in block order, a group of blocks at a time (bounded
+ * scratch). The blocks are accumulate_segments' own, so the bits are the
+ * one-thread loop's at any thread count, and a COLS kernel's (interp.c:
+ * run_cols: 64-row units combined in order). */
+typedef struct seg_job {
+    const reduce_plan *pl;
+    char *part;
+    int64_t base, first; /* the output row's input offset; the group's first block */
+} seg_job;
+
+static void reduce_seg_blocks(void *arg, int64_t b0, int64_t b1) {
+    const seg_job *j = arg;
+    const reduce_plan *pl = j->pl;
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t s0 = (j->first + b) * SEG_BLOCK;
+        char *acc = j->part + (size_t)(b * pl->C) * pl->es;
+        pl->k->fill(acc, pl->C);
+        accumulate_segments(pl, acc, j->base, s0, min64(pl->S, s0 + SEG_BLOCK), pl->C);
+    }
+}
+
+static int reduce_kept_blocks(cj_ctx *ctx, prim_id prim, const reduce_plan *pl, int nt) {
+    int64_t n_seg = ceil_div(pl->S, SEG_BLOCK), group = min64(n_seg, 8 * (int64_t)nt);
+    size_t cap, bytes = (size_t)(group * pl->C) * pl->es;
+    char *part = rt_data_alloc(ctx->mem, bytes, &cap);
+    if (!part) return prim_error(ctx, CJ_ERR_OOM, prim, "out of memory for partial results (%zu bytes)", bytes);
+    odometer ko = pl->kept;
+    odo_seek(&ko, 0);
+    for (int64_t u = 0; u < pl->U; u++, odo_next(&ko)) {
+        char *o = pl->out + (size_t)(u * pl->C) * pl->es;
+        pl->k->fill(o, pl->C);
+        for (int64_t g0 = 0; g0 < n_seg; g0 += group) {
+            int64_t m = min64(group, n_seg - g0);
+            seg_job j = {pl, part, ko.off, g0};
+            rt_parallel_for(m, 1, reduce_seg_blocks, &j);
+            for (int64_t b = 0; b < m; b++) pl->k->rows(o, part + (size_t)(b * pl->C) * pl->es, pl->C);
+        }
+    }
+    rt_data_free(ctx->mem, part, cap);
+    return 0;
+}
+
 static int run_reduction(cj_ctx *ctx, prim_id prim, const reduce_plan *pl, int64_t n_elems) {
     int64_t units = pl->U * pl->n_chunks;
     int nt = threads_for(n_elems);
@@ -708,6 +763,7 @@ static int run_reduction(cj_ctx *ctx, prim_id prim, const reduce_plan *pl, int64
         run_items(nt, units, n_elems, reduce_units, (void *)pl);
         return 0;
     }
+    if (!pl->inner_reduced) return reduce_kept_blocks(ctx, prim, pl, nt);
     size_t cap, bytes = (size_t)(n_blocks * pl->C) * pl->es;
     char *part = rt_data_alloc(ctx->mem, bytes, &cap);
     if (!part) return prim_error(ctx, CJ_ERR_OOM, prim, "out of memory for partial results (%zu bytes)", bytes);
@@ -1175,7 +1231,8 @@ void prim_register_reduce(void) {
                                                 .lower = {.kind = LOWER_REDUCTION,
                                                           .row_fold = reduce_row_fold,
                                                           .fold_c = reduce_fold_c,
-                                                          .cost = PRIM_COST_FOLD}};
+                                                          .cost = PRIM_COST_FOLD,
+                                                          .col_fold = reduce_col_fold}};
     for (size_t i = 0; i < sizeof args / sizeof *args; i++)
         prim_rules[args[i]] = (prim_rule){.abstract_eval = arg_abstract_eval,
                                           .impl = arg_impl,
