@@ -1166,6 +1166,47 @@ typedef struct cj_vmap_opts {
  * inside other functions. opts may be NULL (all axes 0). Owned by f's
  * context. */
 cj_func *cj_vmap(cj_func *f, const cj_vmap_opts *opts);
+/* jax.vmap(f, axis_name=...): cj_vmap whose batch axis is also the named
+ * axis `axis_name` (1..63 characters, no ','), which the collectives
+ * (cj_psum, cj_axis_index, ...; below) inside f work over. NULL is
+ * cj_vmap. Not with opts->chunk_size (a collective needs the whole
+ * batch). A function of its own, not a member of cj_vmap_opts, so that
+ * existing positional initializers of the options stay complete. */
+cj_func *cj_vmap_named(cj_func *f, const cj_vmap_opts *opts, const char *axis_name);
+
+/* ---- Collectives over named axes -------------------------------------- */
+/* jax.lax's collectives (docs/COLLECTIVES.md). Inside a function vmapped
+ * with cj_vmap_opts.axis_name, they work across the batch as across the
+ * members of that axis: psum sums over it, axis_index is the example's
+ * position, all_gather stacks every member's value. Shapes are per member.
+ * `axis_name` names one axis; cj_psum, cj_pmean, cj_pmax and cj_pmin take
+ * several separated by commas ("i,j": JAX's axis_name=('i', 'j')). A name
+ * no enclosing vmap binds is CJ_ERR_AXIS "unbound axis name: i" (JAX's
+ * NameError). Differentiable but pmax / pmin (as in JAX); they compose
+ * with jit (after vmap they are ordinary operations) and nested vmaps. */
+cj_val cj_psum(cj_val x, const char *axis_name);
+/* psum / size: true division (an integer x gives f32/f64, as jnp). */
+cj_val cj_pmean(cj_val x, const char *axis_name);
+cj_val cj_pmax(cj_val x, const char *axis_name);
+cj_val cj_pmin(cj_val x, const char *axis_name);
+/* Every member's x stacked along a new axis `axis` (-(rank+1)..rank), or
+ * with tiled concatenated along axis (-rank..rank-1). */
+cj_val cj_all_gather(cj_val x, const char *axis_name, int64_t axis, int tiled);
+/* psum, then member k keeps slice k of scatter_dimension (whose size must
+ * be the axis size), or with tiled chunk k of it (a multiple of it). */
+cj_val cj_psum_scatter(cj_val x, const char *axis_name, int64_t scatter_dimension, int tiled);
+/* Member perm[2k+1] receives member perm[2k]'s x, for k < n_pairs (pairs
+ * (source, destination), each in 0..size-1, sources distinct and
+ * destinations distinct); a member no pair sends to gets zeros (JAX's
+ * shard_map semantics; JAX's vmap accepts only full permutations). */
+cj_val cj_ppermute(cj_val x, const char *axis_name, int64_t n_pairs, const int64_t *perm);
+/* x split along split_axis into size chunks, chunk k sent to member k,
+ * the received chunks concatenated along concat_axis (tiled), or without
+ * tiled: x's split_axis must be the axis size, it is removed and the
+ * members' values stacked at concat_axis (jax.lax.all_to_all). */
+cj_val cj_all_to_all(cj_val x, const char *axis_name, int64_t split_axis, int64_t concat_axis, int tiled);
+/* The member's position along the axis: an i32 scalar. */
+cj_val cj_axis_index(cj_ctx *ctx, const char *axis_name);
 
 /* ---- The IR ------------------------------------------------------------ */
 /* Abstract input: dtype and shape (JAX: ShapeDtypeStruct). */

@@ -30,6 +30,7 @@ static void register_all(void) {
     prim_register_conv();
     prim_register_reduce_window();
     prim_register_gather_general();
+    prim_register_collective();
     ad_register_elementwise();
     ad_register_shape();
     ad_register_reduce();
@@ -41,6 +42,7 @@ static void register_all(void) {
     ad_register_conv();
     ad_register_reduce_window();
     ad_register_gather_general();
+    ad_register_collective();
     cf_register();
     cf_register_ad();
 }

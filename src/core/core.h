@@ -39,6 +39,7 @@ typedef struct core_value {
 
 /* ---- traces ---- */
 typedef struct core_trace core_trace;
+#define CORE_TRACE_AXES 4
 typedef struct trace_ops {
     const char *name; /* "eval", "jit", ... (used in messages) */
     /* Applies prim to inputs, some of which may belong to lower levels and
@@ -58,6 +59,12 @@ struct core_trace {
     const trace_ops *ops;
     void *state;
     const char *what; /* what is being traced, for messages ("jit of 'f'") */
+    /* The named axes this trace binds (a cj_vmap with axis_name binds one;
+     * a shard_map would bind its mesh's): name ids (prim_name_id) and
+     * sizes. Collectives find them through core_axis_find only. */
+    int n_axes;
+    int axis_name[CORE_TRACE_AXES];
+    int64_t axis_size[CORE_TRACE_AXES];
 };
 
 typedef struct scope_rec {
@@ -237,6 +244,23 @@ int core_bind_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
 /* Pushes a trace at the next level; returns it or NULL (error recorded). */
 core_trace *core_push_trace(cj_ctx *ctx, const trace_ops *ops, void *state, const char *what);
 void core_pop_trace(cj_ctx *ctx, core_trace *t);
+/* ---- the axis environment ----
+ * The one lookup of a named axis (docs/COLLECTIVES.md): the innermost
+ * live trace that binds name id `name` (an inner binding shadows an outer
+ * one, as in JAX). Returns its level and writes the axis size, or -1 when
+ * no trace binds it. core_bind routes a collective primitive through it
+ * (a collective is processed by at least the trace of each axis it names);
+ * the public collectives read sizes through it. */
+int core_axis_find(const cj_ctx *ctx, int name, int64_t *size);
+/* Axis names as ids (axis_names.c, one table per process): the id of a
+ * name (added when new), -1 for NULL, "", a name longer than
+ * CORE_AXIS_NAME_MAX or a full table; and the text of an id. */
+#define CORE_AXIS_NAME_MAX 63
+int core_axis_name_id(const char *name);
+const char *core_axis_name_str(int id);
+/* The names every live trace binds, innermost first, as "'i', 'j'" (or
+ * "none"), for messages. */
+void core_axis_names(const cj_ctx *ctx, char *buf, size_t size);
 /* The trace owning a value (traces[0] for arrays). */
 core_trace *core_value_trace(cj_ctx *ctx, const core_value *v);
 /* Validates inputs for the eval trace and checks dtypes/shapes. */

@@ -236,9 +236,52 @@ done:
     return status;
 }
 
-/* The trace that processes a binding: the innermost among the operands'
- * and the dynamic one. NULL with the error recorded. */
-static core_trace *bind_trace(cj_ctx *ctx, prim_id prim, int n_in, const cj_val *in) {
+int core_axis_find(const cj_ctx *ctx, int name, int64_t *size) {
+    for (int l = ctx->n_traces - 1; l > 0; l--) {
+        const core_trace *t = ctx->traces[l];
+        for (int a = 0; a < t->n_axes; a++)
+            if (t->axis_name[a] == name) {
+                if (size) *size = t->axis_size[a];
+                return l;
+            }
+    }
+    return -1;
+}
+
+void core_axis_names(const cj_ctx *ctx, char *buf, size_t size) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (int l = ctx->n_traces - 1; l > 0 && len < size; l--)
+        for (int a = 0; a < ctx->traces[l]->n_axes && len < size; a++)
+            len += (size_t)snprintf(buf + len, size - len, "%s'%s'", len ? ", " : "",
+                                    core_axis_name_str(ctx->traces[l]->axis_name[a]));
+    if (!buf[0]) snprintf(buf, size, "none");
+}
+
+/* A collective is processed by at least the trace binding each axis it
+ * names, even when no operand belongs to that trace (psum of a constant,
+ * axis_index): that trace's rule is what gives it meaning. An unbound
+ * name is JAX's NameError, naming the axis. */
+static int collective_level(cj_ctx *ctx, prim_id prim, const prim_params *p, int level) {
+    for (int a = 0; a < p->lo.n; a++) {
+        int l = core_axis_find(ctx, (int)p->lo.v[a], NULL);
+        if (l < 0) {
+            char bound[200];
+            core_axis_names(ctx, bound, sizeof bound);
+            return prim_error(ctx, CJ_ERR_AXIS, prim,
+                              "unbound axis name: %s (bound here: %s; a named axis is bound by cj_vmap with "
+                              "cj_vmap_opts.axis_name)",
+                              core_axis_name_str((int)p->lo.v[a]), bound);
+        }
+        if (l > level) level = l;
+    }
+    return level;
+}
+
+/* The trace that processes a binding: the innermost among the operands',
+ * the dynamic one, and for a collective its axes' traces. NULL with the
+ * error recorded. */
+static core_trace *bind_trace(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in) {
     if (ctx->err) return NULL;
     /* an ordinary primitive's paths size their tables by the limit; those
      * of several results (constructs) size them by the equation */
@@ -262,11 +305,12 @@ static core_trace *bind_trace(cj_ctx *ctx, prim_id prim, int n_in, const cj_val 
         if (!v) return NULL;
         if (v->kind == VALUE_TRACER && v->level > level) level = v->level;
     }
+    if (prim_rules[prim].collective && (level = collective_level(ctx, prim, p, level)) < 0) return NULL;
     return ctx->traces[level];
 }
 
 static cj_val bind_held(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, const cj_val *in) {
-    core_trace *t = bind_trace(ctx, prim, n_in, in);
+    core_trace *t = bind_trace(ctx, prim, p, n_in, in);
     if (!t) return core_err_val(ctx);
     if (prim_rules[prim].multiple_results) {
         prim_error(ctx, CJ_ERR_INTERNAL, prim, "has several results: bound as if it had one");
@@ -296,7 +340,7 @@ int core_bind_multi(cj_ctx *ctx, prim_id prim, const prim_params *p, int n_in, c
         return out[0].slot ? 0 : -1;
     }
     if (core_enter(ctx, prim_names[prim]) != 0) return -1;
-    core_trace *t = bind_trace(ctx, prim, n_in, in);
+    core_trace *t = bind_trace(ctx, prim, p, n_in, in);
     int status = -1;
     if (t) {
         status = t->ops->process_multi ? t->ops->process_multi(ctx, t, prim, p, n_in, in, n_out, out)

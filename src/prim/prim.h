@@ -34,7 +34,7 @@ typedef enum prim_id {
     PRIM_COUNT
 } prim_id;
 
-typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD, FAMILY_CONTROL, FAMILY_RANDOM, FAMILY_SORT, FAMILY_LINALG, FAMILY_CONV, FAMILY_WINDOW } prim_family;
+typedef enum prim_family { FAMILY_ELEMENTWISE, FAMILY_SHAPE, FAMILY_REDUCE, FAMILY_DOT, FAMILY_GATHER, FAMILY_AD, FAMILY_CONTROL, FAMILY_RANDOM, FAMILY_SORT, FAMILY_LINALG, FAMILY_CONV, FAMILY_WINDOW, FAMILY_COLLECTIVE } prim_family;
 
 /* A list of axes or sizes. */
 typedef struct prim_ivec {
@@ -375,6 +375,15 @@ typedef struct prim_rule {
      * with one message naming the primitive and the dtype, before any
      * rule of this record runs. */
     bool extra_dtypes;
+    /* Collectives over named axes (src/prim/collective.c): params.lo holds
+     * the name ids of the axes it reduces or moves over. core_bind hands
+     * such a binding to at least the trace that binds each named axis
+     * (core_axis_find), and that trace's vmap calls batch_named instead of
+     * batch, with its own axis's name id: the rule for the axis the batch
+     * runs along. `batch` is then the rule for a vmap over another axis. */
+    bool collective;
+    int (*batch_named)(struct cj_ctx *ctx, prim_id prim, const prim_params *p, int axis_name, int n_in,
+                       const cj_val *in, const int64_t *bdim, int64_t size, cj_val *out, int64_t *out_bdim);
 } prim_rule;
 
 extern prim_rule prim_rules[PRIM_COUNT];
@@ -400,6 +409,7 @@ void prim_register_linalg_svd(void);    /* svd (src/prim/linalg_svd.c) */
 void prim_register_conv(void);          /* conv_general_dilated (src/prim/conv.c) */
 void prim_register_reduce_window(void); /* reduce_window_*, select_and_* (src/prim/reduce_window.c) */
 void prim_register_gather_general(void); /* gather_general, scatter_general (src/prim/gather_general.c) */
+void prim_register_collective(void);     /* psum, all_gather, ppermute, ... (src/prim/collective.c) */
 /* checkpoint_name's table: the id of a name (added when new; at most 63
  * characters), -1 when it cannot be stored; and the name of an id. */
 int prim_name_id(const char *name);
@@ -416,6 +426,7 @@ void ad_register_linalg(void);
 void ad_register_conv(void);
 void ad_register_reduce_window(void);
 void ad_register_gather_general(void);
+void ad_register_collective(void);
 /* Control flow's primitives (src/control/prims.c). */
 void cf_register(void);
 void cf_register_ad(void);

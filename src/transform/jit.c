@@ -35,6 +35,7 @@ typedef struct jit_entry {
     size_t static_len;
     ir_func *ir;
     program *prog;
+    int has_collective; /* the IR holds a collective: it runs through the trace binding its axis */
     struct jit_entry *prev, *next; /* order of use, most recent first */
     struct jit_entry *chain;       /* the next entry in its hash bucket */
 } jit_entry;
@@ -251,6 +252,24 @@ static void static_key_write(cj_func *f, core_value *const *vals, uint8_t *dst) 
     }
 }
 
+/* The axis environment a trace sees (every named axis bound now, with
+ * its size) is part of the key, as in JAX: a collective's result type
+ * depends on its axis's size, and an unbound name fails the trace. */
+static size_t env_key_len(const cj_ctx *ctx) {
+    size_t n = 0;
+    for (int l = 1; l < ctx->n_traces; l++) n += (size_t)ctx->traces[l]->n_axes * 2 * sizeof(int64_t);
+    return n;
+}
+
+static void env_key_write(const cj_ctx *ctx, uint8_t *dst) {
+    for (int l = 1; l < ctx->n_traces; l++)
+        for (int a = 0; a < ctx->traces[l]->n_axes; a++) {
+            int64_t pair[2] = {ctx->traces[l]->axis_name[a], ctx->traces[l]->axis_size[a]};
+            memcpy(dst, pair, sizeof pair);
+            dst += sizeof pair;
+        }
+}
+
 static int entry_matches(cj_func *f, const jit_entry *e, uint64_t hash, core_value *const *vals,
                          const uint8_t *skey, size_t slen) {
     if (e->hash != hash || e->static_len != slen) return 0;
@@ -350,7 +369,16 @@ static jit_entry *make_entry(cj_func *f, uint64_t hash, core_value *const *vals,
     snprintf(what, sizeof what, "%s", f->name);
     e->ir = func_trace_to_ir(f->inner, e->avals, statics, what);
     st->stats.traces++;
-    if (!e->ir || ir_verify(ctx, e->ir) != 0 || !(e->prog = backend_prepare(ctx, e->ir, st->backend, any_donated ? donated : NULL))) {
+    if (!e->ir || ir_verify(ctx, e->ir) != 0) {
+        entry_free(ctx, f->n_in, e);
+        return NULL;
+    }
+    /* A collective staged here (the jit runs inside the vmap binding its
+     * axis) means what that vmap makes of it: the entry's IR is evaluated
+     * through the traces (jit_call) and never compiled alone. */
+    for (int k = 0; k < e->ir->n_eqns; k++) e->has_collective |= prim_rules[e->ir->eqns[k].prim].collective;
+    if (e->has_collective) return e;
+    if (!(e->prog = backend_prepare(ctx, e->ir, st->backend, any_donated ? donated : NULL))) {
         entry_free(ctx, f->n_in, e);
         return NULL;
     }
@@ -379,12 +407,13 @@ static jit_entry *jit_lookup(cj_func *f, const cj_val *in, core_value **vals, in
         }
     }
     uint8_t skey_small[256], *skey = skey_small;
-    size_t slen = static_key_len(f, vals);
+    size_t vlen = static_key_len(f, vals), slen = vlen + env_key_len(ctx);
     if (slen > sizeof skey_small && !(skey = rt_alloc(ctx->mem, slen))) {
         core_oom(ctx, f->name);
         return NULL;
     }
     static_key_write(f, vals, skey);
+    env_key_write(ctx, skey + vlen);
     uint64_t hash = 0xcbf29ce484222325ull;
     for (int i = 0; i < f->n_in; i++) hash = aval_hash(hash, &vals[i]->aval);
     hash = fnv(hash, skey, slen);
@@ -472,7 +501,7 @@ static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
     jit_entry *e = jit_lookup(f, in, vals, &all_concrete);
     if (!e) return -1;
     int n_dyn = 0;
-    if (all_concrete) {
+    if (all_concrete && !e->has_collective) {
         rt_array *args[64], *res[64];
         int arg_of[64]; /* IR input position → argument number */
         for (int i = 0; i < f->n_in; i++)
@@ -490,6 +519,17 @@ static int jit_call(cj_func *f, const cj_val *in, cj_val *out) {
     for (int i = 0; i < f->n_in; i++)
         if (!st->is_static[i]) args[n_dyn++] = in[i];
     return ir_eval_values(ctx, e->ir, args, out);
+}
+
+/* e, or NULL with the error when it has no compiled program (it holds a
+ * collective over an axis an enclosing vmap binds). */
+static jit_entry *no_program(cj_func *f, jit_entry *e, const char *op) {
+    if (!e || e->prog) return e;
+    core_error(f->ctx, CJ_ERR_UNSUPPORTED,
+               "%s(%s): the program holds collectives over an axis an enclosing vmap binds; it runs through that "
+               "vmap and has no compiled form of its own (jit the vmapped function instead)",
+               op, f->name);
+    return NULL;
 }
 
 /* cj_call_into: each buffer against its output's type, before anything
@@ -552,7 +592,7 @@ static cj_status call_into_held(cj_func *f, const cj_val *in, const cj_out_buffe
     jit_state *st = f->state;
     core_value *vals[64];
     int all_concrete;
-    jit_entry *e = jit_lookup(f, in, vals, &all_concrete);
+    jit_entry *e = no_program(f, jit_lookup(f, in, vals, &all_concrete), "cj_call_into");
     if (!e) return ctx->err;
     if (check_out_buffers(f, e->ir, out) != 0) return ctx->err;
     rt_array *args[64], *res[64];
@@ -621,7 +661,7 @@ static jit_entry *entry_for(cj_func *f, const cj_val *in, const void *out, const
     }
     core_value *vals[64];
     int all_concrete;
-    return jit_lookup(f, in, vals, &all_concrete);
+    return no_program(f, jit_lookup(f, in, vals, &all_concrete), op);
 }
 
 static const compiled *compiled_for(cj_func *f, const cj_val *in, const void *out, const char *out_name,

@@ -23,11 +23,13 @@ typedef struct vmap_state {
     int64_t axis_size;
     int has_axis_size;
     int64_t chunk_size;
+    int axis_name; /* its name id (core_axis_name_id), -1: unnamed */
 } vmap_state;
 
 typedef struct batch_trace {
     int64_t size;
     core_trace *trace;
+    int axis_name; /* -1: unnamed */
 } batch_trace;
 
 static int vmap_call(cj_func *f, const cj_val *in, cj_val *out);
@@ -74,12 +76,32 @@ static int unwrap_operands(const core_trace *t, int n_in, const cj_val *in, cj_v
     return any;
 }
 
+/* Whether a collective's parameters name this axis (params.lo: name ids). */
+static int names_axis(const prim_params *p, int axis_name) {
+    for (int a = 0; axis_name >= 0 && a < p->lo.n; a++)
+        if (p->lo.v[a] == axis_name) return 1;
+    return 0;
+}
+
 static int batch_process(cj_ctx *ctx, core_trace *t, prim_id prim, const prim_params *p, int n_in,
                          const cj_val *in, cj_val *out) {
     batch_trace *bt = t->state;
     cj_val vals[PRIM_MAX_OPERANDS];
     int64_t bdims[PRIM_MAX_OPERANDS];
     int any = unwrap_operands(t, n_in, in, vals, bdims);
+    if (prim_rules[prim].collective && names_axis(p, bt->axis_name)) {
+        /* a collective over this batch's axis: batched or not, the rule
+         * along the axis gives it its meaning (core_bind sent it here) */
+        cj_val r;
+        int64_t rb;
+        rt_aval ex[PRIM_MAX_OPERANDS], res;
+        for (int i = 0; i < n_in; i++) ex[i] = core_peek(in[i])->aval; /* the per-member types */
+        if (core_abstract_eval(ctx, prim, p, n_in, ex, &res) != 0 ||
+            prim_rules[prim].batch_named(ctx, prim, p, bt->axis_name, n_in, vals, bdims, bt->size, &r, &rb) != 0)
+            return -1;
+        *out = rb == BDIM_NONE ? r : wrap(ctx, bt, r, rb);
+        return out->slot ? 0 : -1;
+    }
     if (!any) { /* nothing batched: the primitive runs as it is */
         *out = core_bind(ctx, prim, p, n_in, vals);
         return out->slot ? 0 : -1;
@@ -128,13 +150,28 @@ static int batch_process_multi(cj_ctx *ctx, core_trace *t, prim_id prim, const p
 static const trace_ops batch_ops = {"vmap", batch_process, batch_process_multi};
 
 /* ---- the function object ---- */
-cj_func *cj_vmap(cj_func *inner, const cj_vmap_opts *opts) {
+cj_func *cj_vmap(cj_func *inner, const cj_vmap_opts *opts) { return cj_vmap_named(inner, opts, NULL); }
+
+cj_func *cj_vmap_named(cj_func *inner, const cj_vmap_opts *opts, const char *axis_name) {
     if (!func_check(NULL, inner, "cj_vmap", "f")) return NULL; /* NULL, freed, or of a freed context */
     cj_ctx *ctx = inner->ctx;
     vmap_state *st = rt_calloc(ctx->mem, sizeof *st);
     if (!st) {
         core_oom(ctx, "cj_vmap");
         return NULL;
+    }
+    st->axis_name = -1;
+    if (axis_name) {
+        const char *n = axis_name;
+        st->axis_name = strchr(n, ',') ? -1 : core_axis_name_id(n);
+        const char *why = st->axis_name < 0 ? "must be 1 to 63 characters without ','"
+                          : opts && opts->chunk_size > 0 ? "cannot be combined with chunk_size (a collective needs the whole batch)"
+                                                 : NULL;
+        if (why) {
+            core_error(ctx, CJ_ERR_ARG, "cj_vmap(%s): axis_name \"%s\" %s", inner->name, n, why);
+            rt_free(ctx->mem, st, sizeof *st);
+            return NULL;
+        }
     }
     for (int i = 0; i < inner->n_in; i++) st->in_axes[i] = opts && opts->in_axes ? opts->in_axes[i] : 0;
     for (int i = 0; i < inner->n_out; i++) st->out_axes[i] = opts && opts->out_axes ? opts->out_axes[i] : 0;
@@ -149,7 +186,8 @@ cj_func *cj_vmap(cj_func *inner, const cj_vmap_opts *opts) {
         }
     }
     char name[256];
-    snprintf(name, sizeof name, "vmap(%s)", inner->name);
+    if (axis_name) snprintf(name, sizeof name, "vmap(%s, axis_name=%s)", inner->name, axis_name);
+    else snprintf(name, sizeof name, "vmap(%s)", inner->name);
     cj_func *f = func_new(ctx, name, &vmap_ops, inner->n_in, inner->n_out);
     if (!f) {
         rt_free(ctx->mem, st, sizeof *st);
@@ -209,7 +247,7 @@ static int batch_size_of(cj_func *f, const cj_val *in, int64_t *axes, int64_t *s
 static int vmap_once(cj_func *f, const cj_val *in, const int64_t *axes, int64_t size, cj_val *out) {
     cj_ctx *ctx = f->ctx;
     vmap_state *st = f->state;
-    batch_trace bt = {size, NULL};
+    batch_trace bt = {size, NULL, st->axis_name};
     int depth = cj_scope_begin(ctx);
     if (depth < 0) return -1;
     char what[300];
@@ -218,6 +256,11 @@ static int vmap_once(cj_func *f, const cj_val *in, const int64_t *axes, int64_t 
     if (!bt.trace) {
         core_scope_end(ctx, 0, NULL);
         return -1;
+    }
+    if (st->axis_name >= 0) { /* the axis environment: core_axis_find reads it */
+        bt.trace->n_axes = 1;
+        bt.trace->axis_name[0] = st->axis_name;
+        bt.trace->axis_size[0] = size;
     }
     cj_val args[64], res[64];
     int ok = 1;
