@@ -1538,6 +1538,7 @@ struct vmap_options {
     std::vector<int64_t> in_axes, out_axes;
     int64_t axis_size = -1; /* >= 0: the batch size when no input is mapped */
     int64_t chunk_size = 0;
+    std::string axis_name; /* jax.vmap's axis_name ("": unnamed): cj_vmap_named */
 };
 template <class F> auto vmap(F &&f, const vmap_options &o) {
     auto src = detail::as_function(std::forward<F>(f));
@@ -1555,12 +1556,43 @@ template <class F> auto vmap(F &&f, const vmap_options &o) {
     }
     cj_vmap_opts vo{o.in_axes.empty() ? nullptr : o.in_axes.data(), o.out_axes.empty() ? nullptr : o.out_axes.data(),
                     o.axis_size, o.axis_size >= 0, o.chunk_size};
-    return detail::derived<detail::sig_t<Fn>>(cj_vmap(src.get(), &vo), src);
+    return detail::derived<detail::sig_t<Fn>>(
+        cj_vmap_named(src.get(), &vo, o.axis_name.empty() ? nullptr : o.axis_name.c_str()), src);
 }
 template <class F> auto vmap(F &&f, std::vector<int64_t> in_axes = {}, std::vector<int64_t> out_axes = {}) {
     vmap_options o;
     o.in_axes = std::move(in_axes), o.out_axes = std::move(out_axes);
     return vmap(std::forward<F>(f), o);
+}
+
+/* Collectives over named axes (cjax.h, docs/COLLECTIVES.md): inside a
+ * function vmapped with vmap_options::axis_name. */
+inline array psum(const array &x, const std::string &axis_name) { return detail::wrap(cj_psum(x.v, axis_name.c_str())); }
+inline array pmean(const array &x, const std::string &axis_name) {
+    return detail::wrap(cj_pmean(x.v, axis_name.c_str()));
+}
+inline array pmax(const array &x, const std::string &axis_name) { return detail::wrap(cj_pmax(x.v, axis_name.c_str())); }
+inline array pmin(const array &x, const std::string &axis_name) { return detail::wrap(cj_pmin(x.v, axis_name.c_str())); }
+inline array all_gather(const array &x, const std::string &axis_name, int64_t axis = 0, bool tiled = false) {
+    return detail::wrap(cj_all_gather(x.v, axis_name.c_str(), axis, tiled));
+}
+inline array psum_scatter(const array &x, const std::string &axis_name, int64_t scatter_dimension = 0,
+                          bool tiled = false) {
+    return detail::wrap(cj_psum_scatter(x.v, axis_name.c_str(), scatter_dimension, tiled));
+}
+/* perm: (source, destination) pairs, as jax.lax.ppermute's */
+inline array ppermute(const array &x, const std::string &axis_name,
+                      const std::vector<std::pair<int64_t, int64_t>> &perm) {
+    std::vector<int64_t> flat;
+    for (const auto &pr : perm) flat.push_back(pr.first), flat.push_back(pr.second);
+    return detail::wrap(cj_ppermute(x.v, axis_name.c_str(), static_cast<int64_t>(perm.size()), flat.data()));
+}
+inline array all_to_all(const array &x, const std::string &axis_name, int64_t split_axis, int64_t concat_axis,
+                        bool tiled = false) {
+    return detail::wrap(cj_all_to_all(x.v, axis_name.c_str(), split_axis, concat_axis, tiled));
+}
+inline array axis_index(const std::string &axis_name, cj_ctx *ctx = nullptr) {
+    return detail::wrap(cj_axis_index(detail::current(ctx), axis_name.c_str()));
 }
 
 /* argnums as a type: cjax::argnums<0, 1> (negative from the end). One
