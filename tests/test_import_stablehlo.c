@@ -297,11 +297,22 @@ TEST(import_stablehlo_pretty_mlp) { CHECK(check_program("mlp", 1, 1e-5, 1e-6)); 
 TEST(import_stablehlo_pretty_sgd) { CHECK(check_program("sgd", 1, 1e-5, 1e-6)); }
 TEST(import_stablehlo_pretty_block) { CHECK(check_program("block", 1, 1e-4, 1e-5)); }
 TEST(import_stablehlo_pretty_block_grad) { CHECK(check_program("block_grad", 1, 1e-4, 1e-4)); }
+TEST(import_stablehlo_pretty_cnn) { CHECK(check_program("cnn", 1, 1e-5, 1e-6)); }
+TEST(import_stablehlo_pretty_rnn) { CHECK(check_program("rnn", 1, 1e-5, 1e-6)); }
+TEST(import_stablehlo_pretty_rnn_grad) { CHECK(check_program("rnn_grad", 1, 1e-5, 1e-5)); }
+TEST(import_stablehlo_pretty_solver) { CHECK(check_program("solver", 1, 1e-5, 1e-6)); }
+TEST(import_stablehlo_pretty_random) { CHECK(check_program("random", 1, 1e-6, 1e-6)); }
+TEST(import_stablehlo_pretty_linsolve) { CHECK(check_program("linsolve", 1, 1e-4, 1e-5)); }
+TEST(import_stablehlo_pretty_ops_misc) { CHECK(check_program("ops_misc", 1, 1e-6, 1e-6)); }
 
 /* What the pretty form does not read is refused with the op's place. */
 TEST(import_stablehlo_pretty_unread_op_is_named) {
     cj_ctx *ctx = cj_ctx_new(NULL);
-    CHECK(cj_import_stablehlo_file(ctx, HLO_DIR "solver.mlir", NULL) == NULL);
+    static const char text[] = "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                               "  %0 = stablehlo.reduce_precision %x, format = e5m2 : tensor<4xf32>\n"
+                               "  return %0 : tensor<4xf32>\n}\n";
+    CHECK(cj_import_stablehlo(ctx, text, strlen(text), NULL) == NULL);
+    CHECK_MSG(strstr(cj_error_message(ctx), "line 2, column 8: 'stablehlo.reduce_precision'"), "%s", cj_error_message(ctx));
     CHECK_MSG(strstr(cj_error_message(ctx), "in the pretty form is not read") &&
                   strstr(cj_error_message(ctx), "line "),
               "%s", cj_error_message(ctx));

@@ -55,5 +55,20 @@ int hp_operand_list(hp *P, hlo_op *op, const char *close);
 hlo_op *hp_op(hp *P, int depth);
 /* An op in the pretty form (its name is the current token): hlo_pretty.c. */
 int hp_pretty_op(hp *P, hlo_op *op, int depth);
+/* hlo_pretty.c's helpers for hlo_pretty_struct.c: the op's trailing
+ * ": t" / ": (ts) -> ts", an attribute added to an op, "[1, 2]" as an
+ * array<i64> (its text appended to text when used is given), an opaque
+ * attribute holding text. */
+int hp_trailing_types(hp *P, hlo_op *op);
+int hp_add_attr(hp *P, hlo_op *op, const char *name, hlo_attr *v);
+hlo_attr *hp_int_list(hp *P, char *text, size_t size, size_t *used);
+hlo_attr *hp_opaque_text(hp *P, const char *text);
+/* The pretty ops of hlo_pretty_struct.c (slice, while, convolution,
+ * custom_call, composite, rng_bit_generator ...), base the name after
+ * "stablehlo.": 0 read, -1 failed, 1 not one of them. */
+int hp_pretty_struct(hp *P, hlo_op *op, const char *base, int depth);
+/* reduce's "across dimensions = [..] : types reducer(..) (..) { }" after
+ * its n operand pairs (the op's 2n operands are set). */
+int hp_reduce_reducer(hp *P, hlo_op *op, int n, int depth);
 
 #endif

@@ -8,7 +8,9 @@
  * elementwise op, `op %a, %b : tensor<..>` or `: (t, t) -> t` —,
  * `stablehlo.constant dense<...> : t`, the ops of keyword items
  * (broadcast_in_dim, transpose, dot_general, compare, iota, concatenate,
- * reverse) and a one-operand `reduce(...) applies OP across dimensions`. Any other op in the pretty form is an
+ * reverse, dynamic_slice, pad) and `reduce(...) applies OP across dimensions`;
+ * hlo_pretty_struct.c reads the ops of a syntax of their own (slice,
+ * while, convolution, custom_call, composite, reduce's reducer). Any other op in the pretty form is an
  * error naming it, its line and column, and saying that the generic form
  * (print_generic_op_form=True) is read in full. */
 #include <stdio.h>
@@ -109,7 +111,7 @@ static int pretty_func(hp *P, hlo_op *op, int depth) {
 }
 
 /* ": t" (every operand and the result of type t) or ": (ts) -> ts". */
-static int trailing_types(hp *P, hlo_op *op) {
+int hp_trailing_types(hp *P, hlo_op *op) {
     if (hp_expect(P, ":", "before the op's type")) return -1;
     if (hp_is(P, "(")) {
         int nin;
@@ -121,17 +123,39 @@ static int trailing_types(hp *P, hlo_op *op) {
             return hp_fail(P, op->line, op->col, "%s: %d operand types for %d operands", op->name, nin, op->n_operands);
         return 0;
     }
-    hlo_type t, first;
-    if (hp_type(P, &t)) return -1;
-    first = t;
-    int two = hp_accept(P, ","); /* select: the predicate's type, then the values' */
-    if (two && hp_type(P, &t)) return -1;
-    op->opd_types = hp_alloc(P, (size_t)(op->n_operands + 1) * sizeof *op->opd_types);
-    op->res_types = hp_alloc(P, sizeof *op->res_types);
+    hlo_type ts[64];
+    int nt = 0;
+    do {
+        if (nt == 64) return hp_fail(P, P->cur.line, P->cur.col, "%s: more than 64 types", op->name);
+        if (hp_type(P, &ts[nt++])) return -1;
+    } while (hp_accept(P, ","));
+    int n = op->n_operands;
+    if (nt == 1 && P->cur.kind == TK_ARROW) { /* chlo's ": t -> t" */
+        hp_next(P);
+        if (hp_type(P, &ts[1])) return -1;
+        op->opd_types = hp_alloc(P, (size_t)(n + 1) * sizeof *op->opd_types);
+        op->res_types = hp_alloc(P, sizeof *op->res_types);
+        if (!op->opd_types || !op->res_types) return -1;
+        for (int i = 0; i < n; i++) op->opd_types[i] = ts[0];
+        op->res_types[0] = ts[1], op->n_results = 1;
+        return 0;
+    }
+    op->opd_types = hp_alloc(P, (size_t)(n + 1) * sizeof *op->opd_types);
+    op->res_types = hp_alloc(P, (size_t)(nt + 1) * sizeof *op->res_types);
     if (!op->opd_types || !op->res_types) return -1;
-    for (int i = 0; i < op->n_operands; i++) op->opd_types[i] = t;
-    if (two && op->n_operands) op->opd_types[0] = first;
-    op->res_types[0] = t;
+    if (strcmp(op->name, "stablehlo.optimization_barrier") == 0) {
+        /* ": t1, t2, ...": each operand's type is its result's */
+        if (nt != n) return hp_fail(P, op->line, op->col, "%s: %d types for %d operands", op->name, nt, n);
+        memcpy(op->opd_types, ts, (size_t)n * sizeof *ts);
+        memcpy(op->res_types, ts, (size_t)n * sizeof *ts);
+        op->n_results = n;
+        return 0;
+    }
+    /* ": t", or select's ": predicate type, value type" */
+    if (nt > 2) return hp_fail(P, op->line, op->col, "%s: %d types after ':'", op->name, nt);
+    for (int i = 0; i < n; i++) op->opd_types[i] = ts[nt - 1];
+    if (nt == 2 && n) op->opd_types[0] = ts[0];
+    op->res_types[0] = ts[nt - 1];
     op->n_results = 1;
     return 0;
 }
@@ -143,10 +167,10 @@ static const char *const plain_ops[] = {
     "minimum", "multiply", "negate", "not", "or", "popcnt", "power", "remainder", "round_nearest_afz",
     "round_nearest_even", "rsqrt", "select", "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign",
     "sine", "sqrt", "subtract", "tan", "tanh", "xor", "clamp", "reshape", "optimization_barrier", "bitcast_convert",
-    "erf_inv", "erf", "lgamma", "digamma", NULL};
+    "erf_inv", "erf", "lgamma", "digamma", "dynamic_update_slice", NULL};
 
 /* An attribute made here for an op read in the pretty form. */
-static int add_attr(hp *P, hlo_op *op, const char *name, hlo_attr *v) {
+int hp_add_attr(hp *P, hlo_op *op, const char *name, hlo_attr *v) {
     hlo_named *all = hp_alloc(P, (size_t)(op->n_attrs + 1) * sizeof *all);
     if (!all || !v) return -1;
     if (op->n_attrs) memcpy(all, op->attrs, (size_t)op->n_attrs * sizeof *all);
@@ -156,7 +180,7 @@ static int add_attr(hp *P, hlo_op *op, const char *name, hlo_attr *v) {
     return 0;
 }
 
-static hlo_attr *opaque_text(hp *P, const char *text) {
+hlo_attr *hp_opaque_text(hp *P, const char *text) {
     hlo_attr *a = hp_alloc(P, sizeof *a);
     if (!a) return NULL;
     a->kind = HA_OPAQUE, a->line = P->cur.line, a->col = P->cur.col;
@@ -166,7 +190,7 @@ static hlo_attr *opaque_text(hp *P, const char *text) {
 }
 
 /* [1, 2] as an array<i64> attribute */
-static hlo_attr *int_list(hp *P, char *text, size_t size, size_t *used) {
+hlo_attr *hp_int_list(hp *P, char *text, size_t size, size_t *used) {
     hlo_attr *a = hp_alloc(P, sizeof *a);
     if (!a || hp_expect(P, "[", "opening a dimension list")) return NULL;
     a->kind = HA_ARRAY;
@@ -189,6 +213,15 @@ static hlo_attr *int_list(hp *P, char *text, size_t size, size_t *used) {
     if (!a->ints) return NULL;
     memcpy(a->ints, v, (size_t)n * sizeof *v);
     return a;
+}
+
+/* dynamic_slice's sizes and pad's low/high/interior: the attribute each names. */
+static const char *list_key(const hlo_tok *k) {
+    if (hlo_tok_is(k, "sizes")) return "slice_sizes";
+    if (hlo_tok_is(k, "low")) return "edge_padding_low";
+    if (hlo_tok_is(k, "high")) return "edge_padding_high";
+    if (hlo_tok_is(k, "interior")) return "interior_padding";
+    return NULL;
 }
 
 /* The ops whose pretty form is operands and "key = value" items: dims,
@@ -214,18 +247,21 @@ static int keyword_op(hp *P, hlo_op *op, const char *base) {
                 if (strcmp(base, "compare") == 0 && n == 0) {
                     char t[64];
                     snprintf(t, sizeof t, "comparison_direction %.*s", (int)(k.n > 20 ? 20 : k.n), k.p);
-                    if (add_attr(P, op, "comparison_direction", opaque_text(P, t))) return -1;
+                    if (hp_add_attr(P, op, "comparison_direction", hp_opaque_text(P, t))) return -1;
                 } else if (strcmp(base, "compare") != 0) {
                     return hp_fail(P, k.line, k.col, "unexpected '%.*s'", (int)(k.n > 40 ? 40 : k.n), k.p);
                 }
             } else if (hlo_tok_is(&k, "contracting_dims") || hlo_tok_is(&k, "batching_dims")) {
                 const char *side = hlo_tok_is(&k, "contracting_dims") ? "contracting" : "batching";
                 used += (size_t)snprintf(dot + used, sizeof dot - used, "%slhs_%s_dimensions = ", used ? ", " : "", side);
-                if (!int_list(P, dot, sizeof dot, &used)) return -1;
+                if (!hp_int_list(P, dot, sizeof dot, &used)) return -1;
                 if (!hp_accept(P, "x")) return hp_fail(P, P->cur.line, P->cur.col, "expected 'x' between the sides");
                 if (used < sizeof dot) used += (size_t)snprintf(dot + used, sizeof dot - used, ", rhs_%s_dimensions = ", side);
-                if (!int_list(P, dot, sizeof dot, &used)) return -1;
+                if (!hp_int_list(P, dot, sizeof dot, &used)) return -1;
                 if (used >= sizeof dot) return hp_fail(P, k.line, k.col, "dimension lists too long");
+            } else if (list_key(&k)) {
+                hlo_attr *v = hp_int_list(P, NULL, 0, NULL);
+                if (!v || hp_add_attr(P, op, list_key(&k), v)) return -1;
             } else if (hlo_tok_is(&k, "dims") || hlo_tok_is(&k, "dim")) {
                 const char *name = !strcmp(base, "broadcast_in_dim") ? "broadcast_dimensions"
                                    : !strcmp(base, "transpose")      ? "permutation"
@@ -234,7 +270,7 @@ static int keyword_op(hp *P, hlo_op *op, const char *base) {
                 if (!strcmp(base, "reverse")) name = "dimensions";
                 hlo_attr *v;
                 if (hlo_tok_is(&k, "dims")) {
-                    v = int_list(P, NULL, 0, NULL);
+                    v = hp_int_list(P, NULL, 0, NULL);
                 } else { /* a bare integer: "dim = 0 : tensor<...>" is the op's type after it */
                     if (P->cur.kind != TK_NUM) return hp_fail(P, P->cur.line, P->cur.col, "expected a dimension");
                     v = hp_alloc(P, sizeof *v);
@@ -242,7 +278,7 @@ static int keyword_op(hp *P, hlo_op *op, const char *base) {
                     v->kind = HA_INT, v->i = strtoll(P->cur.p, NULL, 10);
                     hp_next(P);
                 }
-                if (!v || add_attr(P, op, name, v)) return -1;
+                if (!v || hp_add_attr(P, op, name, v)) return -1;
             } else {
                 hlo_attr *v = hp_attr(P); /* precision = [...], algorithm, ...: read, not used */
                 if (!v) return -1;
@@ -252,55 +288,56 @@ static int keyword_op(hp *P, hlo_op *op, const char *base) {
         }
         if (!hp_accept(P, ",")) break;
     }
-    if (used && add_attr(P, op, "dot_dimension_numbers", opaque_text(P, dot))) return -1;
+    if (used && hp_add_attr(P, op, "dot_dimension_numbers", hp_opaque_text(P, dot))) return -1;
     op->n_operands = n;
     op->operands = hp_alloc(P, (size_t)(n ? n : 1) * sizeof *op->operands);
     if (!op->operands) return -1;
     memcpy(op->operands, ops, (size_t)n * sizeof *ops);
     if (hp_is(P, "{") && !hp_attr(P)) return -1;
-    return trailing_types(P, op);
+    return hp_trailing_types(P, op);
 }
 
-/* stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1]
- * : (...) -> ...: the region is made here, one op of its two arguments. */
-static int reduce_applies(hp *P, hlo_op *op) {
+/* stablehlo.reduce(%x init: %c), (%y init: %d) ... then either
+ * "applies stablehlo.add across dimensions = [1] : types" (one operand:
+ * the region is made here, one op of its two arguments) or "across
+ * dimensions = [1] : types reducer(%a: t, %b: t) (%c: u, %d: u) { ... }"
+ * (hlo_pretty_struct.c reads the reducer). */
+static int reduce_pretty(hp *P, hlo_op *op, int depth) {
     hp_next(P);
     int ops[32], n = 0;
-    if (hp_expect(P, "(", "after stablehlo.reduce")) return -1;
-    while (P->cur.kind == TK_PCT) {
-        if (n == 32) return hp_fail(P, P->cur.line, P->cur.col, "too many operands");
+    do {
+        if (hp_expect(P, "(", "before a reduce operand")) return -1;
+        if (n == 16) return hp_fail(P, P->cur.line, P->cur.col, "stablehlo.reduce: more than 16 operands");
+        if (P->cur.kind != TK_PCT) return hp_fail(P, P->cur.line, P->cur.col, "stablehlo.reduce: expected an operand");
         int id = hp_lookup(P, &P->cur);
         if (id < 0) return -1;
-        ops[n++] = id;
+        ops[n] = id;
         hp_next(P);
         if (hp_expect(P, "init", "in reduce's operands") || hp_expect(P, ":", "after init")) return -1;
         if (P->cur.kind != TK_PCT) return hp_fail(P, P->cur.line, P->cur.col, "expected the init value");
         if ((id = hp_lookup(P, &P->cur)) < 0) return -1;
-        ops[16 + n - 1] = id;
+        ops[16 + n++] = id;
         hp_next(P);
-        if (!hp_accept(P, ")")) {
-            if (hp_expect(P, ",", "between reduce's operands") || hp_expect(P, "(", "before the next operand")) return -1;
-        } else {
-            break;
-        }
-    }
-    if (n != 1) return hp_fail(P, op->line, op->col, "stablehlo.reduce of %d operands in the pretty form is not read; use the generic form", n);
-    if (hp_expect(P, "applies", "in stablehlo.reduce") || P->cur.kind != TK_ID)
-        return hp_fail(P, P->cur.line, P->cur.col, "expected the reduction's op");
+        if (hp_expect(P, ")", "after reduce's init value")) return -1;
+    } while (hp_accept(P, ","));
+    op->n_operands = 2 * n;
+    op->operands = hp_alloc(P, (size_t)(2 * n) * sizeof *op->operands);
+    if (!op->operands) return -1;
+    for (int i = 0; i < n; i++) op->operands[i] = ops[i], op->operands[n + i] = ops[16 + i];
+    if (!hp_accept(P, "applies")) return hp_reduce_reducer(P, op, n, depth);
+    if (n != 1) return hp_fail(P, op->line, op->col, "stablehlo.reduce: 'applies' with %d operands", n);
+    if (P->cur.kind != TK_ID) return hp_fail(P, P->cur.line, P->cur.col, "expected the reduction's op");
     const char *body = hp_strdup(P, P->cur.p, P->cur.n);
     hp_next(P);
     if (!body || hp_expect(P, "across", "in stablehlo.reduce") || hp_expect(P, "dimensions", "in stablehlo.reduce") ||
         hp_expect(P, "=", "after dimensions"))
         return -1;
-    hlo_attr *dims = int_list(P, NULL, 0, NULL);
-    if (!dims || add_attr(P, op, "dimensions", dims)) return -1;
-    op->n_operands = 2;
-    op->operands = hp_alloc(P, 2 * sizeof *op->operands);
+    hlo_attr *dims = hp_int_list(P, NULL, 0, NULL);
+    if (!dims || hp_add_attr(P, op, "dimensions", dims)) return -1;
     op->regions = hp_alloc(P, sizeof *op->regions);
     hlo_op *x = hp_alloc(P, sizeof *x), *ret = hp_alloc(P, sizeof *ret);
     hlo_block *b = op->regions;
-    if (!op->operands || !b || !x || !ret) return -1;
-    op->operands[0] = ops[0], op->operands[1] = ops[16];
+    if (!b || !x || !ret) return -1;
     op->n_regions = 1;
     b->n_args = 2;
     b->arg_ids = hp_alloc(P, 2 * sizeof *b->arg_ids);
@@ -315,7 +352,7 @@ static int reduce_applies(hp *P, hlo_op *op) {
     ret->name = "stablehlo.return", ret->n_operands = 1, ret->operands[0] = x->first_result;
     P->next_id += 3;
     b->n_ops = 2, b->ops[0] = x, b->ops[1] = ret;
-    if (trailing_types(P, op)) return -1;
+    if (hp_trailing_types(P, op)) return -1;
     /* the region's types: the init's */
     b->arg_types = hp_alloc(P, 2 * sizeof *b->arg_types);
     x->res_types = hp_alloc(P, sizeof *x->res_types);
@@ -370,7 +407,7 @@ int hp_pretty_op(hp *P, hlo_op *op, int depth) {
         if (!op->attrs) return -1;
         op->attrs[0].name = "callee", op->attrs[0].val = callee;
         op->n_attrs = 1;
-        if (trailing_types(P, op)) return -1;
+        if (hp_trailing_types(P, op)) return -1;
         return hp_skip_loc(P);
     }
     const char *nm = hp_strdup(P, t.p, t.n);
@@ -393,17 +430,21 @@ int hp_pretty_op(hp *P, hlo_op *op, int depth) {
         return hp_skip_loc(P);
     }
     static const char *const keyword_ops[] = {"broadcast_in_dim", "transpose", "dot_general", "compare", "iota",
-                                              "concatenate", "reverse", NULL};
+                                              "concatenate", "reverse", "dynamic_slice", "pad", NULL};
     for (int i = 0; base && keyword_ops[i]; i++)
         if (strcmp(base, keyword_ops[i]) == 0) return keyword_op(P, op, base) || hp_skip_loc(P);
     if (base && strcmp(base, "reduce") == 0 && P->lx.s < P->lx.end && *P->lx.s == '(')
-        return reduce_applies(P, op) || hp_skip_loc(P);
+        return reduce_pretty(P, op, depth) || hp_skip_loc(P);
+    if (base) {
+        int r = hp_pretty_struct(P, op, base, depth);
+        if (r <= 0) return r || hp_skip_loc(P);
+    }
     for (int i = 0; base && plain_ops[i]; i++) {
         if (strcmp(base, plain_ops[i]) != 0) continue;
         hp_next(P);
         if (hp_operand_list(P, op, ":")) return -1;
         if (hp_is(P, "{") && !hp_attr(P)) return -1;
-        if (trailing_types(P, op)) return -1;
+        if (hp_trailing_types(P, op)) return -1;
         return hp_skip_loc(P);
     }
     return hp_fail(P, t.line, t.col,
