@@ -52,6 +52,7 @@
 #include "bench_work_gn.h"
 #include "bench_work_composites.h"
 #include "bench_work_cnn.h"
+#include "bench_work_hlo.h"
 
 /* OpenBLAS, when cjax is linked with it, is asked to use the same number of
  * threads as cjax's pool (weak: absent without OpenBLAS). */
@@ -113,6 +114,11 @@ static row rows[] = {
     DOTS_ROW("transformer_fwd", "transformer block fwd", make_transformer_fwd, TB_FWD_FLOPS),
     {.key = "transformer_vg", .name = "  its value_and_grad", .make = make_transformer_vg, .flops = 3 * TB_FWD_FLOPS,
      .limit = 1e-2},
+    /* issue 19: the same block as JAX exported it, imported from StableHLO
+     * (bench_work_hlo.h) */
+    DOTS_ROW("hlo_transformer_fwd", "  imported StableHLO", make_hlo_transformer_fwd, TB_FWD_FLOPS),
+    {.key = "hlo_transformer_vg", .name = "  imported v&g", .make = make_hlo_transformer_vg,
+     .flops = 3 * TB_FWD_FLOPS, .limit = 1e-2},
     /* issue 17's small CNN (bench_work_cnn.h): conv, relu, max_pool twice,
      * dense, logsumexp loss; f32 rounding through two convolutions */
     {.key = "cnn_fwd", .name = "CNN loss, 64x32x32x3", .make = make_cnn_fwd, .flops = CNN_FWD_FLOPS, .limit = 1e-3},
