@@ -110,6 +110,13 @@ TEST(import_stablehlo_solver) { CHECK(check_program("solver", 0, 1e-5, 1e-6)); }
 TEST(import_stablehlo_random) { CHECK(check_program("random", 0, 1e-6, 1e-6)); }
 TEST(import_stablehlo_linsolve) { CHECK(check_program("linsolve", 0, 1e-4, 1e-5)); }
 TEST(import_stablehlo_ops_misc) { CHECK(check_program("ops_misc", 0, 1e-6, 1e-6)); }
+/* comparators of two keys carrying a value, argsort, integer keys; a
+ * reduce of two operands each by its own op */
+TEST(import_stablehlo_sorts) { CHECK(check_program("sorts", 0, 1e-6, 1e-6)); }
+TEST(import_stablehlo_pretty_sorts) { CHECK(check_program("sorts", 1, 1e-6, 1e-6)); }
+/* JAX's CPU LAPACK custom calls: getrf, trsm, potrf, syevd */
+TEST(import_stablehlo_linalg) { CHECK(check_program("linalg", 0, 1e-4, 1e-5)); }
+TEST(import_stablehlo_pretty_linalg) { CHECK(check_program("linalg", 1, 1e-4, 1e-5)); }
 
 /* sum(mlp(params, x)): the scalar jax.grad differentiated in the fixture */
 static void mlp_sum(cj_ctx *ctx, const cj_val *in, cj_val *out, void *user) {

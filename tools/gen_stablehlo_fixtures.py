@@ -9,7 +9,9 @@ wrote. For each program NAME it writes into tests/data/stablehlo/:
   NAME.out<i>.npy    JAX's outputs
 and for the differentiable ones NAME.grad<i>.npy, jax.grad of the first
 output (summed when not a scalar) by the first input.
-Usage: python3 tools/gen_stablehlo_fixtures.py [OUTDIR]
+Usage: python3 tools/gen_stablehlo_fixtures.py [--only NAME,...] [OUTDIR]
+(--only writes just those programs; every program's inputs are drawn all the
+same, so the others' stay as committed).
 """
 import os
 import sys
@@ -18,7 +20,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+ARGS = sys.argv[1:]
+ONLY = None
+if ARGS[:1] == ["--only"] and len(ARGS) > 1:
+    ONLY, ARGS = ARGS[1].split(","), ARGS[2:]
+OUT = ARGS[0] if ARGS else os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "stablehlo")
 rng = np.random.default_rng(19)
 
@@ -132,6 +138,26 @@ def ops_misc(x, i):
     return s, am, c, p, ds, du, g, sc, cl, r, jnp.cumsum(x, axis=0)
 
 
+def sorts(k1, k2, v, x):
+    # Comparators beyond one ascending key: two keys carrying a value,
+    # argsort (a key and its iota), integer keys; a reduce of two operands
+    # each by its own op.
+    a, b, c = jax.lax.sort((k1, k2, v), dimension=1, num_keys=2)
+    idx = jnp.argsort(x, axis=0, stable=True)
+    ik = jnp.sort(k1.astype(jnp.int32) * 7 % 5, axis=1)
+    s, p = jax.lax.reduce((x, x + 1.0), (np.float32(0), np.float32(1)),
+                          lambda u, w: (u[0] + w[0], u[1] * w[1]), (1,))
+    return a, b, c, idx, ik, s, p
+
+
+def linalg(a, b):
+    # JAX's CPU LAPACK custom calls: getrf + trsm (solve), potrf (cholesky),
+    # syevd (eigh).
+    spd = a @ a.T + 4 * jnp.eye(a.shape[0], dtype=a.dtype)
+    w, v = jnp.linalg.eigh(spd)
+    return jnp.linalg.solve(a, b), jnp.linalg.cholesky(spd), w, jnp.abs(v)
+
+
 PROGRAMS = [
     ("mlp", mlp, lambda: [f32(6, 8, scale=0.4), f32(8), f32(8, 3, scale=0.4), f32(3), f32(5, 6)], True),
     ("sgd", sgd, lambda: [f32(6, 8, scale=0.4), f32(8), f32(8, 3, scale=0.4), f32(3), f32(5, 6),
@@ -145,6 +171,9 @@ PROGRAMS = [
     ("random", rand, lambda: [np.array([0, 42], np.uint32), f32(4, 3)], False),
     ("linsolve", linsolve, lambda: [(np.eye(4) * 3 + rng.standard_normal((4, 4))).astype(np.float32), f32(4, 2)], True),
     ("ops_misc", ops_misc, lambda: [f32(4, 5), np.int32(1)], False),
+    ("sorts", sorts, lambda: [np.round(f32(3, 6) * 2).astype(np.float32), f32(3, 6), f32(3, 6),
+                              np.round(f32(5, 4)).astype(np.float32)], False),
+    ("linalg", linalg, lambda: [(np.eye(4) * 3 + rng.standard_normal((4, 4))).astype(np.float32), f32(4, 2)], False),
 ]
 
 
@@ -156,7 +185,9 @@ def generic_text(lowered):
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, f, make_args, with_grad in PROGRAMS:
-        args = make_args()
+        args = make_args()  # drawn for every program, so each keeps its inputs
+        if ONLY and name not in ONLY:
+            continue
         lowered = jax.jit(f).lower(*args)
         with open(os.path.join(OUT, name + ".mlir"), "w") as fh:
             fh.write(lowered.as_text())

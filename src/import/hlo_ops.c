@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "import/hlo_comparator.h"
 #include "import/hlo_import.h"
 
 static int is(const hlo_op *op, const char *name) { return strcmp(op->name, name) == 0; }
@@ -166,7 +167,8 @@ static const struct {
              {"chlo.asinh", cj_asinh},
              {"chlo.acosh", cj_acosh},
              {"chlo.atanh", cj_atanh},
-             {"chlo.tan", cj_tan}};
+             {"chlo.tan", cj_tan},
+             {"chlo.square", cj_square}};
 static const struct {
     const char *name;
     bin_fn f;
@@ -251,6 +253,26 @@ static bin_fn combiner_fn(const char *name) {
     return NULL;
 }
 
+/* Of a region of 2k arguments (a_0..a_k-1, b_0..b_k-1) returning k
+ * values: the op that makes result j from a_j and b_j alone ("stablehlo.add",
+ * ...), "set" when result j is b_j itself, or NULL. Several operands then
+ * reduce (or scatter) independently, each by its own op. */
+static const char *pair_combiner(const hlo_block *b, int j, int k) {
+    if (b->n_args != 2 * k || b->n_ops < 1) return NULL;
+    const hlo_op *ret = b->ops[b->n_ops - 1];
+    if (ret->n_operands != k || strcmp(ret->name, "stablehlo.return")) return NULL;
+    int r = ret->operands[j], aj = b->arg_ids[j], bj = b->arg_ids[k + j];
+    if (r == bj) return "set";
+    for (int i = 0; i < b->n_ops - 1; i++) {
+        const hlo_op *x = b->ops[i];
+        if (x->n_results != 1 || x->first_result != r) continue;
+        if (x->n_operands != 2 || x->n_regions) return NULL;
+        int o0 = x->operands[0], o1 = x->operands[1];
+        return (o0 == aj && o1 == bj) || (o0 == bj && o1 == aj) ? x->name : NULL;
+    }
+    return NULL;
+}
+
 /* The first comparison direction in a comparator region ("GT", ...). */
 static int region_direction(const hlo_block *b, char *w, size_t n) {
     for (int i = 0; i < b->n_ops; i++)
@@ -279,6 +301,24 @@ static int reduce(imp_env *E, const hlo_op *op, cj_val *res) {
         else r = cj_reduce_xor(x, nd, dims, 0);
         /* the init value joins the fold, as XLA's reduce starts from it */
         res[0] = comb(r, IN(1));
+        return 0;
+    }
+    /* each operand by its own combiner: reduce((x, y), (0, 1), (add, mul)) */
+    int independent = k > 1 && k <= 16;
+    bin_fn combs[16];
+    for (int j = 0; independent && j < k; j++) independent = (combs[j] = combiner_fn(pair_combiner(b, j, k))) != NULL;
+    if (independent) {
+        for (int j = 0; j < k; j++) {
+            cj_val x = IN(j), r;
+            if (combs[j] == cj_add) r = cj_sum(x, nd, dims, 0);
+            else if (combs[j] == cj_mul) r = cj_prod(x, nd, dims, 0);
+            else if (combs[j] == cj_max) r = cj_reduce_max(x, nd, dims, 0);
+            else if (combs[j] == cj_min) r = cj_reduce_min(x, nd, dims, 0);
+            else if (combs[j] == cj_and) r = cj_reduce_and(x, nd, dims, 0);
+            else if (combs[j] == cj_or) r = cj_reduce_or(x, nd, dims, 0);
+            else r = cj_reduce_xor(x, nd, dims, 0);
+            res[j] = combs[j](r, IN(k + j));
+        }
         return 0;
     }
     char w[16];
@@ -383,7 +423,9 @@ static int gather(imp_env *E, const hlo_op *op, cj_val *res) {
 }
 
 static int scatter(imp_env *E, const hlo_op *op, cj_val *res) {
-    if (op->n_operands != 3 || op->n_regions != 1) return imp_error(E, op, "only one operand is supported");
+    int k = (op->n_operands - 1) / 2;
+    if (op->n_operands != 2 * k + 1 || k < 1 || k > 16 || op->n_regions != 1)
+        return imp_error(E, op, "%d operands (inputs, indices, updates)", op->n_operands);
     const hlo_attr *a = hlo_op_attr(op, "scatter_dimension_numbers");
     cj_scatter_dnums s;
     memset(&s, 0, sizeof s);
@@ -397,40 +439,39 @@ static int scatter(imp_env *E, const hlo_op *op, cj_val *res) {
         return imp_error(E, op, "bad scatter_dimension_numbers");
     s.has_index_vector_dim = 1, s.index_vector_dim = ivd;
     const hlo_block *b = &op->regions[0];
-    cj_scatter_kind kind;
-    const char *c = region_combiner(b);
-    if (c && !strcmp(c, "stablehlo.add")) kind = CJ_SCATTER_ADD;
-    else if (c && !strcmp(c, "stablehlo.multiply")) kind = CJ_SCATTER_MUL;
-    else if (c && !strcmp(c, "stablehlo.maximum")) kind = CJ_SCATTER_MAX;
-    else if (c && !strcmp(c, "stablehlo.minimum")) kind = CJ_SCATTER_MIN;
-    else if (b->n_args == 2 && b->n_ops == 1 && b->ops[0]->n_operands == 1 && b->ops[0]->operands[0] == b->arg_ids[1])
-        kind = CJ_SCATTER_SET;
-    else return imp_error(E, op, "the region is not add/multiply/maximum/minimum or a set");
+    cj_scatter_kind kinds[16];
+    /* each input by its own update op (several inputs scatter independently) */
+    for (int j = 0; j < k; j++) {
+        const char *c = pair_combiner(b, j, k);
+        if (c && !strcmp(c, "stablehlo.add")) kinds[j] = CJ_SCATTER_ADD;
+        else if (c && !strcmp(c, "stablehlo.multiply")) kinds[j] = CJ_SCATTER_MUL;
+        else if (c && !strcmp(c, "stablehlo.maximum")) kinds[j] = CJ_SCATTER_MAX;
+        else if (c && !strcmp(c, "stablehlo.minimum")) kinds[j] = CJ_SCATTER_MIN;
+        else if (c && !strcmp(c, "set")) kinds[j] = CJ_SCATTER_SET;
+        else return imp_error(E, op, "the region's result %d is not add/multiply/maximum/minimum or a set of input %d", j, j);
+    }
     /* XLA's scatter drops updates whose window does not fit */
-    res[0] = cj_scatter(IN(0), IN(1), IN(2), &s, kind, CJ_INDEX_FILL_OR_DROP);
+    for (int j = 0; j < k; j++) res[j] = cj_scatter(IN(j), IN(k), IN(k + 1 + j), &s, kinds[j], CJ_INDEX_FILL_OR_DROP);
     return 0;
 }
 
 static int sort(imp_env *E, const hlo_op *op, cj_val *res) {
     int64_t dim = -1;
     if (int_attr(op, "dimension", &dim)) return imp_error(E, op, "missing dimension");
-    /* the comparison the comparator returns decides the order (JAX's
-     * comparator first canonicalises -0.0 and NaN, which cjax's sort does) */
-    char w[16] = "";
-    const hlo_block *b = op->n_regions == 1 ? &op->regions[0] : NULL;
-    const hlo_op *ret = b && b->n_ops ? b->ops[b->n_ops - 1] : NULL;
-    for (int i = 0; ret && ret->n_operands == 1 && i < b->n_ops; i++)
-        if (b->ops[i]->n_results == 1 && b->ops[i]->first_result == ret->operands[0] && is(b->ops[i], "stablehlo.compare"))
-            hlo_opaque_word(hlo_op_attr(b->ops[i], "comparison_direction"), w, sizeof w);
-    if (strcmp(w, "LT"))
-        return imp_error(E, op, "only an ascending (LT) comparator is supported");
+    int m = op->n_operands;
+    if (m < 1 || m > 6) return imp_error(E, op, "%d operands (1..6)", m);
+    /* the order the comparator computes (JAX's first canonicalises -0.0
+     * and NaN, which cjax's sort does): the ascending lexicographic order of
+     * the first num_keys operands is what cj_sort_multi sorts by */
+    int num_keys = 0;
+    if (op->n_regions != 1 || hlo_comparator_keys(E->ctx->mem, &op->regions[0], m, &num_keys))
+        return imp_error(E, op, "the comparator is not an ascending lexicographic order of leading operands");
     int stable = 0;
     const hlo_attr *st = hlo_op_attr(op, "is_stable");
     if (st && st->kind == HA_BOOL) stable = (int)st->i;
-    cj_val ins[64];
-    if (op->n_operands > 64) return imp_error(E, op, "too many operands");
-    for (int i = 0; i < op->n_operands; i++) ins[i] = IN(i);
-    cj_sort_multi(op->n_operands, ins, dim, 1, stable, res);
+    cj_val ins[6];
+    for (int i = 0; i < m; i++) ins[i] = IN(i);
+    cj_sort_multi(m, ins, dim, num_keys, stable, res);
     return 0;
 }
 
@@ -570,6 +611,21 @@ static int custom_call(imp_env *E, const hlo_op *op, cj_val *res) {
         res[0] = cj_linalg_cholesky(IN(0));
         const hlo_type *it = rtype(op, 1);
         res[1] = cj_zeros(E->ctx, it->dt, it->rank, it->dims);
+        return 0;
+    }
+    if (!strcmp(n, "lapack_ssyevd_ffi") || !strcmp(n, "lapack_dsyevd_ffi")) {
+        /* (v, w ascending, info); LAPACK reads only the uplo triangle, so
+         * the matrix is rebuilt from it */
+        const hlo_attr *cfg = hlo_op_attr(op, "mhlo.backend_config");
+        int64_t uplo = 'L';
+        for (int i = 0; cfg && cfg->kind == HA_DICT && i < cfg->n; i++)
+            if (!strcmp(cfg->entries[i].name, "uplo") && cfg->entries[i].val->kind == HA_INT) uplo = cfg->entries[i].val->i;
+        if (op->n_results != 3) return imp_error(E, op, "%s with %d results (3: v, w, info)", n, op->n_results);
+        cj_val a = IN(0), r = cj_val_rank(a) >= 2 ? cj_swapaxes(a, -1, -2) : a;
+        cj_val sym = uplo == 'U' ? cj_add(cj_triu(a, 0), cj_tril(r, -1)) : cj_add(cj_tril(a, 0), cj_triu(r, 1));
+        if (cj_linalg_eigh(sym, &res[0], &res[1]) != 0) return -1;
+        const hlo_type *it = rtype(op, 2);
+        res[2] = cj_zeros(E->ctx, it->dt, it->rank, it->dims);
         return 0;
     }
     return imp_error(E, op, "custom_call target '%s' is not supported", n);

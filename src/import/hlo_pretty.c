@@ -167,7 +167,8 @@ static const char *const plain_ops[] = {
     "minimum", "multiply", "negate", "not", "or", "popcnt", "power", "remainder", "round_nearest_afz",
     "round_nearest_even", "rsqrt", "select", "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign",
     "sine", "sqrt", "subtract", "tan", "tanh", "xor", "clamp", "reshape", "optimization_barrier", "bitcast_convert",
-    "erf_inv", "erf", "lgamma", "digamma", "dynamic_update_slice", NULL};
+    "erf_inv", "erf", "lgamma", "digamma", "dynamic_update_slice", "square", "erfc", "asin", "acos", "atan", "sinh",
+    "cosh", "asinh", "acosh", "atanh", "real", "imag", "complex", NULL};
 
 /* An attribute made here for an op read in the pretty form. */
 int hp_add_attr(hp *P, hlo_op *op, const char *name, hlo_attr *v) {
