@@ -19,6 +19,33 @@ for name in ["mlp", "solver", "linsolve", "cnn"]:
         seeds["valid_" + name] = f.read()
 with open(os.path.join(DATA, "block.mlir")) as f:
     seeds["valid_block_pretty"] = f.read()
+# the pretty form of every op syntax hlo_pretty_struct.c reads: while
+# (rnn), slice (random), dynamic_slice/pad/reducer (ops_misc), convolution
+# (cnn), custom_call (linsolve, linalg), sort comparators and a reduce of
+# two operands (sorts)
+for name in ["rnn", "random", "ops_misc", "cnn", "linsolve", "linalg", "sorts"]:
+    with open(os.path.join(DATA, name + ".mlir")) as f:
+        seeds["valid_" + name + "_pretty"] = f.read()
+with open(os.path.join(DATA, "sorts.generic.mlir")) as f:
+    seeds["valid_sorts"] = f.read()
+rnn_pretty = seeds["valid_rnn_pretty"]
+for k in [len(rnn_pretty) // 3, len(rnn_pretty) // 2]:
+    seeds[f"truncated_rnn_pretty_{k}"] = rnn_pretty[:k]
+conv = seeds["valid_cnn_pretty"]
+seeds["conv_bad_dims"] = conv.replace("[b, 0, 1, f]x", "[b, 0, 1, f]y", 1)
+seeds["conv_bad_window"] = conv.replace("stride = [1, 1]", "stroke = [1, 1]", 1)
+seeds["slice_bad_range"] = ("func.func @main(%a: tensor<4xf32>) -> tensor<2xf32> {\n"
+                            "  %0 = stablehlo.slice %a [0:] : (tensor<4xf32>) -> tensor<2xf32>\n"
+                            "  return %0 : tensor<2xf32>\n}\n")
+seeds["while_no_do"] = ("func.func @main(%a: tensor<i32>) -> tensor<i32> {\n"
+                        "  %0 = stablehlo.while(%it = %a) : tensor<i32>\n"
+                        "  cond {\n    %c = stablehlo.compare LT, %it, %it, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+                        "    stablehlo.return %c : tensor<i1>\n  }\n  return %0 : tensor<i32>\n}\n")
+seeds["reducer_missing_pair"] = ("func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<f32>) -> tensor<f32> {\n"
+                                 "  %0:2 = stablehlo.reduce(%a init: %c), (%b init: %c) across dimensions = [0] : "
+                                 "(tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)\n"
+                                 "   reducer(%x: tensor<f32>, %y: tensor<f32>) {\n    stablehlo.return %x : tensor<f32>\n  }\n"
+                                 "  return %0#0 : tensor<f32>\n}\n")
 mlp = seeds["valid_mlp"]
 pretty = """module @m {
   func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> (tensor<3xf32> {jax.result_info = ""}) {

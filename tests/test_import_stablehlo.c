@@ -219,7 +219,25 @@ static int import_fails(const char *text, const char *want) {
 
 TEST(import_stablehlo_errors_name_line_and_column) {
     CHECK(import_fails("func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = stablehlo.add %a, %b : tensor<f32>\n}",
-                       "line 2, column 26: '%b' is used before it is defined"));
+                       "line 2, column 26: stablehlo.add: '%b' is used before it is defined"));
+    /* the pretty syntaxes of hlo_pretty_struct.c */
+    CHECK(import_fails("func.func @main(%a: tensor<4xf32>) -> tensor<2xf32> {\n"
+                       "  %0 = stablehlo.slice %a [0:] : (tensor<4xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
+                       "line 2, column 30: stablehlo.slice: expected an integer"));
+    CHECK(import_fails("func.func @main(%a: tensor<i32>) -> tensor<i32> {\n  %0 = stablehlo.while(%it = %a) : tensor<i32>\n"
+                       "  cond {\n    stablehlo.return %it : tensor<i32>\n  }\n  return %0 : tensor<i32>\n}\n",
+                       "line 6, column 3: expected 'do' in stablehlo.while"));
+    CHECK(import_fails("func.func @main(%a: tensor<1x4x4x1xf32>) -> tensor<1x4x4x1xf32> {\n"
+                       "  %0 = stablehlo.convolution(%a, %a) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+                       "window = {stroke = [1, 1]} : (tensor<1x4x4x1xf32>, tensor<1x4x4x1xf32>) -> tensor<1x4x4x1xf32>\n"
+                       "  return %0 : tensor<1x4x4x1xf32>\n}\n",
+                       "line 2, column 103: stablehlo.convolution: unknown window item 'stroke'"));
+    CHECK(import_fails("func.func @main(%a: tensor<4xf32>, %c: tensor<f32>) -> tensor<f32> {\n"
+                       "  %0:2 = stablehlo.reduce(%a init: %c), (%a init: %c) across dimensions = [0] : "
+                       "(tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)\n"
+                       "   reducer(%x: tensor<f32>, %y: tensor<f32>) {\n    stablehlo.return %x : tensor<f32>\n  }\n"
+                       "  return %0#0 : tensor<f32>\n}\n",
+                       "line 3, column 46: stablehlo.reduce: expected '(' before a reducer argument pair"));
     CHECK(import_fails("\"func.func\"() <{function_type = (tensor<f32>) -> tensor<f32>, sym_name = \"main\"}> ({\n"
                        "^bb0(%a: tensor<f32>):\n  %0 = \"stablehlo.fft\"(%a) : (tensor<f32>) -> tensor<f32>\n"
                        "  \"func.return\"(%0) : (tensor<f32>) -> ()\n}) : () -> ()",
@@ -323,5 +341,72 @@ TEST(import_stablehlo_pretty_unread_op_is_named) {
     CHECK_MSG(strstr(cj_error_message(ctx), "in the pretty form is not read") &&
                   strstr(cj_error_message(ctx), "line "),
               "%s", cj_error_message(ctx));
+    cj_ctx_free(ctx);
+}
+
+/* A comparator that is not an ascending order (GT: descending) is refused
+ * at the op, not sorted the wrong way. */
+TEST(import_stablehlo_descending_comparator_is_refused) {
+    CHECK(import_fails("func.func @main(%a: tensor<f32>) -> tensor<3xf32> {\n"
+                       "  %b = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<f32>) -> tensor<3xf32>\n"
+                       "  %0 = \"stablehlo.sort\"(%b) <{dimension = 0 : i64}> ({\n"
+                       "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+                       "    %c = stablehlo.compare GT, %x, %y, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+                       "    stablehlo.return %c : tensor<i1>\n"
+                       "  }) : (tensor<3xf32>) -> tensor<3xf32>\n"
+                       "  return %0 : tensor<3xf32>\n}",
+                       "line 3, column 8: stablehlo.sort: the comparator is not an ascending lexicographic order"));
+    /* y < x as LT with the sides swapped is descending too */
+    CHECK(import_fails("func.func @main(%a: tensor<f32>) -> tensor<3xf32> {\n"
+                       "  %b = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<f32>) -> tensor<3xf32>\n"
+                       "  %0 = \"stablehlo.sort\"(%b) <{dimension = 0 : i64}> ({\n"
+                       "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+                       "    %c = stablehlo.compare LT, %y, %x, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+                       "    stablehlo.return %c : tensor<i1>\n"
+                       "  }) : (tensor<3xf32>) -> tensor<3xf32>\n"
+                       "  return %0 : tensor<3xf32>\n}",
+                       "the comparator is not an ascending"));
+}
+
+/* A scatter of two operands, each by its own update (add, set), read in
+ * the pretty form's mix: x + [0, 10, 0, 20] and y with [1] = 5, [3] = 6;
+ * and a sort whose comparator is spelt "not (y <= x)" (ascending). */
+TEST(import_stablehlo_scatter_of_two_operands) {
+    static const char text[] =
+        "func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {\n"
+        "  %i = stablehlo.constant dense<[[1], [3]]> : tensor<2x1xi32>\n"
+        "  %u = stablehlo.constant dense<[10.0, 20.0]> : tensor<2xf32>\n"
+        "  %v = stablehlo.constant dense<[5.0, 6.0]> : tensor<2xf32>\n"
+        "  %r:2 = \"stablehlo.scatter\"(%x, %y, %i, %u, %v) <{scatter_dimension_numbers = #stablehlo.scatter<"
+        "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({\n"
+        "  ^bb0(%a0: tensor<f32>, %a1: tensor<f32>, %b0: tensor<f32>, %b1: tensor<f32>):\n"
+        "    %s = stablehlo.add %a0, %b0 : tensor<f32>\n"
+        "    stablehlo.return %s, %b1 : tensor<f32>, tensor<f32>\n"
+        "  }) : (tensor<4xf32>, tensor<4xf32>, tensor<2x1xi32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<4xf32>, tensor<4xf32>)\n"
+        "  %o = \"stablehlo.sort\"(%x) <{dimension = 0 : i64}> ({\n"
+        "  ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n"
+        "    %c = stablehlo.compare LE, %q, %p, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    %n = stablehlo.not %c : tensor<i1>\n"
+        "    stablehlo.return %n : tensor<i1>\n"
+        "  }) : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  return %r#0, %r#1, %o : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>\n}\n";
+    cj_ctx *ctx = cj_ctx_new(NULL);
+    cj_func *f = cj_import_stablehlo(ctx, text, strlen(text), NULL);
+    CHECK_MSG(f, "%s", cj_error_message(ctx));
+    float xa[4] = {1, 2, 3, 4}, ya[4] = {-1, -2, -3, -4}, sa[4] = {3, -1, 2, 0.5f};
+    const float want[3][4] = {{1, 12, 3, 24}, {-1, 5, -3, 6}, {-1, 0.5f, 2, 3}};
+    for (int mode = 0; mode < 2 && f; mode++) {
+        cj_func *g = mode ? cj_jit(f, NULL) : f;
+        cj_val in[2] = {cj_array(ctx, CJ_F32, 1, (int64_t[]){4}, xa), cj_array(ctx, CJ_F32, 1, (int64_t[]){4}, ya)}, out[3];
+        CHECK_MSG(cj_call(g, in, out) == CJ_OK, "%s", cj_error_message(ctx));
+        float r[4];
+        for (int k = 0; k < 2; k++) {
+            CHECK(cj_read(out[k], r, sizeof r) == CJ_OK);
+            for (int i = 0; i < 4; i++) CHECK_NEAR(r[i], want[k][i], 0, 0);
+        }
+        in[0] = cj_array(ctx, CJ_F32, 1, (int64_t[]){4}, sa);
+        CHECK(cj_call(g, in, out) == CJ_OK && cj_read(out[2], r, sizeof r) == CJ_OK);
+        for (int i = 0; i < 4; i++) CHECK_NEAR(r[i], want[2][i], 0, 0);
+    }
     cj_ctx_free(ctx);
 }

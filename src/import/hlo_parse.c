@@ -63,10 +63,16 @@ int hp_fail(hp *P, int line, int col, const char *fmt, ...) {
     int k = snprintf(P->err, P->err_size, "line %d, column %d: ", line, col);
     if (k < 0) k = 0;
     if ((size_t)k < P->err_size) {
+        char msg[512];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(P->err + k, P->err_size - (size_t)k, fmt, ap);
+        vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
+        /* inside an op, the message names it (unless it does already) */
+        if (P->op_name && !strstr(msg, P->op_name))
+            snprintf(P->err + k, P->err_size - (size_t)k, "%s: %s", P->op_name, msg);
+        else
+            snprintf(P->err + k, P->err_size - (size_t)k, "%s", msg);
     }
     return -1;
 }
@@ -804,11 +810,17 @@ hlo_op *hp_op(hp *P, int depth) {
     if (P->cur.kind == TK_STR) {
         op->name = hp_strdup(P, P->cur.p + 1, P->cur.n - 2);
         if (!op->name) return NULL;
-        return generic_op(P, op, &r, depth);
+        const char *saved = P->op_name;
+        P->op_name = op->name;
+        hlo_op *done = generic_op(P, op, &r, depth);
+        P->op_name = saved;
+        return done;
     }
     if (P->cur.kind == TK_ID) {
-        if (hp_pretty_op(P, op, depth)) return NULL;
-        if (define_results(P, op, &r)) return NULL;
+        const char *saved = P->op_name;
+        int rc = hp_pretty_op(P, op, depth); /* names the op it reads in P->op_name */
+        P->op_name = saved;
+        if (rc || define_results(P, op, &r)) return NULL;
         return op;
     }
     return hp_fail(P, P->cur.line, P->cur.col, "expected an operation, found '%.*s'",

@@ -31,6 +31,7 @@ typedef struct hp {
     size_t elem_len;
     hlo_type *fn_ins, *fn_outs; /* the last function type read */
     int fn_nin, fn_nout;
+    const char *op_name; /* the op being read: hp_fail's messages name it */
 } hp;
 
 void *hp_alloc(hp *P, size_t n);

@@ -414,6 +414,7 @@ int hp_pretty_op(hp *P, hlo_op *op, int depth) {
     const char *nm = hp_strdup(P, t.p, t.n);
     if (!nm) return -1;
     op->name = nm;
+    P->op_name = nm;
     const char *base = strncmp(nm, "stablehlo.", 10) == 0 ? nm + 10 : strncmp(nm, "chlo.", 5) == 0 ? nm + 5 : NULL;
     if (base && strcmp(base, "constant") == 0) {
         hp_next(P);
