@@ -88,12 +88,17 @@ int imp_run_block(imp_env *E, const hlo_block *b, const cj_val *args, cj_val *ou
 
 int imp_call_func(imp_env *parent, const hlo_func *f, const cj_val *args, cj_val *out) {
     if (parent->depth > 32) return imp_error(parent, NULL, "calls nested deeper than 32 (recursion?)");
-    imp_env E = {parent->ctx, parent->m, NULL, f->n_values, parent->depth + 1, parent->budget};
+    imp_env E = {parent->ctx, parent->m, NULL, NULL, f->n_values, parent->depth + 1, parent->budget};
     size_t bytes = (size_t)(f->n_values ? f->n_values : 1) * sizeof(cj_val);
     E.v = rt_calloc(parent->ctx->mem, bytes);
-    if (!E.v) return imp_error(parent, NULL, "out of memory running @%s", f->name);
+    E.s = E.v ? rt_calloc(parent->ctx->mem, bytes) : NULL;
+    if (!E.s) {
+        if (E.v) rt_free(parent->ctx->mem, E.v, bytes);
+        return imp_error(parent, NULL, "out of memory running @%s", f->name);
+    }
     int n = imp_run_block(&E, &f->body, args, out, f->n_results);
     rt_free(parent->ctx->mem, E.v, bytes);
+    rt_free(parent->ctx->mem, E.s, bytes);
     if (n < 0) return -1;
     if (n != f->n_results) return imp_error(parent, NULL, "@%s returns %d values for %d results", f->name, n, f->n_results);
     return 0;
@@ -102,7 +107,7 @@ int imp_call_func(imp_env *parent, const hlo_func *f, const cj_val *args, cj_val
 static int imp_call(cj_func *f, const cj_val *in, cj_val *out) {
     imp_module *im = f->state;
     int64_t budget = IMP_OP_BUDGET;
-    imp_env root = {f->ctx, im->m, NULL, 0, 0, &budget};
+    imp_env root = {f->ctx, im->m, NULL, NULL, 0, 0, &budget};
     cj_scope_begin(f->ctx);
     int rc = imp_call_func(&root, im->entry, in, out);
     cj_scope_end(f->ctx, rc == 0 ? f->n_out : 0, out);

@@ -14,6 +14,8 @@ typedef struct imp_env {
     cj_ctx *ctx;
     const hlo_module *m;
     cj_val *v;
+    cj_val *s; /* s[id]: the rank-0 value a broadcast_in_dim result id was
+                  broadcast from ({0} otherwise): elementwise ops use it */
     int n;
     int depth; /* func.call nesting */
     int64_t *budget; /* ops left to bind in this call: func.call fan-out

@@ -34,6 +34,27 @@ static cj_val *operand_vals(imp_env *E, const hlo_op *op) {
 
 static const hlo_type *rtype(const hlo_op *op, int k) { return &op->res_types[k]; }
 
+/* An elementwise op's operands, where those JAX broadcast from a rank-0
+ * value (broadcast_in_dim of a scalar constant, mostly) are that value
+ * itself once another operand has the result's shape: NumPy broadcasting
+ * gives the same result, and the broadcast is never materialised (under
+ * jit a full-size broadcast read by kernels on both sides of a gradient
+ * would be stored as a buffer). */
+static void elementwise_operands(imp_env *E, const hlo_op *op, cj_val *x) {
+    int n = op->n_operands < 3 ? op->n_operands : 3, full = -1;
+    const hlo_type *t = op->n_results == 1 ? &op->res_types[0] : NULL;
+    for (int i = 0; i < n; i++) {
+        x[i] = IN(i);
+        if (!t || full >= 0 || E->s[op->operands[i]].ctx || cj_val_rank(x[i]) != t->rank) continue;
+        int64_t d[CJ_MAX_RANK];
+        if (cj_val_shape(x[i], d) != t->rank || memcmp(d, t->dims, (size_t)t->rank * sizeof *d)) continue;
+        full = i;
+    }
+    if (full < 0) return;
+    for (int i = 0; i < n; i++)
+        if (i != full && E->s[op->operands[i]].ctx) x[i] = E->s[op->operands[i]];
+}
+
 /* array<i64: ...> attribute into out (rank-sized); -1 when missing. */
 static int ints_attr(imp_env *E, const hlo_op *op, const char *name, int64_t *out, int max, int required) {
     const hlo_attr *a = hlo_op_attr(op, name);
@@ -642,17 +663,23 @@ int imp_run_op(imp_env *E, const hlo_op *op, cj_val *res) {
     for (size_t i = 0; i < sizeof binary / sizeof binary[0]; i++)
         if (!strcmp(nm, binary[i].name)) {
             if (op->n_operands != 2) break;
-            res[0] = binary[i].f(IN(0), IN(1));
+            cj_val x[3];
+            elementwise_operands(E, op, x);
+            res[0] = binary[i].f(x[0], x[1]);
             return 0;
         }
     const hlo_type *t = op->n_results ? rtype(op, 0) : NULL;
     if (t && (t->kind != HT_TENSOR || !t->known_dt)) return imp_error(E, op, "a result type cjax does not have");
     int64_t a[CJ_MAX_RANK], b[CJ_MAX_RANK], c[CJ_MAX_RANK];
     if (is(op, "stablehlo.constant")) res[0] = constant(E, op);
-    else if (is(op, "stablehlo.divide")) res[0] = divide(IN(0), IN(1));
-    else if (is(op, "stablehlo.compare")) res[0] = compare(E, op, IN(0), IN(1));
-    else if (is(op, "stablehlo.select")) res[0] = cj_where(IN(0), IN(1), IN(2));
-    else if (is(op, "stablehlo.clamp")) res[0] = cj_clamp(IN(0), IN(1), IN(2));
+    else if (is(op, "stablehlo.divide") || is(op, "stablehlo.compare") || is(op, "stablehlo.select")) {
+        if (op->n_operands != (is(op, "stablehlo.select") ? 3 : 2)) return imp_error(E, op, "%d operands", op->n_operands);
+        cj_val x[3];
+        elementwise_operands(E, op, x);
+        res[0] = is(op, "stablehlo.divide")    ? divide(x[0], x[1])
+                 : is(op, "stablehlo.compare") ? compare(E, op, x[0], x[1])
+                                               : cj_where(x[0], x[1], x[2]);
+    } else if (is(op, "stablehlo.clamp")) res[0] = cj_clamp(IN(0), IN(1), IN(2));
     else if (is(op, "stablehlo.convert")) res[0] = cj_astype(IN(0), t->dt);
     else if (is(op, "stablehlo.bitcast_convert")) res[0] = cj_bitcast_convert_type(IN(0), t->dt);
     else if (is(op, "stablehlo.reshape")) res[0] = cj_reshape(IN(0), t->rank, t->dims);
@@ -660,6 +687,9 @@ int imp_run_op(imp_env *E, const hlo_op *op, cj_val *res) {
         int n = ints_attr(E, op, "broadcast_dimensions", a, CJ_MAX_RANK, 1);
         if (n < 0) return -1;
         res[0] = cj_broadcast_in_dim(IN(0), t->rank, t->dims, a);
+        /* a scalar's broadcast (or a broadcast of one): elementwise_operands' */
+        cj_val from = E->s[op->operands[0]].ctx ? E->s[op->operands[0]] : IN(0);
+        E->s[op->first_result] = cj_val_rank(from) == 0 ? from : (cj_val){0};
     } else if (is(op, "stablehlo.transpose")) {
         if (ints_attr(E, op, "permutation", a, CJ_MAX_RANK, 1) < 0) return -1;
         res[0] = cj_transpose(IN(0), a);
