@@ -15,6 +15,7 @@
 
 #include "cjax.h"
 #include "runtime/runtime.h"
+#include <string.h>
 
 enum { HT_TENSOR, HT_OTHER };
 typedef struct hlo_type {
@@ -116,5 +117,12 @@ const hlo_func *hlo_find_func(const hlo_module *m, const char *name, size_t len)
 int hlo_opaque_ints(const hlo_attr *a, const char *key, int64_t *out, int max);
 /* The word of an enum attribute (#stablehlo<comparison_direction GT> → "GT"). */
 int hlo_opaque_word(const hlo_attr *a, char *out, size_t size);
+
+/* memcpy of n bytes that allows n == 0 with a null pointer (an empty
+ * attribute or operand list has no storage; memcpy's arguments must not be
+ * null even then). */
+static inline void hlo_copy(void *dst, const void *src, size_t n) {
+    if (n) memcpy(dst, src, n);
+}
 
 #endif

@@ -61,7 +61,7 @@ static int ints_attr(imp_env *E, const hlo_op *op, const char *name, int64_t *ou
     if (!a) return required ? imp_error(E, op, "missing attribute %s", name) : 0;
     if (a->kind == HA_ARRAY) {
         if (a->n > max) return imp_error(E, op, "%s has %d entries (at most %d)", name, a->n, max);
-        memcpy(out, a->ints, (size_t)a->n * sizeof *out);
+        hlo_copy(out, a->ints, (size_t)a->n * sizeof *out);
         return a->n;
     }
     if (a->kind == HA_DENSE && !a->raw) {
@@ -83,7 +83,7 @@ static int int_attr(const hlo_op *op, const char *name, int64_t *out) {
 static void put_bits(void *dst, size_t sz, uint64_t bits) {
     uint8_t b[8];
     for (int i = 0; i < 8; i++) b[i] = (uint8_t)(bits >> (8 * i));
-    memcpy(dst, b, sz);
+    hlo_copy(dst, b, sz);
 }
 
 static cj_val constant(imp_env *E, const hlo_op *op) {
@@ -115,7 +115,7 @@ static cj_val constant(imp_env *E, const hlo_op *op) {
     for (int64_t i = 0; i < n; i++) {
         uint8_t *d = buf + (size_t)i * bsz;
         if (a->raw) {
-            memcpy(d, a->raw, sz);
+            hlo_copy(d, a->raw, sz);
             continue;
         }
         const hlo_elem *e = &a->elems[a->splat ? 0 : i];
@@ -552,11 +552,11 @@ static int convolution(imp_env *E, const hlo_op *op, cj_val *res) {
         if (tmp[i]) return imp_error(E, op, "window_reversal is not supported");
     for (int i = 0; i < ns; i++) st[i] = ld[i] = rd[i] = 1;
     if (ints_attr(E, op, "window_strides", tmp, ns, 0) < 0) return -1;
-    if (hlo_op_attr(op, "window_strides")) memcpy(st, tmp, (size_t)ns * sizeof *st);
+    if (hlo_op_attr(op, "window_strides")) hlo_copy(st, tmp, (size_t)ns * sizeof *st);
     if (ints_attr(E, op, "lhs_dilation", tmp, ns, 0) < 0) return -1;
-    if (hlo_op_attr(op, "lhs_dilation")) memcpy(ld, tmp, (size_t)ns * sizeof *ld);
+    if (hlo_op_attr(op, "lhs_dilation")) hlo_copy(ld, tmp, (size_t)ns * sizeof *ld);
     if (ints_attr(E, op, "rhs_dilation", tmp, ns, 0) < 0) return -1;
-    if (hlo_op_attr(op, "rhs_dilation")) memcpy(rd, tmp, (size_t)ns * sizeof *rd);
+    if (hlo_op_attr(op, "rhs_dilation")) hlo_copy(rd, tmp, (size_t)ns * sizeof *rd);
     if (pairs_attr(E, op, "padding", pad, ns)) return -1;
     int64_t pst[6], pld[6], prd[6], ppad[12];
     for (int i = 0; i < ns; i++) {

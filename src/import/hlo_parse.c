@@ -113,7 +113,7 @@ int hp_define(hp *P, const hlo_tok *t, int count) {
         int cap = P->cap_names ? P->cap_names * 2 : 256;
         hp_name *nn = rt_alloc(P->m->mem, (size_t)cap * sizeof *nn);
         if (!nn) return hp_fail(P, t->line, t->col, "out of memory reading the module");
-        if (P->names) memcpy(nn, P->names, (size_t)P->n_names * sizeof *nn),
+        if (P->names) hlo_copy(nn, P->names, (size_t)P->n_names * sizeof *nn),
                       rt_free(P->m->mem, P->names, (size_t)P->cap_names * sizeof *nn);
         P->names = nn, P->cap_names = cap;
     }
@@ -291,7 +291,7 @@ int hp_type_list(hp *P, hlo_type **out, int *n) {
     if (k) {
         *out = hp_alloc(P, (size_t)k * sizeof **out);
         if (!*out) return -1;
-        memcpy(*out, tmp, (size_t)k * sizeof **out);
+        hlo_copy(*out, tmp, (size_t)k * sizeof **out);
     }
     *n = k;
     return 0;
@@ -309,7 +309,7 @@ static int grow(hp *P, void **buf, int *cap, int n, size_t elem) {
     int nc = *cap ? *cap * 2 : 16;
     void *nb = hp_alloc(P, (size_t)nc * elem);
     if (!nb) return -1;
-    if (*buf) memcpy(nb, *buf, (size_t)n * elem);
+    if (*buf) hlo_copy(nb, *buf, (size_t)n * elem);
     *buf = nb, *cap = nc;
     return 0;
 }
@@ -638,8 +638,8 @@ int hp_add_attrs(hp *P, hlo_op *op, const hlo_attr *d) {
     if (!d || d->kind != HA_DICT) return 0;
     hlo_named *all = hp_alloc(P, (size_t)(op->n_attrs + d->n + 1) * sizeof *all);
     if (!all) return -1;
-    if (op->n_attrs) memcpy(all, op->attrs, (size_t)op->n_attrs * sizeof *all);
-    memcpy(all + op->n_attrs, d->entries, (size_t)d->n * sizeof *all);
+    if (op->n_attrs) hlo_copy(all, op->attrs, (size_t)op->n_attrs * sizeof *all);
+    hlo_copy(all + op->n_attrs, d->entries, (size_t)d->n * sizeof *all);
     op->attrs = all;
     op->n_attrs += d->n;
     return 0;
@@ -732,7 +732,7 @@ int hp_operand_list(hp *P, hlo_op *op, const char *close) {
     }
     op->operands = hp_alloc(P, (size_t)(n ? n : 1) * sizeof *op->operands);
     if (!op->operands) return -1;
-    memcpy(op->operands, ops, (size_t)n * sizeof *ops);
+    hlo_copy(op->operands, ops, (size_t)n * sizeof *ops);
     op->n_operands = n;
     return 0;
 }
@@ -762,7 +762,7 @@ static hlo_op *generic_op(hp *P, hlo_op *op, const res_names *r, int depth) {
                       P->n_names = saved_names;
         op->regions = hp_alloc(P, (size_t)k * sizeof *op->regions);
         if (!op->regions) return NULL;
-        memcpy(op->regions, tmp, (size_t)k * sizeof *tmp);
+        hlo_copy(op->regions, tmp, (size_t)k * sizeof *tmp);
         op->n_regions = k;
     }
     if (hp_is(P, "{")) {
@@ -952,7 +952,7 @@ int hlo_opaque_word(const hlo_attr *a, char *out, size_t size) {
     while (s < e && *s == ' ') s++;
     while (e > s && e[-1] == ' ') e--;
     if ((size_t)(e - s) >= size) return -1;
-    memcpy(out, s, (size_t)(e - s));
+    hlo_copy(out, s, (size_t)(e - s));
     out[e - s] = 0;
     return 0;
 }

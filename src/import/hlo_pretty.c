@@ -146,8 +146,8 @@ int hp_trailing_types(hp *P, hlo_op *op) {
     if (strcmp(op->name, "stablehlo.optimization_barrier") == 0) {
         /* ": t1, t2, ...": each operand's type is its result's */
         if (nt != n) return hp_fail(P, op->line, op->col, "%s: %d types for %d operands", op->name, nt, n);
-        memcpy(op->opd_types, ts, (size_t)n * sizeof *ts);
-        memcpy(op->res_types, ts, (size_t)n * sizeof *ts);
+        hlo_copy(op->opd_types, ts, (size_t)n * sizeof *ts);
+        hlo_copy(op->res_types, ts, (size_t)n * sizeof *ts);
         op->n_results = n;
         return 0;
     }
@@ -174,7 +174,7 @@ static const char *const plain_ops[] = {
 int hp_add_attr(hp *P, hlo_op *op, const char *name, hlo_attr *v) {
     hlo_named *all = hp_alloc(P, (size_t)(op->n_attrs + 1) * sizeof *all);
     if (!all || !v) return -1;
-    if (op->n_attrs) memcpy(all, op->attrs, (size_t)op->n_attrs * sizeof *all);
+    if (op->n_attrs) hlo_copy(all, op->attrs, (size_t)op->n_attrs * sizeof *all);
     all[op->n_attrs].name = name, all[op->n_attrs].val = v;
     op->attrs = all;
     op->n_attrs++;
@@ -212,7 +212,7 @@ hlo_attr *hp_int_list(hp *P, char *text, size_t size, size_t *used) {
     a->n = n;
     a->ints = hp_alloc(P, (size_t)(n ? n : 1) * sizeof *a->ints);
     if (!a->ints) return NULL;
-    memcpy(a->ints, v, (size_t)n * sizeof *v);
+    hlo_copy(a->ints, v, (size_t)n * sizeof *v);
     return a;
 }
 
@@ -293,7 +293,7 @@ static int keyword_op(hp *P, hlo_op *op, const char *base) {
     op->n_operands = n;
     op->operands = hp_alloc(P, (size_t)(n ? n : 1) * sizeof *op->operands);
     if (!op->operands) return -1;
-    memcpy(op->operands, ops, (size_t)n * sizeof *ops);
+    hlo_copy(op->operands, ops, (size_t)n * sizeof *ops);
     if (hp_is(P, "{") && !hp_attr(P)) return -1;
     return hp_trailing_types(P, op);
 }

@@ -37,7 +37,7 @@ static hlo_attr *array_ints(hp *P, const int64_t *v, int n) {
     a->kind = HA_ARRAY, a->n = n;
     a->ints = hp_alloc(P, (size_t)(n ? n : 1) * sizeof *a->ints);
     if (!a->ints) return NULL;
-    memcpy(a->ints, v, (size_t)n * sizeof *v);
+    hlo_copy(a->ints, v, (size_t)n * sizeof *v);
     return a;
 }
 
@@ -131,9 +131,9 @@ static int pretty_while(hp *P, hlo_op *op, int depth) {
     op->res_types = hp_alloc(P, (size_t)n * sizeof *op->res_types);
     op->regions = hp_alloc(P, 2 * sizeof *op->regions);
     if (!op->operands || !op->opd_types || !op->res_types || !op->regions) return -1;
-    memcpy(op->operands, ids, (size_t)n * sizeof *ids);
-    memcpy(op->opd_types, ts, (size_t)n * sizeof *ts);
-    memcpy(op->res_types, ts, (size_t)n * sizeof *ts);
+    hlo_copy(op->operands, ids, (size_t)n * sizeof *ids);
+    hlo_copy(op->opd_types, ts, (size_t)n * sizeof *ts);
+    hlo_copy(op->res_types, ts, (size_t)n * sizeof *ts);
     op->n_regions = 2;
     if (hp_expect(P, "cond", "in stablehlo.while") || region_with_args(P, &op->regions[0], n, names, ts, depth + 1) ||
         hp_expect(P, "do", "in stablehlo.while") || region_with_args(P, &op->regions[1], n, names, ts, depth + 1))
