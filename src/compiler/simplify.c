@@ -193,7 +193,7 @@ static bool same_eqn(const rewriter *rw, int v, const ir_eqn *e, const int *in, 
         if (!rt_aval_equal(&rw->dst->vars[v + j], &out[j])) return false;
     return d->prim == e->prim && d->n_in == e->n_in &&
            memcmp(&d->params, &e->params, sizeof d->params) == 0 &&
-           memcmp(ir_eqn_inputs(rw->dst, d), in, sizeof(int) * (size_t)e->n_in) == 0 &&
+           (e->n_in == 0 || memcmp(ir_eqn_inputs(rw->dst, d), in, sizeof(int) * (size_t)e->n_in) == 0) &&
            rt_aval_equal(&rw->dst->vars[v], out);
 }
 
