@@ -304,6 +304,15 @@ static hlo_attr *new_attr(hp *P, int kind) {
     return a;
 }
 
+hlo_attr *hp_text_attr(hp *P, hlo_tok t, int kind) {
+    size_t at = t.kind == TK_AT, q = !at || t.p[1] == '"';
+    size_t n = t.n - at - 2 * q;
+    hlo_attr *a = new_attr(P, kind);
+    if (!a) return NULL;
+    a->s = hp_strdup(P, t.p + at + q, n), a->slen = n;
+    return a->s ? a : NULL;
+}
+
 static int grow(hp *P, void **buf, int *cap, int n, size_t elem) {
     if (n < *cap) return 0;
     int nc = *cap ? *cap * 2 : 16;
@@ -521,17 +530,10 @@ hlo_attr *hp_attr_depth(hp *P, int depth) {
         if (e.is_float) a->kind = HA_FLOAT, a->f = e.f;
         else a->i = (int64_t)e.bits, a->f = e.f;
     } else if (t.kind == TK_STR) {
-        a = new_attr(P, HA_STR);
-        if (!a) return NULL;
-        a->s = hp_strdup(P, t.p + 1, t.n - 2), a->slen = t.n - 2;
-        if (!a->s) return NULL;
+        if (!(a = hp_text_attr(P, t, HA_STR))) return NULL;
         hp_next(P);
     } else if (t.kind == TK_AT) {
-        a = new_attr(P, HA_SYM);
-        if (!a) return NULL;
-        int q = t.p[1] == '"';
-        a->s = hp_strdup(P, t.p + 1 + q, t.n - 1 - 2 * q), a->slen = t.n - 1 - 2 * q;
-        if (!a->s) return NULL;
+        if (!(a = hp_text_attr(P, t, HA_SYM))) return NULL;
         hp_next(P);
     } else if (hp_is(P, "true") || hp_is(P, "false")) {
         a = new_attr(P, HA_BOOL);

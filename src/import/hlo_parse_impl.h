@@ -41,6 +41,10 @@ int hp_is(hp *P, const char *s);
 int hp_accept(hp *P, const char *s);
 int hp_expect(hp *P, const char *s, const char *where);
 const char *hp_strdup(hp *P, const char *s, size_t n);
+/* The text of a "string" or @symbol (@"quoted" too) token without its
+ * quotes and @, as a new attribute of `kind` placed at the current token;
+ * NULL when out of memory (P has failed). */
+hlo_attr *hp_text_attr(hp *P, hlo_tok t, int kind);
 int hp_define(hp *P, const hlo_tok *t, int count);
 int hp_lookup(hp *P, const hlo_tok *t);
 int hp_type(hp *P, hlo_type *t);

@@ -28,12 +28,9 @@ static int pretty_func(hp *P, hlo_op *op, int depth) {
     hp_next(P);
     if (hp_is(P, "public") || hp_is(P, "private") || hp_is(P, "nested")) hp_next(P);
     if (P->cur.kind != TK_AT) return hp_fail(P, P->cur.line, P->cur.col, "expected @name after func.func");
-    hlo_tok nt = P->cur;
+    hlo_attr *name = hp_text_attr(P, P->cur, HA_STR), *ft = hp_alloc(P, sizeof *ft);
     hp_next(P);
-    int q = nt.p[1] == '"';
-    hlo_attr *name = hp_alloc(P, sizeof *name), *ft = hp_alloc(P, sizeof *ft);
     if (!name || !ft) return -1;
-    name->kind = HA_STR, name->s = hp_strdup(P, nt.p + 1 + q, nt.n - 1 - 2 * q), name->slen = nt.n - 1 - 2 * q;
     int saved_floor = P->scope_floor, saved_next = P->next_id, saved_names = P->n_names;
     P->scope_floor = P->n_names, P->next_id = 0;
     hlo_block blk;

@@ -236,13 +236,9 @@ static int pretty_convolution(hp *P, hlo_op *op) {
 static int pretty_custom_call(hp *P, hlo_op *op) {
     hp_next(P);
     if (P->cur.kind != TK_AT) return hp_fail(P, P->cur.line, P->cur.col, "stablehlo.custom_call: expected @target");
-    hlo_attr *t = hp_alloc(P, sizeof *t);
-    if (!t) return -1;
-    int q = P->cur.p[1] == '"';
-    t->kind = HA_STR, t->slen = P->cur.n - 1 - 2 * q;
-    t->s = hp_strdup(P, P->cur.p + 1 + q, t->slen);
+    hlo_attr *t = hp_text_attr(P, P->cur, HA_STR);
     hp_next(P);
-    if (!t->s || hp_add_attr(P, op, "call_target_name", t)) return -1;
+    if (!t || hp_add_attr(P, op, "call_target_name", t)) return -1;
     if (hp_expect(P, "(", "before the custom_call's operands") || hp_operand_list(P, op, ")") ||
         hp_expect(P, ")", "after the custom_call's operands"))
         return -1;
@@ -254,12 +250,9 @@ static int pretty_custom_call(hp *P, hlo_op *op) {
 static int pretty_composite(hp *P, hlo_op *op) {
     hp_next(P);
     if (P->cur.kind != TK_STR) return hp_fail(P, P->cur.line, P->cur.col, "stablehlo.composite: expected its name");
-    hlo_attr *nm = hp_alloc(P, sizeof *nm);
-    if (!nm) return -1;
-    nm->kind = HA_STR, nm->slen = P->cur.n - 2;
-    nm->s = hp_strdup(P, P->cur.p + 1, nm->slen);
+    hlo_attr *nm = hp_text_attr(P, P->cur, HA_STR);
     hp_next(P);
-    if (!nm->s || hp_add_attr(P, op, "name", nm) || hp_operand_list(P, op, "{")) return -1;
+    if (!nm || hp_add_attr(P, op, "name", nm) || hp_operand_list(P, op, "{")) return -1;
     if (hp_is(P, "{") && hp_add_attrs(P, op, hp_attr(P))) return -1;
     return P->failed ? -1 : hp_trailing_types(P, op);
 }
